@@ -1,0 +1,205 @@
+#include "app/cli/cli.h"
+
+#include "app/cli/commands.h"
+#include "app/version.h"
+#include "backends/builtin_backends.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QRegularExpression>
+
+namespace strata::cli {
+
+namespace {
+
+QCommandLineOption verboseOption()
+{
+    return {{QStringLiteral("v"), QStringLiteral("verbose")},
+            QStringLiteral("Log each storage request to stderr (secrets are never shown).")};
+}
+
+QCommandLineOption jsonOption()
+{
+    return {QStringLiteral("json"), QStringLiteral("Print stable, machine-readable JSON.")};
+}
+
+void print(std::FILE *f, const QString &text)
+{
+    const QByteArray utf8 = text.toUtf8();
+    std::fwrite(utf8.constData(), 1, std::size_t(utf8.size()), f);
+}
+
+QString globalHelp()
+{
+    QString text = QStringLiteral("Strata %1 — browse, move and measure storage.\n\n"
+                                  "Usage: strata [COMMAND] [OPTIONS] ARGS…\n"
+                                  "       strata            (no command) opens the desktop app\n\n"
+                                  "Commands:\n")
+                       .arg(QStringLiteral(STRATA_VERSION));
+    for (const auto &c : commands())
+        text += QStringLiteral("  %1 %2\n").arg(c.name, -8).arg(c.summary);
+    text += QStringLiteral("\nLocations: file:///path (or a plain path), memory://STORE/path.\n"
+                           "Global options: -v/--verbose, --version, -h/--help.\n"
+                           "Run 'strata COMMAND --help' for a command's options.\n");
+    return text;
+}
+
+} // namespace
+
+Result<Location> Context::open(const QString &argument)
+{
+    // "scheme://…" or a registered "scheme:…" is a URI; anything else is a local path,
+    // relative to the current directory (so "notes:v2.txt" is a file, not a scheme).
+    static const QRegularExpression schemeRe(QStringLiteral("^([A-Za-z][A-Za-z0-9+.-]*):"));
+    const auto match = schemeRe.match(argument);
+    const std::string text = argument.toStdString();
+    bool isUri = argument.contains(QStringLiteral("://"));
+    if (!isUri && match.hasMatch()) {
+        const auto schemes = registry.schemes();
+        isUri = std::find(schemes.begin(), schemes.end(), match.captured(1).toLower().toStdString()) != schemes.end();
+    }
+    if (isUri || argument.startsWith(QLatin1Char('/')))
+        return registry.open(text);
+    if (argument.isEmpty())
+        return Error(ErrorKind::InvalidInput, "the location is empty").setOperation("open");
+    return registry.open(Uri::fromLocalPath(QDir::current().absoluteFilePath(argument).toStdString()));
+}
+
+int Context::fail(const Error &error)
+{
+    print(err, QStringLiteral("strata: %1\n").arg(QString::fromStdString(error.message())));
+    return Failure;
+}
+
+int Context::usage(const QString &message)
+{
+    print(err, QStringLiteral("strata %1: %2\nTry 'strata %1 --help'.\n").arg(commandName, message));
+    return Usage;
+}
+
+const QList<CommandSpec> &commands()
+{
+    static const QList<CommandSpec> list = [] {
+        const QCommandLineOption json = jsonOption();
+        QList<CommandSpec> l;
+        l.append({QStringLiteral("ls"), QStringLiteral("URI"), QStringLiteral("List a directory (or show one object)."),
+                  {{QStringLiteral("l"), QStringLiteral("Long format: kind, permissions, size, modification time.")},
+                   {QStringLiteral("a"), QStringLiteral("Show hidden entries (names starting with '.').")},
+                   json},
+                  1, 1, &commandLs});
+        l.append({QStringLiteral("stat"), QStringLiteral("URI"), QStringLiteral("Show what is known about one object."),
+                  {json}, 1, 1, &commandStat});
+        l.append({QStringLiteral("cat"), QStringLiteral("URI"), QStringLiteral("Write an object's bytes to stdout."),
+                  {{QStringLiteral("offset"), QStringLiteral("Start at byte N."), QStringLiteral("N")},
+                   {QStringLiteral("length"), QStringLiteral("Write at most N bytes."), QStringLiteral("N")}},
+                  1, 1, &commandCat});
+        l.append({QStringLiteral("cp"), QStringLiteral("SRC DST"),
+                  QStringLiteral("Copy one object, between any two locations."),
+                  {{{QStringLiteral("n"), QStringLiteral("no-clobber")}, QStringLiteral("Never replace an existing object.")},
+                   {QStringLiteral("sync"), QStringLiteral("Make the copy durable before finishing.")},
+                   {QStringLiteral("progress"), QStringLiteral("Show progress on stderr.")}},
+                  2, 2, &commandCp});
+        l.append({QStringLiteral("mv"), QStringLiteral("SRC DST"),
+                  QStringLiteral("Move or rename one object (copy, then remove, across backends)."),
+                  {{{QStringLiteral("n"), QStringLiteral("no-clobber")}, QStringLiteral("Never replace an existing object.")}},
+                  2, 2, &commandMv});
+        l.append({QStringLiteral("rm"), QStringLiteral("URI…"), QStringLiteral("Remove objects."),
+                  {{{QStringLiteral("r"), QStringLiteral("recursive")}, QStringLiteral("Remove directories and their contents.")},
+                   {{QStringLiteral("f"), QStringLiteral("force")}, QStringLiteral("Ignore missing objects.")}},
+                  1, -1, &commandRm});
+        l.append({QStringLiteral("mkdir"), QStringLiteral("URI…"), QStringLiteral("Create directories."),
+                  {{{QStringLiteral("p"), QStringLiteral("parents")},
+                    QStringLiteral("Create missing parents; no error if it exists.")}},
+                  1, -1, &commandMkdir});
+        return l;
+    }();
+    return list;
+}
+
+bool wantsCommandLine(const QStringList &arguments)
+{
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        const QString &a = arguments[i];
+        if (a == QLatin1String("-v") || a == QLatin1String("--verbose"))
+            continue;
+        return true; // a command, --help, --version or a mistake the CLI should report
+    }
+    return false;
+}
+
+int run(const QStringList &arguments, std::FILE *out, std::FILE *err)
+{
+    QStringList args = arguments;
+    bool verbose = false;
+    // Global options before the command.
+    while (args.size() > 1 && args[1].startsWith(QLatin1Char('-'))) {
+        const QString a = args[1];
+        if (a == QLatin1String("-v") || a == QLatin1String("--verbose")) {
+            verbose = true;
+            args.removeAt(1);
+        } else if (a == QLatin1String("--version")) {
+            print(out, QStringLiteral("strata %1\n").arg(QStringLiteral(STRATA_VERSION)));
+            return Success;
+        } else if (a == QLatin1String("-h") || a == QLatin1String("--help") || a == QLatin1String("help")) {
+            print(out, globalHelp());
+            return Success;
+        } else {
+            print(err, QStringLiteral("strata: unknown option '%1'\n\n").arg(a) + globalHelp());
+            return Usage;
+        }
+    }
+    if (args.size() < 2) {
+        print(err, globalHelp());
+        return Usage;
+    }
+    const QString name = args[1];
+    if (name == QLatin1String("help")) {
+        print(out, globalHelp());
+        return Success;
+    }
+    const auto &all = commands();
+    auto spec = std::find_if(all.begin(), all.end(), [&](const CommandSpec &c) { return c.name == name; });
+    if (spec == all.end()) {
+        print(err, QStringLiteral("strata: unknown command '%1'\n\n").arg(name) + globalHelp());
+        return Usage;
+    }
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(spec->summary);
+    parser.setSingleDashWordOptionMode(QCommandLineParser::ParseAsCompactedShortOptions);
+    parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);
+    const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
+    parser.addOption(help);
+    parser.addOption(verboseOption());
+    parser.addOptions(spec->options);
+    parser.addPositionalArgument(spec->arguments, spec->summary);
+
+    QStringList commandArgs = args.mid(1);
+    commandArgs[0] = QStringLiteral("strata ") + name;
+    if (!parser.parse(commandArgs)) {
+        print(err, QStringLiteral("strata %1: %2\nTry 'strata %1 --help'.\n").arg(name, parser.errorText()));
+        return Usage;
+    }
+    if (parser.isSet(help)) {
+        print(out, parser.helpText());
+        return Success;
+    }
+
+    OperatorOptions options;
+    if (verbose || parser.isSet(QStringLiteral("verbose")))
+        options.log = [err](std::string_view line) {
+            std::fprintf(err, "strata: %.*s\n", int(line.size()), line.data());
+        };
+    Registry registry(std::move(options));
+    registerBuiltinBackends(registry);
+    Context context(registry, out, err);
+    context.commandName = name;
+    const auto positional = parser.positionalArguments();
+    if (positional.size() < spec->minArgs)
+        return context.usage(QStringLiteral("expects %1").arg(spec->arguments));
+    if (spec->maxArgs >= 0 && positional.size() > spec->maxArgs)
+        return context.usage(QStringLiteral("takes only %1").arg(spec->arguments));
+    return spec->handler(context, parser);
+}
+
+} // namespace strata::cli

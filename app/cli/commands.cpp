@@ -1,0 +1,331 @@
+#include "app/cli/commands.h"
+
+#include "app/cli/cli.h"
+#include "app/cli/cli_output.h"
+#include "core/storage/path.h"
+#include "core/transfer/object_copy.h"
+
+#include <QCommandLineParser>
+#include <QJsonArray>
+#include <QJsonDocument>
+
+#include <algorithm>
+#include <chrono>
+#include <unistd.h>
+
+namespace strata::cli {
+
+namespace {
+
+QString qs(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
+
+void printJson(std::FILE *out, const QJsonObject &o)
+{
+    const QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Indented);
+    std::fwrite(text.constData(), 1, std::size_t(text.size()), out);
+}
+
+QString longLine(const Entry &e, int sizeWidth)
+{
+    QString size = e.isDir() ? QStringLiteral("-") : QString::number(e.size);
+    QString name = qs(e.name.empty() ? e.path : e.name);
+    if (e.isDir())
+        name += QLatin1Char('/');
+    if (e.kind == EntryKind::Symlink && !e.symlinkTarget.empty())
+        name += QStringLiteral(" -> ") + qs(e.symlinkTarget);
+    return QStringLiteral("%1  %2  %3  %4\n")
+        .arg(modeString(e))
+        .arg(size, sizeWidth)
+        .arg(shortTime(e.mtimeNs), 16)
+        .arg(name);
+}
+
+// Parses a byte count; false on anything but digits.
+bool parseCount(const QString &text, std::uint64_t &value)
+{
+    bool ok = false;
+    value = text.toULongLong(&ok);
+    return ok;
+}
+
+// Where `cp SRC DST` / `mv SRC DST` writes: into DST when it is a directory.
+Result<Location> destinationFor(Context &context, const Location &src, const QString &argument)
+{
+    auto dst = context.open(argument);
+    if (!dst)
+        return dst;
+    auto existing = dst->op->stat(dst->path);
+    if (existing && existing->isDir()) {
+        dst->path = joinPath(dst->path, baseName(src.path));
+    } else if (!existing && argument.endsWith(QLatin1Char('/'))) {
+        return Error(ErrorKind::NotFound, "the destination directory does not exist")
+            .withContext("copy to", dst->display());
+    }
+    return dst;
+}
+
+class ProgressLine {
+public:
+    ProgressLine(std::FILE *err, bool enabled) : m_err(err), m_enabled(enabled) {}
+    ~ProgressLine()
+    {
+        if (m_shown)
+            std::fputc('\n', m_err);
+    }
+    bool update(std::uint64_t done, std::uint64_t total)
+    {
+        if (!m_enabled)
+            return true;
+        const auto now = std::chrono::steady_clock::now();
+        if (now - m_last < std::chrono::milliseconds(200) && done != total)
+            return true;
+        m_last = now;
+        const double secs = std::chrono::duration<double>(now - m_start).count();
+        const double rate = secs > 0 ? double(done) / secs : 0;
+        const int percent = total ? int(done * 100 / total) : 100;
+        write(m_err, QStringLiteral("\r%1%  %2 of %3  %4/s   ")
+                         .arg(percent, 3)
+                         .arg(humanSize(done), humanSize(total), humanSize(std::uint64_t(rate))));
+        m_shown = true;
+        return true;
+    }
+
+private:
+    std::FILE *m_err;
+    bool m_enabled;
+    bool m_shown = false;
+    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point m_last{};
+};
+
+} // namespace
+
+int commandLs(Context &context, const QCommandLineParser &parser)
+{
+    auto loc = context.open(parser.positionalArguments().at(0));
+    if (!loc)
+        return context.fail(loc.error());
+    auto self = loc->op->stat(loc->path);
+    if (!self)
+        return context.fail(self.error());
+    const bool json = parser.isSet(QStringLiteral("json"));
+    const bool all = parser.isSet(QStringLiteral("a"));
+    const bool longFormat = parser.isSet(QStringLiteral("l"));
+
+    std::vector<Entry> entries;
+    if (self->isDir()) {
+        ListOptions options;
+        do {
+            auto page = loc->op->list(loc->path, options);
+            if (!page)
+                return context.fail(page.error());
+            for (auto &e : page->entries)
+                if (all || !e.name.starts_with('.'))
+                    entries.push_back(std::move(e));
+            options.pageToken = std::move(page->nextPageToken);
+        } while (!options.pageToken.empty());
+        std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.name < b.name; });
+    } else {
+        entries.push_back(*self);
+    }
+
+    if (json) {
+        QJsonArray array;
+        for (const auto &e : entries)
+            array.append(toJson(e, qs(loc->op->display(e.path))));
+        QJsonObject o;
+        o[QStringLiteral("uri")] = qs(loc->display());
+        o[QStringLiteral("kind")] = QString::fromLatin1(toString(self->kind).data(), qsizetype(toString(self->kind).size()));
+        o[QStringLiteral("entries")] = array;
+        printJson(context.out, o);
+        return Success;
+    }
+    int sizeWidth = 1;
+    for (const auto &e : entries)
+        sizeWidth = std::max<int>(sizeWidth, int(QString::number(e.size).size()));
+    for (const auto &e : entries) {
+        if (longFormat) {
+            write(context.out, longLine(e, sizeWidth));
+        } else {
+            QString name = qs(e.name.empty() ? e.path : e.name);
+            if (e.isDir())
+                name += QLatin1Char('/');
+            write(context.out, name + QLatin1Char('\n'));
+        }
+    }
+    return Success;
+}
+
+int commandStat(Context &context, const QCommandLineParser &parser)
+{
+    auto loc = context.open(parser.positionalArguments().at(0));
+    if (!loc)
+        return context.fail(loc.error());
+    auto e = loc->op->stat(loc->path);
+    if (!e)
+        return context.fail(e.error());
+    if (parser.isSet(QStringLiteral("json"))) {
+        QJsonObject o = toJson(*e, qs(loc->display()));
+        o[QStringLiteral("capabilities")] = qs(loc->op->capabilities().names());
+        printJson(context.out, o);
+        return Success;
+    }
+    QString text;
+    auto line = [&](const char *label, const QString &value) {
+        if (!value.isEmpty())
+            text += QStringLiteral("%1 %2\n").arg(QLatin1String(label), -10).arg(value);
+    };
+    line("URI:", qs(loc->display()));
+    line("Kind:", QString::fromLatin1(toString(e->kind).data(), qsizetype(toString(e->kind).size())));
+    if (!e->isDir())
+        line("Size:", QStringLiteral("%1 bytes (%2)").arg(e->size).arg(humanSize(e->size)));
+    if (e->allocated && !e->isDir())
+        line("On disk:", humanSize(*e->allocated));
+    if (e->mtimeNs)
+        line("Modified:", isoTime(*e->mtimeNs));
+    if (e->mode)
+        line("Mode:", QStringLiteral("%1 (%2)").arg(*e->mode, 4, 8, QLatin1Char('0')).arg(modeString(*e)));
+    line("Target:", qs(e->symlinkTarget));
+    line("ETag:", qs(e->etag));
+    line("Hash:", qs(e->contentHash));
+    write(context.out, text);
+    return Success;
+}
+
+int commandCat(Context &context, const QCommandLineParser &parser)
+{
+    std::uint64_t offset = 0;
+    std::uint64_t length = UINT64_MAX;
+    if (parser.isSet(QStringLiteral("offset")) && !parseCount(parser.value(QStringLiteral("offset")), offset))
+        return context.usage(QStringLiteral("--offset takes a number of bytes"));
+    if (parser.isSet(QStringLiteral("length")) && !parseCount(parser.value(QStringLiteral("length")), length))
+        return context.usage(QStringLiteral("--length takes a number of bytes"));
+    auto loc = context.open(parser.positionalArguments().at(0));
+    if (!loc)
+        return context.fail(loc.error());
+    auto e = loc->op->stat(loc->path);
+    if (!e)
+        return context.fail(e.error());
+    if (e->isDir())
+        return context.fail(Error(ErrorKind::IsDirectory, "use 'strata ls' to list it").withContext("read", loc->display()));
+    std::vector<std::byte> buffer(1u << 20);
+    std::uint64_t pos = offset;
+    std::uint64_t left = length;
+    while (left > 0) {
+        auto want = std::span(buffer).first(std::size_t(std::min<std::uint64_t>(buffer.size(), left)));
+        auto n = loc->op->read(loc->path, pos, want);
+        if (!n)
+            return context.fail(n.error());
+        if (*n == 0)
+            break;
+        if (std::fwrite(want.data(), 1, *n, context.out) != *n)
+            return context.fail(Error(ErrorKind::Unexpected, "could not write to standard output").setOperation("cat"));
+        pos += *n;
+        left -= *n;
+    }
+    std::fflush(context.out);
+    return Success;
+}
+
+int commandCp(Context &context, const QCommandLineParser &parser)
+{
+    const auto args = parser.positionalArguments();
+    auto src = context.open(args.at(0));
+    if (!src)
+        return context.fail(src.error());
+    auto dst = destinationFor(context, *src, args.at(1));
+    if (!dst)
+        return context.fail(dst.error());
+    ObjectCopyOptions options;
+    options.overwrite = !parser.isSet(QStringLiteral("no-clobber"));
+    options.sync = parser.isSet(QStringLiteral("sync"));
+    ProgressLine progress(context.err, parser.isSet(QStringLiteral("progress")));
+    options.progress = [&](std::uint64_t done, std::uint64_t total) { return progress.update(done, total); };
+    auto report = copyObject(*src, *dst, options);
+    if (!report)
+        return context.fail(report.error());
+    return Success;
+}
+
+int commandMv(Context &context, const QCommandLineParser &parser)
+{
+    const auto args = parser.positionalArguments();
+    auto src = context.open(args.at(0));
+    if (!src)
+        return context.fail(src.error());
+    auto dst = destinationFor(context, *src, args.at(1));
+    if (!dst)
+        return context.fail(dst.error());
+    if (parser.isSet(QStringLiteral("no-clobber")) && dst->op->stat(dst->path))
+        return context.fail(Error(ErrorKind::AlreadyExists, "nothing was moved (--no-clobber)").withContext("move to", dst->display()));
+    if (src->sameBackend(*dst) && src->op->capabilities().has(Capability::Rename)) {
+        auto st = src->op->rename(src->path, dst->path);
+        if (st || st.error().kind() != ErrorKind::Unsupported)
+            return st ? Success : context.fail(st.error());
+    }
+    auto entry = src->op->stat(src->path);
+    if (!entry)
+        return context.fail(entry.error());
+    if (entry->isDir())
+        return context.fail(Error(ErrorKind::Unsupported, "moving a directory between backends needs a recursive transfer")
+                                .withContext("move", src->display()));
+    ObjectCopyOptions options;
+    options.overwrite = !parser.isSet(QStringLiteral("no-clobber"));
+    auto report = copyObject(*src, *dst, options);
+    if (!report)
+        return context.fail(report.error());
+    // The source goes only once the copy is committed.
+    if (auto st = src->op->remove(src->path); !st)
+        return context.fail(st.error());
+    return Success;
+}
+
+int commandRm(Context &context, const QCommandLineParser &parser)
+{
+    const bool recursive = parser.isSet(QStringLiteral("recursive"));
+    const bool force = parser.isSet(QStringLiteral("force"));
+    int status = Success;
+    for (const auto &arg : parser.positionalArguments()) {
+        auto loc = context.open(arg);
+        if (!loc) {
+            status = context.fail(loc.error());
+            continue;
+        }
+        auto e = loc->op->stat(loc->path);
+        if (!e) {
+            if (!(force && e.error().kind() == ErrorKind::NotFound))
+                status = context.fail(e.error());
+            continue;
+        }
+        if (e->isDir() && !recursive) {
+            status = context.fail(Error(ErrorKind::IsDirectory, "use -r to remove it and its contents")
+                                      .withContext("remove", loc->display()));
+            continue;
+        }
+        auto st = recursive ? loc->op->removeAll(loc->path) : loc->op->remove(loc->path);
+        if (!st)
+            status = context.fail(st.error());
+    }
+    return status;
+}
+
+int commandMkdir(Context &context, const QCommandLineParser &parser)
+{
+    const bool parents = parser.isSet(QStringLiteral("parents"));
+    int status = Success;
+    for (const auto &arg : parser.positionalArguments()) {
+        auto loc = context.open(arg);
+        if (!loc) {
+            status = context.fail(loc.error());
+            continue;
+        }
+        if (auto st = loc->op->createDir(loc->path, parents); !st)
+            status = context.fail(st.error());
+    }
+    return status;
+}
+
+} // namespace strata::cli

@@ -1,0 +1,17 @@
+#pragma once
+
+class QCommandLineParser;
+
+namespace strata::cli {
+
+class Context;
+
+int commandLs(Context &context, const QCommandLineParser &parser);
+int commandStat(Context &context, const QCommandLineParser &parser);
+int commandCat(Context &context, const QCommandLineParser &parser);
+int commandCp(Context &context, const QCommandLineParser &parser);
+int commandMv(Context &context, const QCommandLineParser &parser);
+int commandRm(Context &context, const QCommandLineParser &parser);
+int commandMkdir(Context &context, const QCommandLineParser &parser);
+
+} // namespace strata::cli

@@ -1,0 +1,14 @@
+#include "backends/builtin_backends.h"
+
+#include "backends/fs/file_factory.h"
+#include "backends/memory/memory_factory.h"
+
+namespace strata {
+
+void registerBuiltinBackends(Registry &registry)
+{
+    registry.add(std::make_unique<FileFactory>());
+    registry.add(std::make_unique<MemoryFactory>());
+}
+
+} // namespace strata

@@ -1,0 +1,460 @@
+#include "backends/fs/file_backend.h"
+
+#include "backends/fs/file_writer.h"
+#include "core/storage/path.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <random>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace strata {
+
+namespace {
+
+bool g_noOpenat2 = false; // set once when the kernel lacks openat2 (before 5.6)
+
+long openat2(int dirfd, const char *path, int flags, unsigned mode)
+{
+    open_how how{};
+    how.flags = std::uint64_t(flags);
+    how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    for (;;) {
+        long fd = ::syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+        if (fd >= 0 || errno != EAGAIN)
+            return fd;
+    }
+}
+
+Entry entryFromStat(const struct stat &st, std::string_view path)
+{
+    Entry e;
+    e.path = std::string(path);
+    e.name = std::string(baseName(path));
+    switch (st.st_mode & S_IFMT) {
+    case S_IFREG: e.kind = EntryKind::File; break;
+    case S_IFDIR: e.kind = EntryKind::Directory; break;
+    case S_IFLNK: e.kind = EntryKind::Symlink; break;
+    default: e.kind = EntryKind::Other; break;
+    }
+    e.size = e.kind == EntryKind::Directory ? 0 : std::uint64_t(st.st_size);
+    e.allocated = std::uint64_t(st.st_blocks) * 512;
+    e.mtimeNs = std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    e.mode = st.st_mode & 07777;
+    e.device = std::uint64_t(st.st_dev);
+    e.inode = std::uint64_t(st.st_ino);
+    e.links = std::uint32_t(st.st_nlink);
+    return e;
+}
+
+std::string readLink(int dirfd, const char *name)
+{
+    char buf[4096];
+    ssize_t n = ::readlinkat(dirfd, name, buf, sizeof buf);
+    return n > 0 ? std::string(buf, std::size_t(n)) : std::string();
+}
+
+// A sentence for the cases where errno alone would mislead.
+Error fsError(int err)
+{
+    if (err == ELOOP)
+        return Error(ErrorKind::InvalidInput, "too many levels of symbolic links, or a link that is not followed here");
+    return errorFromErrno(err);
+}
+
+} // namespace
+
+Result<std::shared_ptr<FileBackend>> FileBackend::open(std::string rootPath, FileBackendOptions options)
+{
+    int fd = ::open(rootPath.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return errorFromErrno(errno, "while opening the root directory");
+    return std::make_shared<FileBackend>(UniqueFd(fd), std::move(rootPath), options);
+}
+
+FileBackend::FileBackend(UniqueFd root, std::string rootPath, FileBackendOptions options)
+    : m_root(std::move(root)), m_rootPath(std::move(rootPath)), m_options(options)
+{
+    while (m_rootPath.size() > 1 && m_rootPath.back() == '/')
+        m_rootPath.pop_back();
+}
+
+Capabilities FileBackend::capabilities() const
+{
+    return {Capability::Stat,       Capability::List,           Capability::Read,     Capability::Write,
+            Capability::Remove,     Capability::CreateDir,      Capability::Rename,   Capability::Copy,
+            Capability::Extents,    Capability::RangedRead,     Capability::PositionalWrite,
+            Capability::Symlinks,   Capability::RealDirectories};
+}
+
+Uri FileBackend::uriFor(std::string_view path) const
+{
+    std::string full = m_rootPath == "/" ? std::string(path) : m_rootPath + std::string(path == "/" ? "" : path);
+    return Uri::fromLocalPath(full.empty() ? "/" : full);
+}
+
+Result<UniqueFd> FileBackend::openBeneath(std::string_view path, int flags, unsigned mode) const
+{
+    // Paths are normalised and absolute; beneath the root they are relative.
+    std::string rel = path == "/" ? std::string(".") : std::string(path.substr(1));
+    flags |= O_CLOEXEC;
+    if (!g_noOpenat2) {
+        long fd = openat2(m_root.get(), rel.c_str(), flags, mode);
+        if (fd >= 0)
+            return UniqueFd(int(fd));
+        if (errno != ENOSYS)
+            return fsError(errno);
+        g_noOpenat2 = true;
+    }
+    // Old kernels: walk the segments without following any symlink, so nothing escapes.
+    UniqueFd dir(::openat(m_root.get(), ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!dir)
+        return fsError(errno);
+    std::size_t pos = 0;
+    while (true) {
+        std::size_t slash = rel.find('/', pos);
+        std::string seg = rel.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+        if (slash == std::string::npos) {
+            int fd = ::openat(dir.get(), seg.c_str(), flags | O_NOFOLLOW, mode);
+            if (fd < 0)
+                return fsError(errno);
+            return UniqueFd(fd);
+        }
+        int next = ::openat(dir.get(), seg.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0)
+            return fsError(errno);
+        dir.reset(next);
+        pos = slash + 1;
+    }
+}
+
+Result<std::pair<UniqueFd, std::string>> FileBackend::openParent(std::string_view path) const
+{
+    if (path == "/")
+        return Error(ErrorKind::InvalidInput, "the root has no parent");
+    auto dir = openBeneath(parentPath(path), O_PATH | O_DIRECTORY);
+    if (!dir) {
+        if (dir.error().kind() == ErrorKind::NotFound)
+            dir.error().setCause("the parent directory does not exist");
+        return std::move(dir).error();
+    }
+    return std::pair{std::move(*dir), std::string(baseName(path))};
+}
+
+Result<Entry> FileBackend::stat(std::string_view path)
+{
+    struct stat st {};
+    if (path == "/" || m_options.followSymlinks) {
+        auto fd = openBeneath(path, O_PATH);
+        if (!fd)
+            return std::move(fd).error();
+        if (::fstat(fd->get(), &st) != 0)
+            return errorFromErrno(errno);
+        return entryFromStat(st, path);
+    }
+    auto parent = openParent(path);
+    if (!parent)
+        return std::move(parent).error();
+    auto &[dir, leaf] = *parent;
+    if (::fstatat(dir.get(), leaf.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errorFromErrno(errno);
+    Entry e = entryFromStat(st, path);
+    if (e.kind == EntryKind::Symlink)
+        e.symlinkTarget = readLink(dir.get(), leaf.c_str());
+    return e;
+}
+
+Result<ListPage> FileBackend::list(std::string_view dirPath, const ListOptions &options)
+{
+    auto fd = openBeneath(dirPath, O_RDONLY | O_DIRECTORY);
+    if (!fd)
+        return std::move(fd).error();
+    const int dirFd = fd->get();
+    DIR *dir = ::fdopendir(fd->release());
+    if (!dir)
+        return errorFromErrno(errno);
+    struct Closer {
+        DIR *d;
+        ~Closer() { ::closedir(d); }
+    } closer{dir};
+
+    // The page token is the directory position after the last entry returned (a
+    // telldir cookie, stable across opens as NFS relies on), so pages never overlap.
+    if (!options.pageToken.empty()) {
+        long pos = 0;
+        auto [ptr, ec] = std::from_chars(options.pageToken.data(), options.pageToken.data() + options.pageToken.size(), pos);
+        if (ec != std::errc())
+            return Error(ErrorKind::InvalidInput, "the listing page token is not valid");
+        ::seekdir(dir, pos);
+    }
+    ListPage page;
+    const std::size_t limit = std::max<std::size_t>(1, options.pageSize);
+    page.entries.reserve(std::min<std::size_t>(limit, 4096));
+    bool more = false;
+    for (;;) {
+        errno = 0;
+        const dirent *d = ::readdir(dir);
+        if (!d) {
+            if (errno != 0)
+                return errorFromErrno(errno);
+            break;
+        }
+        std::string_view name(d->d_name);
+        if (name == "." || name == "..")
+            continue;
+        if (page.entries.size() == limit) {
+            more = true;
+            break;
+        }
+        std::string childPath = joinPath(dirPath, name);
+        struct stat st {};
+        const int flags = m_options.followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW;
+        if (::fstatat(dirFd, d->d_name, &st, flags) != 0) {
+            if (errno == ENOENT)
+                continue; // removed meanwhile
+            // A dangling or looping symlink when following: report the link itself.
+            if (::fstatat(dirFd, d->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                continue;
+        }
+        Entry e = entryFromStat(st, childPath);
+        if (e.kind == EntryKind::Symlink)
+            e.symlinkTarget = readLink(dirFd, d->d_name);
+        page.entries.push_back(std::move(e));
+        page.nextPageToken = std::to_string(::telldir(dir));
+    }
+    if (!more)
+        page.nextPageToken.clear();
+    return page;
+}
+
+Result<std::size_t> FileBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
+{
+    auto fd = openBeneath(path, O_RDONLY);
+    if (!fd)
+        return std::move(fd).error();
+    std::size_t done = 0;
+    while (done < buffer.size()) {
+        ssize_t n = ::pread(fd->get(), buffer.data() + done, buffer.size() - done, off_t(offset + done));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errorFromErrno(errno);
+        }
+        if (n == 0)
+            break;
+        done += std::size_t(n);
+    }
+    return done;
+}
+
+Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view path, const WriteOptions &options)
+{
+    auto parent = openParent(path);
+    if (!parent)
+        return std::move(parent).error();
+    auto &[dir, leaf] = *parent;
+    // O_PATH descriptors cannot create files; reopen the directory for that.
+    UniqueFd dirFd(::openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dirFd)
+        return errorFromErrno(errno);
+
+    struct stat existing {};
+    const bool exists = ::fstatat(dirFd.get(), leaf.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0;
+    if (exists && S_ISDIR(existing.st_mode))
+        return Error(ErrorKind::IsDirectory);
+    if (exists && !options.overwrite)
+        return Error(ErrorKind::AlreadyExists);
+
+    std::string tmpName;
+    int fd = ::openat(dirFd.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOENT)) {
+        // No O_TMPFILE here: a hidden name that a crash could leave, but never the real one.
+        std::mt19937_64 rng(std::random_device{}());
+        for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+            tmpName = ".strata-" + std::to_string(rng()) + ".part";
+            fd = ::openat(dirFd.get(), tmpName.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
+            if (fd < 0 && errno != EEXIST)
+                break;
+        }
+    }
+    if (fd < 0)
+        return errorFromErrno(errno);
+    UniqueFd file(fd);
+    // Replacing a file keeps its permissions: a private file stays private.
+    if (exists && S_ISREG(existing.st_mode))
+        ::fchmod(file.get(), existing.st_mode & 07777);
+    if (options.sizeHint && *options.sizeHint > 0)
+        ::posix_fadvise(file.get(), 0, off_t(*options.sizeHint), POSIX_FADV_SEQUENTIAL);
+    return std::make_unique<FileWriter>(std::move(dirFd), leaf, std::move(file), std::move(tmpName), options);
+}
+
+Result<std::unique_ptr<Writer>> FileBackend::write(std::string_view path, const WriteOptions &options)
+{
+    auto writer = makeWriter(path, options);
+    if (!writer)
+        return std::move(writer).error();
+    return std::unique_ptr<Writer>(std::move(*writer));
+}
+
+Status FileBackend::remove(std::string_view path)
+{
+    auto parent = openParent(path);
+    if (!parent)
+        return parent.error().kind() == ErrorKind::NotFound ? Status{} : Status(std::move(parent).error());
+    auto &[dir, leaf] = *parent;
+    if (::unlinkat(dir.get(), leaf.c_str(), 0) == 0)
+        return {};
+    if (errno == EISDIR && ::unlinkat(dir.get(), leaf.c_str(), AT_REMOVEDIR) == 0)
+        return {};
+    if (errno == ENOENT)
+        return {};
+    if (errno == EEXIST)
+        errno = ENOTEMPTY;
+    return errorFromErrno(errno);
+}
+
+Status FileBackend::createDir(std::string_view path)
+{
+    auto parent = openParent(path);
+    if (!parent)
+        return std::move(parent).error();
+    if (::mkdirat(parent->first.get(), parent->second.c_str(), 0777) != 0)
+        return errorFromErrno(errno);
+    return {};
+}
+
+Status FileBackend::rename(std::string_view from, std::string_view to)
+{
+    if (to.starts_with(from) && to.size() > from.size() && to[from.size()] == '/')
+        return Error(ErrorKind::InvalidInput, "a directory cannot be moved into itself");
+    auto src = openParent(from);
+    if (!src)
+        return std::move(src).error();
+    auto dst = openParent(to);
+    if (!dst)
+        return std::move(dst).error();
+    if (::renameat(src->first.get(), src->second.c_str(), dst->first.get(), dst->second.c_str()) != 0) {
+        if (errno == EXDEV)
+            return Error(ErrorKind::Unsupported, "renaming across file systems");
+        return errorFromErrno(errno);
+    }
+    return {};
+}
+
+Status FileBackend::copy(std::string_view from, std::string_view to)
+{
+    auto src = openBeneath(from, O_RDONLY);
+    if (!src)
+        return std::move(src).error();
+    struct stat st {};
+    if (::fstat(src->get(), &st) != 0)
+        return errorFromErrno(errno);
+    if (S_ISDIR(st.st_mode))
+        return Error(ErrorKind::IsDirectory, "server-side copy takes files only");
+    auto writer = makeWriter(to, WriteOptions{std::uint64_t(st.st_size), true, false});
+    if (!writer)
+        return std::move(writer).error();
+    const int in = src->get();
+    const int out = (*writer)->fd();
+    const std::uint64_t size = std::uint64_t(st.st_size);
+
+    // Copies [pos, end) in the kernel where it can (copy_file_range: no bytes through
+    // user space, reflinks on file systems that share blocks), else through a buffer.
+    bool kernelCopy = true;
+    std::vector<std::byte> buffer;
+    auto copyRange = [&](std::uint64_t pos, std::uint64_t end) -> Status {
+        while (pos < end) {
+            if (kernelCopy) {
+                loff_t inOff = loff_t(pos), outOff = loff_t(pos);
+                ssize_t n = ::copy_file_range(in, &inOff, out, &outOff, std::size_t(std::min<std::uint64_t>(end - pos, 1u << 30)), 0);
+                if (n > 0) {
+                    pos += std::uint64_t(n);
+                    continue;
+                }
+                if (n == 0)
+                    return {}; // source shrank
+                if (errno == EINTR)
+                    continue;
+                if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP && errno != EBADF)
+                    return errorFromErrno(errno);
+                kernelCopy = false;
+                buffer.resize(1u << 20);
+            }
+            ssize_t n = ::pread(in, buffer.data(), std::size_t(std::min<std::uint64_t>(end - pos, buffer.size())), off_t(pos));
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                return errorFromErrno(errno);
+            }
+            if (n == 0)
+                return {};
+            if (auto wst = (*writer)->writeAt(pos, std::span(buffer.data(), std::size_t(n))); !wst)
+                return wst;
+            pos += std::uint64_t(n);
+        }
+        return {};
+    };
+
+    // Only data ranges are copied; holes stay holes.
+    std::uint64_t pos = 0;
+    while (pos < size) {
+        off_t data = ::lseek(in, off_t(pos), SEEK_DATA);
+        if (data < 0) {
+            if (errno == ENXIO)
+                break; // a hole to the end
+            data = off_t(pos); // no SEEK_DATA here: copy everything
+        }
+        off_t hole = ::lseek(in, data, SEEK_HOLE);
+        if (hole < 0)
+            hole = off_t(size);
+        if (auto cst = copyRange(std::uint64_t(data), std::uint64_t(hole)); !cst)
+            return cst;
+        pos = std::uint64_t(hole);
+    }
+    (*writer)->noteWritten(size);
+    if (auto lst = (*writer)->setLength(size); !lst)
+        return lst;
+    return (*writer)->commit();
+}
+
+Result<std::vector<Extent>> FileBackend::extents(std::string_view path)
+{
+    auto fd = openBeneath(path, O_RDONLY);
+    if (!fd)
+        return std::move(fd).error();
+    struct stat st {};
+    if (::fstat(fd->get(), &st) != 0)
+        return errorFromErrno(errno);
+    if (S_ISDIR(st.st_mode))
+        return Error(ErrorKind::IsDirectory);
+    const std::uint64_t size = std::uint64_t(st.st_size);
+    std::vector<Extent> out;
+    std::uint64_t pos = 0;
+    while (pos < size) {
+        off_t data = ::lseek(fd->get(), off_t(pos), SEEK_DATA);
+        if (data < 0) {
+            if (errno == ENXIO) {
+                out.push_back({pos, size - pos, ExtentKind::Hole});
+                break;
+            }
+            out.push_back({pos, size - pos, ExtentKind::Data}); // no SEEK_DATA: all data
+            break;
+        }
+        if (std::uint64_t(data) > pos)
+            out.push_back({pos, std::uint64_t(data) - pos, ExtentKind::Hole});
+        off_t hole = ::lseek(fd->get(), data, SEEK_HOLE);
+        std::uint64_t end = hole < 0 ? size : std::min<std::uint64_t>(std::uint64_t(hole), size);
+        out.push_back({std::uint64_t(data), end - std::uint64_t(data), ExtentKind::Data});
+        pos = end;
+    }
+    return coalesce(std::move(out));
+}
+
+} // namespace strata

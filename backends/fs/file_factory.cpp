@@ -1,0 +1,29 @@
+#include "backends/fs/file_factory.h"
+
+#include "backends/fs/file_backend.h"
+
+namespace strata {
+
+Result<Target> FileFactory::resolve(const Uri &uri)
+{
+    if (!uri.host().empty() && uri.host() != "localhost")
+        return Error(ErrorKind::InvalidInput,
+                     "file URIs name local paths; for a remote machine use webdav:// or s3:// instead of host '"
+                         + uri.host() + "'");
+    if (uri.port() || uri.hasUserInfo())
+        return Error(ErrorKind::InvalidInput, "file URIs take no port or user");
+    const bool follow = uri.queryValue("follow").has_value();
+    return Target{follow ? "file://?follow" : "file://", uri.path()};
+}
+
+Result<std::shared_ptr<Backend>> FileFactory::create(const Uri &uri, const Target &)
+{
+    FileBackendOptions options;
+    options.followSymlinks = uri.queryValue("follow").has_value();
+    auto backend = FileBackend::open("/", options);
+    if (!backend)
+        return std::move(backend).error();
+    return std::shared_ptr<Backend>(std::move(*backend));
+}
+
+} // namespace strata

@@ -1,0 +1,16 @@
+#pragma once
+
+#include "core/storage/registry.h"
+
+namespace strata {
+
+// file:///absolute/path (or a bare absolute path): the local file system, rooted at "/".
+class FileFactory final : public BackendFactory {
+public:
+    std::string scheme() const override { return "file"; }
+    std::string example() const override { return "file:///path"; }
+    Result<Target> resolve(const Uri &uri) override;
+    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
+};
+
+} // namespace strata

@@ -1,0 +1,184 @@
+#include "backends/fs/file_writer.h"
+
+#include "core/io/extent.h"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace strata {
+
+namespace {
+
+constexpr std::size_t kZeroBlock = 64 * 1024;
+
+void atomicMax(std::atomic<std::uint64_t> &target, std::uint64_t value)
+{
+    auto cur = target.load(std::memory_order_relaxed);
+    while (cur < value && !target.compare_exchange_weak(cur, value, std::memory_order_relaxed)) {
+    }
+}
+
+} // namespace
+
+FileWriter::FileWriter(UniqueFd dir, std::string leaf, UniqueFd file, std::string tmpName, WriteOptions options)
+    : m_dir(std::move(dir)), m_leaf(std::move(leaf)), m_file(std::move(file)), m_tmpName(std::move(tmpName)),
+      m_options(options)
+{
+}
+
+FileWriter::~FileWriter()
+{
+    abort();
+}
+
+Status FileWriter::writeBlocks(std::uint64_t offset, std::span<const std::byte> data)
+{
+    if (m_finished)
+        return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
+    std::size_t done = 0;
+    while (done < data.size()) {
+        // Blocks of zeros aligned to kZeroBlock are skipped: they stay holes.
+        const std::uint64_t pos = offset + done;
+        const std::size_t toBoundary = kZeroBlock - std::size_t(pos % kZeroBlock);
+        const std::size_t take = std::min(data.size() - done, toBoundary);
+        auto piece = data.subspan(done, take);
+        if (take == kZeroBlock && isAllZero(piece.data(), piece.size())) {
+            done += take;
+            continue;
+        }
+        // Runs of non-zero blocks go down in one call.
+        std::size_t run = take;
+        while (done + run < data.size()) {
+            const std::size_t next = std::min(data.size() - done - run, kZeroBlock);
+            if (next == kZeroBlock && isAllZero(data.data() + done + run, next))
+                break;
+            run += next;
+        }
+        std::size_t written = 0;
+        while (written < run) {
+            ssize_t n = ::pwrite(m_file.get(), data.data() + done + written, run - written, off_t(pos + written));
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                return errorFromErrno(errno);
+            }
+            written += std::size_t(n);
+        }
+        done += run;
+    }
+    atomicMax(m_length, offset + data.size());
+    return {};
+}
+
+Status FileWriter::write(std::span<const std::byte> data)
+{
+    auto st = writeBlocks(m_appendAt, data);
+    if (st)
+        m_appendAt += data.size();
+    return st;
+}
+
+Status FileWriter::writeAt(std::uint64_t offset, std::span<const std::byte> data)
+{
+    return writeBlocks(offset, data);
+}
+
+Status FileWriter::setLength(std::uint64_t length)
+{
+    if (m_finished)
+        return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
+    if (::ftruncate(m_file.get(), off_t(length)) != 0)
+        return errorFromErrno(errno);
+    m_length = length;
+    m_lengthFixed = true;
+    return {};
+}
+
+void FileWriter::noteWritten(std::uint64_t end)
+{
+    atomicMax(m_length, end);
+}
+
+Status FileWriter::link()
+{
+    const unsigned flags = m_options.overwrite ? 0 : RENAME_NOREPLACE;
+    if (m_tmpName.empty()) {
+        // Give the unnamed file a hidden temporary name, then rename that into place, so
+        // an existing destination is replaced atomically.
+        for (int attempt = 0; attempt < 16 && m_tmpName.empty(); ++attempt) {
+            std::string name = ".strata-" + std::to_string(::getpid()) + "-" + std::to_string(::random()) + ".part";
+            char proc[64];
+            std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", m_file.get());
+            int rc = ::linkat(AT_FDCWD, proc, m_dir.get(), name.c_str(), AT_SYMLINK_FOLLOW);
+            if (rc != 0 && errno == ENOENT) // no /proc: needs CAP_DAC_READ_SEARCH
+                rc = ::linkat(m_file.get(), "", m_dir.get(), name.c_str(), AT_EMPTY_PATH);
+            if (rc == 0)
+                m_tmpName = name;
+            else if (errno != EEXIST)
+                return errorFromErrno(errno, "while naming the new file");
+        }
+        if (m_tmpName.empty())
+            return Error(ErrorKind::Busy, "could not find a free temporary name");
+    }
+    if (::renameat2(m_dir.get(), m_tmpName.c_str(), m_dir.get(), m_leaf.c_str(), flags) != 0) {
+        if (errno == EINVAL && flags != 0) {
+            // No RENAME_NOREPLACE on this file system: link() refuses an existing name too.
+            if (::linkat(m_dir.get(), m_tmpName.c_str(), m_dir.get(), m_leaf.c_str(), 0) != 0)
+                return errorFromErrno(errno);
+            ::unlinkat(m_dir.get(), m_tmpName.c_str(), 0);
+            m_tmpName.clear();
+            return {};
+        }
+        return errorFromErrno(errno);
+    }
+    m_tmpName.clear();
+    return {};
+}
+
+Status FileWriter::commit()
+{
+    if (m_finished)
+        return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
+    // Skipped zero blocks at the end leave the file short: extend it to its length.
+    if (!m_lengthFixed) {
+        struct stat st {};
+        if (::fstat(m_file.get(), &st) != 0)
+            return errorFromErrno(errno);
+        if (std::uint64_t(st.st_size) != m_length.load() && ::ftruncate(m_file.get(), off_t(m_length.load())) != 0) {
+            auto err = errorFromErrno(errno);
+            abort();
+            return err;
+        }
+    }
+    if (m_options.sync && ::fdatasync(m_file.get()) != 0) {
+        auto err = errorFromErrno(errno);
+        abort();
+        return err;
+    }
+    if (auto st = link(); !st) {
+        abort();
+        return st;
+    }
+    if (m_options.sync)
+        ::fsync(m_dir.get());
+    m_finished = true;
+    m_file.reset();
+    return {};
+}
+
+void FileWriter::abort()
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    m_file.reset();
+    if (!m_tmpName.empty())
+        ::unlinkat(m_dir.get(), m_tmpName.c_str(), 0);
+    m_tmpName.clear();
+}
+
+} // namespace strata

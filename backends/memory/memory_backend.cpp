@@ -1,0 +1,441 @@
+#include "backends/memory/memory_backend.h"
+
+#include "core/storage/path.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+
+namespace strata {
+
+using Chunk = std::vector<std::byte>;
+
+struct MemoryBackend::Contents {
+    std::map<std::uint64_t, std::shared_ptr<const Chunk>> chunks; // by chunk index
+    std::uint64_t size = 0;
+};
+
+struct MemoryBackend::Node {
+    EntryKind kind = EntryKind::Directory;
+    std::int64_t mtimeNs = 0;
+    std::uint64_t version = 0;
+    std::shared_ptr<const Contents> contents;                      // files
+    std::map<std::string, std::unique_ptr<Node>, std::less<>> children; // directories
+};
+
+namespace {
+
+std::int64_t nowNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+// Copies [offset, offset + out.size()) of contents into out; holes read as zeros.
+std::size_t readContents(const MemoryBackend::Contents &c, std::uint64_t offset, std::span<std::byte> out)
+{
+    if (offset >= c.size)
+        return 0;
+    const std::size_t n = std::size_t(std::min<std::uint64_t>(out.size(), c.size - offset));
+    std::size_t done = 0;
+    while (done < n) {
+        const std::uint64_t pos = offset + done;
+        const std::uint64_t index = pos / MemoryBackend::ChunkSize;
+        const std::size_t within = std::size_t(pos % MemoryBackend::ChunkSize);
+        const std::size_t take = std::min(n - done, MemoryBackend::ChunkSize - within);
+        auto it = c.chunks.find(index);
+        if (it == c.chunks.end())
+            std::memset(out.data() + done, 0, take);
+        else
+            std::memcpy(out.data() + done, it->second->data() + within, take);
+        done += take;
+    }
+    return n;
+}
+
+} // namespace
+
+// Builds new contents privately; publishes them on commit. writeAt may run concurrently.
+class MemoryWriter final : public Writer {
+public:
+    MemoryWriter(std::shared_ptr<MemoryBackend> store, std::string path, WriteOptions options)
+        : m_store(std::move(store)), m_path(std::move(path)), m_options(options)
+    {
+    }
+    ~MemoryWriter() override { abort(); }
+
+    Status write(std::span<const std::byte> data) override
+    {
+        std::lock_guard lock(m_mutex);
+        if (auto st = usable(); !st)
+            return st;
+        put(m_appendAt, data);
+        m_appendAt += data.size();
+        return {};
+    }
+
+    Status writeAt(std::uint64_t offset, std::span<const std::byte> data) override
+    {
+        std::lock_guard lock(m_mutex);
+        if (auto st = usable(); !st)
+            return st;
+        put(offset, data);
+        return {};
+    }
+
+    Status setLength(std::uint64_t length) override
+    {
+        std::lock_guard lock(m_mutex);
+        if (auto st = usable(); !st)
+            return st;
+        m_contents->size = length;
+        // Drop chunks past the end and zero the tail of the last one.
+        m_contents->chunks.erase(m_contents->chunks.lower_bound((length + MemoryBackend::ChunkSize - 1)
+                                                                / MemoryBackend::ChunkSize),
+                                 m_contents->chunks.end());
+        if (length % MemoryBackend::ChunkSize != 0) {
+            auto it = m_contents->chunks.find(length / MemoryBackend::ChunkSize);
+            if (it != m_contents->chunks.end()) {
+                auto chunk = std::make_shared<Chunk>(*it->second);
+                std::memset(chunk->data() + length % MemoryBackend::ChunkSize, 0,
+                            MemoryBackend::ChunkSize - length % MemoryBackend::ChunkSize);
+                it->second = std::move(chunk);
+            }
+        }
+        return {};
+    }
+
+    Status commit() override
+    {
+        std::unique_ptr<MemoryBackend::Contents> contents;
+        {
+            std::lock_guard lock(m_mutex);
+            if (auto st = usable(); !st)
+                return st;
+            contents = std::move(m_contents);
+            m_finished = true;
+        }
+        return m_store->publish(m_path, std::shared_ptr<const MemoryBackend::Contents>(std::move(contents)),
+                                m_options.overwrite);
+    }
+
+    void abort() override
+    {
+        std::lock_guard lock(m_mutex);
+        m_contents.reset();
+        m_finished = true;
+    }
+
+private:
+    Status usable() const
+    {
+        if (m_finished)
+            return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
+        return {};
+    }
+
+    void put(std::uint64_t offset, std::span<const std::byte> data)
+    {
+        auto &c = *m_contents;
+        std::size_t done = 0;
+        while (done < data.size()) {
+            const std::uint64_t pos = offset + done;
+            const std::uint64_t index = pos / MemoryBackend::ChunkSize;
+            const std::size_t within = std::size_t(pos % MemoryBackend::ChunkSize);
+            const std::size_t take = std::min(data.size() - done, MemoryBackend::ChunkSize - within);
+            auto piece = data.subspan(done, take);
+            auto it = c.chunks.find(index);
+            if (it == c.chunks.end()) {
+                // Zeros into a hole keep it a hole.
+                if (!isAllZero(piece.data(), piece.size())) {
+                    auto chunk = std::make_shared<Chunk>(MemoryBackend::ChunkSize);
+                    std::memcpy(chunk->data() + within, piece.data(), take);
+                    c.chunks.emplace(index, std::move(chunk));
+                }
+            } else {
+                // Chunks held by this writer alone are never shared yet, so writing in place is safe.
+                auto *chunk = const_cast<Chunk *>(it->second.get());
+                std::memcpy(chunk->data() + within, piece.data(), take);
+            }
+            done += take;
+        }
+        c.size = std::max<std::uint64_t>(c.size, offset + data.size());
+    }
+
+    std::shared_ptr<MemoryBackend> m_store;
+    std::string m_path;
+    WriteOptions m_options;
+    std::mutex m_mutex;
+    std::unique_ptr<MemoryBackend::Contents> m_contents = std::make_unique<MemoryBackend::Contents>();
+    std::uint64_t m_appendAt = 0;
+    bool m_finished = false;
+};
+
+MemoryBackend::MemoryBackend(std::string name) : m_name(std::move(name)), m_root(std::make_unique<Node>())
+{
+    m_root->mtimeNs = nowNs();
+}
+
+MemoryBackend::~MemoryBackend() = default;
+
+Capabilities MemoryBackend::capabilities() const
+{
+    return {Capability::Stat,   Capability::List,       Capability::Read,           Capability::Write,
+            Capability::Remove, Capability::CreateDir,  Capability::Rename,         Capability::Copy,
+            Capability::Extents, Capability::RangedRead, Capability::PositionalWrite, Capability::RealDirectories};
+}
+
+Uri MemoryBackend::uriFor(std::string_view path) const
+{
+    Uri uri;
+    uri.setScheme("memory");
+    uri.setHost(m_name);
+    uri.setPath(std::string(path.empty() ? "/" : path));
+    return uri;
+}
+
+MemoryBackend::Node *MemoryBackend::find(std::string_view path) const
+{
+    Node *node = m_root.get();
+    std::size_t pos = 1;
+    while (pos < path.size()) {
+        std::size_t end = path.find('/', pos);
+        if (end == std::string_view::npos)
+            end = path.size();
+        if (node->kind != EntryKind::Directory)
+            return nullptr;
+        auto it = node->children.find(path.substr(pos, end - pos));
+        if (it == node->children.end())
+            return nullptr;
+        node = it->second.get();
+        pos = end + 1;
+    }
+    return node;
+}
+
+Result<MemoryBackend::Node *> MemoryBackend::findParentDir(std::string_view path) const
+{
+    Node *parent = find(parentPath(path));
+    if (!parent)
+        return Error(ErrorKind::NotFound, "the parent directory does not exist");
+    if (parent->kind != EntryKind::Directory)
+        return Error(ErrorKind::NotDirectory, "the parent is not a directory");
+    return parent;
+}
+
+Entry MemoryBackend::entryFor(const Node &node, std::string_view path) const
+{
+    Entry e;
+    e.name = std::string(baseName(path));
+    e.path = std::string(path);
+    e.kind = node.kind;
+    e.mtimeNs = node.mtimeNs;
+    e.mode = node.kind == EntryKind::Directory ? 0755 : 0644;
+    if (node.kind == EntryKind::File) {
+        e.size = node.contents->size;
+        e.allocated = std::uint64_t(node.contents->chunks.size()) * ChunkSize;
+        e.etag = "\"" + std::to_string(node.version) + "\"";
+    }
+    return e;
+}
+
+Result<Entry> MemoryBackend::stat(std::string_view path)
+{
+    std::shared_lock lock(m_mutex);
+    const Node *node = find(path);
+    if (!node)
+        return Error(ErrorKind::NotFound);
+    return entryFor(*node, path);
+}
+
+Result<ListPage> MemoryBackend::list(std::string_view dir, const ListOptions &options)
+{
+    std::shared_lock lock(m_mutex);
+    const Node *node = find(dir);
+    if (!node)
+        return Error(ErrorKind::NotFound);
+    if (node->kind != EntryKind::Directory)
+        return Error(ErrorKind::NotDirectory);
+    ListPage page;
+    // The token is the last name returned: resuming after it loses and repeats nothing,
+    // even while the directory changes.
+    auto it = options.pageToken.empty() ? node->children.begin() : node->children.upper_bound(options.pageToken);
+    const std::size_t limit = std::max<std::size_t>(1, options.pageSize);
+    page.entries.reserve(std::min(limit, node->children.size()));
+    for (; it != node->children.end() && page.entries.size() < limit; ++it)
+        page.entries.push_back(entryFor(*it->second, joinPath(dir, it->first)));
+    if (it != node->children.end())
+        page.nextPageToken = page.entries.back().name;
+    return page;
+}
+
+Result<std::size_t> MemoryBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
+{
+    std::shared_ptr<const Contents> contents;
+    {
+        std::shared_lock lock(m_mutex);
+        const Node *node = find(path);
+        if (!node)
+            return Error(ErrorKind::NotFound);
+        if (node->kind == EntryKind::Directory)
+            return Error(ErrorKind::IsDirectory);
+        contents = node->contents;
+    }
+    // Contents are immutable: copy out without holding the store lock.
+    return readContents(*contents, offset, buffer);
+}
+
+Result<std::unique_ptr<Writer>> MemoryBackend::write(std::string_view path, const WriteOptions &options)
+{
+    {
+        std::shared_lock lock(m_mutex);
+        auto parent = findParentDir(path);
+        if (!parent)
+            return std::move(parent).error();
+        auto it = (*parent)->children.find(baseName(path));
+        if (it != (*parent)->children.end()) {
+            if (it->second->kind == EntryKind::Directory)
+                return Error(ErrorKind::IsDirectory);
+            if (!options.overwrite)
+                return Error(ErrorKind::AlreadyExists);
+        }
+    }
+    return std::unique_ptr<Writer>(std::make_unique<MemoryWriter>(shared_from_this(), std::string(path), options));
+}
+
+Status MemoryBackend::publish(const std::string &path, std::shared_ptr<const Contents> contents, bool overwrite)
+{
+    std::unique_lock lock(m_mutex);
+    auto parent = findParentDir(path);
+    if (!parent)
+        return std::move(parent).error();
+    auto &slot = (*parent)->children[std::string(baseName(path))];
+    if (slot) {
+        if (slot->kind == EntryKind::Directory)
+            return Error(ErrorKind::IsDirectory);
+        if (!overwrite)
+            return Error(ErrorKind::AlreadyExists);
+    } else {
+        slot = std::make_unique<Node>();
+    }
+    slot->kind = EntryKind::File;
+    slot->contents = std::move(contents);
+    slot->mtimeNs = nowNs();
+    slot->version = ++m_version;
+    (*parent)->mtimeNs = slot->mtimeNs;
+    return {};
+}
+
+Status MemoryBackend::remove(std::string_view path)
+{
+    std::unique_lock lock(m_mutex);
+    Node *parent = find(parentPath(path));
+    if (!parent || parent->kind != EntryKind::Directory)
+        return {};
+    auto it = parent->children.find(baseName(path));
+    if (it == parent->children.end())
+        return {};
+    if (it->second->kind == EntryKind::Directory && !it->second->children.empty())
+        return Error(ErrorKind::DirectoryNotEmpty);
+    parent->children.erase(it);
+    parent->mtimeNs = nowNs();
+    return {};
+}
+
+Status MemoryBackend::createDir(std::string_view path)
+{
+    std::unique_lock lock(m_mutex);
+    auto parent = findParentDir(path);
+    if (!parent)
+        return std::move(parent).error();
+    auto [it, inserted] = (*parent)->children.try_emplace(std::string(baseName(path)));
+    if (!inserted)
+        return Error(ErrorKind::AlreadyExists);
+    it->second = std::make_unique<Node>();
+    it->second->mtimeNs = nowNs();
+    (*parent)->mtimeNs = it->second->mtimeNs;
+    return {};
+}
+
+Status MemoryBackend::rename(std::string_view from, std::string_view to)
+{
+    std::unique_lock lock(m_mutex);
+    if (from == to)
+        return find(from) ? Status{} : Status(Error(ErrorKind::NotFound));
+    if (to.starts_with(from) && to.size() > from.size() && to[from.size()] == '/')
+        return Error(ErrorKind::InvalidInput, "a directory cannot be moved into itself");
+    Node *fromParent = find(parentPath(from));
+    if (!fromParent || fromParent->kind != EntryKind::Directory)
+        return Error(ErrorKind::NotFound);
+    auto src = fromParent->children.find(baseName(from));
+    if (src == fromParent->children.end())
+        return Error(ErrorKind::NotFound);
+    auto toParent = findParentDir(to);
+    if (!toParent)
+        return std::move(toParent).error();
+    auto dst = (*toParent)->children.find(baseName(to));
+    if (dst != (*toParent)->children.end()) {
+        const bool srcDir = src->second->kind == EntryKind::Directory;
+        const bool dstDir = dst->second->kind == EntryKind::Directory;
+        if (dstDir && !srcDir)
+            return Error(ErrorKind::IsDirectory);
+        if (!dstDir && srcDir)
+            return Error(ErrorKind::NotDirectory);
+        if (dstDir && !dst->second->children.empty())
+            return Error(ErrorKind::DirectoryNotEmpty);
+    }
+    auto node = std::move(src->second);
+    fromParent->children.erase(src);
+    node->mtimeNs = nowNs();
+    (*toParent)->children[std::string(baseName(to))] = std::move(node);
+    fromParent->mtimeNs = (*toParent)->mtimeNs = nowNs();
+    return {};
+}
+
+Status MemoryBackend::copy(std::string_view from, std::string_view to)
+{
+    std::shared_ptr<const Contents> contents;
+    {
+        std::shared_lock lock(m_mutex);
+        const Node *node = find(from);
+        if (!node)
+            return Error(ErrorKind::NotFound);
+        if (node->kind == EntryKind::Directory)
+            return Error(ErrorKind::IsDirectory, "server-side copy takes files only");
+        contents = node->contents;
+    }
+    // Contents are immutable, so the copy shares them.
+    return publish(std::string(to), std::move(contents), true);
+}
+
+Result<std::vector<Extent>> MemoryBackend::extents(std::string_view path)
+{
+    std::shared_ptr<const Contents> contents;
+    {
+        std::shared_lock lock(m_mutex);
+        const Node *node = find(path);
+        if (!node)
+            return Error(ErrorKind::NotFound);
+        if (node->kind == EntryKind::Directory)
+            return Error(ErrorKind::IsDirectory);
+        contents = node->contents;
+    }
+    std::vector<Extent> out;
+    std::uint64_t pos = 0;
+    for (const auto &[index, chunk] : contents->chunks) {
+        const std::uint64_t start = index * ChunkSize;
+        if (start >= contents->size)
+            break;
+        if (start > pos)
+            out.push_back({pos, start - pos, ExtentKind::Hole});
+        const std::uint64_t end = std::min<std::uint64_t>(start + ChunkSize, contents->size);
+        out.push_back({start, end - start, ExtentKind::Data});
+        pos = end;
+    }
+    if (pos < contents->size)
+        out.push_back({pos, contents->size - pos, ExtentKind::Hole});
+    return coalesce(std::move(out));
+}
+
+} // namespace strata

@@ -1,0 +1,43 @@
+# Everything every Strata target shares: standard, warnings, Qt hygiene.
+add_library(strata_build INTERFACE)
+target_compile_features(strata_build INTERFACE cxx_std_20)
+set(CMAKE_CXX_EXTENSIONS OFF)
+target_compile_options(strata_build INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+                       $<$<BOOL:${STRATA_WERROR}>:-Werror>)
+target_compile_definitions(strata_build INTERFACE
+  QT_NO_CAST_FROM_ASCII QT_NO_CONTEXTLESS_CONNECT QT_USE_QSTRINGBUILDER QT_NO_KEYWORDS
+  _FILE_OFFSET_BITS=64)
+target_include_directories(strata_build INTERFACE ${PROJECT_SOURCE_DIR})
+
+# The layers are one-way: core sees QtCore only, a backend sees core (+ its protocol
+# library), ui sees core + Widgets/Charts and never a backend. Checked at configure time.
+function(strata_forbid_links target)
+  get_target_property(libs ${target} LINK_LIBRARIES)
+  if(NOT libs)
+    return()
+  endif()
+  foreach(lib IN LISTS libs)
+    foreach(bad IN LISTS ARGN)
+      if(lib MATCHES "${bad}")
+        message(FATAL_ERROR "Layer violation: ${target} links ${lib}")
+      endif()
+    endforeach()
+  endforeach()
+endfunction()
+
+function(strata_check_layers)
+  strata_forbid_links(strata_core "Widgets" "Gui" "Charts" "CURL" "curl" "nbd" "strata_backend" "strata_ui")
+  get_property(backends GLOBAL PROPERTY STRATA_BACKEND_TARGETS)
+  foreach(b IN LISTS backends)
+    strata_forbid_links(${b} "Widgets" "Gui" "Charts" "strata_ui")
+  endforeach()
+  strata_forbid_links(strata_ui "strata_backend" "CURL" "curl" "nbd")
+endfunction()
+
+# Declares a backend library: links core only (plus whatever it passes as extra libs).
+function(strata_add_backend name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBS" ${ARGN})
+  add_library(strata_backend_${name} STATIC ${ARG_SOURCES})
+  target_link_libraries(strata_backend_${name} PUBLIC strata_core PRIVATE strata_build ${ARG_LIBS})
+  set_property(GLOBAL APPEND PROPERTY STRATA_BACKEND_TARGETS strata_backend_${name})
+endfunction()

@@ -1,0 +1,47 @@
+#include "core/storage/backend.h"
+
+#include "core/storage/threaded_async_io.h"
+
+namespace strata {
+
+Error unsupported(std::string_view what)
+{
+    return Error(ErrorKind::Unsupported, std::string(what) + " is not available on this storage");
+}
+
+Status Writer::writeAt(std::uint64_t, std::span<const std::byte>)
+{
+    return unsupported("writing at an offset");
+}
+
+Status Writer::setLength(std::uint64_t)
+{
+    return unsupported("setting the length of an object being written");
+}
+
+Status Backend::createDir(std::string_view)
+{
+    return unsupported("creating directories");
+}
+
+Status Backend::rename(std::string_view, std::string_view)
+{
+    return unsupported("renaming");
+}
+
+Status Backend::copy(std::string_view, std::string_view)
+{
+    return unsupported("server-side copy");
+}
+
+Result<std::vector<Extent>> Backend::extents(std::string_view)
+{
+    return unsupported("an extent map");
+}
+
+std::unique_ptr<AsyncIo> Backend::openAsync(const AsyncOptions &options)
+{
+    return std::make_unique<ThreadedAsyncIo>(*this, options);
+}
+
+} // namespace strata

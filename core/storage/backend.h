@@ -1,0 +1,92 @@
+#pragma once
+
+#include "core/io/extent.h"
+#include "core/storage/async_io.h"
+#include "core/storage/capabilities.h"
+#include "core/storage/entry.h"
+#include "core/storage/result.h"
+#include "core/storage/uri.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace strata {
+
+
+struct WriteOptions {
+    std::optional<std::uint64_t> sizeHint; // total size when known (preallocation, part sizing)
+    bool overwrite = true;                 // false: commit fails with AlreadyExists if taken
+    bool sync = false;                     // data is durable before commit returns
+};
+
+// Receives an object's bytes; nothing is visible under the destination name before commit().
+// Destroying a writer that was not committed aborts it.
+class Writer {
+public:
+    virtual ~Writer() = default;
+    // Appends at the current end. Not for concurrent use.
+    virtual Status write(std::span<const std::byte> data) = 0;
+    // Writes at an offset, in any order, from any thread (Capability::PositionalWrite).
+    virtual Status writeAt(std::uint64_t offset, std::span<const std::byte> data);
+    // Fixes the final length; bytes never written read as zeros (Capability::PositionalWrite).
+    virtual Status setLength(std::uint64_t length);
+    // Publishes the object under its name, atomically replacing what was there.
+    virtual Status commit() = 0;
+    // Discards what was written; idempotent; nothing appears at the destination.
+    virtual void abort() = 0;
+};
+
+struct ListOptions {
+    std::string pageToken;     // from the previous page; empty for the first
+    std::size_t pageSize = 1000;
+    bool recursive = false;    // whole subtree in one flat listing (Capability::ListRecursive)
+};
+
+struct ListPage {
+    std::vector<Entry> entries;
+    std::string nextPageToken; // empty when this is the last page
+};
+
+// One storage service: small, thread-safe, no retry loops, no logging (layers add those).
+// Every path is a normalised absolute backend path (see core/storage/path.h).
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    virtual Capabilities capabilities() const = 0;
+    // The URI naming `path` on this backend; print it only through Uri::redacted().
+    virtual Uri uriFor(std::string_view path) const = 0;
+
+    virtual Result<Entry> stat(std::string_view path) = 0;
+    // One page of a directory's children, in a stable order; no entry lost or repeated.
+    virtual Result<ListPage> list(std::string_view dir, const ListOptions &options) = 0;
+    // Reads up to buffer.size() bytes at offset into the caller's buffer; fewer only at the
+    // end of the object; 0 at or past the end.
+    virtual Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) = 0;
+    virtual Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) = 0;
+    // Removes a file or an empty directory. Removing a missing path succeeds (idempotent).
+    virtual Status remove(std::string_view path) = 0;
+    // Creates one directory; its parent must exist.
+    virtual Status createDir(std::string_view path);
+    // Moves an object within the backend, replacing a file at `to`.
+    virtual Status rename(std::string_view from, std::string_view to);
+    // Copies an object within the backend without moving bytes through us where possible.
+    virtual Status copy(std::string_view from, std::string_view to);
+    // Data / zero / hole map of the whole object, sorted and coalesced.
+    virtual Result<std::vector<Extent>> extents(std::string_view path);
+
+    // Many reads and writes in flight. The default runs the blocking calls above on a
+    // bounded pool; backends with native asynchronous I/O override it and nativeAsync().
+    virtual std::unique_ptr<AsyncIo> openAsync(const AsyncOptions &options);
+    virtual bool nativeAsync() const { return false; }
+};
+
+Error unsupported(std::string_view what);
+
+} // namespace strata

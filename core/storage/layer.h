@@ -1,0 +1,45 @@
+#pragma once
+
+#include "core/storage/backend.h"
+
+#include <memory>
+
+namespace strata {
+
+// A Backend wrapping another and forwarding every call; layers override what they add.
+class Layer : public Backend {
+public:
+    explicit Layer(std::shared_ptr<Backend> inner) : m_inner(std::move(inner)) {}
+
+    Capabilities capabilities() const override { return m_inner->capabilities(); }
+    Uri uriFor(std::string_view path) const override { return m_inner->uriFor(path); }
+    Result<Entry> stat(std::string_view path) override { return m_inner->stat(path); }
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override { return m_inner->list(dir, options); }
+    Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override
+    {
+        return m_inner->read(path, offset, buffer);
+    }
+    Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override
+    {
+        return m_inner->write(path, options);
+    }
+    Status remove(std::string_view path) override { return m_inner->remove(path); }
+    Status createDir(std::string_view path) override { return m_inner->createDir(path); }
+    Status rename(std::string_view from, std::string_view to) override { return m_inner->rename(from, to); }
+    Status copy(std::string_view from, std::string_view to) override { return m_inner->copy(from, to); }
+    Result<std::vector<Extent>> extents(std::string_view path) override { return m_inner->extents(path); }
+    // Native asynchronous I/O of the innermost backend is kept; otherwise the default
+    // adapter runs over this layer, so the requests still pass through every layer.
+    std::unique_ptr<AsyncIo> openAsync(const AsyncOptions &options) override
+    {
+        return m_inner->nativeAsync() ? m_inner->openAsync(options) : Backend::openAsync(options);
+    }
+    bool nativeAsync() const override { return m_inner->nativeAsync(); }
+
+    Backend &inner() const { return *m_inner; }
+
+protected:
+    std::shared_ptr<Backend> m_inner;
+};
+
+} // namespace strata

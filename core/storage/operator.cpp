@@ -1,0 +1,234 @@
+#include "core/storage/operator.h"
+
+#include "core/storage/capability_layer.h"
+#include "core/storage/path.h"
+
+namespace strata {
+
+namespace {
+
+// Adds the operation and URI to errors raised while writing.
+class ContextWriter final : public Writer {
+public:
+    ContextWriter(std::unique_ptr<Writer> inner, std::string uri) : m_inner(std::move(inner)), m_uri(std::move(uri)) {}
+    Status write(std::span<const std::byte> data) override { return context(m_inner->write(data)); }
+    Status writeAt(std::uint64_t offset, std::span<const std::byte> data) override
+    {
+        return context(m_inner->writeAt(offset, data));
+    }
+    Status setLength(std::uint64_t length) override { return context(m_inner->setLength(length)); }
+    Status commit() override { return context(m_inner->commit()); }
+    void abort() override { m_inner->abort(); }
+
+private:
+    Status context(Status st)
+    {
+        if (!st.ok())
+            st.error().withContext("write", m_uri);
+        return st;
+    }
+    std::unique_ptr<Writer> m_inner;
+    std::string m_uri;
+};
+
+template <typename R>
+R withContext(R result, std::string_view op, const std::string &uri)
+{
+    if (!result.ok())
+        result.error().withContext(op, uri);
+    return result;
+}
+
+} // namespace
+
+Operator::Operator(std::shared_ptr<Backend> backend, OperatorOptions options)
+{
+    // Innermost first: metrics and logging see every attempt; retry wraps them; the
+    // capability check refuses before anything is attempted.
+    m_metrics = std::make_shared<MetricsLayer>(std::move(backend));
+    std::shared_ptr<Backend> stack = m_metrics;
+    if (options.log)
+        stack = std::make_shared<LoggingLayer>(std::move(stack), std::move(options.log));
+    if (options.retry)
+        stack = std::make_shared<RetryLayer>(std::move(stack), std::move(*options.retry));
+    m_stack = std::make_shared<CapabilityLayer>(std::move(stack));
+}
+
+Result<std::string> Operator::checked(std::string_view op, std::string_view path) const
+{
+    auto normal = normalizePath(path);
+    if (!normal)
+        normal.error().withContext(op, m_stack->uriFor(path).redacted());
+    return normal;
+}
+
+#define STRATA_CHECKED(var, op, path)       \
+    auto var = checked(op, path);           \
+    if (!var)                               \
+        return std::move(var).error();
+
+Result<Entry> Operator::stat(std::string_view path)
+{
+    STRATA_CHECKED(p, "stat", path);
+    return withContext(m_stack->stat(*p), "stat", display(*p));
+}
+
+Result<ListPage> Operator::list(std::string_view dir, const ListOptions &options)
+{
+    STRATA_CHECKED(p, "list", dir);
+    return withContext(m_stack->list(*p, options), "list", display(*p));
+}
+
+Result<std::vector<Entry>> Operator::listAll(std::string_view dir)
+{
+    std::vector<Entry> all;
+    ListOptions options;
+    do {
+        auto page = list(dir, options);
+        if (!page)
+            return std::move(page).error();
+        all.insert(all.end(), std::make_move_iterator(page->entries.begin()),
+                   std::make_move_iterator(page->entries.end()));
+        options.pageToken = std::move(page->nextPageToken);
+    } while (!options.pageToken.empty());
+    return all;
+}
+
+Result<std::size_t> Operator::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
+{
+    STRATA_CHECKED(p, "read", path);
+    return withContext(m_stack->read(*p, offset, buffer), "read", display(*p));
+}
+
+Result<std::vector<std::byte>> Operator::readAll(std::string_view path, std::uint64_t maxSize)
+{
+    auto entry = stat(path);
+    if (!entry)
+        return std::move(entry).error();
+    if (entry->isDir())
+        return Error(ErrorKind::IsDirectory).withContext("read", display(entry->path));
+    if (entry->size > maxSize)
+        return Error(ErrorKind::InvalidInput, "it is larger than " + std::to_string(maxSize) + " bytes")
+            .withContext("read", display(entry->path));
+    std::vector<std::byte> data(entry->size);
+    std::size_t done = 0;
+    while (done < data.size()) {
+        auto n = read(entry->path, done, std::span(data).subspan(done));
+        if (!n)
+            return std::move(n).error();
+        if (*n == 0)
+            break; // shrank meanwhile
+        done += *n;
+    }
+    data.resize(done);
+    return data;
+}
+
+Result<std::unique_ptr<Writer>> Operator::write(std::string_view path, const WriteOptions &options)
+{
+    STRATA_CHECKED(p, "write", path);
+    if (*p == "/")
+        return Error(ErrorKind::IsDirectory, "the root cannot be written").withContext("write", display(*p));
+    auto writer = withContext(m_stack->write(*p, options), "write", display(*p));
+    if (!writer)
+        return writer;
+    return std::unique_ptr<Writer>(std::make_unique<ContextWriter>(std::move(*writer), display(*p)));
+}
+
+Status Operator::writeAll(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
+{
+    auto writer = write(path, options);
+    if (!writer)
+        return std::move(writer).error();
+    if (auto st = (*writer)->write(data); !st) {
+        (*writer)->abort();
+        return st;
+    }
+    return (*writer)->commit();
+}
+
+Status Operator::remove(std::string_view path)
+{
+    STRATA_CHECKED(p, "remove", path);
+    if (*p == "/")
+        return Error(ErrorKind::InvalidInput, "refusing to remove the root").withContext("remove", display(*p));
+    return withContext(m_stack->remove(*p), "remove", display(*p));
+}
+
+Status Operator::removeAll(std::string_view path)
+{
+    STRATA_CHECKED(p, "remove", path);
+    auto entry = stat(*p);
+    if (!entry)
+        return entry.error().kind() == ErrorKind::NotFound ? Status{} : Status(std::move(entry).error());
+    if (entry->isDir()) {
+        // Children are listed again after each page of removals, so the listing never
+        // depends on a page token into a directory that is changing.
+        for (;;) {
+            auto page = list(*p, ListOptions{});
+            if (!page)
+                return std::move(page).error();
+            if (page->entries.empty())
+                break;
+            for (const auto &child : page->entries)
+                if (auto st = removeAll(child.path); !st)
+                    return st;
+        }
+        if (*p == "/")
+            return {};
+    }
+    return remove(*p);
+}
+
+Status Operator::createDir(std::string_view path, bool parents)
+{
+    STRATA_CHECKED(p, "create directory", path);
+    if (*p == "/")
+        return parents ? Status{} : Status(Error(ErrorKind::AlreadyExists).withContext("create directory", display(*p)));
+    if (parents) {
+        auto existing = m_stack->stat(*p);
+        if (existing) {
+            if (existing->isDir())
+                return {};
+            return Error(ErrorKind::NotDirectory, "a file has that name").withContext("create directory", display(*p));
+        }
+        if (auto st = createDir(parentPath(*p), true); !st)
+            return st;
+        auto st = m_stack->createDir(*p);
+        if (!st && st.error().kind() == ErrorKind::AlreadyExists)
+            return {}; // created by someone else meanwhile
+        return withContext(std::move(st), "create directory", display(*p));
+    }
+    return withContext(m_stack->createDir(*p), "create directory", display(*p));
+}
+
+Status Operator::rename(std::string_view from, std::string_view to)
+{
+    STRATA_CHECKED(a, "rename", from);
+    STRATA_CHECKED(b, "rename", to);
+    if (*a == "/" || *b == "/")
+        return Error(ErrorKind::InvalidInput, "the root cannot be renamed or replaced").withContext("rename", display(*a));
+    return withContext(m_stack->rename(*a, *b), "rename", display(*a));
+}
+
+Status Operator::copy(std::string_view from, std::string_view to)
+{
+    STRATA_CHECKED(a, "copy", from);
+    STRATA_CHECKED(b, "copy", to);
+    return withContext(m_stack->copy(*a, *b), "copy", display(*a));
+}
+
+Result<std::vector<Extent>> Operator::extents(std::string_view path)
+{
+    STRATA_CHECKED(p, "map extents of", path);
+    return withContext(m_stack->extents(*p), "map extents of", display(*p));
+}
+
+std::unique_ptr<AsyncIo> Operator::openAsync(const AsyncOptions &options)
+{
+    return m_stack->openAsync(options);
+}
+
+#undef STRATA_CHECKED
+
+} // namespace strata

@@ -1,0 +1,71 @@
+#include "core/storage/path.h"
+
+#include <vector>
+
+namespace strata {
+
+Result<std::string> normalizePath(std::string_view path)
+{
+    if (path.find('\0') != std::string_view::npos)
+        return Error(ErrorKind::InvalidInput, "the path contains a NUL byte");
+    std::vector<std::string_view> segments;
+    std::size_t pos = 0;
+    while (pos <= path.size()) {
+        std::size_t end = path.find('/', pos);
+        if (end == std::string_view::npos)
+            end = path.size();
+        std::string_view seg = path.substr(pos, end - pos);
+        if (seg.empty() || seg == ".") {
+            // nothing
+        } else if (seg == "..") {
+            if (segments.empty())
+                return Error(ErrorKind::InvalidInput, "the path climbs above the root with '..'");
+            segments.pop_back();
+        } else {
+            segments.push_back(seg);
+        }
+        pos = end + 1;
+    }
+    std::string out;
+    out.reserve(path.size() + 1);
+    for (auto seg : segments) {
+        out += '/';
+        out += seg;
+    }
+    if (out.empty())
+        out = "/";
+    return out;
+}
+
+std::string joinPath(std::string_view dir, std::string_view name)
+{
+    std::string out(dir);
+    if (out.empty() || out.back() != '/')
+        out += '/';
+    out += name;
+    return out;
+}
+
+std::string_view parentPath(std::string_view path)
+{
+    auto slash = path.rfind('/');
+    if (slash == std::string_view::npos || slash == 0)
+        return "/";
+    return path.substr(0, slash);
+}
+
+std::string_view baseName(std::string_view path)
+{
+    auto slash = path.rfind('/');
+    if (slash == std::string_view::npos)
+        return path;
+    return path.substr(slash + 1);
+}
+
+bool isValidName(std::string_view name)
+{
+    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos
+        && name.find('\0') == std::string_view::npos;
+}
+
+} // namespace strata

@@ -1,0 +1,26 @@
+#pragma once
+
+#include "core/storage/result.h"
+
+#include <string>
+#include <string_view>
+
+namespace strata {
+
+// Paths inside a backend are UTF-8, absolute ("/" is the root), without "." or ".."
+// segments, empty segments or a trailing slash. Every path reaching a backend is one.
+
+// Resolves "." and "..", collapses slashes. A path that climbs above the root, or holds a
+// NUL byte, is refused with InvalidInput: nothing can name a place outside the root.
+Result<std::string> normalizePath(std::string_view path);
+
+// "/a/b" + "c" -> "/a/b/c"; the name must be a single segment.
+std::string joinPath(std::string_view dir, std::string_view name);
+// "/a/b/c" -> "/a/b"; "/a" -> "/"; "/" -> "/".
+std::string_view parentPath(std::string_view path);
+// "/a/b/c" -> "c"; "/" -> "".
+std::string_view baseName(std::string_view path);
+// Whether `name` is usable as one path segment (non-empty, no '/', not "." or "..", no NUL).
+bool isValidName(std::string_view name);
+
+} // namespace strata

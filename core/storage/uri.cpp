@@ -1,0 +1,283 @@
+#include "core/storage/uri.h"
+
+#include "core/storage/path.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace strata {
+
+namespace {
+
+bool isUnreserved(unsigned char c)
+{
+    return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+int hexValue(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+std::string lower(std::string_view s)
+{
+    std::string out(s);
+    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return out;
+}
+
+// The text may hold a secret, so the error names what is wrong, never the text itself.
+Error invalid(std::string_view, std::string why)
+{
+    return Error(ErrorKind::InvalidInput, std::move(why)).setOperation("parse URI");
+}
+
+bool hasControlChars(std::string_view s)
+{
+    return std::any_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
+}
+
+} // namespace
+
+std::string percentEncode(std::string_view text, std::string_view keep, bool keepUtf8)
+{
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(text.size());
+    for (unsigned char c : text) {
+        if (isUnreserved(c) || keep.find(char(c)) != std::string_view::npos || (keepUtf8 && c >= 0x80)) {
+            out += char(c);
+        } else {
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        }
+    }
+    return out;
+}
+
+Result<std::string> percentDecode(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '%') {
+            out += text[i];
+            continue;
+        }
+        if (i + 2 >= text.size())
+            return Error(ErrorKind::InvalidInput, "a percent escape is cut short");
+        int hi = hexValue(text[i + 1]);
+        int lo = hexValue(text[i + 2]);
+        if (hi < 0 || lo < 0)
+            return Error(ErrorKind::InvalidInput, "a percent escape is not followed by two hex digits");
+        char c = char(hi * 16 + lo);
+        if (c == '\0')
+            return Error(ErrorKind::InvalidInput, "the URI encodes a NUL byte");
+        out += c;
+        i += 2;
+    }
+    return out;
+}
+
+bool isSecretQueryKey(std::string_view key)
+{
+    std::string k = lower(key);
+    static constexpr std::string_view needles[] = {"secret", "password", "passwd", "token", "signature",
+                                                   "credential", "apikey", "api_key", "access_key",
+                                                   "accesskey", "auth", "sig"};
+    return std::any_of(std::begin(needles), std::end(needles),
+                       [&](std::string_view n) { return k.find(n) != std::string::npos; });
+}
+
+Uri Uri::fromLocalPath(std::string_view absolutePath)
+{
+    Uri uri;
+    uri.m_scheme = "file";
+    uri.m_hasAuthority = true;
+    uri.m_path = std::string(absolutePath);
+    return uri;
+}
+
+Result<Uri> Uri::parse(std::string_view text)
+{
+    if (text.empty())
+        return invalid(text, "the URI is empty");
+    if (text.find('\0') != std::string_view::npos)
+        return invalid(text, "the URI contains a NUL byte");
+    if (text.front() == '/')
+        return fromLocalPath(text);
+
+    Uri uri;
+    // scheme
+    std::size_t colon = text.find(':');
+    if (colon == std::string_view::npos || colon == 0)
+        return invalid(text, "it has no scheme (expected something like file:///path or memory://demo/)");
+    std::string_view scheme = text.substr(0, colon);
+    if (!std::isalpha(static_cast<unsigned char>(scheme.front()))
+        || !std::all_of(scheme.begin(), scheme.end(), [](unsigned char c) {
+               return std::isalnum(c) || c == '+' || c == '-' || c == '.';
+           }))
+        return invalid(text, "the scheme has characters a scheme cannot have");
+    uri.m_scheme = lower(scheme);
+    std::string_view rest = text.substr(colon + 1);
+    if (hasControlChars(rest))
+        return invalid(text, "it contains control characters (percent-encode them)");
+
+    // fragment and query
+    if (auto hash = rest.find('#'); hash != std::string_view::npos) {
+        auto frag = percentDecode(rest.substr(hash + 1));
+        if (!frag)
+            return invalid(text, frag.error().cause());
+        uri.m_fragment = std::move(*frag);
+        rest = rest.substr(0, hash);
+    }
+    if (auto q = rest.find('?'); q != std::string_view::npos) {
+        std::string_view query = rest.substr(q + 1);
+        rest = rest.substr(0, q);
+        std::size_t pos = 0;
+        while (pos <= query.size() && !query.empty()) {
+            std::size_t amp = query.find('&', pos);
+            if (amp == std::string_view::npos)
+                amp = query.size();
+            std::string_view item = query.substr(pos, amp - pos);
+            if (!item.empty()) {
+                std::size_t eq = item.find('=');
+                auto key = percentDecode(item.substr(0, eq));
+                auto value = percentDecode(eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1));
+                if (!key || !value)
+                    return invalid(text, "a query parameter has a bad percent escape");
+                if (key->empty())
+                    return invalid(text, "a query parameter has no name");
+                uri.m_query.emplace_back(std::move(*key), std::move(*value));
+            }
+            pos = amp + 1;
+        }
+    }
+
+    // authority
+    if (rest.starts_with("//")) {
+        uri.m_hasAuthority = true;
+        rest = rest.substr(2);
+        std::size_t slash = rest.find('/');
+        std::string_view authority = rest.substr(0, slash);
+        rest = slash == std::string_view::npos ? std::string_view{} : rest.substr(slash);
+        if (auto at = authority.rfind('@'); at != std::string_view::npos) {
+            uri.m_userInfo = std::string(authority.substr(0, at));
+            authority = authority.substr(at + 1);
+        }
+        std::string_view host = authority;
+        std::string_view port;
+        if (authority.starts_with('[')) {
+            auto close = authority.find(']');
+            if (close == std::string_view::npos)
+                return invalid(text, "an IPv6 address is missing its closing ']'");
+            host = authority.substr(0, close + 1);
+            std::string_view after = authority.substr(close + 1);
+            if (!after.empty()) {
+                if (after.front() != ':')
+                    return invalid(text, "unexpected characters after the IPv6 address");
+                port = after.substr(1);
+            }
+        } else if (auto c = authority.rfind(':'); c != std::string_view::npos) {
+            host = authority.substr(0, c);
+            port = authority.substr(c + 1);
+        }
+        if (!port.empty()) {
+            unsigned value = 0;
+            auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+            if (ec != std::errc() || ptr != port.data() + port.size() || value == 0 || value > 65535)
+                return invalid(text, "the port must be a number from 1 to 65535");
+            uri.m_port = static_cast<std::uint16_t>(value);
+        }
+        auto decodedHost = percentDecode(host);
+        if (!decodedHost)
+            return invalid(text, "the host has a bad percent escape");
+        if (decodedHost->find('/') != std::string::npos)
+            return invalid(text, "the host cannot contain '/'");
+        uri.m_host = std::move(*decodedHost);
+    }
+
+    auto path = percentDecode(rest);
+    if (!path)
+        return invalid(text, path.error().cause());
+    uri.m_path = std::move(*path);
+    if (uri.m_path.empty() && uri.m_hasAuthority)
+        uri.m_path = "/";
+    if (!uri.m_hasAuthority && !uri.m_path.starts_with('/'))
+        return invalid(text, "the path must be absolute (scheme:/path or scheme://host/path)");
+    return uri;
+}
+
+std::optional<std::string> Uri::queryValue(std::string_view key) const
+{
+    for (const auto &[k, v] : m_query)
+        if (k == key)
+            return v;
+    return std::nullopt;
+}
+
+Uri Uri::withPath(std::string path) const
+{
+    Uri copy = *this;
+    copy.m_path = std::move(path);
+    return copy;
+}
+
+std::string Uri::format(bool redact) const
+{
+    std::string out = m_scheme;
+    out += ':';
+    if (m_hasAuthority) {
+        out += "//";
+        if (!m_userInfo.empty())
+            out += redact ? std::string("REDACTED@") : m_userInfo + '@';
+        if (m_host.starts_with('['))
+            out += m_host;
+        else
+            out += percentEncode(m_host, "!$&'()*+,;=", true);
+        if (m_port) {
+            out += ':';
+            out += std::to_string(*m_port);
+        }
+    }
+    out += percentEncode(m_path, "/!$&'()*+,;=:@", true);
+    if (!m_query.empty()) {
+        char sep = '?';
+        for (const auto &[k, v] : m_query) {
+            out += sep;
+            sep = '&';
+            out += percentEncode(k, "!$'()*+,;:@/", true);
+            if (redact && isSecretQueryKey(k)) {
+                out += "=REDACTED";
+            } else if (!v.empty()) {
+                out += '=';
+                out += percentEncode(v, "!$'()*+,;:@/", true);
+            }
+        }
+    }
+    if (!m_fragment.empty()) {
+        out += '#';
+        out += percentEncode(m_fragment, "/?!$&'()*+,;=:@", true);
+    }
+    return out;
+}
+
+std::string Uri::toString() const
+{
+    return format(false);
+}
+
+std::string Uri::redacted() const
+{
+    return format(true);
+}
+
+} // namespace strata

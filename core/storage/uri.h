@@ -1,0 +1,72 @@
+#pragma once
+
+#include "core/storage/result.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace strata {
+
+// An RFC 3986 URI with the parts decoded (UTF-8). A bare absolute path is a file URI.
+// Printing goes through redacted(): userinfo and secret-looking query values never show.
+class Uri {
+public:
+    using QueryItem = std::pair<std::string, std::string>;
+
+    // Accepts "scheme://authority/path?query#fragment", "scheme:/path" and a bare
+    // absolute path ("/tmp/a b#c" is the file of that exact name, nothing is decoded).
+    static Result<Uri> parse(std::string_view text);
+    static Uri fromLocalPath(std::string_view absolutePath);
+
+    const std::string &scheme() const { return m_scheme; }
+    const std::string &host() const { return m_host; }
+    std::optional<std::uint16_t> port() const { return m_port; }
+    bool hasAuthority() const { return m_hasAuthority; }
+    bool hasUserInfo() const { return !m_userInfo.empty(); }
+    const std::string &userInfo() const { return m_userInfo; }
+    const std::string &path() const { return m_path; }
+    const std::vector<QueryItem> &query() const { return m_query; }
+    std::optional<std::string> queryValue(std::string_view key) const;
+    const std::string &fragment() const { return m_fragment; }
+
+    void setScheme(std::string scheme) { m_scheme = std::move(scheme); }
+    void setHost(std::string host) { m_host = std::move(host); m_hasAuthority = true; }
+    void setPort(std::optional<std::uint16_t> port) { m_port = port; }
+    void setPath(std::string path) { m_path = std::move(path); }
+    void setQuery(std::vector<QueryItem> query) { m_query = std::move(query); }
+    Uri withPath(std::string path) const;
+
+    // The full URI, encoded, secrets included: for talking to libraries, never for people.
+    std::string toString() const;
+    // The URI as people may see it: userinfo and secret query values replaced.
+    std::string redacted() const;
+
+    bool operator==(const Uri &) const = default;
+
+private:
+    std::string format(bool redact) const;
+
+    std::string m_scheme;
+    std::string m_userInfo;
+    std::string m_host;
+    std::optional<std::uint16_t> m_port;
+    bool m_hasAuthority = false;
+    std::string m_path;
+    std::vector<QueryItem> m_query;
+    std::string m_fragment;
+};
+
+// Percent-encodes every byte outside the unreserved set and `keep`; bytes >= 0x80 are
+// kept as UTF-8 when keepUtf8 is set (IRI style, readable), else encoded.
+std::string percentEncode(std::string_view text, std::string_view keep = {}, bool keepUtf8 = false);
+// Decodes %XX escapes; a truncated or non-hex escape, or an encoded NUL, is an error.
+Result<std::string> percentDecode(std::string_view text);
+
+// Whether a query key names a secret (password, token, signature, secret key...).
+bool isSecretQueryKey(std::string_view key);
+
+} // namespace strata

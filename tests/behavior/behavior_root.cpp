@@ -1,0 +1,86 @@
+#include "tests/behavior/behavior_root.h"
+
+#include "backends/builtin_backends.h"
+
+#include <QDir>
+#include <QTemporaryDir>
+
+#include <cstdlib>
+#include <random>
+
+namespace strata {
+
+namespace {
+
+std::string randomName()
+{
+    std::random_device rd;
+    return "strata-behavior-" + std::to_string(rd()) + std::to_string(rd() % 10000);
+}
+
+std::string env(const char *name)
+{
+    const char *v = std::getenv(name);
+    return v ? v : "";
+}
+
+} // namespace
+
+BehaviorRoot::BehaviorRoot()
+{
+    registerBuiltinBackends(m_registry);
+    m_backend = env("STRATA_TEST_BACKEND");
+    if (m_backend.empty())
+        m_backend = "memory";
+    std::string base = env("STRATA_TEST_URI");
+    if (base.empty()) {
+        if (m_backend == "memory") {
+            base = "memory://" + randomName() + "/";
+        } else if (m_backend == "file") {
+            QTemporaryDir dir(QDir::tempPath() + QStringLiteral("/strata-behavior-XXXXXX"));
+            dir.setAutoRemove(false);
+            m_localDir = dir.path().toStdString();
+            base = "file://" + m_localDir;
+        } else {
+            m_problem = "STRATA_TEST_URI must name where the " + m_backend + " run may write";
+            return;
+        }
+    } else {
+        // A fresh random directory below the given place.
+        if (!base.empty() && base.back() != '/' && base.find('?') == std::string::npos)
+            base += '/';
+        auto q = base.find('?');
+        base = q == std::string::npos ? base + randomName() : base.substr(0, q) + randomName() + base.substr(q);
+    }
+    auto location = m_registry.open(base);
+    if (!location) {
+        m_problem = location.error().message();
+        return;
+    }
+    if (location->op->capabilities().has(Capability::CreateDir)) {
+        if (auto st = location->op->createDir(location->path, true); !st) {
+            m_problem = st.error().message();
+            return;
+        }
+    }
+    m_location = std::move(*location);
+}
+
+BehaviorRoot::~BehaviorRoot()
+{
+    if (m_location.op)
+        (void)m_location.op->removeAll(m_location.path);
+    if (!m_localDir.empty())
+        QDir(QString::fromStdString(m_localDir)).removeRecursively();
+}
+
+std::string BehaviorRoot::path(std::string_view relative) const
+{
+    std::string out = m_location.path;
+    if (out.back() != '/')
+        out += '/';
+    out += relative;
+    return out;
+}
+
+} // namespace strata

@@ -1,0 +1,502 @@
+// The storage behaviours every backend must show, gated by its declared capabilities.
+#include "tests/behavior/behavior_root.h"
+
+#include "core/storage/path.h"
+
+#include <QtTest>
+
+#include <atomic>
+#include <memory>
+#include <set>
+
+using namespace strata;
+
+namespace {
+
+std::vector<std::byte> pattern(std::size_t size, unsigned seed)
+{
+    std::vector<std::byte> out(size);
+    std::uint32_t x = seed * 2654435761u + 1;
+    for (auto &b : out) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        b = std::byte(x & 0xff);
+    }
+    return out;
+}
+
+std::span<const std::byte> asBytes(std::string_view s)
+{
+    return {reinterpret_cast<const std::byte *>(s.data()), s.size()};
+}
+
+#define REQUIRE_OK(expr)                                                                       \
+    do {                                                                                       \
+        auto &&r_ = (expr);                                                                    \
+        if (!r_.ok())                                                                          \
+            QFAIL(qPrintable(QStringLiteral(#expr " failed: ") + QString::fromStdString(r_.error().message()))); \
+    } while (false)
+
+#define REQUIRE_KIND(expr, wanted)                                                             \
+    do {                                                                                       \
+        auto &&r_ = (expr);                                                                    \
+        QVERIFY2(!r_.ok(), #expr " succeeded but should have failed");                         \
+        QCOMPARE(identifier(r_.error().kind()), identifier(wanted));                           \
+    } while (false)
+
+#define NEEDS(cap)                                                                             \
+    do {                                                                                       \
+        if (!m_root->caps().has(Capability::cap))                                              \
+            QSKIP("backend does not declare " #cap);                                            \
+    } while (false)
+
+} // namespace
+
+class BehaviorTest : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<BehaviorRoot> m_root;
+    Operator &op() { return m_root->op(); }
+    std::string p(std::string_view rel) { return m_root->path(rel); }
+
+    std::vector<std::byte> readAll(const std::string &path)
+    {
+        auto data = op().readAll(path, 1ull << 30);
+        if (!data)
+            qWarning("readAll %s: %s", path.c_str(), data.error().message().c_str());
+        return data ? *data : std::vector<std::byte>{};
+    }
+
+    void writeFile(const std::string &path, std::span<const std::byte> data)
+    {
+        auto st = op().writeAll(path, data);
+        QVERIFY2(st.ok(), st.ok() ? "" : st.error().message().c_str());
+    }
+
+    std::set<std::string> listNames(const std::string &dir, std::size_t pageSize, std::size_t *pages = nullptr,
+                                    std::size_t *total = nullptr)
+    {
+        std::set<std::string> names;
+        ListOptions options;
+        options.pageSize = pageSize;
+        std::size_t count = 0, n = 0;
+        do {
+            auto page = op().list(dir, options);
+            if (!page) {
+                qWarning("list: %s", page.error().message().c_str());
+                break;
+            }
+            for (const auto &e : page->entries) {
+                names.insert(e.name);
+                ++count;
+            }
+            ++n;
+            options.pageToken = page->nextPageToken;
+        } while (!options.pageToken.empty());
+        if (pages)
+            *pages = n;
+        if (total)
+            *total = count;
+        return names;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        m_root = std::make_unique<BehaviorRoot>();
+        if (!m_root->ok())
+            QFAIL(qPrintable(QStringLiteral("cannot prepare the test root: ") + QString::fromStdString(m_root->problem())));
+        qInfo("backend %s, root %s, capabilities %s", m_root->backendName().c_str(), op().display(p("")).c_str(),
+              m_root->caps().names().c_str());
+    }
+
+    void cleanupTestCase()
+    {
+        m_root.reset();
+    }
+
+    void roundTrip_data()
+    {
+        QTest::addColumn<qulonglong>("size");
+        QTest::newRow("0 B") << 0ull;
+        QTest::newRow("1 B") << 1ull;
+        QTest::newRow("4 KiB") << 4096ull;
+        QTest::newRow("4 MiB + 1") << (4ull << 20) + 1;
+    }
+
+    void roundTrip()
+    {
+        NEEDS(Write);
+        QFETCH(qulonglong, size);
+        const auto path = p("round-trip-" + std::to_string(size));
+        const auto data = pattern(std::size_t(size), unsigned(size));
+        writeFile(path, data);
+        auto entry = op().stat(path);
+        REQUIRE_OK(entry);
+        QCOMPARE(entry->size, std::uint64_t(size));
+        QVERIFY(entry->isFile());
+        QCOMPARE(entry->name, std::string(baseName(path)));
+        QVERIFY(readAll(path) == data);
+    }
+
+    void rangedReads()
+    {
+        NEEDS(RangedRead);
+        const auto path = p("ranged");
+        const auto data = pattern(100000, 7);
+        writeFile(path, data);
+        std::vector<std::byte> buf(1000);
+        struct Case {
+            std::uint64_t offset;
+            std::size_t want;
+            std::size_t expect;
+        };
+        for (Case c : {Case{0, 1000, 1000}, Case{50000, 1000, 1000}, Case{99500, 1000, 500}, Case{100000, 1000, 0},
+                       Case{250000, 1000, 0}, Case{12345, 1, 1}}) {
+            auto n = op().read(path, c.offset, std::span(buf).first(c.want));
+            REQUIRE_OK(n);
+            QCOMPARE(*n, c.expect);
+            QVERIFY(std::equal(buf.begin(), buf.begin() + std::ptrdiff_t(*n), data.begin() + std::ptrdiff_t(std::min<std::uint64_t>(c.offset, data.size()))));
+        }
+    }
+
+    void overwrite()
+    {
+        NEEDS(Write);
+        const auto path = p("overwrite");
+        writeFile(path, pattern(5000, 1));
+        const auto second = pattern(1234, 2);
+        writeFile(path, second);
+        QVERIFY(readAll(path) == second);
+        QCOMPARE(op().stat(path)->size, std::uint64_t(1234));
+    }
+
+    void noClobber()
+    {
+        NEEDS(Write);
+        const auto path = p("no-clobber");
+        writeFile(path, asBytes("first"));
+        WriteOptions options;
+        options.overwrite = false;
+        auto writer = op().write(path, options);
+        Status st = writer.ok() ? Status{} : Status(writer.error());
+        if (writer) {
+            if (auto w = (*writer)->write(asBytes("second")); !w)
+                st = w;
+            else
+                st = (*writer)->commit();
+        }
+        REQUIRE_KIND(st, ErrorKind::AlreadyExists);
+        auto data = readAll(path);
+        QCOMPARE(std::string(reinterpret_cast<const char *>(data.data()), data.size()), std::string("first"));
+    }
+
+    void statFileAndDir()
+    {
+        NEEDS(CreateDir);
+        const auto dir = p("stat-dir");
+        REQUIRE_OK(op().createDir(dir));
+        writeFile(dir + "/file.txt", asBytes("hello"));
+        auto d = op().stat(dir);
+        REQUIRE_OK(d);
+        QVERIFY(d->isDir());
+        QCOMPARE(d->name, std::string("stat-dir"));
+        auto f = op().stat(dir + "/file.txt");
+        REQUIRE_OK(f);
+        QVERIFY(f->isFile());
+        QCOMPARE(f->size, std::uint64_t(5));
+        QCOMPARE(f->path, dir + "/file.txt");
+        QVERIFY(f->mtimeNs.has_value());
+    }
+
+    void listEmptyDir()
+    {
+        NEEDS(CreateDir);
+        const auto dir = p("empty");
+        REQUIRE_OK(op().createDir(dir));
+        auto page = op().list(dir);
+        REQUIRE_OK(page);
+        QVERIFY(page->entries.empty());
+        QVERIFY(page->nextPageToken.empty());
+    }
+
+    void listNested()
+    {
+        NEEDS(CreateDir);
+        const auto dir = p("nested");
+        REQUIRE_OK(op().createDir(dir + "/a/b/c", true));
+        writeFile(dir + "/top.txt", asBytes("t"));
+        writeFile(dir + "/a/mid.txt", asBytes("m"));
+        writeFile(dir + "/a/b/c/deep.txt", asBytes("d"));
+        auto top = op().listAll(dir);
+        REQUIRE_OK(top);
+        std::map<std::string, EntryKind> kinds;
+        for (const auto &e : *top)
+            kinds[e.name] = e.kind;
+        QCOMPARE(kinds.size(), std::size_t(2));
+        QVERIFY(kinds["a"] == EntryKind::Directory);
+        QVERIFY(kinds["top.txt"] == EntryKind::File);
+        auto inner = op().listAll(dir + "/a/b");
+        REQUIRE_OK(inner);
+        QCOMPARE(inner->size(), std::size_t(1));
+        QCOMPARE(inner->front().name, std::string("c"));
+        QCOMPARE(inner->front().path, dir + "/a/b/c");
+        QVERIFY(inner->front().isDir());
+    }
+
+    void listTenThousandPaged()
+    {
+        NEEDS(Write);
+        const auto dir = p("many");
+        if (m_root->caps().has(Capability::CreateDir))
+            REQUIRE_OK(op().createDir(dir));
+        std::set<std::string> expected;
+        for (int i = 0; i < 10000; ++i) {
+            std::string name = "entry-" + std::to_string(i);
+            expected.insert(name);
+            REQUIRE_OK(op().writeAll(dir + "/" + name, asBytes(name)));
+        }
+        for (std::size_t pageSize : {std::size_t(1000), std::size_t(333)}) {
+            std::size_t pages = 0, total = 0;
+            auto names = listNames(dir, pageSize, &pages, &total);
+            QCOMPARE(total, std::size_t(10000)); // nothing repeated...
+            QVERIFY(names == expected);          // ...nothing lost
+            QVERIFY2(pages >= 10000 / pageSize, "the listing was not paged");
+        }
+    }
+
+    void specialNames_data()
+    {
+        QTest::addColumn<QString>("name");
+        QTest::newRow("spaces") << QStringLiteral("with some spaces.txt");
+        QTest::newRow("unicode") << QStringLiteral("données-日本語-ü.txt");
+        QTest::newRow("percent") << QStringLiteral("100% done %41.txt");
+        QTest::newRow("hash") << QStringLiteral("issue #42.txt");
+        QTest::newRow("question") << QStringLiteral("what?.txt");
+        QTest::newRow("plus-and-amp") << QStringLiteral("a+b&c=d.txt");
+    }
+
+    void specialNames()
+    {
+        NEEDS(Write);
+        QFETCH(QString, name);
+        const std::string leaf = name.toStdString();
+        const auto path = p(leaf);
+        writeFile(path, asBytes(leaf));
+        auto entry = op().stat(path);
+        REQUIRE_OK(entry);
+        QCOMPARE(entry->name, leaf);
+        // The printed URI parses back to the same object.
+        const std::string printed = op().uriFor(path).toString();
+        auto again = m_root->registry().open(printed);
+        REQUIRE_OK(again);
+        QCOMPARE(again->path, path);
+        auto viaUri = again->op->stat(again->path);
+        REQUIRE_OK(viaUri);
+        QCOMPARE(viaUri->size, std::uint64_t(leaf.size()));
+        bool listed = false;
+        auto all = op().listAll(std::string(parentPath(path)));
+        REQUIRE_OK(all);
+        for (const auto &e : *all)
+            listed = listed || e.name == leaf;
+        QVERIFY2(listed, "the name is not listed as written");
+    }
+
+    void errorKinds()
+    {
+        REQUIRE_KIND(op().stat(p("missing")), ErrorKind::NotFound);
+        std::vector<std::byte> buf(10);
+        REQUIRE_KIND(op().read(p("missing"), 0, buf), ErrorKind::NotFound);
+        if (!m_root->caps().has(Capability::CreateDir))
+            return;
+        const auto dir = p("errors");
+        REQUIRE_OK(op().createDir(dir));
+        REQUIRE_KIND(op().createDir(dir), ErrorKind::AlreadyExists);
+        REQUIRE_KIND(op().createDir(p("no/such/parent")), ErrorKind::NotFound);
+        REQUIRE_KIND(op().read(dir, 0, buf), ErrorKind::IsDirectory);
+        REQUIRE_KIND(op().writeAll(dir, asBytes("x")), ErrorKind::IsDirectory);
+        writeFile(dir + "/file", asBytes("x"));
+        REQUIRE_KIND(op().list(dir + "/file"), ErrorKind::NotDirectory);
+        REQUIRE_KIND(op().list(p("missing-dir")), ErrorKind::NotFound);
+        // An error names the operation and the object, in one sentence.
+        auto e = op().stat(p("missing"));
+        QVERIFY(!e.ok());
+        const auto msg = e.error().message();
+        QVERIFY2(msg.find("stat") != std::string::npos && msg.find("missing") != std::string::npos, msg.c_str());
+    }
+
+    void pathEscapeRefused()
+    {
+        REQUIRE_KIND(op().stat("/../../etc/passwd"), ErrorKind::InvalidInput);
+        REQUIRE_KIND(op().writeAll("/a/../../escape", asBytes("x")), ErrorKind::InvalidInput);
+    }
+
+    void remove()
+    {
+        NEEDS(Remove);
+        const auto path = p("to-remove");
+        writeFile(path, asBytes("bye"));
+        REQUIRE_OK(op().remove(path));
+        REQUIRE_KIND(op().stat(path), ErrorKind::NotFound);
+        // Removing what is not there succeeds: removal is idempotent.
+        REQUIRE_OK(op().remove(path));
+        REQUIRE_OK(op().remove(p("never-existed")));
+        if (m_root->caps().has(Capability::RealDirectories)) {
+            const auto dir = p("full-dir");
+            REQUIRE_OK(op().createDir(dir));
+            writeFile(dir + "/x", asBytes("x"));
+            REQUIRE_KIND(op().remove(dir), ErrorKind::DirectoryNotEmpty);
+            REQUIRE_OK(op().removeAll(dir));
+            REQUIRE_KIND(op().stat(dir), ErrorKind::NotFound);
+        }
+    }
+
+    void rename()
+    {
+        NEEDS(Rename);
+        const auto from = p("rename-from");
+        const auto to = p("rename-to");
+        const auto data = pattern(3000, 3);
+        writeFile(from, data);
+        writeFile(to, asBytes("old content"));
+        REQUIRE_OK(op().rename(from, to));
+        REQUIRE_KIND(op().stat(from), ErrorKind::NotFound);
+        QVERIFY(readAll(to) == data);
+        REQUIRE_KIND(op().rename(p("rename-missing"), p("x")), ErrorKind::NotFound);
+        if (m_root->caps().has(Capability::CreateDir)) {
+            REQUIRE_OK(op().createDir(p("rename-dir")));
+            writeFile(p("rename-dir/inner"), asBytes("i"));
+            REQUIRE_OK(op().rename(p("rename-dir"), p("renamed-dir")));
+            QCOMPARE(readAll(p("renamed-dir/inner")).size(), std::size_t(1));
+            REQUIRE_KIND(op().rename(p("renamed-dir"), p("renamed-dir/sub")), ErrorKind::InvalidInput);
+        }
+    }
+
+    void copy()
+    {
+        NEEDS(Copy);
+        const auto from = p("copy-from");
+        const auto to = p("copy-to");
+        const auto data = pattern(70000, 4);
+        writeFile(from, data);
+        REQUIRE_OK(op().copy(from, to));
+        QVERIFY(readAll(to) == data);
+        writeFile(from, asBytes("changed"));
+        QVERIFY2(readAll(to) == data, "changing the source changed the copy");
+        REQUIRE_KIND(op().copy(p("copy-missing"), p("y")), ErrorKind::NotFound);
+    }
+
+    void abortLeavesNothing()
+    {
+        NEEDS(Write);
+        const auto dir = p("abort");
+        if (m_root->caps().has(Capability::CreateDir))
+            REQUIRE_OK(op().createDir(dir));
+        const auto path = dir + "/partial";
+        {
+            auto writer = op().write(path);
+            REQUIRE_OK(writer);
+            REQUIRE_OK((*writer)->write(pattern(100000, 5)));
+            // Nothing is visible before commit.
+            REQUIRE_KIND(op().stat(path), ErrorKind::NotFound);
+            (*writer)->abort();
+        }
+        REQUIRE_KIND(op().stat(path), ErrorKind::NotFound);
+        {
+            auto writer = op().write(path);
+            REQUIRE_OK(writer);
+            REQUIRE_OK((*writer)->write(pattern(1000, 6)));
+            // Destroyed without commit: same as abort.
+        }
+        REQUIRE_KIND(op().stat(path), ErrorKind::NotFound);
+        if (m_root->caps().has(Capability::CreateDir)) {
+            auto all = op().listAll(dir);
+            REQUIRE_OK(all);
+            QVERIFY2(all->empty(), "an aborted write left something behind (a temporary file?)");
+        }
+        // An aborted overwrite keeps the old object.
+        writeFile(path, asBytes("keep me"));
+        {
+            auto writer = op().write(path);
+            REQUIRE_OK(writer);
+            REQUIRE_OK((*writer)->write(asBytes("replacement")));
+            (*writer)->abort();
+        }
+        QCOMPARE(readAll(path).size(), std::size_t(7));
+    }
+
+    void sparseExtents()
+    {
+        NEEDS(Extents);
+        NEEDS(PositionalWrite);
+        const auto path = p("sparse.img");
+        const std::uint64_t mib = 1 << 20;
+        const auto head = pattern(mib, 8);
+        const auto tail = pattern(mib, 9);
+        {
+            auto writer = op().write(path);
+            REQUIRE_OK(writer);
+            REQUIRE_OK((*writer)->writeAt(0, head));
+            REQUIRE_OK((*writer)->writeAt(9 * mib, tail));
+            REQUIRE_OK((*writer)->setLength(12 * mib));
+            REQUIRE_OK((*writer)->commit());
+        }
+        QCOMPARE(op().stat(path)->size, 12 * mib);
+        auto map = op().extents(path);
+        REQUIRE_OK(map);
+        QVERIFY(!map->empty());
+        std::uint64_t pos = 0;
+        for (const auto &e : *map) {
+            QCOMPARE(e.offset, pos); // contiguous, sorted, no overlap
+            QVERIFY(e.length > 0);
+            pos = e.end();
+        }
+        QCOMPARE(pos, 12 * mib);
+        auto kindAt = [&](std::uint64_t off) {
+            for (const auto &e : *map)
+                if (off >= e.offset && off < e.end())
+                    return e.kind;
+            return ExtentKind::Data;
+        };
+        QVERIFY(kindAt(0) == ExtentKind::Data);
+        QVERIFY(kindAt(9 * mib + 10) == ExtentKind::Data);
+        QVERIFY2(kindAt(4 * mib) != ExtentKind::Data, "the gap is reported as data");
+        QVERIFY2(kindAt(11 * mib) != ExtentKind::Data, "the tail past the last write is reported as data");
+        auto all = readAll(path);
+        QCOMPARE(all.size(), std::size_t(12 * mib));
+        QVERIFY(std::equal(head.begin(), head.end(), all.begin()));
+        QVERIFY(std::all_of(all.begin() + std::ptrdiff_t(mib), all.begin() + std::ptrdiff_t(9 * mib),
+                            [](std::byte b) { return b == std::byte{0}; }));
+        QVERIFY(std::equal(tail.begin(), tail.end(), all.begin() + std::ptrdiff_t(9 * mib)));
+    }
+
+    void manyReadsInFlight()
+    {
+        NEEDS(RangedRead);
+        const auto path = p("async");
+        const auto data = pattern(1 << 20, 10);
+        writeFile(path, data);
+        auto io = op().openAsync(AsyncOptions{8});
+        constexpr int count = 256;
+        std::vector<std::vector<std::byte>> buffers(count, std::vector<std::byte>(4096));
+        std::atomic<int> good{0};
+        for (int i = 0; i < count; ++i) {
+            const std::uint64_t offset = std::uint64_t(i) * 4096;
+            io->submitRead(path, offset, buffers[std::size_t(i)], [&, i, offset](Result<std::size_t> n) {
+                if (n && *n == 4096
+                    && std::equal(buffers[std::size_t(i)].begin(), buffers[std::size_t(i)].end(),
+                                  data.begin() + std::ptrdiff_t(offset)))
+                    good.fetch_add(1);
+            });
+            QVERIFY(io->inFlight() <= 8);
+        }
+        io->drain();
+        QCOMPARE(io->inFlight(), std::size_t(0));
+        QCOMPARE(good.load(), count);
+    }
+};
+
+QTEST_GUILESS_MAIN(BehaviorTest)
+#include "behavior_test.moc"

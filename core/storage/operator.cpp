@@ -208,14 +208,14 @@ Status Operator::rename(std::string_view from, std::string_view to)
     STRATA_CHECKED(b, "rename", to);
     if (*a == "/" || *b == "/")
         return Error(ErrorKind::InvalidInput, "the root cannot be renamed or replaced").withContext("rename", display(*a));
-    return withContext(m_stack->rename(*a, *b), "rename", display(*a));
+    return withContext(m_stack->rename(*a, *b), "rename", display(*a) + " to " + display(*b));
 }
 
 Status Operator::copy(std::string_view from, std::string_view to)
 {
     STRATA_CHECKED(a, "copy", from);
     STRATA_CHECKED(b, "copy", to);
-    return withContext(m_stack->copy(*a, *b), "copy", display(*a));
+    return withContext(m_stack->copy(*a, *b), "copy", display(*a) + " to " + display(*b));
 }
 
 Result<std::vector<Extent>> Operator::extents(std::string_view path)

@@ -26,14 +26,15 @@ Result<std::string> normalizePath(std::string_view path)
         }
         pos = end + 1;
     }
+    // Returned separately: assigning "/" to the built string trips GCC 12's -Wrestrict.
+    if (segments.empty())
+        return std::string("/");
     std::string out;
     out.reserve(path.size() + 1);
     for (auto seg : segments) {
         out += '/';
         out += seg;
     }
-    if (out.empty())
-        out = "/";
     return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QTimer>
 
 #include <csignal>
 
@@ -30,5 +31,13 @@ int main(int argc, char **argv)
     strata::registerBuiltinBackends(registry);
     strata::MainWindow window(registry);
     window.show();
+    // STRATA_SCREENSHOT=file.png: save a picture of the window once it is drawn, then quit
+    // (for checking the GUI headless and for the AppStream screenshots).
+    if (const QString shot = qEnvironmentVariable("STRATA_SCREENSHOT"); !shot.isEmpty()) {
+        QTimer::singleShot(800, &window, [&window, shot] {
+            const bool saved = window.grab().save(shot);
+            QApplication::exit(saved ? 0 : 1);
+        });
+    }
     return app.exec();
 }

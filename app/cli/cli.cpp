@@ -93,16 +93,38 @@ const QList<CommandSpec> &commands()
                   {{QStringLiteral("offset"), QStringLiteral("Start at byte N."), QStringLiteral("N")},
                    {QStringLiteral("length"), QStringLiteral("Write at most N bytes."), QStringLiteral("N")}},
                   1, 1, &commandCat});
-        l.append({QStringLiteral("cp"), QStringLiteral("SRC DST"),
-                  QStringLiteral("Copy one object, between any two locations."),
-                  {{{QStringLiteral("n"), QStringLiteral("no-clobber")}, QStringLiteral("Never replace an existing object.")},
-                   {QStringLiteral("sync"), QStringLiteral("Make the copy durable before finishing.")},
-                   {QStringLiteral("progress"), QStringLiteral("Show progress on stderr.")}},
-                  2, 2, &commandCp});
-        l.append({QStringLiteral("mv"), QStringLiteral("SRC DST"),
-                  QStringLiteral("Move or rename one object (copy, then remove, across backends)."),
-                  {{{QStringLiteral("n"), QStringLiteral("no-clobber")}, QStringLiteral("Never replace an existing object.")}},
-                  2, 2, &commandMv});
+        const QList<QCommandLineOption> transferOptions{
+            {QStringLiteral("verify"), QStringLiteral("Re-read each copy and compare checksums; a mismatch is an error.")},
+            {QStringLiteral("progress"), QStringLiteral("Show progress on stderr even when it is not a terminal.")},
+            {QStringLiteral("jobs"), QStringLiteral("Files copied at once (default 8)."), QStringLiteral("N")},
+            {QStringLiteral("bwlimit"), QStringLiteral("Limit the transfer rate, like 50M (bytes per second)."), QStringLiteral("RATE")},
+            {QStringLiteral("zstd-level"), QStringLiteral("Compression level (1-22) for destinations ending in .zst."), QStringLiteral("N")},
+            {QStringLiteral("part-size"), QStringLiteral("Split large files into parts of this size, copied in parallel (default 32M)."), QStringLiteral("SIZE")},
+            {QStringLiteral("sync"), QStringLiteral("Make each copy durable (fsync) before it is published.")},
+            json};
+        auto with = [](QList<QCommandLineOption> options, const QList<QCommandLineOption> &more) {
+            options.append(more);
+            return options;
+        };
+        l.append({QStringLiteral("cp"), QStringLiteral("SRC… DST"),
+                  QStringLiteral("Copy objects or trees (-r) between any two locations."),
+                  with({{{QStringLiteral("r"), QStringLiteral("recursive")}, QStringLiteral("Copy directories and their contents.")},
+                        {QStringLiteral("overwrite"), QStringLiteral("Replace objects that exist at the destination.")},
+                        {{QStringLiteral("n"), QStringLiteral("skip-existing")}, QStringLiteral("Keep objects that exist at the destination.")}},
+                       transferOptions),
+                  2, -1, &commandCp});
+        l.append({QStringLiteral("mv"), QStringLiteral("SRC… DST"),
+                  QStringLiteral("Move objects or trees: a rename on one backend, else copy then remove."),
+                  with({{QStringLiteral("overwrite"), QStringLiteral("Replace objects that exist at the destination.")},
+                        {{QStringLiteral("n"), QStringLiteral("no-clobber")}, QStringLiteral("Never replace an existing object.")}},
+                       transferOptions),
+                  2, -1, &commandMv});
+        l.append({QStringLiteral("sync"), QStringLiteral("SRC DST"),
+                  QStringLiteral("Make DST like SRC: copy what is missing or differs (size, time)."),
+                  with({{QStringLiteral("dry-run"), QStringLiteral("Print what would be done; change nothing.")},
+                        {QStringLiteral("delete"), QStringLiteral("Also delete what DST has and SRC does not.")}},
+                       transferOptions),
+                  2, 2, &commandSync});
         l.append({QStringLiteral("rm"), QStringLiteral("URI…"), QStringLiteral("Remove objects."),
                   {{{QStringLiteral("r"), QStringLiteral("recursive")}, QStringLiteral("Remove directories and their contents.")},
                    {{QStringLiteral("f"), QStringLiteral("force")}, QStringLiteral("Ignore missing objects.")}},

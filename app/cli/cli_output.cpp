@@ -78,6 +78,29 @@ QJsonObject toJson(const Entry &entry, const QString &uri)
     return o;
 }
 
+std::optional<std::uint64_t> parseSize(const QString &text)
+{
+    QString t = text.trimmed().toUpper();
+    if (t.endsWith(QLatin1String("IB")))
+        t.chop(2);
+    else if (t.endsWith(QLatin1Char('B')))
+        t.chop(1);
+    double scale = 1;
+    if (!t.isEmpty()) {
+        const QChar unit = t.back();
+        const int power = QStringLiteral("KMGT").indexOf(unit);
+        if (power >= 0) {
+            scale = double(1ull << (10 * (power + 1)));
+            t.chop(1);
+        }
+    }
+    bool ok = false;
+    const double value = t.toDouble(&ok);
+    if (!ok || value < 0 || value * scale > 9.2e18)
+        return std::nullopt;
+    return std::uint64_t(value * scale);
+}
+
 void write(std::FILE *f, const QString &text)
 {
     const QByteArray utf8 = text.toUtf8();

@@ -21,5 +21,7 @@ QString modeString(const Entry &entry);
 // The stable JSON form of an entry (keys are part of the CLI's contract).
 QJsonObject toJson(const Entry &entry, const QString &uri);
 void write(std::FILE *f, const QString &text);
+// "1048576", "64K", "1.5GiB", "50M" (K/M/G/T are powers of 1024, like --bwlimit in rclone)
+std::optional<std::uint64_t> parseSize(const QString &text);
 
 } // namespace strata::cli

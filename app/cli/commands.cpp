@@ -3,14 +3,12 @@
 #include "app/cli/cli.h"
 #include "app/cli/cli_output.h"
 #include "core/storage/path.h"
-#include "core/transfer/object_copy.h"
 
 #include <QCommandLineParser>
 #include <QJsonArray>
 #include <QJsonDocument>
 
 #include <algorithm>
-#include <chrono>
 #include <unistd.h>
 
 namespace strata::cli {
@@ -50,56 +48,6 @@ bool parseCount(const QString &text, std::uint64_t &value)
     value = text.toULongLong(&ok);
     return ok;
 }
-
-// Where `cp SRC DST` / `mv SRC DST` writes: into DST when it is a directory.
-Result<Location> destinationFor(Context &context, const Location &src, const QString &argument)
-{
-    auto dst = context.open(argument);
-    if (!dst)
-        return dst;
-    auto existing = dst->op->stat(dst->path);
-    if (existing && existing->isDir()) {
-        dst->path = joinPath(dst->path, baseName(src.path));
-    } else if (!existing && argument.endsWith(QLatin1Char('/'))) {
-        return Error(ErrorKind::NotFound, "the destination directory does not exist")
-            .withContext("copy to", dst->display());
-    }
-    return dst;
-}
-
-class ProgressLine {
-public:
-    ProgressLine(std::FILE *err, bool enabled) : m_err(err), m_enabled(enabled) {}
-    ~ProgressLine()
-    {
-        if (m_shown)
-            std::fputc('\n', m_err);
-    }
-    bool update(std::uint64_t done, std::uint64_t total)
-    {
-        if (!m_enabled)
-            return true;
-        const auto now = std::chrono::steady_clock::now();
-        if (now - m_last < std::chrono::milliseconds(200) && done != total)
-            return true;
-        m_last = now;
-        const double secs = std::chrono::duration<double>(now - m_start).count();
-        const double rate = secs > 0 ? double(done) / secs : 0;
-        const int percent = total ? int(done * 100 / total) : 100;
-        write(m_err, QStringLiteral("\r%1%  %2 of %3  %4/s   ")
-                         .arg(percent, 3)
-                         .arg(humanSize(done), humanSize(total), humanSize(std::uint64_t(rate))));
-        m_shown = true;
-        return true;
-    }
-
-private:
-    std::FILE *m_err;
-    bool m_enabled;
-    bool m_shown = false;
-    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
-    std::chrono::steady_clock::time_point m_last{};
-};
 
 } // namespace
 
@@ -227,59 +175,6 @@ int commandCat(Context &context, const QCommandLineParser &parser)
         left -= *n;
     }
     std::fflush(context.out);
-    return Success;
-}
-
-int commandCp(Context &context, const QCommandLineParser &parser)
-{
-    const auto args = parser.positionalArguments();
-    auto src = context.open(args.at(0));
-    if (!src)
-        return context.fail(src.error());
-    auto dst = destinationFor(context, *src, args.at(1));
-    if (!dst)
-        return context.fail(dst.error());
-    ObjectCopyOptions options;
-    options.overwrite = !parser.isSet(QStringLiteral("no-clobber"));
-    options.sync = parser.isSet(QStringLiteral("sync"));
-    ProgressLine progress(context.err, parser.isSet(QStringLiteral("progress")));
-    options.progress = [&](std::uint64_t done, std::uint64_t total) { return progress.update(done, total); };
-    auto report = copyObject(*src, *dst, options);
-    if (!report)
-        return context.fail(report.error());
-    return Success;
-}
-
-int commandMv(Context &context, const QCommandLineParser &parser)
-{
-    const auto args = parser.positionalArguments();
-    auto src = context.open(args.at(0));
-    if (!src)
-        return context.fail(src.error());
-    auto dst = destinationFor(context, *src, args.at(1));
-    if (!dst)
-        return context.fail(dst.error());
-    if (parser.isSet(QStringLiteral("no-clobber")) && dst->op->stat(dst->path))
-        return context.fail(Error(ErrorKind::AlreadyExists, "nothing was moved (--no-clobber)").withContext("move to", dst->display()));
-    if (src->sameBackend(*dst) && src->op->capabilities().has(Capability::Rename)) {
-        auto st = src->op->rename(src->path, dst->path);
-        if (st || st.error().kind() != ErrorKind::Unsupported)
-            return st ? Success : context.fail(st.error());
-    }
-    auto entry = src->op->stat(src->path);
-    if (!entry)
-        return context.fail(entry.error());
-    if (entry->isDir())
-        return context.fail(Error(ErrorKind::Unsupported, "moving a directory between backends needs a recursive transfer")
-                                .withContext("move", src->display()));
-    ObjectCopyOptions options;
-    options.overwrite = !parser.isSet(QStringLiteral("no-clobber"));
-    auto report = copyObject(*src, *dst, options);
-    if (!report)
-        return context.fail(report.error());
-    // The source goes only once the copy is committed.
-    if (auto st = src->op->remove(src->path); !st)
-        return context.fail(st.error());
     return Success;
 }
 

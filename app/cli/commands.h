@@ -11,6 +11,7 @@ int commandStat(Context &context, const QCommandLineParser &parser);
 int commandCat(Context &context, const QCommandLineParser &parser);
 int commandCp(Context &context, const QCommandLineParser &parser);
 int commandMv(Context &context, const QCommandLineParser &parser);
+int commandSync(Context &context, const QCommandLineParser &parser);
 int commandRm(Context &context, const QCommandLineParser &parser);
 int commandMkdir(Context &context, const QCommandLineParser &parser);
 

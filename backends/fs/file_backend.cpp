@@ -4,8 +4,10 @@
 #include "core/storage/path.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
@@ -102,11 +104,25 @@ Uri FileBackend::uriFor(std::string_view path) const
 
 Result<UniqueFd> FileBackend::openBeneath(std::string_view path, int flags, unsigned mode) const
 {
-    // Paths are normalised and absolute; beneath the root they are relative.
-    std::string rel = path == "/" ? std::string(".") : std::string(path.substr(1));
+    // Paths are normalised and absolute; beneath the root they are relative. Short paths
+    // are built on the stack: reads on the copy hot path allocate nothing.
+    char stackPath[512];
+    std::string heapPath;
+    const char *rel = ".";
+    if (path != "/") {
+        auto tail = path.substr(1);
+        if (tail.size() < sizeof stackPath) {
+            std::memcpy(stackPath, tail.data(), tail.size());
+            stackPath[tail.size()] = '\0';
+            rel = stackPath;
+        } else {
+            heapPath = std::string(tail);
+            rel = heapPath.c_str();
+        }
+    }
     flags |= O_CLOEXEC;
     if (!g_noOpenat2) {
-        long fd = openat2(m_root.get(), rel.c_str(), flags, mode);
+        long fd = openat2(m_root.get(), rel, flags, mode);
         if (fd >= 0)
             return UniqueFd(int(fd));
         if (errno != ENOSYS)
@@ -117,10 +133,11 @@ Result<UniqueFd> FileBackend::openBeneath(std::string_view path, int flags, unsi
     UniqueFd dir(::openat(m_root.get(), ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!dir)
         return fsError(errno);
+    const std::string relative(rel);
     std::size_t pos = 0;
     while (true) {
-        std::size_t slash = rel.find('/', pos);
-        std::string seg = rel.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+        std::size_t slash = relative.find('/', pos);
+        std::string seg = relative.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
         if (slash == std::string::npos) {
             int fd = ::openat(dir.get(), seg.c_str(), flags | O_NOFOLLOW, mode);
             if (fd < 0)
@@ -273,6 +290,25 @@ Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view pat
         return Error(ErrorKind::AlreadyExists);
 
     std::string tmpName;
+    if (!options.resumeKey.empty()) {
+        // A named, stable temporary file: what was written survives a crash or a pause.
+        std::string key;
+        for (char c : options.resumeKey)
+            if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')
+                key += c;
+        tmpName = ".strata-resume-" + key.substr(0, 64) + ".part";
+        int fd = ::openat(dirFd.get(), tmpName.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
+        if (fd < 0)
+            return errorFromErrno(errno);
+        UniqueFd file(fd);
+        struct stat partial {};
+        if (::fstat(file.get(), &partial) != 0 || !S_ISREG(partial.st_mode))
+            return Error(ErrorKind::InvalidInput, "the partial file of an earlier transfer is not a regular file");
+        if (exists && S_ISREG(existing.st_mode))
+            ::fchmod(file.get(), existing.st_mode & 07777);
+        return std::make_unique<FileWriter>(std::move(dirFd), leaf, std::move(file), std::move(tmpName), options, true,
+                                            std::uint64_t(partial.st_size));
+    }
     int fd = ::openat(dirFd.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
     if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOENT)) {
         // No O_TMPFILE here: a hidden name that a crash could leave, but never the real one.
@@ -358,7 +394,9 @@ Status FileBackend::copy(std::string_view from, std::string_view to)
         return errorFromErrno(errno);
     if (S_ISDIR(st.st_mode))
         return Error(ErrorKind::IsDirectory, "server-side copy takes files only");
-    auto writer = makeWriter(to, WriteOptions{std::uint64_t(st.st_size), true, false});
+    WriteOptions options;
+    options.sizeHint = std::uint64_t(st.st_size);
+    auto writer = makeWriter(to, options);
     if (!writer)
         return std::move(writer).error();
     const int in = src->get();
@@ -422,6 +460,33 @@ Status FileBackend::copy(std::string_view from, std::string_view to)
     if (auto lst = (*writer)->setLength(size); !lst)
         return lst;
     return (*writer)->commit();
+}
+
+Status FileBackend::copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to)
+{
+    const int out = to.nativeHandle();
+    if (out < 0)
+        return unsupported("copying into this writer inside the file system");
+    auto src = openBeneath(from, O_RDONLY);
+    if (!src)
+        return std::move(src).error();
+    loff_t inOff = loff_t(offset), outOff = loff_t(offset);
+    std::uint64_t left = length;
+    while (left > 0) {
+        ssize_t n = ::copy_file_range(src->get(), &inOff, out, &outOff, std::size_t(std::min<std::uint64_t>(left, 1u << 30)), 0);
+        if (n > 0) {
+            left -= std::uint64_t(n);
+            continue;
+        }
+        if (n == 0)
+            return Error(ErrorKind::Corrupt, "the source ended early; it may have changed during the copy");
+        if (errno == EINTR)
+            continue;
+        if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EBADF)
+            return unsupported("an in-kernel copy between these file systems");
+        return errorFromErrno(errno);
+    }
+    return {};
 }
 
 Result<std::vector<Extent>> FileBackend::extents(std::string_view path)

@@ -24,9 +24,10 @@ void atomicMax(std::atomic<std::uint64_t> &target, std::uint64_t value)
 
 } // namespace
 
-FileWriter::FileWriter(UniqueFd dir, std::string leaf, UniqueFd file, std::string tmpName, WriteOptions options)
+FileWriter::FileWriter(UniqueFd dir, std::string leaf, UniqueFd file, std::string tmpName, WriteOptions options,
+                       bool resumable, std::uint64_t length)
     : m_dir(std::move(dir)), m_leaf(std::move(leaf)), m_file(std::move(file)), m_tmpName(std::move(tmpName)),
-      m_options(options)
+      m_options(std::move(options)), m_length(length), m_resumable(resumable)
 {
 }
 
@@ -46,7 +47,11 @@ Status FileWriter::writeBlocks(std::uint64_t offset, std::span<const std::byte> 
         const std::size_t toBoundary = kZeroBlock - std::size_t(pos % kZeroBlock);
         const std::size_t take = std::min(data.size() - done, toBoundary);
         auto piece = data.subspan(done, take);
-        if (take == kZeroBlock && isAllZero(piece.data(), piece.size())) {
+        // Below the end written so far earlier bytes may be there: punch them out (or,
+        // where that is unsupported, write the zeros below).
+        if (take == kZeroBlock && isAllZero(piece.data(), piece.size())
+            && (pos >= m_length.load()
+                || ::fallocate(m_file.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(pos), off_t(take)) == 0)) {
             done += take;
             continue;
         }
@@ -154,6 +159,11 @@ Status FileWriter::commit()
             return err;
         }
     }
+    if (m_options.mtimeNs) {
+        const timespec times[2] = {{0, UTIME_OMIT},
+                                   {time_t(*m_options.mtimeNs / 1'000'000'000), long(*m_options.mtimeNs % 1'000'000'000)}};
+        ::futimens(m_file.get(), times); // best effort: a time we cannot set is no reason to fail
+    }
     if (m_options.sync && ::fdatasync(m_file.get()) != 0) {
         auto err = errorFromErrno(errno);
         abort();
@@ -168,6 +178,16 @@ Status FileWriter::commit()
     m_finished = true;
     m_file.reset();
     return {};
+}
+
+void FileWriter::suspend()
+{
+    if (!m_resumable) {
+        abort();
+        return;
+    }
+    m_finished = true;
+    m_file.reset(); // the named temporary file stays for the next writer with this key
 }
 
 void FileWriter::abort()

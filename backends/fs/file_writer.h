@@ -13,8 +13,10 @@ namespace strata {
 // holes, so a sparse source stays sparse.
 class FileWriter final : public Writer {
 public:
-    // `tmpName` is empty for an O_TMPFILE (unnamed) file.
-    FileWriter(UniqueFd dir, std::string leaf, UniqueFd file, std::string tmpName, WriteOptions options);
+    // `tmpName` is empty for an O_TMPFILE (unnamed) file. A resumable writer keeps its
+    // named temporary file on suspend(), and starts from `length` bytes already there.
+    FileWriter(UniqueFd dir, std::string leaf, UniqueFd file, std::string tmpName, WriteOptions options,
+               bool resumable = false, std::uint64_t length = 0);
     ~FileWriter() override;
 
     Status write(std::span<const std::byte> data) override;
@@ -22,6 +24,9 @@ public:
     Status setLength(std::uint64_t length) override;
     Status commit() override;
     void abort() override;
+    void suspend() override;
+    bool keepsPartialState() const override { return m_resumable; }
+    int nativeHandle() const override { return m_file.get(); }
 
     int fd() const { return m_file.get(); }
     // Records that bytes up to `end` were written directly to fd() (copy_file_range).
@@ -39,6 +44,7 @@ private:
     std::uint64_t m_appendAt = 0;
     std::atomic<std::uint64_t> m_length{0};
     bool m_lengthFixed = false;
+    bool m_resumable = false;
     bool m_finished = false;
 };
 

@@ -39,6 +39,11 @@ Result<std::vector<Extent>> Backend::extents(std::string_view)
     return unsupported("an extent map");
 }
 
+Status Backend::copyRange(std::string_view, std::uint64_t, std::uint64_t, Writer &)
+{
+    return unsupported("copying ranges inside the storage");
+}
+
 std::unique_ptr<AsyncIo> Backend::openAsync(const AsyncOptions &options)
 {
     return std::make_unique<ThreadedAsyncIo>(*this, options);

@@ -23,6 +23,11 @@ struct WriteOptions {
     std::optional<std::uint64_t> sizeHint; // total size when known (preallocation, part sizing)
     bool overwrite = true;                 // false: commit fails with AlreadyExists if taken
     bool sync = false;                     // data is durable before commit returns
+    std::optional<std::int64_t> mtimeNs;   // modification time to give the object, where settable
+    // Non-empty: a stable name for this write's partial state. Opening a writer again with
+    // the same key (even in a new process) finds what an earlier, suspended or killed
+    // writer left, where the backend can keep it (see Writer::keepsPartialState).
+    std::string resumeKey;
 };
 
 // Receives an object's bytes; nothing is visible under the destination name before commit().
@@ -40,6 +45,13 @@ public:
     virtual Status commit() = 0;
     // Discards what was written; idempotent; nothing appears at the destination.
     virtual void abort() = 0;
+    // Stops writing but keeps the partial state for a later writer with the same resume
+    // key; backends that cannot keep it abort.
+    virtual void suspend() { abort(); }
+    // Whether bytes written before a suspend (or a crash) are found again on resume.
+    virtual bool keepsPartialState() const { return false; }
+    // An OS handle to the data being written, for in-kernel copies; -1 when there is none.
+    virtual int nativeHandle() const { return -1; }
 };
 
 struct ListOptions {
@@ -80,6 +92,9 @@ public:
     virtual Status copy(std::string_view from, std::string_view to);
     // Data / zero / hole map of the whole object, sorted and coalesced.
     virtual Result<std::vector<Extent>> extents(std::string_view path);
+    // Copies a range of `from` into a writer opened on this same backend without moving
+    // the bytes through user space (copy_file_range); Unsupported where impossible.
+    virtual Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to);
 
     // Many reads and writes in flight. The default runs the blocking calls above on a
     // bounded pool; backends with native asynchronous I/O override it and nativeAsync().

@@ -28,6 +28,10 @@ public:
     Status rename(std::string_view from, std::string_view to) override { return m_inner->rename(from, to); }
     Status copy(std::string_view from, std::string_view to) override { return m_inner->copy(from, to); }
     Result<std::vector<Extent>> extents(std::string_view path) override { return m_inner->extents(path); }
+    Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to) override
+    {
+        return m_inner->copyRange(from, offset, length, to);
+    }
     // Native asynchronous I/O of the innermost backend is kept; otherwise the default
     // adapter runs over this layer, so the requests still pass through every layer.
     std::unique_ptr<AsyncIo> openAsync(const AsyncOptions &options) override

@@ -27,6 +27,15 @@ std::string outcome(const R &result)
 // Logs what was sent through a writer when it is committed or aborted.
 class LoggingWriter final : public Writer {
 public:
+    void suspend() override
+    {
+        m_inner->suspend();
+        if (!m_done)
+            m_sink("suspend " + m_uri + " (" + std::to_string(m_bytes.load()) + " bytes kept for resuming)");
+        m_done = true;
+    }
+    bool keepsPartialState() const override { return m_inner->keepsPartialState(); }
+    int nativeHandle() const override { return m_inner->nativeHandle(); }
     LoggingWriter(std::unique_ptr<Writer> inner, const LogSink &sink, std::string uri)
         : m_inner(std::move(inner)), m_sink(sink), m_uri(std::move(uri))
     {
@@ -144,6 +153,12 @@ Status LoggingLayer::copy(std::string_view from, std::string_view to)
 {
     const std::string target = "-> " + uriFor(to).redacted();
     return logged("copy", from, target, [&] { return Layer::copy(from, to); });
+}
+
+Status LoggingLayer::copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to)
+{
+    const std::string range = "[" + std::to_string(offset) + "+" + std::to_string(length) + "]";
+    return logged("copy-range", from, range, [&] { return Layer::copyRange(from, offset, length, to); });
 }
 
 Result<std::vector<Extent>> LoggingLayer::extents(std::string_view path)

@@ -23,6 +23,7 @@ public:
     Status rename(std::string_view from, std::string_view to) override;
     Status copy(std::string_view from, std::string_view to) override;
     Result<std::vector<Extent>> extents(std::string_view path) override;
+    Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to) override;
 
 private:
     template <typename F>

@@ -26,6 +26,9 @@ namespace {
 // Counts the bytes handed to a writer into the layer's Write slot.
 class CountingWriter final : public Writer {
 public:
+    void suspend() override { m_inner->suspend(); }
+    bool keepsPartialState() const override { return m_inner->keepsPartialState(); }
+    int nativeHandle() const override { return m_inner->nativeHandle(); }
     CountingWriter(std::unique_ptr<Writer> inner, std::shared_ptr<MetricsLayer::Slots> slots)
         : m_inner(std::move(inner)), m_slots(std::move(slots))
     {
@@ -128,6 +131,14 @@ Status MetricsLayer::rename(std::string_view from, std::string_view to)
 Status MetricsLayer::copy(std::string_view from, std::string_view to)
 {
     return counted(Operation::Copy, [&] { return Layer::copy(from, to); });
+}
+
+Status MetricsLayer::copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to)
+{
+    auto st = counted(Operation::Copy, [&] { return Layer::copyRange(from, offset, length, to); });
+    if (st)
+        addBytes(Operation::Copy, length);
+    return st;
 }
 
 Result<std::vector<Extent>> MetricsLayer::extents(std::string_view path)

@@ -10,6 +10,9 @@ namespace {
 // Adds the operation and URI to errors raised while writing.
 class ContextWriter final : public Writer {
 public:
+    void suspend() override { m_inner->suspend(); }
+    bool keepsPartialState() const override { return m_inner->keepsPartialState(); }
+    int nativeHandle() const override { return m_inner->nativeHandle(); }
     ContextWriter(std::unique_ptr<Writer> inner, std::string uri) : m_inner(std::move(inner)), m_uri(std::move(uri)) {}
     Status write(std::span<const std::byte> data) override { return context(m_inner->write(data)); }
     Status writeAt(std::uint64_t offset, std::span<const std::byte> data) override
@@ -39,6 +42,15 @@ R withContext(R result, std::string_view op, const std::string &uri)
     return result;
 }
 
+// Same, but the URI is only formatted when there is an error (hot paths stay allocation-free).
+template <typename R>
+R withContext(R result, std::string_view op, const Operator &self, std::string_view path)
+{
+    if (!result.ok())
+        result.error().withContext(op, self.display(path));
+    return result;
+}
+
 } // namespace
 
 Operator::Operator(std::shared_ptr<Backend> backend, OperatorOptions options)
@@ -62,21 +74,29 @@ Result<std::string> Operator::checked(std::string_view op, std::string_view path
     return normal;
 }
 
-#define STRATA_CHECKED(var, op, path)       \
-    auto var = checked(op, path);           \
-    if (!var)                               \
-        return std::move(var).error();
+// Declares `var`, the normalised path: the argument itself when already normal (no
+// allocation on hot paths), else a normalised copy; a bad path returns its error.
+#define STRATA_CHECKED(var, op, path)                  \
+    std::string var##Storage;                          \
+    std::string_view var = (path);                     \
+    if (!isNormalPath(var)) {                          \
+        auto normal_ = checked(op, var);               \
+        if (!normal_)                                  \
+            return std::move(normal_).error();         \
+        var##Storage = std::move(*normal_);            \
+        var = var##Storage;                            \
+    }
 
 Result<Entry> Operator::stat(std::string_view path)
 {
     STRATA_CHECKED(p, "stat", path);
-    return withContext(m_stack->stat(*p), "stat", display(*p));
+    return withContext(m_stack->stat(p), "stat", *this, p);
 }
 
 Result<ListPage> Operator::list(std::string_view dir, const ListOptions &options)
 {
     STRATA_CHECKED(p, "list", dir);
-    return withContext(m_stack->list(*p, options), "list", display(*p));
+    return withContext(m_stack->list(p, options), "list", *this, p);
 }
 
 Result<std::vector<Entry>> Operator::listAll(std::string_view dir)
@@ -97,7 +117,7 @@ Result<std::vector<Entry>> Operator::listAll(std::string_view dir)
 Result<std::size_t> Operator::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
 {
     STRATA_CHECKED(p, "read", path);
-    return withContext(m_stack->read(*p, offset, buffer), "read", display(*p));
+    return withContext(m_stack->read(p, offset, buffer), "read", *this, p);
 }
 
 Result<std::vector<std::byte>> Operator::readAll(std::string_view path, std::uint64_t maxSize)
@@ -127,12 +147,12 @@ Result<std::vector<std::byte>> Operator::readAll(std::string_view path, std::uin
 Result<std::unique_ptr<Writer>> Operator::write(std::string_view path, const WriteOptions &options)
 {
     STRATA_CHECKED(p, "write", path);
-    if (*p == "/")
-        return Error(ErrorKind::IsDirectory, "the root cannot be written").withContext("write", display(*p));
-    auto writer = withContext(m_stack->write(*p, options), "write", display(*p));
+    if (p == "/")
+        return Error(ErrorKind::IsDirectory, "the root cannot be written").withContext("write", display(p));
+    auto writer = withContext(m_stack->write(p, options), "write", display(p));
     if (!writer)
         return writer;
-    return std::unique_ptr<Writer>(std::make_unique<ContextWriter>(std::move(*writer), display(*p)));
+    return std::unique_ptr<Writer>(std::make_unique<ContextWriter>(std::move(*writer), display(p)));
 }
 
 Status Operator::writeAll(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
@@ -150,22 +170,22 @@ Status Operator::writeAll(std::string_view path, std::span<const std::byte> data
 Status Operator::remove(std::string_view path)
 {
     STRATA_CHECKED(p, "remove", path);
-    if (*p == "/")
-        return Error(ErrorKind::InvalidInput, "refusing to remove the root").withContext("remove", display(*p));
-    return withContext(m_stack->remove(*p), "remove", display(*p));
+    if (p == "/")
+        return Error(ErrorKind::InvalidInput, "refusing to remove the root").withContext("remove", display(p));
+    return withContext(m_stack->remove(p), "remove", display(p));
 }
 
 Status Operator::removeAll(std::string_view path)
 {
     STRATA_CHECKED(p, "remove", path);
-    auto entry = stat(*p);
+    auto entry = stat(p);
     if (!entry)
         return entry.error().kind() == ErrorKind::NotFound ? Status{} : Status(std::move(entry).error());
     if (entry->isDir()) {
         // Children are listed again after each page of removals, so the listing never
         // depends on a page token into a directory that is changing.
         for (;;) {
-            auto page = list(*p, ListOptions{});
+            auto page = list(p, ListOptions{});
             if (!page)
                 return std::move(page).error();
             if (page->entries.empty())
@@ -174,54 +194,60 @@ Status Operator::removeAll(std::string_view path)
                 if (auto st = removeAll(child.path); !st)
                     return st;
         }
-        if (*p == "/")
+        if (p == "/")
             return {};
     }
-    return remove(*p);
+    return remove(p);
 }
 
 Status Operator::createDir(std::string_view path, bool parents)
 {
     STRATA_CHECKED(p, "create directory", path);
-    if (*p == "/")
-        return parents ? Status{} : Status(Error(ErrorKind::AlreadyExists).withContext("create directory", display(*p)));
+    if (p == "/")
+        return parents ? Status{} : Status(Error(ErrorKind::AlreadyExists).withContext("create directory", display(p)));
     if (parents) {
-        auto existing = m_stack->stat(*p);
+        auto existing = m_stack->stat(p);
         if (existing) {
             if (existing->isDir())
                 return {};
-            return Error(ErrorKind::NotDirectory, "a file has that name").withContext("create directory", display(*p));
+            return Error(ErrorKind::NotDirectory, "a file has that name").withContext("create directory", display(p));
         }
-        if (auto st = createDir(parentPath(*p), true); !st)
+        if (auto st = createDir(parentPath(p), true); !st)
             return st;
-        auto st = m_stack->createDir(*p);
+        auto st = m_stack->createDir(p);
         if (!st && st.error().kind() == ErrorKind::AlreadyExists)
             return {}; // created by someone else meanwhile
-        return withContext(std::move(st), "create directory", display(*p));
+        return withContext(std::move(st), "create directory", display(p));
     }
-    return withContext(m_stack->createDir(*p), "create directory", display(*p));
+    return withContext(m_stack->createDir(p), "create directory", display(p));
 }
 
 Status Operator::rename(std::string_view from, std::string_view to)
 {
     STRATA_CHECKED(a, "rename", from);
     STRATA_CHECKED(b, "rename", to);
-    if (*a == "/" || *b == "/")
-        return Error(ErrorKind::InvalidInput, "the root cannot be renamed or replaced").withContext("rename", display(*a));
-    return withContext(m_stack->rename(*a, *b), "rename", display(*a) + " to " + display(*b));
+    if (a == "/" || b == "/")
+        return Error(ErrorKind::InvalidInput, "the root cannot be renamed or replaced").withContext("rename", display(a));
+    return withContext(m_stack->rename(a, b), "rename", display(a) + " to " + display(b));
 }
 
 Status Operator::copy(std::string_view from, std::string_view to)
 {
     STRATA_CHECKED(a, "copy", from);
     STRATA_CHECKED(b, "copy", to);
-    return withContext(m_stack->copy(*a, *b), "copy", display(*a) + " to " + display(*b));
+    return withContext(m_stack->copy(a, b), "copy", display(a) + " to " + display(b));
 }
 
 Result<std::vector<Extent>> Operator::extents(std::string_view path)
 {
     STRATA_CHECKED(p, "map extents of", path);
-    return withContext(m_stack->extents(*p), "map extents of", display(*p));
+    return withContext(m_stack->extents(p), "map extents of", display(p));
+}
+
+Status Operator::copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to)
+{
+    STRATA_CHECKED(p, "copy", from);
+    return withContext(m_stack->copyRange(p, offset, length, to), "copy", *this, p);
 }
 
 std::unique_ptr<AsyncIo> Operator::openAsync(const AsyncOptions &options)

@@ -45,6 +45,8 @@ public:
     Status rename(std::string_view from, std::string_view to);
     Status copy(std::string_view from, std::string_view to);
     Result<std::vector<Extent>> extents(std::string_view path);
+    // In-storage copy of a range into a writer of this operator (see Backend::copyRange).
+    Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to);
     std::unique_ptr<AsyncIo> openAsync(const AsyncOptions &options = {});
 
     OperationCounters counters(Operation op) const { return m_metrics->counters(op); }

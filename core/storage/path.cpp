@@ -38,6 +38,27 @@ Result<std::string> normalizePath(std::string_view path)
     return out;
 }
 
+bool isNormalPath(std::string_view path)
+{
+    if (path.empty() || path.front() != '/')
+        return false;
+    if (path.size() == 1)
+        return true;
+    if (path.back() == '/' || path.find('\0') != std::string_view::npos)
+        return false;
+    std::size_t pos = 1;
+    while (pos <= path.size()) {
+        std::size_t end = path.find('/', pos);
+        if (end == std::string_view::npos)
+            end = path.size();
+        const auto seg = path.substr(pos, end - pos);
+        if (seg.empty() || seg == "." || seg == "..")
+            return false;
+        pos = end + 1;
+    }
+    return true;
+}
+
 std::string joinPath(std::string_view dir, std::string_view name)
 {
     std::string out(dir);

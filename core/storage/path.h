@@ -14,6 +14,9 @@ namespace strata {
 // NUL byte, is refused with InvalidInput: nothing can name a place outside the root.
 Result<std::string> normalizePath(std::string_view path);
 
+// Whether a path is already in normal form (cheap; no allocation).
+bool isNormalPath(std::string_view path);
+
 // "/a/b" + "c" -> "/a/b/c"; the name must be a single segment.
 std::string joinPath(std::string_view dir, std::string_view name);
 // "/a/b/c" -> "/a/b"; "/a" -> "/"; "/" -> "/".

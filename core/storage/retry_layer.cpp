@@ -92,6 +92,12 @@ Status RetryLayer::copy(std::string_view from, std::string_view to)
     return retry([&] { return Layer::copy(from, to); });
 }
 
+Status RetryLayer::copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to)
+{
+    // Rewriting the same range is harmless, so a failed attempt can simply run again.
+    return retry([&] { return Layer::copyRange(from, offset, length, to); });
+}
+
 Result<std::vector<Extent>> RetryLayer::extents(std::string_view path)
 {
     return retry([&] { return Layer::extents(path); });

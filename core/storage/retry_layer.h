@@ -37,6 +37,7 @@ public:
     Status createDir(std::string_view path) override;
     Status copy(std::string_view from, std::string_view to) override;
     Result<std::vector<Extent>> extents(std::string_view path) override;
+    Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to) override;
 
     // The wait before attempt `attempt` (1 = first retry): exponential, capped, jittered
     // uniformly in [half, full] so synchronized clients spread out.

@@ -6,6 +6,7 @@ STRATA=$(readlink -f "$1")
 export QT_QPA_PLATFORM=offscreen
 work=$(mktemp -d /tmp/strata-cli-XXXXXX)
 chmod 755 "$work"
+export STRATA_STATE_DIR="$work/.state" # transfer journals of this run only
 mounted=""
 cleanup() {
   [ -n "$mounted" ] && umount "$mounted" 2>/dev/null
@@ -77,8 +78,11 @@ expect 0 "cp into dir" -- "$STRATA" cp memory://demo/README.txt "$work/dir/"
 expect 0 "cp sparse image" -- "$STRATA" cp memory://demo/disk.img "$work/disk.img"
 [ "$(stat -c %s "$work/disk.img")" = 67108864 ] && pass || fail "disk.img size"
 [ "$(du -k "$work/disk.img" | cut -f1)" -lt 4096 ] && pass || fail "disk.img is not sparse: $(du -k "$work/disk.img")"
-expect 1 "cp no-clobber" -- "$STRATA" cp -n memory://demo/README.txt "$work/dir/a.txt" && contains "no-clobber" "$err" "already exists"
-[ "$(cat "$work/dir/a.txt")" = alpha ] && pass || fail "no-clobber replaced the file"
+expect 1 "cp onto existing" -- "$STRATA" cp memory://demo/README.txt "$work/dir/a.txt" && contains "existing" "$err" "already exists" && contains "hint" "$err" "--overwrite"
+expect 0 "cp -n skips existing" -- "$STRATA" cp -n memory://demo/README.txt "$work/dir/a.txt"
+[ "$(cat "$work/dir/a.txt")" = alpha ] && pass || fail "an existing file was replaced"
+expect 0 "cp --overwrite" -- "$STRATA" cp --overwrite memory://demo/README.txt "$work/dir/b c.txt"
+contains "overwrite" "$(cat "$work/dir/b c.txt")" "Welcome"
 
 # --- mv, rm, mkdir
 expect 0 "mkdir -p" -- "$STRATA" mkdir -p "$work/m/n/o" && [ -d "$work/m/n/o" ] && pass
@@ -140,6 +144,10 @@ fi
 echo "disk full via: $how"
 expect 1 "disk full" -- full_cmd cp "file://$work/big.bin" "file://$work/full/big.bin" && contains "disk full" "$err" "no space"
 [ -z "$(ls -A "$work/full")" ] && pass || fail "disk full left: $(ls -A "$work/full")"
+
+# Finished and failed-at-once transfers leave no journal behind.
+left=$(ls -A "$STRATA_STATE_DIR/transfers" 2>/dev/null)
+[ -z "$left" ] && pass || fail "transfer journals left behind: $left"
 
 echo "$checks checks passed, $failures failed"
 [ "$failures" -eq 0 ]

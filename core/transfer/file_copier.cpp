@@ -1,0 +1,459 @@
+#include "core/transfer/file_copier.h"
+
+#include "core/transfer/transfer_job.h"
+#include "core/transfer/zstd_stream.h"
+
+#include <QCryptographicHash>
+
+#include <atomic>
+#include <mutex>
+#include <optional>
+
+namespace strata {
+
+namespace {
+
+constexpr std::uint64_t kKernelChunk = 8u << 20; // in-kernel copies: a progress and stop check every 8 MiB
+
+} // namespace
+
+struct ContentHash::Impl {
+    QCryptographicHash hash{QCryptographicHash::Blake2b_256};
+};
+
+ContentHash::ContentHash() : m_impl(std::make_unique<Impl>()) {}
+ContentHash::~ContentHash() = default;
+
+void ContentHash::add(std::span<const std::byte> data)
+{
+    m_impl->hash.addData(QByteArrayView(reinterpret_cast<const char *>(data.data()), qsizetype(data.size())));
+}
+
+void ContentHash::addZeros(std::uint64_t count)
+{
+    static const std::vector<std::byte> zeros(1u << 20);
+    while (count > 0) {
+        const auto n = std::size_t(std::min<std::uint64_t>(count, zeros.size()));
+        add(std::span(zeros).first(n));
+        count -= n;
+    }
+}
+
+std::string ContentHash::hex()
+{
+    return m_impl->hash.result().toHex().toStdString();
+}
+
+FileCopier::FileCopier(const FileTask &task, Operator &dst, CopyContext &context)
+    : m_task(task), m_src(*task.srcOp), m_dst(dst), m_ctx(context)
+{
+}
+
+Error FileCopier::failure(Error error) const
+{
+    if (error.operation().empty())
+        error.withContext("copy", m_src.display(m_task.srcPath) + " to " + m_dst.display(m_task.dstPath));
+    return error;
+}
+
+Result<FileOutcome> FileCopier::run()
+{
+    if (m_ctx.stop.stop_requested())
+        return failure(Error(ErrorKind::Cancelled, "stopped before it started"));
+    const auto &options = m_ctx.options;
+    if (options.existing == ExistingPolicy::Skip && options.mode != TransferMode::Sync && m_dst.stat(m_task.dstPath)) {
+        m_outcome.skipped = true;
+        return m_outcome;
+    }
+    const bool srcZst = isZstdName(m_task.srcPath);
+    const bool dstZst = isZstdName(m_task.dstPath);
+    if (srcZst != dstZst)
+        return copyTransformed(dstZst);
+
+    const auto srcCaps = m_src.capabilities();
+    const bool positional = srcCaps.has(Capability::RangedRead) && m_dst.capabilities().has(Capability::PositionalWrite);
+    const std::uint64_t size = m_task.source.size;
+    // Only data is copied: holes and zero ranges of a mapped source are skipped.
+    std::vector<Extent> data;
+    bool mapped = false;
+    if (positional && srcCaps.has(Capability::Extents) && size > 0) {
+        if (auto map = m_src.extents(m_task.srcPath); map && !map->empty() && map->back().end() == size) {
+            mapped = true;
+            for (const auto &e : *map)
+                if (e.kind == ExtentKind::Data)
+                    data.push_back(e);
+        }
+    }
+    if (!mapped && size > 0)
+        data.push_back({0, size, ExtentKind::Data});
+    for (const auto &e : data)
+        for (std::uint64_t off = e.offset; off < e.end(); off += options.partSize)
+            m_parts.push_back({off, std::min(options.partSize, e.end() - off)});
+
+    WriteOptions writeOptions;
+    writeOptions.sizeHint = size;
+    writeOptions.overwrite = options.existing == ExistingPolicy::Overwrite || options.mode == TransferMode::Sync;
+    writeOptions.sync = options.sync;
+    writeOptions.mtimeNs = m_task.source.mtimeNs;
+    if (m_ctx.journal && positional && size >= options.partSize)
+        writeOptions.resumeKey = resumeKeyFor(m_ctx.journal->jobId(), m_task.dstPath);
+    auto writer = m_dst.write(m_task.dstPath, writeOptions);
+    if (!writer) {
+        if (writer.error().kind() == ErrorKind::AlreadyExists)
+            writer.error().setCause("use --overwrite to replace it or --skip-existing to keep it");
+        return failure(std::move(writer).error());
+    }
+    return copyRanges(**writer, positional);
+}
+
+Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
+{
+    const auto &options = m_ctx.options;
+    const std::uint64_t size = m_task.source.size;
+    const std::int64_t mtime = m_task.source.mtimeNs.value_or(0);
+    std::map<std::size_t, TransferJournal::PartRecord> done;
+    const bool resumable = m_ctx.journal && writer.keepsPartialState();
+    if (resumable) {
+        done = m_ctx.journal->partsDone(m_task.dstPath, size, mtime);
+        if (done.empty())
+            m_ctx.journal->beginFile(m_task.dstPath, size, mtime);
+    }
+    std::vector<std::string> hashes(m_parts.size());
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < m_parts.size(); ++i) {
+        if (auto it = done.find(i); it != done.end()) {
+            hashes[i] = it->second.hash;
+            m_outcome.bytesResumed += m_parts[i].length;
+            if (m_ctx.onBytes)
+                m_ctx.onBytes(m_parts[i].length);
+        } else {
+            todo.push_back(i);
+        }
+    }
+
+    // In the kernel when both ends are one file system, unless verifying: then the bytes
+    // must pass through us once to be hashed.
+    const bool inKernel = &m_src == &m_dst && positional && !options.verify;
+    std::mutex errorMutex;
+    std::optional<Error> firstError;
+    std::atomic<bool> failed{false};
+    auto runPart = [&](std::size_t i) {
+        if (failed.load())
+            return;
+        std::string hash;
+        auto st = copyPart(writer, i, positional, inKernel, hash);
+        if (!st) {
+            std::lock_guard lock(errorMutex);
+            if (!firstError)
+                firstError = std::move(st).error();
+            failed = true;
+            return;
+        }
+        hashes[i] = std::move(hash);
+        if (resumable)
+            m_ctx.journal->markPartDone(m_task.dstPath, i, hashes[i]);
+    };
+    if (todo.size() <= 1 || !positional) {
+        for (auto i : todo)
+            runPart(i);
+    } else {
+        TaskGroup group;
+        for (auto i : todo)
+            m_ctx.partWorkers.submit(group, [&runPart, i] { runPart(i); });
+        group.wait();
+    }
+    if (firstError) {
+        // Paused or temporarily failed: keep what was written for the next attempt.
+        if (firstError->kind() == ErrorKind::Cancelled || firstError->temporary())
+            writer.suspend();
+        else
+            writer.abort();
+        return failure(std::move(*firstError));
+    }
+    if (positional)
+        if (auto st = writer.setLength(size); !st)
+            return failure(std::move(st).error());
+    if (auto st = finish(writer, size, true); !st)
+        return failure(std::move(st).error());
+    if (options.verify) {
+        if (auto st = verifyRanges(hashes); !st) {
+            (void)m_dst.remove(m_task.dstPath);
+            return failure(std::move(st).error());
+        }
+        m_outcome.verified = true;
+    }
+    if (m_ctx.journal)
+        m_ctx.journal->markFileDone(m_task.dstPath);
+    return m_outcome;
+}
+
+Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, bool inKernel, std::string &hash)
+{
+    const Part part = m_parts[index];
+    std::optional<ContentHash> digest;
+    if (m_ctx.options.verify)
+        digest.emplace();
+    std::uint64_t pos = part.offset;
+    const std::uint64_t end = part.offset + part.length;
+    bool kernel = inKernel;
+    std::uint64_t copied = 0, buffered = 0;
+    auto account = [&](std::uint64_t n, bool viaBuffer) {
+        copied += n;
+        if (viaBuffer)
+            buffered += n;
+        if (m_ctx.onBytes)
+            m_ctx.onBytes(n);
+    };
+    Status result;
+    while (pos < end) {
+        if (m_ctx.stop.stop_requested()) {
+            result = Error(ErrorKind::Cancelled, "stopped");
+            break;
+        }
+        if (kernel) {
+            const std::uint64_t n = std::min(end - pos, kKernelChunk);
+            if (!m_ctx.throttle.consume(n, m_ctx.stop))
+                continue;
+            auto st = m_src.copyRange(m_task.srcPath, pos, n, writer);
+            if (st) {
+                pos += n;
+                account(n, false);
+                continue;
+            }
+            if (st.error().kind() != ErrorKind::Unsupported) {
+                result = std::move(st);
+                break;
+            }
+            kernel = false; // e.g. across file systems: through our buffers instead
+        }
+        PooledBuffer buffer = m_ctx.buffers.acquire();
+        auto want = buffer.span().first(std::size_t(std::min<std::uint64_t>(buffer.size(), end - pos)));
+        auto n = m_src.read(m_task.srcPath, pos, want);
+        if (!n) {
+            result = std::move(n).error();
+            break;
+        }
+        if (*n == 0) {
+            result = Error(ErrorKind::Corrupt, "the source ended early; it changed during the copy");
+            break;
+        }
+        auto chunk = want.first(*n);
+        if (digest)
+            digest->add(chunk);
+        if (!m_ctx.throttle.consume(*n, m_ctx.stop))
+            continue;
+        // The pooled buffer goes to the writer as it is: no copy between read and write.
+        auto st = positional ? writer.writeAt(pos, chunk) : writer.write(chunk);
+        if (!st) {
+            result = std::move(st);
+            break;
+        }
+        pos += *n;
+        account(*n, true);
+    }
+    {
+        std::lock_guard lock(m_outcomeMutex);
+        m_outcome.bytesCopied += copied;
+        m_outcome.bytesThroughBuffers += buffered;
+    }
+    if (result && digest)
+        hash = digest->hex();
+    return result;
+}
+
+Status FileCopier::sourceUnchanged()
+{
+    auto now = m_src.stat(m_task.srcPath);
+    if (!now)
+        return std::move(now).error();
+    const Entry &then = m_task.source;
+    if (now->size != then.size || now->mtimeNs != then.mtimeNs || now->etag != then.etag)
+        return Error(ErrorKind::Corrupt, "the source changed while it was being copied; it was not copied, try again");
+    return {};
+}
+
+Status FileCopier::finish(Writer &writer, std::uint64_t expectedSize, bool checkSize)
+{
+    if (auto st = sourceUnchanged(); !st) {
+        writer.abort();
+        return st;
+    }
+    if (auto st = writer.commit(); !st)
+        return st;
+    if (!checkSize)
+        return {};
+    auto written = m_dst.stat(m_task.dstPath);
+    if (!written)
+        return std::move(written).error();
+    if (written->size != expectedSize) {
+        (void)m_dst.remove(m_task.dstPath);
+        return Error(ErrorKind::Corrupt, "the copy has " + std::to_string(written->size) + " bytes instead of "
+                                             + std::to_string(expectedSize) + "; it was removed");
+    }
+    return {};
+}
+
+Status FileCopier::verifyRanges(const std::vector<std::string> &hashes)
+{
+    const std::uint64_t size = m_task.source.size;
+    std::vector<Extent> dstMap;
+    if (m_dst.capabilities().has(Capability::Extents))
+        if (auto map = m_dst.extents(m_task.dstPath); map)
+            dstMap = std::move(*map);
+    auto isHoleInDestination = [&](std::uint64_t from, std::uint64_t to) {
+        for (const auto &e : dstMap)
+            if (e.kind == ExtentKind::Data && e.offset < to && e.end() > from)
+                return false;
+        return !dstMap.empty();
+    };
+    auto hashRange = [&](Operator &op, const std::string &path, std::uint64_t from, std::uint64_t to,
+                         bool zerosOnly) -> Result<std::string> {
+        ContentHash digest;
+        for (std::uint64_t pos = from; pos < to;) {
+            PooledBuffer buffer = m_ctx.buffers.acquire();
+            auto want = buffer.span().first(std::size_t(std::min<std::uint64_t>(buffer.size(), to - pos)));
+            auto n = op.read(path, pos, want);
+            if (!n)
+                return std::move(n).error();
+            if (*n == 0)
+                return Error(ErrorKind::Corrupt, "the copy is shorter than the source");
+            if (zerosOnly && !isAllZero(want.data(), *n))
+                return Error(ErrorKind::Corrupt, "verification failed: the copy has data at offset "
+                                                     + std::to_string(pos) + " where the source has a hole");
+            if (!zerosOnly)
+                digest.add(want.first(*n));
+            pos += *n;
+        }
+        return digest.hex();
+    };
+    std::uint64_t pos = 0;
+    for (std::size_t i = 0; i <= m_parts.size(); ++i) {
+        const std::uint64_t gapEnd = i < m_parts.size() ? m_parts[i].offset : size;
+        if (gapEnd > pos && !isHoleInDestination(pos, gapEnd))
+            if (auto zeros = hashRange(m_dst, m_task.dstPath, pos, gapEnd, true); !zeros)
+                return std::move(zeros).error();
+        if (i == m_parts.size())
+            break;
+        const Part &part = m_parts[i];
+        std::string expected = hashes[i];
+        if (expected.empty()) { // a part resumed without a recorded checksum
+            auto fromSource = hashRange(m_src, m_task.srcPath, part.offset, part.offset + part.length, false);
+            if (!fromSource)
+                return std::move(fromSource).error();
+            expected = std::move(*fromSource);
+        }
+        auto actual = hashRange(m_dst, m_task.dstPath, part.offset, part.offset + part.length, false);
+        if (!actual)
+            return std::move(actual).error();
+        if (*actual != expected)
+            return Error(ErrorKind::Corrupt, "verification failed: bytes " + std::to_string(part.offset) + "–"
+                                                 + std::to_string(part.offset + part.length)
+                                                 + " of the copy differ from the source; the copy was removed");
+        pos = part.offset + part.length;
+    }
+    // Where both ends publish a content hash of the same kind, they must agree too.
+    if (!m_task.source.contentHash.empty())
+        if (auto there = m_dst.stat(m_task.dstPath); there && !there->contentHash.empty()) {
+            const auto kind = [](const std::string &h) { return h.substr(0, h.find(':')); };
+            if (kind(there->contentHash) == kind(m_task.source.contentHash) && there->contentHash != m_task.source.contentHash)
+                return Error(ErrorKind::Corrupt, "verification failed: the storage reports a different checksum for the copy");
+        }
+    return {};
+}
+
+Result<FileOutcome> FileCopier::copyTransformed(bool compress)
+{
+    const auto &options = m_ctx.options;
+    WriteOptions writeOptions;
+    writeOptions.overwrite = options.existing == ExistingPolicy::Overwrite || options.mode == TransferMode::Sync;
+    writeOptions.sync = options.sync;
+    writeOptions.mtimeNs = m_task.source.mtimeNs;
+    auto writer = m_dst.write(m_task.dstPath, writeOptions);
+    if (!writer) {
+        if (writer.error().kind() == ErrorKind::AlreadyExists)
+            writer.error().setCause("use --overwrite to replace it or --skip-existing to keep it");
+        return failure(std::move(writer).error());
+    }
+    ContentHash plain; // of the uncompressed bytes, on whichever side they are
+    std::uint64_t pos = 0;
+    const StreamRead read = [&](std::span<std::byte> out) -> Result<std::size_t> {
+        if (m_ctx.stop.stop_requested())
+            return Error(ErrorKind::Cancelled, "stopped");
+        auto n = m_src.read(m_task.srcPath, pos, out);
+        if (!n)
+            return n;
+        pos += *n;
+        if (compress && options.verify)
+            plain.add(out.first(*n));
+        m_ctx.throttle.consume(*n, m_ctx.stop);
+        m_outcome.bytesCopied += *n;
+        m_outcome.bytesThroughBuffers += *n;
+        if (m_ctx.onBytes)
+            m_ctx.onBytes(*n);
+        return n;
+    };
+    const StreamWrite write = [&](std::span<const std::byte> data) -> Status {
+        if (!compress && options.verify)
+            plain.add(data);
+        return (*writer)->write(data);
+    };
+    ZstdOptions zstd;
+    zstd.level = options.zstdLevel;
+    zstd.threads = options.zstdThreads;
+    auto totals = compress ? zstdCompress(read, write, zstd) : zstdDecompress(read, write);
+    if (!totals) {
+        (*writer)->abort();
+        return failure(std::move(totals).error());
+    }
+    if (totals->in != m_task.source.size && compress) {
+        (*writer)->abort();
+        return failure(Error(ErrorKind::Corrupt, "the source ended early; it changed during the copy"));
+    }
+    if (auto st = finish(**writer, totals->out, true); !st)
+        return failure(std::move(st).error());
+    if (options.verify) {
+        // Read the copy back and compare its uncompressed bytes with what was sent.
+        ContentHash check;
+        std::uint64_t at = 0;
+        const StreamRead readCopy = [&](std::span<std::byte> out) -> Result<std::size_t> {
+            auto n = m_dst.read(m_task.dstPath, at, out);
+            if (n)
+                at += *n;
+            if (n && !compress)
+                check.add(out.first(*n));
+            return n;
+        };
+        Status st;
+        if (compress) {
+            auto back = zstdDecompress(readCopy, [&](std::span<const std::byte> data) -> Status {
+                check.add(data);
+                return {};
+            });
+            if (!back)
+                st = std::move(back).error();
+        } else {
+            std::vector<std::byte> buffer(1u << 20);
+            for (;;) {
+                auto n = readCopy(buffer);
+                if (!n) {
+                    st = std::move(n).error();
+                    break;
+                }
+                if (*n == 0)
+                    break;
+            }
+        }
+        if (st && check.hex() != plain.hex())
+            st = Error(ErrorKind::Corrupt, "verification failed: the copy does not match the source; it was removed");
+        if (!st) {
+            (void)m_dst.remove(m_task.dstPath);
+            return failure(std::move(st).error());
+        }
+        m_outcome.verified = true;
+    }
+    if (m_ctx.journal)
+        m_ctx.journal->markFileDone(m_task.dstPath);
+    return m_outcome;
+}
+
+} // namespace strata

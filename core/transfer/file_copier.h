@@ -1,0 +1,80 @@
+#pragma once
+
+#include "core/io/buffer_pool.h"
+#include "core/transfer/throttle.h"
+#include "core/transfer/transfer_journal.h"
+#include "core/transfer/transfer_plan.h"
+#include "core/transfer/worker_pool.h"
+
+#include <functional>
+#include <mutex>
+#include <stop_token>
+
+namespace strata {
+
+// What every file copy of a job shares.
+struct CopyContext {
+    const TransferOptions &options;
+    BufferPool &buffers;       // bounds the bytes in flight for the whole job
+    WorkerPool &partWorkers;   // ranges of large files
+    Throttle &throttle;
+    TransferJournal *journal;  // null: nothing is resumable
+    std::stop_token stop;
+    std::function<void(std::uint64_t bytes)> onBytes; // progress, called often: keep it cheap
+};
+
+struct FileOutcome {
+    bool skipped = false;
+    bool verified = false;
+    std::uint64_t bytesCopied = 0;
+    std::uint64_t bytesResumed = 0;
+    std::uint64_t bytesThroughBuffers = 0;
+};
+
+// Copies one file of a plan: ranges in parallel where both ends allow it (holes
+// skipped), in-kernel where source and destination share a file system, streamed (and
+// zstd-transformed by name) otherwise. The destination appears complete, checked (size,
+// and checksums with verify) and under its name, or not at all.
+class FileCopier {
+public:
+    FileCopier(const FileTask &task, Operator &dst, CopyContext &context);
+    Result<FileOutcome> run();
+
+private:
+    struct Part {
+        std::uint64_t offset = 0;
+        std::uint64_t length = 0;
+    };
+
+    Result<FileOutcome> copyRanges(Writer &writer, bool positional);
+    Status copyPart(Writer &writer, std::size_t index, bool positional, bool inKernel, std::string &hash);
+    Result<FileOutcome> copyTransformed(bool compress);
+    Status verifyRanges(const std::vector<std::string> &hashes);
+    Status sourceUnchanged();
+    Status finish(Writer &writer, std::uint64_t expectedSize, bool checkSize);
+    Error failure(Error error) const;
+
+    const FileTask &m_task;
+    Operator &m_src;
+    Operator &m_dst;
+    CopyContext &m_ctx;
+    std::vector<Part> m_parts;
+    FileOutcome m_outcome;
+    std::mutex m_outcomeMutex; // parts finish on several threads
+};
+
+// Hex BLAKE2b-256 of some bytes; the checksum transfers verify with.
+class ContentHash {
+public:
+    ContentHash();
+    ~ContentHash();
+    void add(std::span<const std::byte> data);
+    void addZeros(std::uint64_t count);
+    std::string hex();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace strata

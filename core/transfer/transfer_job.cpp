@@ -1,0 +1,313 @@
+#include "core/transfer/transfer_job.h"
+
+#include "core/io/buffer_pool.h"
+#include "core/transfer/file_copier.h"
+#include "core/transfer/transfer_plan.h"
+
+#include <QCryptographicHash>
+
+namespace strata {
+
+std::string resumeKeyFor(const std::string &jobId, const std::string &dstPath)
+{
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    hash.addData(QByteArrayView(jobId.data(), qsizetype(jobId.size())));
+    hash.addData(QByteArrayView("\n", 1));
+    hash.addData(QByteArrayView(dstPath.data(), qsizetype(dstPath.size())));
+    return hash.result().toHex().left(32).toStdString();
+}
+
+TransferJob::TransferJob(std::string id, TransferSpec spec, std::unique_ptr<TransferJournal> journal)
+    : m_id(std::move(id)), m_spec(std::move(spec)), m_journal(std::move(journal))
+{
+}
+
+TransferJob::~TransferJob() = default;
+
+JobState TransferJob::state() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_state;
+}
+
+void TransferJob::setState(JobState state, TransferObserver *observer)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_state == state)
+            return;
+        m_state = state;
+        m_report.state = state;
+    }
+    if (observer)
+        observer->stateChanged(m_id, state);
+}
+
+TransferProgress TransferJob::progress() const
+{
+    TransferProgress p;
+    p.bytesDone = m_bytesDone;
+    p.bytesTotal = m_bytesTotal;
+    p.filesDone = m_filesDone;
+    p.filesTotal = m_filesTotal;
+    p.filesFailed = m_filesFailed;
+    p.filesSkipped = m_filesSkipped;
+    p.planning = m_planning;
+    std::lock_guard lock(m_rateMutex);
+    p.bytesPerSecond = m_rate;
+    if (m_rate > 1 && p.bytesTotal >= p.bytesDone)
+        p.etaSeconds = double(p.bytesTotal - p.bytesDone) / m_rate;
+    return p;
+}
+
+void TransferJob::updateOptions(const TransferOptions &options)
+{
+    const auto partSize = m_spec.options.partSize;
+    const auto chunkSize = m_spec.options.chunkSize;
+    m_spec.options = options;
+    m_spec.options.partSize = partSize;
+    m_spec.options.chunkSize = chunkSize;
+}
+
+void TransferJob::addWarning(std::string warning)
+{
+    std::lock_guard lock(m_mutex);
+    m_warnings.push_back(warning);
+    m_report.warnings.push_back(std::move(warning));
+}
+
+TransferReport TransferJob::report() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_report;
+}
+
+void TransferJob::emitProgress(TransferObserver *observer, bool force)
+{
+    const auto now = std::chrono::steady_clock::now();
+    const std::int64_t nowNs = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+    auto last = m_lastEmitNs.load();
+    // At most ten updates a second, from whichever thread gets there first.
+    if (!force && (nowNs - last < 100'000'000 || !m_lastEmitNs.compare_exchange_strong(last, nowNs)))
+        return;
+    m_lastEmitNs = nowNs;
+    {
+        std::lock_guard lock(m_rateMutex);
+        const double dt = std::chrono::duration<double>(now - m_rateTime).count();
+        if (dt >= 0.05) {
+            const std::uint64_t bytes = m_bytesDone;
+            const double instant = double(bytes - std::min(bytes, m_rateBytes)) / dt;
+            m_rate = m_rate == 0 ? instant : 0.7 * m_rate + 0.3 * instant;
+            m_rateBytes = bytes;
+            m_rateTime = now;
+        }
+    }
+    if (observer)
+        observer->progress(m_id, progress());
+}
+
+void TransferJob::addBytes(std::uint64_t n, TransferObserver *observer)
+{
+    m_bytesDone.fetch_add(n, std::memory_order_relaxed);
+    emitProgress(observer, false);
+}
+
+void TransferJob::addFailure(FileFailure failure, TransferObserver *observer)
+{
+    m_filesFailed.fetch_add(1);
+    if (observer)
+        observer->fileFailed(m_id, failure);
+    std::lock_guard lock(m_mutex);
+    ++m_report.filesFailed;
+    m_report.failures.push_back(std::move(failure));
+}
+
+void TransferJob::run(Registry &registry, TransferObserver *observer, std::stop_token stop)
+{
+    const auto started = std::chrono::steady_clock::now();
+    {
+        std::lock_guard lock(m_mutex);
+        m_report = TransferReport{};
+        m_report.warnings = m_warnings;
+    }
+    m_bytesDone = m_bytesTotal = m_filesDone = m_filesTotal = m_filesFailed = m_filesSkipped = 0;
+    m_rate = 0;
+    m_rateBytes = 0;
+    m_rateTime = started;
+    m_planning = true;
+    setState(JobState::Planning, observer);
+    auto plan = planTransfer(registry, m_spec, stop, [&](std::uint64_t files, std::uint64_t bytes) {
+        m_filesTotal = files;
+        m_bytesTotal = bytes;
+        emitProgress(observer, false);
+    });
+    m_planning = false;
+    if (!plan) {
+        const bool stopped = plan.error().kind() == ErrorKind::Cancelled;
+        {
+            std::lock_guard lock(m_mutex);
+            m_report.error = plan.error().message();
+        }
+        if (stopped && m_cancel)
+            cleanUp(registry);
+        setState(stopped ? (m_cancel ? JobState::Cancelled : JobState::Paused) : JobState::Failed, observer);
+    } else {
+        m_filesTotal = plan->files.size();
+        m_bytesTotal = plan->bytesTotal;
+        {
+            std::lock_guard lock(m_mutex);
+            m_report.bytesTotal = plan->bytesTotal;
+            m_report.filesSkipped = plan->unchanged;
+            m_report.notCopied = plan->notCopied;
+        }
+        for (auto &refused : plan->refused)
+            addFailure(std::move(refused), observer);
+        setState(JobState::Running, observer);
+        if (m_spec.options.dryRun) {
+            std::lock_guard lock(m_mutex);
+            for (const auto &dir : plan->dirs)
+                m_report.actions.push_back("create " + plan->dstOp->display(dir));
+            for (const auto &f : plan->files)
+                m_report.actions.push_back("copy " + f.srcOp->display(f.srcPath) + " -> " + plan->dstOp->display(f.dstPath)
+                                           + " (" + std::to_string(f.source.size) + " bytes)");
+            for (const auto &extra : plan->extras)
+                m_report.actions.push_back("delete " + plan->dstOp->display(extra));
+        } else {
+            copyFiles(*plan, observer, stop);
+            finishPlan(*plan, observer, stop);
+        }
+        JobState final = JobState::Completed;
+        if (stop.stop_requested())
+            final = m_cancel ? JobState::Cancelled : JobState::Paused;
+        else if (m_filesFailed > 0)
+            final = JobState::Failed;
+        if (final == JobState::Cancelled)
+            cleanUp(registry);
+        else if (m_journal && (final == JobState::Completed || (final == JobState::Failed && !worthResuming())))
+            m_journal->remove(); // a failed job with nothing done and nothing partial has nothing to resume
+        setState(final, observer);
+    }
+    {
+        std::lock_guard lock(m_mutex);
+        m_report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    }
+    emitProgress(observer, true);
+    if (observer)
+        observer->finished(m_id, report());
+}
+
+bool TransferJob::worthResuming() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_report.filesCopied > 0 || m_report.bytesCopied > 0 || (m_journal && !m_journal->filesBegun().empty());
+}
+
+void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, const std::stop_token &stop)
+{
+    const auto &options = m_spec.options;
+    Operator &dst = *plan.dstOp;
+    if (dst.capabilities().has(Capability::CreateDir)) {
+        for (const auto &dir : plan.dirs) {
+            if (stop.stop_requested())
+                return;
+            if (auto st = dst.createDir(dir, true); !st)
+                addFailure({{}, dst.display(dir), st.error().kind(), st.error().message()}, observer);
+            else {
+                std::lock_guard lock(m_mutex);
+                ++m_report.dirsCreated;
+            }
+        }
+    }
+    const std::size_t jobs = options.jobs > 0 ? std::size_t(options.jobs) : 8;
+    WorkerPool fileWorkers(std::min<std::size_t>(jobs, std::max<std::size_t>(1, plan.files.size())));
+    WorkerPool partWorkers(std::size_t(std::max(1, options.partsInFlight)));
+    BufferPool buffers(options.chunkSize, std::max<std::uint64_t>(1, options.maxBytesInFlight / options.chunkSize));
+    Throttle throttle(options.bandwidthLimit);
+    CopyContext context{options, buffers, partWorkers, throttle, m_journal.get(), stop,
+                        [this, observer](std::uint64_t n) { addBytes(n, observer); }};
+
+    TaskGroup group;
+    for (const auto &task : plan.files) {
+        if (m_journal && m_journal->fileDone(task.dstPath)) {
+            // Copied by an earlier run of this job.
+            m_filesDone.fetch_add(1);
+            addBytes(task.source.size, observer);
+            std::lock_guard lock(m_mutex);
+            ++m_report.filesCopied;
+            m_report.bytesResumed += task.source.size;
+            continue;
+        }
+        fileWorkers.submit(group, [this, &task, &dst, &context, observer, &stop, &options] {
+            if (stop.stop_requested())
+                return;
+            FileCopier copier(task, dst, context);
+            auto outcome = copier.run();
+            m_filesDone.fetch_add(1);
+            if (!outcome) {
+                if (outcome.error().kind() != ErrorKind::Cancelled || !stop.stop_requested())
+                    addFailure({task.srcOp->display(task.srcPath), dst.display(task.dstPath), outcome.error().kind(),
+                                outcome.error().message()},
+                               observer);
+                return;
+            }
+            bool removedSource = false;
+            if (options.mode == TransferMode::Move && !outcome->skipped) {
+                if (auto st = task.srcOp->remove(task.srcPath); !st)
+                    addFailure({task.srcOp->display(task.srcPath), dst.display(task.dstPath), st.error().kind(),
+                                "copied, but the source could not be removed: " + st.error().message()},
+                               observer);
+                else
+                    removedSource = true;
+            }
+            if (outcome->skipped)
+                m_filesSkipped.fetch_add(1);
+            std::lock_guard lock(m_mutex);
+            if (outcome->skipped) {
+                ++m_report.filesSkipped;
+            } else {
+                ++m_report.filesCopied;
+                m_report.filesVerified += outcome->verified ? 1 : 0;
+                m_report.filesDeleted += removedSource ? 1 : 0;
+                m_report.bytesCopied += outcome->bytesCopied;
+                m_report.bytesResumed += outcome->bytesResumed;
+                m_report.bytesThroughBuffers += outcome->bytesThroughBuffers;
+            }
+        });
+    }
+    group.wait();
+}
+
+void TransferJob::finishPlan(TransferPlan &plan, TransferObserver *observer, const std::stop_token &stop)
+{
+    if (stop.stop_requested() || m_filesFailed > 0)
+        return;
+    for (const auto &extra : plan.extras) {
+        if (auto st = plan.dstOp->removeAll(extra); !st)
+            addFailure({{}, plan.dstOp->display(extra), st.error().kind(), st.error().message()}, observer);
+        else {
+            std::lock_guard lock(m_mutex);
+            ++m_report.filesDeleted;
+        }
+    }
+    for (const auto &[op, dir] : plan.sourceDirs)
+        (void)op->remove(dir); // only emptied directories go; others say DirectoryNotEmpty
+}
+
+void TransferJob::cleanUp(Registry &registry)
+{
+    // Partial files of large copies live under names derived from the job: reopen each
+    // one the journal knows of and abort it.
+    if (m_journal) {
+        if (auto dst = registry.open(m_spec.destination); dst) {
+            for (const auto &path : m_journal->filesBegun()) {
+                WriteOptions options;
+                options.resumeKey = resumeKeyFor(m_id, path);
+                if (auto writer = dst->op->write(path, options); writer)
+                    (*writer)->abort();
+            }
+        }
+        m_journal->remove();
+    }
+}
+
+} // namespace strata

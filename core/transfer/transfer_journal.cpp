@@ -1,0 +1,204 @@
+#include "core/transfer/transfer_journal.h"
+
+#include "core/storage/uri.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+#include <cstdlib>
+#include <sstream>
+
+namespace strata {
+
+namespace {
+
+constexpr std::string_view kSpecSuffix = ".transfer.json";
+constexpr std::string_view kLogSuffix = ".transfer.log";
+
+// Paths may hold spaces or newlines; the log keeps them percent-encoded on one line.
+std::string encode(const std::string &path)
+{
+    return percentEncode(path, "/");
+}
+
+} // namespace
+
+std::string defaultJournalDir()
+{
+    if (const char *dir = std::getenv("STRATA_STATE_DIR"); dir && *dir)
+        return std::string(dir) + "/transfers";
+    if (const char *state = std::getenv("XDG_STATE_HOME"); state && *state)
+        return std::string(state) + "/strata/transfers";
+    return QDir::homePath().toStdString() + "/.local/state/strata/transfers";
+}
+
+Result<std::unique_ptr<TransferJournal>> TransferJournal::create(const std::string &dir, const std::string &jobId,
+                                                                 const TransferSpec &spec)
+{
+    if (!QDir().mkpath(QString::fromStdString(dir)))
+        return Error(ErrorKind::PermissionDenied, "cannot create the transfer journal folder " + dir);
+    std::unique_ptr<TransferJournal> journal(new TransferJournal);
+    journal->m_jobId = jobId;
+    journal->m_spec = spec;
+    journal->m_specPath = dir + "/" + jobId + std::string(kSpecSuffix);
+    journal->m_logPath = dir + "/" + jobId + std::string(kLogSuffix);
+    QJsonObject doc = spec.toJson();
+    doc[QStringLiteral("job")] = QString::fromStdString(jobId);
+    doc[QStringLiteral("identity")] = QString::fromStdString(spec.identity());
+    QSaveFile file(QString::fromStdString(journal->m_specPath));
+    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(doc).toJson()) < 0 || !file.commit())
+        return Error(ErrorKind::Unexpected, "cannot write the transfer journal " + journal->m_specPath);
+    journal->m_log = std::fopen(journal->m_logPath.c_str(), "ae");
+    if (!journal->m_log)
+        return errorFromErrno(errno, "while opening the transfer journal");
+    return journal;
+}
+
+Result<std::unique_ptr<TransferJournal>> TransferJournal::load(const std::string &specPath)
+{
+    QFile file(QString::fromStdString(specPath));
+    if (!file.open(QIODevice::ReadOnly))
+        return Error(ErrorKind::NotFound, "cannot read the transfer journal " + specPath);
+    QJsonParseError parseError{};
+    const auto doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+    if (doc.isNull())
+        return Error(ErrorKind::Corrupt, "the transfer journal " + specPath + " is damaged");
+    auto spec = TransferSpec::fromJson(doc.object());
+    if (!spec)
+        return std::move(spec).error();
+    std::unique_ptr<TransferJournal> journal(new TransferJournal);
+    journal->m_spec = std::move(*spec);
+    journal->m_jobId = doc.object().value(QStringLiteral("job")).toString().toStdString();
+    journal->m_specPath = specPath;
+    journal->m_logPath = specPath.substr(0, specPath.size() - kSpecSuffix.size()) + std::string(kLogSuffix);
+    journal->replay(journal->m_logPath);
+    journal->m_log = std::fopen(journal->m_logPath.c_str(), "ae");
+    if (!journal->m_log)
+        return errorFromErrno(errno, "while opening the transfer journal");
+    return journal;
+}
+
+std::vector<std::string> TransferJournal::list(const std::string &dir)
+{
+    std::vector<std::string> out;
+    const auto entries = QDir(QString::fromStdString(dir))
+                             .entryList({QStringLiteral("*") + QLatin1String(kSpecSuffix.data())}, QDir::Files, QDir::Time);
+    for (const auto &name : entries)
+        out.push_back(dir + "/" + name.toStdString());
+    return out;
+}
+
+TransferJournal::~TransferJournal()
+{
+    if (m_log)
+        std::fclose(m_log);
+}
+
+bool TransferJournal::replay(const std::string &logPath)
+{
+    std::FILE *f = std::fopen(logPath.c_str(), "re");
+    if (!f)
+        return false;
+    char *line = nullptr;
+    std::size_t cap = 0;
+    ssize_t len;
+    while ((len = ::getline(&line, &cap, f)) > 0) {
+        // A line cut short by a crash has no newline: ignore it.
+        if (line[len - 1] != '\n')
+            break;
+        std::istringstream in(std::string(line, std::size_t(len - 1)));
+        std::string tag, encoded;
+        in >> tag >> encoded;
+        auto decoded = percentDecode(encoded);
+        if (!decoded)
+            continue;
+        const std::string &path = *decoded;
+        if (tag == "F") {
+            m_done.insert(path);
+        } else if (tag == "S") {
+            FileState state;
+            in >> state.size >> state.mtimeNs;
+            m_files[path] = std::move(state);
+        } else if (tag == "P") {
+            std::size_t part = 0;
+            std::string hash;
+            in >> part >> hash;
+            if (auto it = m_files.find(path); it != m_files.end())
+                it->second.parts[part] = PartRecord{hash == "-" ? std::string() : hash};
+        }
+    }
+    std::free(line);
+    std::fclose(f);
+    return true;
+}
+
+void TransferJournal::append(const std::string &line)
+{
+    if (!m_log)
+        return;
+    std::fputs(line.c_str(), m_log);
+    std::fflush(m_log); // into the kernel: survives the process being killed
+}
+
+bool TransferJournal::fileDone(const std::string &dstPath) const
+{
+    std::lock_guard lock(m_mutex);
+    return m_done.count(dstPath) > 0;
+}
+
+void TransferJournal::markFileDone(const std::string &dstPath)
+{
+    std::lock_guard lock(m_mutex);
+    m_done.insert(dstPath);
+    m_files.erase(dstPath);
+    append("F " + encode(dstPath) + "\n");
+}
+
+void TransferJournal::beginFile(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs)
+{
+    std::lock_guard lock(m_mutex);
+    m_files[dstPath] = FileState{size, mtimeNs, {}};
+    append("S " + encode(dstPath) + " " + std::to_string(size) + " " + std::to_string(mtimeNs) + "\n");
+}
+
+std::map<std::size_t, TransferJournal::PartRecord> TransferJournal::partsDone(const std::string &dstPath,
+                                                                             std::uint64_t size, std::int64_t mtimeNs) const
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_files.find(dstPath);
+    if (it == m_files.end() || it->second.size != size || it->second.mtimeNs != mtimeNs)
+        return {};
+    return it->second.parts;
+}
+
+void TransferJournal::markPartDone(const std::string &dstPath, std::size_t part, const std::string &hash)
+{
+    std::lock_guard lock(m_mutex);
+    if (auto it = m_files.find(dstPath); it != m_files.end())
+        it->second.parts[part] = PartRecord{hash};
+    append("P " + encode(dstPath) + " " + std::to_string(part) + " " + (hash.empty() ? "-" : hash) + "\n");
+}
+
+std::vector<std::string> TransferJournal::filesBegun() const
+{
+    std::lock_guard lock(m_mutex);
+    std::vector<std::string> out;
+    for (const auto &[path, state] : m_files)
+        if (!m_done.count(path))
+            out.push_back(path);
+    return out;
+}
+
+void TransferJournal::remove()
+{
+    std::lock_guard lock(m_mutex);
+    if (m_log)
+        std::fclose(m_log);
+    m_log = nullptr;
+    std::remove(m_logPath.c_str());
+    std::remove(m_specPath.c_str());
+}
+
+} // namespace strata

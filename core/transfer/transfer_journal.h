@@ -1,0 +1,76 @@
+#pragma once
+
+#include "core/transfer/transfer_spec.h"
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+// A job's memory on disk, so it survives a crash or a restart: the spec (written once),
+// then an append-only log of finished files and finished parts of large files, each
+// line flushed to the kernel as it happens (a killed process loses nothing it logged).
+// A finished or cancelled job removes its journal.
+class TransferJournal {
+public:
+    struct PartRecord {
+        std::string hash; // hex checksum of the part's bytes ("" when not computed)
+    };
+
+    // Starts a journal for a new job in `dir` (created if needed).
+    static Result<std::unique_ptr<TransferJournal>> create(const std::string &dir, const std::string &jobId,
+                                                           const TransferSpec &spec);
+    // Reads a journal back (spec and log).
+    static Result<std::unique_ptr<TransferJournal>> load(const std::string &specPath);
+    // The spec files of every journal in dir.
+    static std::vector<std::string> list(const std::string &dir);
+
+    ~TransferJournal();
+
+    const std::string &jobId() const { return m_jobId; }
+    const TransferSpec &spec() const { return m_spec; }
+
+    bool fileDone(const std::string &dstPath) const;
+    void markFileDone(const std::string &dstPath);
+    // Starts (or restarts) the part log of a file of this size and mtime; parts recorded
+    // for another version of the source are forgotten.
+    void beginFile(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs);
+    // Parts of the same version already written, by part index.
+    std::map<std::size_t, PartRecord> partsDone(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs) const;
+    void markPartDone(const std::string &dstPath, std::size_t part, const std::string &hash);
+    // Destinations started (they may have partial files) and not finished.
+    std::vector<std::string> filesBegun() const;
+
+    // Deletes the journal's files (the job is over).
+    void remove();
+
+private:
+    TransferJournal() = default;
+    void append(const std::string &line);
+    bool replay(const std::string &logPath);
+
+    struct FileState {
+        std::uint64_t size = 0;
+        std::int64_t mtimeNs = 0;
+        std::map<std::size_t, PartRecord> parts;
+    };
+
+    std::string m_jobId;
+    std::string m_specPath;
+    std::string m_logPath;
+    TransferSpec m_spec;
+    mutable std::mutex m_mutex;
+    std::FILE *m_log = nullptr;
+    std::set<std::string, std::less<>> m_done;
+    std::map<std::string, FileState, std::less<>> m_files;
+};
+
+// Where journals live: $STRATA_STATE_DIR, else $XDG_STATE_HOME/strata/transfers, else
+// ~/.local/state/strata/transfers.
+std::string defaultJournalDir();
+
+} // namespace strata

@@ -1,0 +1,216 @@
+#include "core/transfer/transfer_plan.h"
+
+#include "core/storage/path.h"
+
+#include <deque>
+#include <map>
+
+namespace strata {
+
+namespace {
+
+// mtimes within a second count as equal: some stores keep only seconds.
+bool sameVersion(const Entry &src, const Entry &dst)
+{
+    if (!dst.isFile() || src.size != dst.size)
+        return false;
+    if (!src.mtimeNs || !dst.mtimeNs)
+        return true; // size is all there is to compare
+    const auto diff = *src.mtimeNs - *dst.mtimeNs;
+    return diff > -1'000'000'000 && diff < 1'000'000'000;
+}
+
+class Planner {
+public:
+    Planner(const TransferSpec &spec, const std::stop_token &stop, const PlanProgress &found)
+        : m_spec(spec), m_stop(stop), m_found(found)
+    {
+    }
+
+    TransferPlan plan;
+
+    Error cancelled() const { return Error(ErrorKind::Cancelled, "stopped while finding what to copy"); }
+
+    void addFile(const std::shared_ptr<Operator> &srcOp, const Entry &entry, std::string dstPath,
+                 const Entry *existing)
+    {
+        if (m_spec.options.mode == TransferMode::Sync && existing && sameVersion(entry, *existing)) {
+            ++plan.unchanged;
+            return;
+        }
+        plan.bytesTotal += entry.size;
+        plan.files.push_back(FileTask{srcOp, entry.path, std::move(dstPath), entry});
+        if (m_found && plan.files.size() % 256 == 0)
+            m_found(plan.files.size(), plan.bytesTotal);
+    }
+
+    void refuse(const std::shared_ptr<Operator> &op, std::string_view path, Error error)
+    {
+        plan.refused.push_back({op->display(path), {}, error.kind(), error.withContext("copy", op->display(path)).message()});
+    }
+
+    // Walks a source directory into dst, breadth first, page by page.
+    Status walk(const std::shared_ptr<Operator> &srcOp, const std::string &srcRoot, const std::string &dstRoot)
+    {
+        const bool sync = m_spec.options.mode == TransferMode::Sync;
+        std::deque<std::pair<std::string, std::string>> todo{{srcRoot, dstRoot}};
+        while (!todo.empty()) {
+            if (m_stop.stop_requested())
+                return cancelled();
+            auto [srcDir, dstDir] = std::move(todo.front());
+            todo.pop_front();
+            if (m_spec.options.mode == TransferMode::Move)
+                plan.sourceDirs.emplace_back(srcOp, srcDir);
+            std::map<std::string, Entry, std::less<>> existing;
+            if (sync)
+                listExisting(dstDir, existing);
+            ListOptions options;
+            do {
+                auto page = srcOp->list(srcDir, options);
+                if (!page) {
+                    refuse(srcOp, srcDir, std::move(page).error());
+                    break;
+                }
+                for (auto &entry : page->entries) {
+                    if (!isValidName(entry.name)) {
+                        refuse(srcOp, entry.path, Error(ErrorKind::InvalidInput,
+                                                        "its name would lead outside the destination; refused"));
+                        continue;
+                    }
+                    const std::string dstPath = joinPath(dstDir, entry.name);
+                    auto found = existing.find(entry.name);
+                    const Entry *there = found == existing.end() ? nullptr : &found->second;
+                    if (found != existing.end())
+                        found->second.name.clear(); // seen: not an extra
+                    switch (entry.kind) {
+                    case EntryKind::File:
+                        addFile(srcOp, entry, dstPath, there);
+                        break;
+                    case EntryKind::Directory:
+                        if (!there || !there->isDir())
+                            plan.dirs.push_back(dstPath);
+                        todo.emplace_back(entry.path, dstPath);
+                        break;
+                    case EntryKind::Symlink:
+                        plan.notCopied.push_back({srcOp->display(entry.path),
+                                                  "a symbolic link (to " + entry.symlinkTarget + "); links are not followed"});
+                        break;
+                    case EntryKind::Other:
+                        plan.notCopied.push_back({srcOp->display(entry.path), "not a regular file"});
+                        break;
+                    }
+                }
+                options.pageToken = std::move(page->nextPageToken);
+            } while (!options.pageToken.empty());
+            if (sync && m_spec.options.deleteExtra)
+                for (const auto &[name, entry] : existing)
+                    if (!entry.name.empty())
+                        plan.extras.push_back(entry.path);
+        }
+        return {};
+    }
+
+    void listExisting(const std::string &dstDir, std::map<std::string, Entry, std::less<>> &out)
+    {
+        ListOptions options;
+        do {
+            auto page = plan.dstOp->list(dstDir, options);
+            if (!page)
+                return; // missing: everything is new
+            for (auto &e : page->entries) {
+                auto name = e.name;
+                out.emplace(std::move(name), std::move(e));
+            }
+            options.pageToken = std::move(page->nextPageToken);
+        } while (!options.pageToken.empty());
+    }
+
+private:
+    const TransferSpec &m_spec;
+    const std::stop_token &m_stop;
+    const PlanProgress &m_found;
+};
+
+} // namespace
+
+Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, const std::stop_token &stop,
+                                  const PlanProgress &found)
+{
+    Planner planner(spec, stop, found);
+    auto &plan = planner.plan;
+    auto dst = registry.open(spec.destination);
+    if (!dst)
+        return std::move(dst).error();
+    plan.dstOp = dst->op;
+    const bool sync = spec.options.mode == TransferMode::Sync;
+    if (sync && spec.sources.size() != 1)
+        return Error(ErrorKind::InvalidInput, "sync takes exactly one source");
+    auto dstEntry = dst->op->stat(dst->path);
+    if (!dstEntry && dstEntry.error().kind() != ErrorKind::NotFound)
+        return std::move(dstEntry).error();
+    const bool dstIsDir = (dstEntry && dstEntry->isDir()) || spec.destination.ends_with('/') || spec.sources.size() > 1;
+    if (dstEntry && !dstEntry->isDir() && spec.sources.size() > 1)
+        return Error(ErrorKind::NotDirectory, "several sources need a directory to copy into")
+            .withContext("copy to", dst->display());
+    if (dstIsDir && !dstEntry && dst->path != "/")
+        plan.dirs.push_back(dst->path);
+
+    for (const auto &source : spec.sources) {
+        if (stop.stop_requested())
+            return planner.cancelled();
+        auto src = registry.open(source);
+        if (!src) {
+            plan.refused.push_back({source, {}, src.error().kind(), src.error().message()});
+            continue;
+        }
+        auto entry = src->op->stat(src->path);
+        if (!entry) {
+            planner.refuse(src->op, src->path, std::move(entry).error());
+            continue;
+        }
+        std::string target = dst->path;
+        if (dstIsDir && !sync && src->path != "/")
+            target = joinPath(dst->path, baseName(src->path));
+        if (entry->isDir()) {
+            if (!spec.options.recursive && !sync) {
+                planner.refuse(src->op, src->path,
+                               Error(ErrorKind::IsDirectory, "use -r to copy a directory and its contents"));
+                continue;
+            }
+            if (src->sameBackend(*dst)
+                && (target == src->path || target.starts_with(src->path == "/" ? "/" : src->path + "/"))) {
+                planner.refuse(src->op, src->path,
+                               Error(ErrorKind::InvalidInput, "a directory cannot be copied into itself"));
+                continue;
+            }
+            if (target != dst->path || !dstEntry)
+                if (std::find(plan.dirs.begin(), plan.dirs.end(), target) == plan.dirs.end())
+                    plan.dirs.push_back(target);
+            if (auto st = planner.walk(src->op, src->path, target); !st)
+                return std::move(st).error();
+        } else if (entry->kind == EntryKind::File) {
+            if (src->sameBackend(*dst) && src->path == target) {
+                planner.refuse(src->op, src->path, Error(ErrorKind::InvalidInput, "source and destination are the same object"));
+                continue;
+            }
+            Entry existing;
+            const Entry *there = nullptr;
+            if (sync) {
+                if (auto e = dst->op->stat(target); e) {
+                    existing = std::move(*e);
+                    there = &existing;
+                }
+            }
+            planner.addFile(src->op, *entry, target, there);
+        } else {
+            plan.notCopied.push_back({src->display(), "not a regular file or directory"});
+        }
+    }
+    // Moves remove emptied source directories deepest first.
+    std::reverse(plan.sourceDirs.begin(), plan.sourceDirs.end());
+    if (found)
+        found(plan.files.size(), plan.bytesTotal);
+    return std::move(plan);
+}
+
+} // namespace strata

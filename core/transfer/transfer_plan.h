@@ -1,0 +1,43 @@
+#pragma once
+
+#include "core/storage/registry.h"
+#include "core/transfer/transfer_progress.h"
+#include "core/transfer/transfer_spec.h"
+
+#include <functional>
+#include <memory>
+#include <stop_token>
+
+namespace strata {
+
+// One file to copy: where from, where to, and what the source looked like when listed.
+struct FileTask {
+    std::shared_ptr<Operator> srcOp;
+    std::string srcPath;
+    std::string dstPath;
+    Entry source;
+};
+
+// Everything a job will do, found before any byte moves.
+struct TransferPlan {
+    std::shared_ptr<Operator> dstOp;
+    std::vector<std::string> dirs; // to create at the destination, parents first
+    std::vector<FileTask> files;
+    std::vector<std::pair<std::shared_ptr<Operator>, std::string>> sourceDirs; // move: removed once emptied, deepest first
+    std::vector<std::string> extras;  // sync --delete: destination paths the source lacks
+    std::vector<FileFailure> refused; // sources that cannot be copied at all
+    std::vector<SkippedItem> notCopied;
+    std::uint64_t bytesTotal = 0;
+    std::uint64_t unchanged = 0;      // sync: files already up to date
+};
+
+using PlanProgress = std::function<void(std::uint64_t files, std::uint64_t bytes)>;
+
+// Expands the spec's sources (directories walked when recursive) into file tasks, with
+// cp's naming rules: into DST when it is a directory (or several sources are given),
+// else as DST. Names a listing returns that could climb out of the destination ("..",
+// "/", NUL) are refused, never followed.
+Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, const std::stop_token &stop,
+                                  const PlanProgress &found = {});
+
+} // namespace strata

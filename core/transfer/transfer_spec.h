@@ -1,0 +1,55 @@
+#pragma once
+
+#include "core/storage/result.h"
+
+#include <QJsonObject>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+// What to do when a destination object already exists.
+enum class ExistingPolicy : std::uint8_t { Fail, Overwrite, Skip };
+
+enum class TransferMode : std::uint8_t {
+    Copy, // copy everything named
+    Move, // copy, then remove each source once its copy is committed (and verified)
+    Sync, // copy what is missing or differs (size, mtime); optionally delete extras
+};
+
+struct TransferOptions {
+    TransferMode mode = TransferMode::Copy;
+    bool recursive = false;
+    ExistingPolicy existing = ExistingPolicy::Fail;
+    bool verify = false;             // re-read the destination and compare checksums
+    bool deleteExtra = false;        // sync: remove destination objects the source lacks
+    bool dryRun = false;             // sync: report, change nothing
+    int jobs = 0;                    // files in flight; 0 picks a default for the backends
+    int partsInFlight = 4;           // ranges of one large object copied at once
+    std::uint64_t partSize = 32u << 20;        // large objects are split into parts this big
+    std::uint32_t chunkSize = 1u << 20;        // one buffer: the unit of a read and a write
+    std::uint64_t maxBytesInFlight = 32u << 20; // buffers in use at once, whatever the file count
+    std::uint64_t bandwidthLimit = 0;          // bytes per second, 0 = unlimited
+    int zstdLevel = 3;
+    int zstdThreads = 0;             // 0: one per core
+    bool sync = false;               // durable (fsync) before each commit
+};
+
+// One transfer as the user asked for it: sources (URIs), a destination and options. It is
+// what the journal stores, so a job can be rebuilt after a restart.
+struct TransferSpec {
+    std::vector<std::string> sources;
+    std::string destination;
+    TransferOptions options;
+
+    QJsonObject toJson() const;
+    static Result<TransferSpec> fromJson(const QJsonObject &json);
+    // Same sources, destination and kind of transfer: running it again resumes it.
+    std::string identity() const;
+};
+
+std::uint64_t defaultJobs(bool remoteSource, bool remoteDestination);
+
+} // namespace strata

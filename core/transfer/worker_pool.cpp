@@ -1,0 +1,75 @@
+#include "core/transfer/worker_pool.h"
+
+namespace strata {
+
+void TaskGroup::add(std::size_t n)
+{
+    std::lock_guard lock(m_mutex);
+    m_pending += n;
+}
+
+void TaskGroup::done()
+{
+    std::lock_guard lock(m_mutex);
+    if (--m_pending == 0)
+        m_cv.notify_all();
+}
+
+void TaskGroup::wait()
+{
+    std::unique_lock lock(m_mutex);
+    m_cv.wait(lock, [this] { return m_pending == 0; });
+}
+
+WorkerPool::WorkerPool(std::size_t threads)
+{
+    m_threads.reserve(threads);
+    for (std::size_t i = 0; i < std::max<std::size_t>(1, threads); ++i)
+        m_threads.emplace_back([this] { run(); });
+}
+
+WorkerPool::~WorkerPool()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopping = true;
+    }
+    m_cv.notify_all();
+    m_threads.clear();
+}
+
+void WorkerPool::submit(std::function<void()> task)
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_queue.push_back(std::move(task));
+    }
+    m_cv.notify_one();
+}
+
+void WorkerPool::submit(TaskGroup &group, std::function<void()> task)
+{
+    group.add();
+    submit([&group, task = std::move(task)] {
+        task();
+        group.done();
+    });
+}
+
+void WorkerPool::run()
+{
+    for (;;) {
+        std::function<void()> task;
+        {
+            std::unique_lock lock(m_mutex);
+            m_cv.wait(lock, [this] { return m_stopping || !m_queue.empty(); });
+            if (m_queue.empty())
+                return;
+            task = std::move(m_queue.front());
+            m_queue.pop_front();
+        }
+        task();
+    }
+}
+
+} // namespace strata

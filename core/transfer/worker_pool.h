@@ -1,0 +1,50 @@
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace strata {
+
+// Counts tasks of one batch so a caller can wait for just those.
+class TaskGroup {
+public:
+    void add(std::size_t n = 1);
+    void done();
+    void wait();
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::size_t m_pending = 0;
+};
+
+// A fixed set of threads running submitted tasks in order of submission. The pool
+// owns its threads: destruction runs what is queued, then joins.
+class WorkerPool {
+public:
+    explicit WorkerPool(std::size_t threads);
+    ~WorkerPool();
+    WorkerPool(const WorkerPool &) = delete;
+    WorkerPool &operator=(const WorkerPool &) = delete;
+
+    void submit(std::function<void()> task);
+    // Runs task on the pool as part of group (group.add() is done here).
+    void submit(TaskGroup &group, std::function<void()> task);
+    std::size_t size() const { return m_threads.size(); }
+
+private:
+    void run();
+
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::deque<std::function<void()>> m_queue;
+    bool m_stopping = false;
+    std::vector<std::jthread> m_threads;
+};
+
+} // namespace strata

@@ -77,8 +77,11 @@ public:
     ~InterruptWatch()
     {
         m_done = true;
-        if (m_thread.joinable())
+        if (m_thread.joinable()) {
+            // Wake the watcher now rather than at its next tick; it sees m_done and leaves.
+            pthread_kill(m_thread.native_handle(), SIGINT);
             m_thread.join();
+        }
         pthread_sigmask(SIG_SETMASK, &m_old, nullptr);
     }
     void watch(std::function<void()> onInterrupt)
@@ -86,7 +89,7 @@ public:
         m_thread = std::thread([this, onInterrupt = std::move(onInterrupt)] {
             const timespec tick{0, 100'000'000};
             while (!m_done) {
-                if (sigtimedwait(&m_set, nullptr, &tick) > 0) {
+                if (sigtimedwait(&m_set, nullptr, &tick) > 0 && !m_done) {
                     m_interrupted = true;
                     onInterrupt();
                     return;

@@ -153,7 +153,9 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
         if (resumable)
             m_ctx.journal->markPartDone(m_task.dstPath, i, hashes[i]);
     };
-    if (todo.size() <= 1 || !positional) {
+    // In-kernel copies go one range at a time: the kernel moves the bytes either way, and
+    // a disk reads one sequential stream faster than several interleaved ones.
+    if (todo.size() <= 1 || !positional || inKernel) {
         for (auto i : todo)
             runPart(i);
     } else {

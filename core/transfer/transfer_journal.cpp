@@ -5,7 +5,6 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
-#include <QSaveFile>
 
 #include <cstdlib>
 #include <sstream>
@@ -47,9 +46,15 @@ Result<std::unique_ptr<TransferJournal>> TransferJournal::create(const std::stri
     QJsonObject doc = spec.toJson();
     doc[QStringLiteral("job")] = QString::fromStdString(jobId);
     doc[QStringLiteral("identity")] = QString::fromStdString(spec.identity());
-    QSaveFile file(QString::fromStdString(journal->m_specPath));
-    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(doc).toJson()) < 0 || !file.commit())
+    // Written whole under a temporary name, then renamed: a crash leaves no half journal.
+    // No fsync: the journal has to survive the process, not a power cut.
+    const QString tmp = QString::fromStdString(journal->m_specPath + ".tmp");
+    QFile file(tmp);
+    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(doc).toJson()) < 0)
         return Error(ErrorKind::Unexpected, "cannot write the transfer journal " + journal->m_specPath);
+    file.close();
+    if (std::rename(tmp.toLocal8Bit().constData(), journal->m_specPath.c_str()) != 0)
+        return errorFromErrno(errno, "while writing the transfer journal");
     journal->m_log = std::fopen(journal->m_logPath.c_str(), "ae");
     if (!journal->m_log)
         return errorFromErrno(errno, "while opening the transfer journal");

@@ -1,0 +1,43 @@
+# Shared by the perf scripts: timing, medians, cache dropping, the release binary.
+perf_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+perf_setup() {
+  "$perf_root/scripts/bootstrap" perf >/dev/null
+  STRATA=${STRATA:-$perf_root/build/release/app/strata}
+  if [ -z "${STRATA_SKIP_BUILD:-}" ]; then
+    cmake --preset release -S "$perf_root" >/dev/null && cmake --build --preset release >/dev/null
+  fi
+  # Peers must never send traffic anywhere; rclone 1.60 also fails with AWS_CA_BUNDLE set.
+  unset AWS_CA_BUNDLE
+  export STRATA_STATE_DIR=${STRATA_STATE_DIR:-$(mktemp -d /tmp/strata-perf-state-XXXXXX)}
+  if sync && echo 3 >/proc/sys/vm/drop_caches 2>/dev/null; then
+    PERF_CACHE="cold (page cache dropped before each run)"; PERF_DROP=1
+  else
+    PERF_CACHE="warm (cannot drop the page cache here)"; PERF_DROP=0
+  fi
+}
+
+# Drops the page cache, then loads each tool once: the runs measure cold data, not how
+# long a cold disk takes to page in Qt's libraries (a constant ~80 ms for strata).
+drop_caches() {
+  sync
+  [ "$PERF_DROP" = 1 ] && echo 3 >/proc/sys/vm/drop_caches
+  "$STRATA" --version >/dev/null; cp --version >/dev/null; rclone version >/dev/null 2>&1 || true
+}
+
+# time_cmd CMD...: seconds (wall) of one run, to stdout; the command's output is discarded.
+time_cmd() {
+  local start end
+  start=$(date +%s.%N)
+  "$@" >/dev/null 2>&1 || { echo "command failed: $*" >&2; return 1; }
+  end=$(date +%s.%N)
+  echo "$end - $start" | bc -l
+}
+
+# peak_rss_kib CMD...: peak resident memory of one run, in KiB.
+peak_rss_kib() {
+  /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+ratio() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }

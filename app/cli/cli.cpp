@@ -122,7 +122,9 @@ const QList<CommandSpec> &commands()
         l.append({QStringLiteral("sync"), QStringLiteral("SRC DST"),
                   QStringLiteral("Make DST like SRC: copy what is missing or differs (size, time)."),
                   with({{QStringLiteral("dry-run"), QStringLiteral("Print what would be done; change nothing.")},
-                        {QStringLiteral("delete"), QStringLiteral("Also delete what DST has and SRC does not.")}},
+                        {QStringLiteral("delete"), QStringLiteral("Also delete what DST has and SRC does not.")},
+                        {{QStringLiteral("c"), QStringLiteral("checksum")},
+                         QStringLiteral("Compare files of the same size by checksum instead of modification time.")}},
                        transferOptions),
                   2, 2, &commandSync});
         l.append({QStringLiteral("rm"), QStringLiteral("URI…"), QStringLiteral("Remove objects."),

@@ -162,13 +162,15 @@ int runTransfer(Context &context, const QCommandLineParser &parser, TransferMode
     options.recursive = mode != TransferMode::Copy || parser.isSet(QStringLiteral("recursive"));
     options.verify = parser.isSet(QStringLiteral("verify"));
     options.sync = parser.isSet(QStringLiteral("sync"));
-    if (parser.isSet(QStringLiteral("overwrite")) || mode == TransferMode::Sync)
+    if (mode == TransferMode::Sync || parser.isSet(QStringLiteral("overwrite")))
         options.existing = ExistingPolicy::Overwrite;
-    if (parser.isSet(QStringLiteral("skip-existing")))
+    const QString keep = mode == TransferMode::Move ? QStringLiteral("no-clobber") : QStringLiteral("skip-existing");
+    if (mode != TransferMode::Sync && parser.isSet(keep))
         options.existing = ExistingPolicy::Skip;
     if (mode == TransferMode::Sync) {
         options.deleteExtra = parser.isSet(QStringLiteral("delete"));
         options.dryRun = parser.isSet(QStringLiteral("dry-run"));
+        options.compareContent = parser.isSet(QStringLiteral("checksum"));
     }
     if (parser.isSet(QStringLiteral("jobs"))) {
         bool ok = false;

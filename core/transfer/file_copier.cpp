@@ -76,7 +76,8 @@ Result<FileOutcome> FileCopier::run()
     // Only data is copied: holes and zero ranges of a mapped source are skipped.
     std::vector<Extent> data;
     bool mapped = false;
-    if (positional && srcCaps.has(Capability::Extents) && size > 0) {
+    // Files of one chunk or less are not mapped: a hole there saves little, the map costs calls.
+    if (positional && srcCaps.has(Capability::Extents) && size > options.chunkSize) {
         if (auto map = m_src.extents(m_task.srcPath); map && !map->empty() && map->back().end() == size) {
             mapped = true;
             for (const auto &e : *map)
@@ -118,6 +119,12 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
         if (done.empty())
             m_ctx.journal->beginFile(m_task.dstPath, size, mtime);
     }
+    // Holes are never copied but count as done: a sparse copy ends at 100 %, not 1 %.
+    std::uint64_t dataBytes = 0;
+    for (const auto &part : m_parts)
+        dataBytes += part.length;
+    if (size > dataBytes && m_ctx.onBytes)
+        m_ctx.onBytes(size - dataBytes);
     std::vector<std::string> hashes(m_parts.size());
     std::vector<std::size_t> todo;
     for (std::size_t i = 0; i < m_parts.size(); ++i) {

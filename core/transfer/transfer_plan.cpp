@@ -1,6 +1,7 @@
 #include "core/transfer/transfer_plan.h"
 
 #include "core/storage/path.h"
+#include "core/transfer/file_copier.h"
 
 #include <deque>
 #include <map>
@@ -20,6 +21,22 @@ bool sameVersion(const Entry &src, const Entry &dst)
     return diff > -1'000'000'000 && diff < 1'000'000'000;
 }
 
+// BLAKE2b of a whole object, for sync --checksum.
+Result<std::string> contentHash(Operator &op, const std::string &path)
+{
+    ContentHash digest;
+    std::vector<std::byte> buffer(1u << 20);
+    for (std::uint64_t pos = 0;;) {
+        auto n = op.read(path, pos, buffer);
+        if (!n)
+            return std::move(n).error();
+        if (*n == 0)
+            return digest.hex();
+        digest.add(std::span(buffer).first(*n));
+        pos += *n;
+    }
+}
+
 class Planner {
 public:
     Planner(const TransferSpec &spec, const std::stop_token &stop, const PlanProgress &found)
@@ -34,7 +51,7 @@ public:
     void addFile(const std::shared_ptr<Operator> &srcOp, const Entry &entry, std::string dstPath,
                  const Entry *existing)
     {
-        if (m_spec.options.mode == TransferMode::Sync && existing && sameVersion(entry, *existing)) {
+        if (m_spec.options.mode == TransferMode::Sync && existing && upToDate(*srcOp, entry, *existing)) {
             ++plan.unchanged;
             return;
         }
@@ -42,6 +59,17 @@ public:
         plan.files.push_back(FileTask{srcOp, entry.path, std::move(dstPath), entry});
         if (m_found && plan.files.size() % 256 == 0)
             m_found(plan.files.size(), plan.bytesTotal);
+    }
+
+    bool upToDate(Operator &srcOp, const Entry &src, const Entry &dst)
+    {
+        if (!m_spec.options.compareContent)
+            return sameVersion(src, dst);
+        if (!dst.isFile() || src.size != dst.size)
+            return false;
+        auto a = contentHash(srcOp, src.path);
+        auto b = contentHash(*plan.dstOp, dst.path);
+        return a && b && *a == *b;
     }
 
     void refuse(const std::shared_ptr<Operator> &op, std::string_view path, Error error)

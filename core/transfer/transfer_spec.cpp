@@ -27,6 +27,7 @@ QJsonObject TransferSpec::toJson() const
         {QStringLiteral("verify"), o.verify},
         {QStringLiteral("deleteExtra"), o.deleteExtra},
         {QStringLiteral("dryRun"), o.dryRun},
+        {QStringLiteral("compareContent"), o.compareContent},
         {QStringLiteral("jobs"), o.jobs},
         {QStringLiteral("partsInFlight"), o.partsInFlight},
         {QStringLiteral("partSize"), qint64(o.partSize)},
@@ -60,6 +61,7 @@ Result<TransferSpec> TransferSpec::fromJson(const QJsonObject &json)
     t.verify = o.value(QStringLiteral("verify")).toBool();
     t.deleteExtra = o.value(QStringLiteral("deleteExtra")).toBool();
     t.dryRun = o.value(QStringLiteral("dryRun")).toBool();
+    t.compareContent = o.value(QStringLiteral("compareContent")).toBool();
     t.jobs = num("jobs", t.jobs);
     t.partsInFlight = num("partsInFlight", t.partsInFlight);
     t.partSize = num("partSize", t.partSize);
@@ -86,12 +88,6 @@ std::string TransferSpec::identity() const
                          char('0' + int(options.deleteExtra))};
     hash.addData(QByteArrayView(kind, 3));
     return hash.result().toHex().left(32).toStdString();
-}
-
-std::uint64_t defaultJobs(bool remoteSource, bool remoteDestination)
-{
-    // Local disks gain little past a few files at once; remote stores hide latency with more.
-    return remoteSource || remoteDestination ? 16 : 4;
 }
 
 } // namespace strata

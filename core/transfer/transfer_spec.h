@@ -26,6 +26,7 @@ struct TransferOptions {
     bool verify = false;             // re-read the destination and compare checksums
     bool deleteExtra = false;        // sync: remove destination objects the source lacks
     bool dryRun = false;             // sync: report, change nothing
+    bool compareContent = false;     // sync: same size is compared by checksum, not by time
     int jobs = 0;                    // files in flight; 0 picks a default for the backends
     int partsInFlight = 4;           // ranges of one large object copied at once
     std::uint64_t partSize = 32u << 20;        // large objects are split into parts this big
@@ -49,7 +50,5 @@ struct TransferSpec {
     // Same sources, destination and kind of transfer: running it again resumes it.
     std::string identity() const;
 };
-
-std::uint64_t defaultJobs(bool remoteSource, bool remoteDestination);
 
 } // namespace strata

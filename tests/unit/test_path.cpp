@@ -1,0 +1,216 @@
+// Backend paths: normalisation (nothing climbs above the root) and the segment helpers.
+#include "tests/unit/unit_checks.h"
+
+#include "core/storage/path.h"
+
+#include <QTest>
+
+namespace strata {
+
+class TestPath : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void normalizes_data();
+    void normalizes();
+    void refuses_data();
+    void refuses();
+    void normalizedPathIsStable();
+    void isNormalPath_data();
+    void isNormalPath();
+    void joinPath_data();
+    void joinPath();
+    void parentPath_data();
+    void parentPath();
+    void baseName_data();
+    void baseName();
+    void parentAndBaseNameRebuildThePath();
+    void isValidName_data();
+    void isValidName();
+};
+
+void TestPath::normalizes_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::addColumn<QByteArray>("expected");
+    QTest::newRow("dots and slashes") << QByteArray("/a/./b//c/") << QByteArray("/a/b/c");
+    QTest::newRow("empty") << QByteArray("") << QByteArray("/");
+    QTest::newRow("root") << QByteArray("/") << QByteArray("/");
+    QTest::newRow("many slashes") << QByteArray("///") << QByteArray("/");
+    QTest::newRow("dot") << QByteArray("/./.") << QByteArray("/");
+    QTest::newRow("relative") << QByteArray("a/b") << QByteArray("/a/b");
+    QTest::newRow("dotdot") << QByteArray("/a/../b") << QByteArray("/b");
+    QTest::newRow("dotdot at end") << QByteArray("/a/b/..") << QByteArray("/a");
+    QTest::newRow("back to root") << QByteArray("/a/..") << QByteArray("/");
+    QTest::newRow("two up") << QByteArray("/a/b/../../c") << QByteArray("/c");
+    QTest::newRow("dotted names are names") << QByteArray("/..a/b../.c/...") << QByteArray("/..a/b../.c/...");
+    QTest::newRow("spaces kept") << QByteArray("/ a /b c") << QByteArray("/ a /b c");
+    QTest::newRow("unicode kept") << QByteArray("/über/日本") << QByteArray("/über/日本");
+    QTest::newRow("trailing slash") << QByteArray("/docs/") << QByteArray("/docs");
+}
+
+void TestPath::normalizes()
+{
+    QFETCH(QByteArray, input);
+    QFETCH(QByteArray, expected);
+    auto normal = normalizePath(view(input));
+    REQUIRE_OK(normal);
+    QCOMPARE(*normal, std::string(view(expected)));
+}
+
+void TestPath::refuses_data()
+{
+    QTest::addColumn<QByteArray>("input");
+    QTest::newRow("root parent") << QByteArray("/..");
+    QTest::newRow("relative parent") << QByteArray("..");
+    QTest::newRow("climbs after descent") << QByteArray("/a/../../b");
+    QTest::newRow("climbs deep") << QByteArray("/a/b/../../../etc/passwd");
+    QTest::newRow("dot then up") << QByteArray("/./../x");
+    QTest::newRow("embedded NUL") << QByteArray("/a\0b", 4);
+    QTest::newRow("trailing NUL") << QByteArray("/a\0", 3);
+}
+
+void TestPath::refuses()
+{
+    QFETCH(QByteArray, input);
+    auto normal = normalizePath(view(input));
+    QVERIFY2(!normal.ok(), normal.ok() ? normal->c_str() : "");
+    QCOMPARE(normal.error().kind(), ErrorKind::InvalidInput);
+    QVERIFY(!normal.error().cause().empty());
+}
+
+void TestPath::normalizedPathIsStable()
+{
+    for (std::string_view p : {"/a/./b//c/", "x/../y/z/", "/", "/a b/c"}) {
+        auto once = normalizePath(p);
+        REQUIRE_OK(once);
+        auto twice = normalizePath(*once);
+        REQUIRE_OK(twice);
+        QCOMPARE(*twice, *once);
+        QVERIFY(once->starts_with('/'));
+        QVERIFY(*once == "/" || !once->ends_with('/'));
+    }
+}
+
+void TestPath::isNormalPath_data()
+{
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<bool>("normal");
+    QTest::newRow("root") << QByteArray("/") << true;
+    QTest::newRow("top level") << QByteArray("/a") << true;
+    QTest::newRow("nested with spaces") << QByteArray("/a b/c") << true;
+    QTest::newRow("dotted names") << QByteArray("/..a/.b/c..") << true;
+    QTest::newRow("empty") << QByteArray("") << false;
+    QTest::newRow("relative") << QByteArray("a/b") << false;
+    QTest::newRow("trailing slash") << QByteArray("/a/") << false;
+    QTest::newRow("double slash at start") << QByteArray("//a") << false;
+    QTest::newRow("double slash inside") << QByteArray("/a//b") << false;
+    QTest::newRow("dot") << QByteArray("/./a") << false;
+    QTest::newRow("dot at end") << QByteArray("/a/.") << false;
+    QTest::newRow("dotdot at root") << QByteArray("/..") << false;
+    QTest::newRow("dotdot inside") << QByteArray("/a/../b") << false;
+    QTest::newRow("dotdot at end") << QByteArray("/a/..") << false;
+    QTest::newRow("NUL") << QByteArray("/a\0b", 4) << false;
+}
+
+void TestPath::isNormalPath()
+{
+    QFETCH(QByteArray, path);
+    QFETCH(bool, normal);
+    // Operator skips normalising what this accepts: accepting ".." would let it through.
+    QCOMPARE(strata::isNormalPath(view(path)), normal);
+    auto normalized = normalizePath(view(path));
+    QCOMPARE(normalized.ok() && *normalized == std::string(view(path)), normal);
+}
+
+void TestPath::joinPath_data()
+{
+    QTest::addColumn<QByteArray>("dir");
+    QTest::addColumn<QByteArray>("name");
+    QTest::addColumn<QByteArray>("expected");
+    QTest::newRow("root") << QByteArray("/") << QByteArray("a") << QByteArray("/a");
+    QTest::newRow("nested") << QByteArray("/a/b") << QByteArray("c") << QByteArray("/a/b/c");
+    QTest::newRow("dir with slash") << QByteArray("/a/") << QByteArray("c") << QByteArray("/a/c");
+    QTest::newRow("empty dir") << QByteArray("") << QByteArray("c") << QByteArray("/c");
+    QTest::newRow("name with space") << QByteArray("/d") << QByteArray("x y.txt") << QByteArray("/d/x y.txt");
+}
+
+void TestPath::joinPath()
+{
+    QFETCH(QByteArray, dir);
+    QFETCH(QByteArray, name);
+    QFETCH(QByteArray, expected);
+    QCOMPARE(strata::joinPath(view(dir), view(name)), std::string(view(expected)));
+}
+
+void TestPath::parentPath_data()
+{
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<QByteArray>("expected");
+    QTest::newRow("deep") << QByteArray("/a/b/c") << QByteArray("/a/b");
+    QTest::newRow("top level") << QByteArray("/a") << QByteArray("/");
+    QTest::newRow("root") << QByteArray("/") << QByteArray("/");
+    QTest::newRow("dotted") << QByteArray("/a.b/c.d") << QByteArray("/a.b");
+}
+
+void TestPath::parentPath()
+{
+    QFETCH(QByteArray, path);
+    QFETCH(QByteArray, expected);
+    QCOMPARE(strata::parentPath(view(path)), view(expected));
+}
+
+void TestPath::baseName_data()
+{
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<QByteArray>("expected");
+    QTest::newRow("deep") << QByteArray("/a/b/c") << QByteArray("c");
+    QTest::newRow("top level") << QByteArray("/a") << QByteArray("a");
+    QTest::newRow("root") << QByteArray("/") << QByteArray("");
+    QTest::newRow("bare name") << QByteArray("name") << QByteArray("name");
+    QTest::newRow("extension") << QByteArray("/d/archive.tar.gz") << QByteArray("archive.tar.gz");
+}
+
+void TestPath::baseName()
+{
+    QFETCH(QByteArray, path);
+    QFETCH(QByteArray, expected);
+    QCOMPARE(strata::baseName(view(path)), view(expected));
+}
+
+void TestPath::parentAndBaseNameRebuildThePath()
+{
+    for (std::string_view p : {"/a", "/a/b", "/x y/ü/z.txt", "/.hidden/..x"})
+        QCOMPARE(strata::joinPath(strata::parentPath(p), strata::baseName(p)), std::string(p));
+}
+
+void TestPath::isValidName_data()
+{
+    QTest::addColumn<QByteArray>("name");
+    QTest::addColumn<bool>("valid");
+    QTest::newRow("plain") << QByteArray("a") << true;
+    QTest::newRow("spaces") << QByteArray("a b") << true;
+    QTest::newRow("hidden") << QByteArray(".hidden") << true;
+    QTest::newRow("dotdot prefix") << QByteArray("..x") << true;
+    QTest::newRow("three dots") << QByteArray("...") << true;
+    QTest::newRow("unicode") << QByteArray("é – 日本") << true;
+    QTest::newRow("symbols") << QByteArray("#%?&") << true;
+    QTest::newRow("empty") << QByteArray("") << false;
+    QTest::newRow("dot") << QByteArray(".") << false;
+    QTest::newRow("dotdot") << QByteArray("..") << false;
+    QTest::newRow("slash inside") << QByteArray("a/b") << false;
+    QTest::newRow("slash only") << QByteArray("/") << false;
+    QTest::newRow("NUL") << QByteArray("a\0b", 3) << false;
+}
+
+void TestPath::isValidName()
+{
+    QFETCH(QByteArray, name);
+    QFETCH(bool, valid);
+    QCOMPARE(strata::isValidName(view(name)), valid);
+}
+
+} // namespace strata
+
+QTEST_GUILESS_MAIN(strata::TestPath)
+#include "test_path.moc"

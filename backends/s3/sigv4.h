@@ -1,0 +1,69 @@
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+// AWS Signature Version 4 for S3 requests sent with an Authorization header.
+// Everything here is a pure function of its inputs (time included), so the backend signs
+// and the tests check the AWS published examples with the same code.
+namespace strata::s3 {
+
+struct Credentials {
+    std::string accessKeyId;
+    std::string secretAccessKey;
+    std::string sessionToken;
+    bool anonymous() const { return accessKeyId.empty(); }
+};
+
+using Header = std::pair<std::string, std::string>;
+
+struct SignedRequest {
+    std::string method;           // "GET"
+    std::string host;             // "bucket.s3.amazonaws.com", "127.0.0.1:4569": port when not default
+    std::string path;             // raw UTF-8 ("/bucket/a b/ü"); the signer encodes it
+    std::vector<Header> query;    // decoded pairs in any order; a bare name has value ""
+    std::vector<Header> headers;  // extra headers to sign ("range", "content-type"...), names any case
+    std::string payloadHash;      // hex sha256 of the body or "UNSIGNED-PAYLOAD"; empty = empty body
+};
+
+// The headers to send besides the request's own: "Authorization", "x-amz-date",
+// "x-amz-content-sha256" and, with a session token, "x-amz-security-token". Anonymous
+// credentials give only "x-amz-content-sha256". Headers in request.headers named like the
+// ones returned here (or "host") are not signed: the signer's values are the ones sent.
+std::vector<Header> signV4(const SignedRequest &request, const Credentials &credentials,
+                           std::string_view region, std::string_view service,
+                           std::chrono::system_clock::time_point now);
+
+// AWS UriEncode: A-Za-z0-9 - . _ ~ kept, every other byte %XX (uppercase); '/' kept
+// unless encodeSlash. Independent of the C locale.
+std::string uriEncode(std::string_view text, bool encodeSlash);
+// The path as signed and as it must appear in the URL: encoded once, never normalised
+// ("a//b", "../" stay as they are), "/" when empty, a leading '/' added when missing.
+std::string canonicalUri(std::string_view path);
+// Names and values uriEncode'd (slash included), sorted by name then value, joined by
+// '&'; a bare name becomes "name=". Also the query string to put in the URL.
+std::string canonicalQueryString(std::vector<Header> query);
+// Signs exactly allSignedHeaders (host and x-amz-* included, names any case, repeated
+// names joined by ','); request.host and request.headers are not read here.
+std::string canonicalRequest(const SignedRequest &request, const std::vector<Header> &allSignedHeaders);
+
+// "20130524/us-east-1/s3/aws4_request"
+std::string credentialScope(std::string_view yyyymmdd, std::string_view region, std::string_view service);
+std::string stringToSign(std::string_view amzDate, std::string_view scope, std::string_view canonicalRequest);
+// The raw 32-byte key: HMAC chain "AWS4"+secret -> date -> region -> service -> "aws4_request".
+std::string signingKey(std::string_view secretAccessKey, std::string_view yyyymmdd,
+                       std::string_view region, std::string_view service);
+std::string hmacSha256Hex(std::string_view key, std::string_view data);
+
+std::string sha256Hex(std::string_view data);
+// "20130524T000000Z" (UTC, whole seconds)
+std::string amzDate(std::chrono::system_clock::time_point t);
+
+inline constexpr std::string_view kEmptyPayloadHash =
+    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+inline constexpr std::string_view kUnsignedPayload = "UNSIGNED-PAYLOAD";
+
+} // namespace strata::s3

@@ -45,7 +45,7 @@ QString modeString(const Entry &entry)
     case EntryKind::File: s += QLatin1Char('-'); break;
     }
     if (!entry.mode)
-        return s + QStringLiteral("---------");
+        return s + QStringLiteral("         "); // the storage has no permissions to show
     const std::uint32_t m = *entry.mode;
     const char *rwx = "rwxrwxrwx";
     for (int i = 0; i < 9; ++i)

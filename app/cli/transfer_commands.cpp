@@ -110,11 +110,13 @@ Result<std::string> uriOf(Context &context, const QString &argument)
     auto loc = context.open(argument);
     if (!loc)
         return std::move(loc).error();
-    std::string uri = loc->op->uriFor(loc->path).toString();
-    // A trailing slash means "into this directory"; keep it.
-    if (argument.endsWith(QLatin1Char('/')) && !uri.ends_with('/'))
-        uri += '/';
-    return uri;
+    Uri uri = loc->op->uriFor(loc->path);
+    // A trailing slash ("dir/", "s3://b/dir/?endpoint=…") means "into this directory".
+    const auto typed = Uri::parse(argument.toStdString());
+    const bool into = typed ? typed->path().ends_with('/') : argument.endsWith(QLatin1Char('/'));
+    if (into && !uri.path().ends_with('/'))
+        uri.setPath(uri.path() + "/");
+    return uri.toString();
 }
 
 int printReport(Context &context, const TransferReport &report, bool json, bool interrupted, const std::string &id)

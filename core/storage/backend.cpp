@@ -19,6 +19,14 @@ Status Writer::setLength(std::uint64_t)
     return unsupported("setting the length of an object being written");
 }
 
+Status Backend::removeMany(std::span<const std::string> paths)
+{
+    for (const auto &path : paths)
+        if (auto st = remove(path); !st)
+            return st;
+    return {};
+}
+
 Status Backend::createDir(std::string_view)
 {
     return unsupported("creating directories");

@@ -84,6 +84,9 @@ public:
     virtual Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) = 0;
     // Removes a file or an empty directory. Removing a missing path succeeds (idempotent).
     virtual Status remove(std::string_view path) = 0;
+    // Removes many files at once where the storage can batch it (S3 DeleteObjects);
+    // the default removes them one by one. Stops at the first error.
+    virtual Status removeMany(std::span<const std::string> paths);
     // Creates one directory; its parent must exist.
     virtual Status createDir(std::string_view path);
     // Moves an object within the backend, replacing a file at `to`.

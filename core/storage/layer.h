@@ -24,6 +24,7 @@ public:
         return m_inner->write(path, options);
     }
     Status remove(std::string_view path) override { return m_inner->remove(path); }
+    Status removeMany(std::span<const std::string> paths) override { return m_inner->removeMany(paths); }
     Status createDir(std::string_view path) override { return m_inner->createDir(path); }
     Status rename(std::string_view from, std::string_view to) override { return m_inner->rename(from, to); }
     Status copy(std::string_view from, std::string_view to) override { return m_inner->copy(from, to); }

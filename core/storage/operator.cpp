@@ -190,8 +190,18 @@ Status Operator::removeAll(std::string_view path)
                 return std::move(page).error();
             if (page->entries.empty())
                 break;
-            for (const auto &child : page->entries)
-                if (auto st = removeAll(child.path); !st)
+            // Files of a page go in one batch where the storage batches deletes.
+            std::vector<std::string> files;
+            for (const auto &child : page->entries) {
+                if (child.isDir()) {
+                    if (auto st = removeAll(child.path); !st)
+                        return st;
+                } else {
+                    files.push_back(child.path);
+                }
+            }
+            if (!files.empty())
+                if (auto st = withContext(m_stack->removeMany(files), "remove", *this, p); !st)
                     return st;
         }
         if (p == "/")

@@ -10,9 +10,11 @@ namespace strata {
 
 namespace {
 
+// ASCII only: std::isalnum follows the C locale, where a Latin-1 byte may count as a letter.
 bool isUnreserved(unsigned char c)
 {
-    return std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
+        || c == '_' || c == '~';
 }
 
 int hexValue(char c)

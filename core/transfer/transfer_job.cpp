@@ -3,10 +3,26 @@
 #include "core/io/buffer_pool.h"
 #include "core/transfer/file_copier.h"
 #include "core/transfer/transfer_plan.h"
+#include "core/transfer/zstd_stream.h"
 
 #include <QCryptographicHash>
 
 namespace strata {
+
+namespace {
+
+// A copy an earlier run finished counts while it is still there and whole; one removed
+// or cut short since is copied again, never reported as done.
+bool stillThere(Operator &dst, const FileTask &task)
+{
+    auto copy = dst.stat(task.dstPath);
+    if (!copy || !copy->isFile())
+        return false;
+    // A compressed or decompressed copy has a size of its own.
+    return isZstdName(task.srcPath) != isZstdName(task.dstPath) || copy->size == task.source.size;
+}
+
+} // namespace
 
 std::string resumeKeyFor(const std::string &jobId, const std::string &dstPath)
 {
@@ -150,6 +166,8 @@ void TransferJob::run(Registry &registry, TransferObserver *observer, std::stop_
         }
         if (stopped && m_cancel)
             cleanUp(registry);
+        else if (!stopped && m_journal)
+            m_journal->remove(); // nothing was done: nothing to resume
         setState(stopped ? (m_cancel ? JobState::Cancelled : JobState::Paused) : JobState::Failed, observer);
     } else {
         m_filesTotal = plan->files.size();
@@ -228,18 +246,18 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
 
     TaskGroup group;
     for (const auto &task : plan.files) {
-        if (m_journal && m_journal->fileDone(task.dstPath)) {
-            // Copied by an earlier run of this job.
-            m_filesDone.fetch_add(1);
-            addBytes(task.source.size, observer);
-            std::lock_guard lock(m_mutex);
-            ++m_report.filesCopied;
-            m_report.bytesResumed += task.source.size;
-            continue;
-        }
         fileWorkers.submit(group, [this, &task, &dst, &context, observer, &stop, &options] {
             if (stop.stop_requested())
                 return;
+            if (m_journal && m_journal->fileDone(task.dstPath) && stillThere(dst, task)) {
+                // Copied by an earlier run of this job.
+                m_filesDone.fetch_add(1);
+                addBytes(task.source.size, observer);
+                std::lock_guard lock(m_mutex);
+                ++m_report.filesCopied;
+                m_report.bytesResumed += task.source.size;
+                return;
+            }
             FileCopier copier(task, dst, context);
             auto outcome = copier.run();
             m_filesDone.fetch_add(1);

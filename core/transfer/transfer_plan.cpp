@@ -176,7 +176,9 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
     auto dstEntry = dst->op->stat(dst->path);
     if (!dstEntry && dstEntry.error().kind() != ErrorKind::NotFound)
         return std::move(dstEntry).error();
-    const bool dstIsDir = (dstEntry && dstEntry->isDir()) || spec.destination.ends_with('/') || spec.sources.size() > 1;
+    const auto typed = Uri::parse(spec.destination);
+    const bool slash = typed ? typed->path().ends_with('/') : spec.destination.ends_with('/');
+    const bool dstIsDir = (dstEntry && dstEntry->isDir()) || slash || spec.sources.size() > 1;
     if (dstEntry && !dstEntry->isDir() && spec.sources.size() > 1)
         return Error(ErrorKind::NotDirectory, "several sources need a directory to copy into")
             .withContext("copy to", dst->display());

@@ -3,6 +3,7 @@
 #include "backends/builtin_backends.h"
 
 #include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 
 #include <cstdlib>
@@ -26,13 +27,32 @@ std::string env(const char *name)
 
 } // namespace
 
+void loadEnvFile(const std::string &path)
+{
+    if (path.empty())
+        return;
+    QFile file(QString::fromStdString(path));
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
+        return;
+    while (!file.atEnd()) {
+        const QByteArray line = file.readLine().trimmed();
+        const auto eq = line.indexOf('=');
+        if (eq > 0 && !line.startsWith('#'))
+            qputenv(line.left(eq).constData(), line.mid(eq + 1));
+    }
+}
+
 BehaviorRoot::BehaviorRoot()
 {
     registerBuiltinBackends(m_registry);
     m_backend = env("STRATA_TEST_BACKEND");
     if (m_backend.empty())
         m_backend = "memory";
+    // Servers started by CTest fixtures publish their address in an env file at run time.
+    loadEnvFile(env("STRATA_S3_ENVFILE"));
     std::string base = env("STRATA_TEST_URI");
+    if (base.empty() && m_backend == "s3" && !env("STRATA_S3_ENDPOINT").empty())
+        base = "s3://" + env("STRATA_S3_BUCKET") + "/?endpoint=" + env("STRATA_S3_ENDPOINT");
     if (base.empty()) {
         if (m_backend == "memory") {
             base = "memory://" + randomName() + "/";

@@ -8,6 +8,9 @@ namespace strata {
 
 // The fresh, random place one behaviour run works in, on the backend named by
 // STRATA_TEST_BACKEND (memory, file, …) below STRATA_TEST_URI when set.
+// Sets the KEY=VALUE lines of a file as environment variables (fixture env files).
+void loadEnvFile(const std::string &path);
+
 class BehaviorRoot {
 public:
     BehaviorRoot();

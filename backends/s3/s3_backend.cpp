@@ -1,0 +1,420 @@
+#include "backends/s3/s3_backend.h"
+
+#include "backends/s3/s3_writer.h"
+#include "backends/s3/s3_xml.h"
+#include "core/storage/path.h"
+
+#include <QCryptographicHash>
+
+#include <charconv>
+
+namespace strata::s3 {
+
+namespace {
+
+constexpr std::size_t kMaxKeyBytes = 1024;
+
+// Small bodies are hashed for the signature; large ones are sent UNSIGNED-PAYLOAD so the
+// bytes are not read twice.
+std::string payloadHashOf(std::span<const std::byte> body)
+{
+    if (body.empty())
+        return std::string(kEmptyPayloadHash);
+    if (body.size() > (256u << 10))
+        return std::string(kUnsignedPayload);
+    return sha256Hex({reinterpret_cast<const char *>(body.data()), body.size()});
+}
+
+Error keyTooLong()
+{
+    return Error(ErrorKind::InvalidInput, "S3 keys are at most 1024 bytes");
+}
+
+Entry fileEntry(std::string_view path, std::uint64_t size, std::optional<std::int64_t> mtime, std::string etag)
+{
+    Entry e;
+    e.path = std::string(path);
+    e.name = std::string(baseName(path));
+    e.kind = EntryKind::File;
+    e.size = size;
+    e.mtimeNs = mtime;
+    e.etag = std::move(etag);
+    return e;
+}
+
+Entry dirEntry(std::string_view path)
+{
+    Entry e;
+    e.path = std::string(path);
+    e.name = std::string(baseName(path));
+    e.kind = EntryKind::Directory;
+    return e;
+}
+
+} // namespace
+
+std::string keyOf(std::string_view path)
+{
+    return path.size() <= 1 ? std::string() : std::string(path.substr(1));
+}
+
+S3Backend::S3Backend(Config config, Credentials credentials, std::shared_ptr<http::Client> client)
+    : m_config(std::move(config)), m_credentials(std::move(credentials)), m_client(std::move(client))
+{
+}
+
+Capabilities S3Backend::capabilities() const
+{
+    return {Capability::Stat,   Capability::List,      Capability::Read,   Capability::Write,
+            Capability::Remove, Capability::CreateDir, Capability::Rename, Capability::Copy,
+            Capability::RangedRead, Capability::ListRecursive};
+}
+
+Uri S3Backend::uriFor(std::string_view path) const
+{
+    Uri uri = m_config.baseUri();
+    uri.setPath(std::string(path.empty() ? "/" : path));
+    return uri;
+}
+
+Result<http::Response> S3Backend::send(const Call &call)
+{
+    if (call.key.size() > kMaxKeyBytes)
+        return keyTooLong();
+    SignedRequest request;
+    request.method = call.method;
+    request.host = m_config.host();
+    request.path = m_config.pathStyle ? "/" + m_config.bucket + (call.bucketRoot ? "" : "/" + call.key) : "/" + call.key;
+    if (m_config.pathStyle && call.bucketRoot)
+        request.path = "/" + m_config.bucket;
+    request.query = call.query;
+    request.headers = call.headers;
+    request.payloadHash = payloadHashOf(call.body);
+    http::Request http;
+    http.method = call.method;
+    http.url = m_config.scheme + "://" + request.host + canonicalUri(request.path);
+    if (!call.query.empty())
+        http.url += "?" + canonicalQueryString(call.query);
+    http.headers = call.headers;
+    for (auto &h : signV4(request, m_credentials, m_config.region, "s3", std::chrono::system_clock::now()))
+        http.headers.push_back(std::move(h));
+    http.body = call.body;
+    http.into = call.into;
+    http.skip = call.skip;
+    return m_client->perform(http);
+}
+
+Result<http::Response> S3Backend::sendOk(const Call &call)
+{
+    auto response = send(call);
+    if (!response)
+        return response;
+    if (response->status < 200 || response->status >= 300)
+        return s3Error(*response, m_config.bucket);
+    return response;
+}
+
+Result<bool> S3Backend::prefixExists(const std::string &prefix)
+{
+    Call call;
+    call.bucketRoot = true;
+    call.query = {{"list-type", "2"}, {"prefix", prefix}, {"max-keys", "1"}};
+    auto response = sendOk(call);
+    if (!response)
+        return std::move(response).error();
+    auto listed = parseList(response->body);
+    if (!listed)
+        return std::move(listed).error();
+    return !listed->objects.empty() || !listed->prefixes.empty();
+}
+
+Result<Entry> S3Backend::statDirectory(std::string_view path, const std::string &key)
+{
+    auto exists = prefixExists(key + "/");
+    if (!exists)
+        return std::move(exists).error();
+    if (!*exists)
+        return Error(ErrorKind::NotFound);
+    return dirEntry(path);
+}
+
+Result<Entry> S3Backend::stat(std::string_view path)
+{
+    if (path == "/") {
+        Call call;
+        call.method = "HEAD";
+        call.bucketRoot = true;
+        auto response = sendOk(call);
+        if (!response) {
+            if (response.error().kind() == ErrorKind::NotFound)
+                return Error(ErrorKind::NotFound, "the bucket '" + m_config.bucket + "' does not exist");
+            return std::move(response).error();
+        }
+        return dirEntry("/");
+    }
+    const std::string key = keyOf(path);
+    Call call;
+    call.method = "HEAD";
+    call.key = key;
+    auto response = send(call);
+    if (!response)
+        return std::move(response).error();
+    if (response->status == 404)
+        return statDirectory(path, key);
+    if (response->status < 200 || response->status >= 300)
+        return s3Error(*response, m_config.bucket);
+    std::uint64_t size = 0;
+    const std::string length = response->header("content-length");
+    std::from_chars(length.data(), length.data() + length.size(), size);
+    return fileEntry(path, size, parseTime(response->header("last-modified")), response->header("etag"));
+}
+
+Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &options)
+{
+    const std::string key = keyOf(dir);
+    const std::string prefix = key.empty() ? std::string() : key + "/";
+    Call call;
+    call.bucketRoot = true;
+    call.query = {{"list-type", "2"}, {"max-keys", std::to_string(std::clamp<std::size_t>(options.pageSize, 1, 1000))}};
+    if (!prefix.empty())
+        call.query.emplace_back("prefix", prefix);
+    if (!options.recursive)
+        call.query.emplace_back("delimiter", "/");
+    // Our page token is "<last common prefix>\n<S3 continuation token>": some servers
+    // (s3rver) repeat a common prefix at the top of the next page, and it must not be
+    // listed twice.
+    std::string lastPrefix;
+    if (!options.pageToken.empty()) {
+        const auto nl = options.pageToken.find('\n');
+        lastPrefix = nl == std::string::npos ? std::string() : options.pageToken.substr(0, nl);
+        call.query.emplace_back("continuation-token",
+                                nl == std::string::npos ? options.pageToken : options.pageToken.substr(nl + 1));
+    }
+    auto response = sendOk(call);
+    if (!response)
+        return std::move(response).error();
+    auto listed = parseList(response->body);
+    if (!listed)
+        return std::move(listed).error();
+    ListPage page;
+    page.entries.reserve(listed->objects.size() + listed->prefixes.size());
+    bool sawMarker = false;
+    for (const auto &object : listed->objects) {
+        if (object.key == prefix) {
+            sawMarker = true; // the directory's own marker
+            continue;
+        }
+        if (!object.key.starts_with(prefix))
+            continue;
+        // A key ending in '/' is a directory marker; a key with "//" or a trailing '/'
+        // inside gives an empty name, which copies refuse later.
+        std::string rest = object.key.substr(prefix.size());
+        if (rest.ends_with('/') && !options.recursive) {
+            rest.pop_back();
+            page.entries.push_back(dirEntry(joinPath(dir, rest)));
+            continue;
+        }
+        page.entries.push_back(fileEntry(joinPath(dir, rest), object.size, object.mtimeNs, object.etag));
+    }
+    for (const auto &p : listed->prefixes) {
+        if (!p.starts_with(prefix) || p.size() <= prefix.size() || p == lastPrefix)
+            continue;
+        std::string rest = p.substr(prefix.size());
+        rest.pop_back();
+        page.entries.push_back(dirEntry(joinPath(dir, rest)));
+    }
+    if (listed->truncated)
+        page.nextPageToken = (listed->prefixes.empty() ? lastPrefix : listed->prefixes.back()) + "\n" + listed->nextToken;
+    // Nothing under the prefix: an empty directory (its marker), a file, or nothing.
+    if (options.pageToken.empty() && page.entries.empty() && !sawMarker && !prefix.empty()) {
+        Call head;
+        head.method = "HEAD";
+        head.key = key;
+        auto there = send(head);
+        if (there && there->status >= 200 && there->status < 300)
+            return Error(ErrorKind::NotDirectory);
+        return Error(ErrorKind::NotFound);
+    }
+    return page;
+}
+
+Result<std::size_t> S3Backend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
+{
+    if (buffer.empty())
+        return std::size_t(0);
+    Call call;
+    call.key = keyOf(path);
+    call.headers = {{"range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + buffer.size() - 1)}};
+    call.into = buffer;
+    auto response = send(call);
+    if (!response)
+        return std::move(response).error();
+    if (response->status == 416)
+        return std::size_t(0); // at or past the end
+    if (response->status == 404) {
+        if (auto dir = prefixExists(call.key + "/"); dir && *dir)
+            return Error(ErrorKind::IsDirectory);
+        return Error(ErrorKind::NotFound);
+    }
+    if (response->status == 200 && offset > 0) {
+        // The server ignored Range and sent the whole object: ask again, dropping the head.
+        call.headers.clear();
+        call.skip = offset;
+        response = send(call);
+        if (!response)
+            return std::move(response).error();
+    }
+    if (response->status < 200 || response->status >= 300) {
+        http::Response copy = *response;
+        return s3Error(copy, m_config.bucket);
+    }
+    return response->received;
+}
+
+Result<std::unique_ptr<Writer>> S3Backend::write(std::string_view path, const WriteOptions &options)
+{
+    const std::string key = keyOf(path);
+    if (key.size() > kMaxKeyBytes)
+        return keyTooLong();
+    if (!options.overwrite) {
+        Call head;
+        head.method = "HEAD";
+        head.key = key;
+        auto there = send(head);
+        if (!there)
+            return std::move(there).error();
+        if (there->status >= 200 && there->status < 300)
+            return Error(ErrorKind::AlreadyExists);
+    }
+    return std::unique_ptr<Writer>(std::make_unique<S3Writer>(shared_from_this(), key, options));
+}
+
+Status S3Backend::remove(std::string_view path)
+{
+    const std::string key = keyOf(path);
+    // A "directory": its marker goes, and only when nothing else is under it.
+    if (auto under = prefixExists(key + "/"); under && *under) {
+        Call list;
+        list.bucketRoot = true;
+        list.query = {{"list-type", "2"}, {"prefix", key + "/"}, {"max-keys", "2"}};
+        auto response = sendOk(list);
+        if (!response)
+            return std::move(response).error();
+        auto listed = parseList(response->body);
+        if (!listed)
+            return std::move(listed).error();
+        for (const auto &o : listed->objects)
+            if (o.key != key + "/")
+                return Error(ErrorKind::DirectoryNotEmpty);
+        if (!listed->prefixes.empty())
+            return Error(ErrorKind::DirectoryNotEmpty);
+        Call marker;
+        marker.method = "DELETE";
+        marker.key = key + "/";
+        if (auto st = sendOk(marker); !st)
+            return std::move(st).error();
+    }
+    Call call;
+    call.method = "DELETE";
+    call.key = key;
+    auto response = send(call);
+    if (!response)
+        return std::move(response).error();
+    if (response->status == 404 || (response->status >= 200 && response->status < 300))
+        return {}; // removal is idempotent
+    return s3Error(*response, m_config.bucket);
+}
+
+Status S3Backend::removeMany(std::span<const std::string> paths)
+{
+    // DeleteObjects takes at most 1000 keys a request.
+    for (std::size_t at = 0; at < paths.size(); at += 1000) {
+        std::vector<std::string> keys;
+        for (std::size_t i = at; i < std::min(paths.size(), at + 1000); ++i)
+            keys.push_back(keyOf(paths[i]));
+        const std::string xml = deleteObjectsXml(keys);
+        const auto body = std::as_bytes(std::span(xml.data(), xml.size()));
+        Call call;
+        call.method = "POST";
+        call.bucketRoot = true;
+        call.query = {{"delete", ""}};
+        // Content-MD5 is required by AWS for DeleteObjects.
+        const QByteArray md5 = QCryptographicHash::hash(QByteArray::fromRawData(xml.data(), qsizetype(xml.size())),
+                                                        QCryptographicHash::Md5)
+                                   .toBase64();
+        call.headers = {{"content-md5", md5.toStdString()}, {"content-type", "application/xml"}};
+        call.body = body;
+        auto response = send(call);
+        if (!response)
+            return std::move(response).error();
+        if (response->status == 501 || response->status == 405) {
+            // A server without DeleteObjects: one by one.
+            for (std::size_t i = at; i < std::min(paths.size(), at + 1000); ++i)
+                if (auto st = remove(paths[i]); !st)
+                    return st;
+            continue;
+        }
+        if (response->status < 200 || response->status >= 300)
+            return s3Error(*response, m_config.bucket);
+        auto failed = parseDeleteErrors(response->body);
+        if (!failed.empty())
+            return Error(ErrorKind::PermissionDenied, std::to_string(failed.size()) + " objects were not deleted, e.g. '"
+                                                          + failed.front().first + "' (" + failed.front().second + ")");
+    }
+    return {};
+}
+
+Status S3Backend::createDir(std::string_view path)
+{
+    const std::string key = keyOf(path);
+    if (auto exists = prefixExists(key + "/"); !exists)
+        return std::move(exists).error();
+    else if (*exists)
+        return Error(ErrorKind::AlreadyExists);
+    Call call;
+    call.method = "PUT";
+    call.key = key + "/";
+    auto response = sendOk(call);
+    if (!response)
+        return std::move(response).error();
+    return {};
+}
+
+Status S3Backend::copy(std::string_view from, std::string_view to)
+{
+    Call call;
+    call.method = "PUT";
+    call.key = keyOf(to);
+    call.headers = {{"x-amz-copy-source", uriEncode("/" + m_config.bucket + "/" + keyOf(from), false)}};
+    auto response = send(call);
+    if (!response)
+        return std::move(response).error();
+    if (response->status == 404) {
+        if (auto dir = prefixExists(keyOf(from) + "/"); dir && *dir)
+            return Error(ErrorKind::IsDirectory, "server-side copy takes objects only");
+        return Error(ErrorKind::NotFound);
+    }
+    if (response->status < 200 || response->status >= 300)
+        return s3Error(*response, m_config.bucket);
+    // CopyObject can fail after answering 200: the error is in the body.
+    if (auto code = errorCodeIn(response->body)) {
+        http::Response failed = *response;
+        failed.status = 500;
+        return s3Error(failed, m_config.bucket);
+    }
+    return {};
+}
+
+Status S3Backend::rename(std::string_view from, std::string_view to)
+{
+    // S3 has no rename: copy, then delete (objects only).
+    if (to.starts_with(from) && to.size() > from.size() && to[from.size()] == '/')
+        return Error(ErrorKind::InvalidInput, "a directory cannot be moved into itself");
+    if (auto dir = prefixExists(keyOf(from) + "/"); dir && *dir)
+        return Error(ErrorKind::Unsupported, "renaming a directory on S3 means copying every object; use mv");
+    if (auto st = copy(from, to); !st)
+        return st;
+    return remove(from);
+}
+
+} // namespace strata::s3

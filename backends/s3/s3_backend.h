@@ -1,0 +1,61 @@
+#pragma once
+
+#include "backends/http/http_client.h"
+#include "backends/s3/s3_config.h"
+#include "core/storage/backend.h"
+
+#include <memory>
+
+namespace strata::s3 {
+
+// One S3 request before signing: method, key (raw, no leading '/'; empty for the bucket),
+// query, headers and body.
+struct Call {
+    std::string method = "GET";
+    std::string key;
+    std::vector<Header> query;
+    std::vector<Header> headers;
+    std::span<const std::byte> body;
+    std::span<std::byte> into;
+    std::uint64_t skip = 0;
+    bool bucketRoot = false; // the bucket itself (HEAD bucket, list), no key segment
+};
+
+// A bucket of an S3-compatible store over libcurl, signed with our SigV4. Paths map to
+// keys ("/a/b" -> "a/b"); directories are key prefixes ("a/"), created as zero-byte
+// "a/" markers. Thread-safe: connections come from the shared HTTP client's pool.
+class S3Backend final : public Backend, public std::enable_shared_from_this<S3Backend> {
+public:
+    S3Backend(Config config, Credentials credentials, std::shared_ptr<http::Client> client);
+
+    Capabilities capabilities() const override;
+    Uri uriFor(std::string_view path) const override;
+    Result<Entry> stat(std::string_view path) override;
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
+    Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
+    Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
+    Status remove(std::string_view path) override;
+    Status removeMany(std::span<const std::string> paths) override;
+    Status createDir(std::string_view path) override;
+    Status rename(std::string_view from, std::string_view to) override;
+    Status copy(std::string_view from, std::string_view to) override;
+
+    // Sends a call (signed unless anonymous) and returns the raw answer.
+    Result<http::Response> send(const Call &call);
+    // Sends and turns any non-2xx answer into an error.
+    Result<http::Response> sendOk(const Call &call);
+    const Config &config() const { return m_config; }
+
+private:
+    Result<bool> prefixExists(const std::string &prefix);
+    Result<Entry> statDirectory(std::string_view path, const std::string &key);
+
+    Config m_config;
+    Credentials m_credentials;
+    std::shared_ptr<http::Client> m_client;
+};
+
+// "/a/b" -> "a/b"; "/" -> "".
+std::string keyOf(std::string_view path);
+
+} // namespace strata::s3

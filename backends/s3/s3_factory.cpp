@@ -1,0 +1,34 @@
+#include "backends/s3/s3_factory.h"
+
+#include "backends/s3/s3_backend.h"
+
+#include <QtGlobal>
+
+namespace strata::s3 {
+
+Result<Target> S3Factory::resolve(const Uri &uri)
+{
+    auto config = parseConfig(uri);
+    if (!config)
+        return std::move(config).error();
+    return Target{config->baseUri().toString(), uri.path()};
+}
+
+Result<std::shared_ptr<Backend>> S3Factory::create(const Uri &uri, const Target &)
+{
+    auto config = parseConfig(uri);
+    if (!config)
+        return std::move(config).error();
+    auto credentials = loadCredentials(*config);
+    if (!credentials)
+        return std::move(credentials).error();
+    http::ClientOptions options;
+    options.insecure = config->insecure;
+    if (config->insecure)
+        qWarning("strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can read and change the data",
+                 config->endpointHost.c_str());
+    auto client = std::make_shared<http::Client>(options);
+    return std::shared_ptr<Backend>(std::make_shared<S3Backend>(std::move(*config), std::move(*credentials), std::move(client)));
+}
+
+} // namespace strata::s3

@@ -1,0 +1,193 @@
+#include "backends/s3/s3_writer.h"
+
+#include "backends/s3/s3_backend.h"
+#include "backends/s3/s3_xml.h"
+
+namespace strata::s3 {
+
+namespace {
+
+constexpr std::size_t kMinPart = 8u << 20;
+constexpr std::uint64_t kMaxParts = 10000;
+
+// Parts of at least 8 MiB, larger when the object would need more than 10 000 of them.
+std::size_t partSizeFor(const std::optional<std::uint64_t> &size)
+{
+    if (!size || *size <= kMinPart * kMaxParts)
+        return kMinPart;
+    const std::uint64_t per = (*size + kMaxParts - 1) / kMaxParts;
+    return std::size_t((per + (1u << 20) - 1) & ~std::uint64_t((1u << 20) - 1));
+}
+
+} // namespace
+
+S3Writer::S3Writer(std::shared_ptr<S3Backend> backend, std::string key, WriteOptions options)
+    : m_backend(std::move(backend)), m_key(std::move(key)), m_options(std::move(options)),
+      m_partSize(partSizeFor(m_options.sizeHint))
+{
+    if (m_options.sizeHint && *m_options.sizeHint < m_partSize)
+        m_buffer.reserve(std::size_t(*m_options.sizeHint));
+}
+
+S3Writer::~S3Writer()
+{
+    abort();
+}
+
+Status S3Writer::failed() const
+{
+    if (m_finished)
+        return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
+    return {};
+}
+
+Status S3Writer::startUpload()
+{
+    Call call;
+    call.method = "POST";
+    call.key = m_key;
+    call.query = {{"uploads", ""}};
+    auto response = m_backend->sendOk(call);
+    if (!response)
+        return std::move(response).error();
+    auto id = parseUploadId(response->body);
+    if (!id)
+        return std::move(id).error();
+    m_uploadId = std::move(*id);
+    return {};
+}
+
+Status S3Writer::sendPart(std::vector<std::byte> data)
+{
+    std::size_t number = 0;
+    {
+        std::unique_lock lock(m_mutex);
+        m_cv.wait(lock, [this] { return m_inFlight < kMaxParallelParts || m_error; });
+        if (m_error)
+            return *m_error;
+        ++m_inFlight;
+        m_etags.emplace_back();
+        number = m_etags.size();
+    }
+    m_threads.emplace_back([this, number, data = std::move(data)] {
+        Call call;
+        call.method = "PUT";
+        call.key = m_key;
+        call.query = {{"partNumber", std::to_string(number)}, {"uploadId", m_uploadId}};
+        call.body = data;
+        auto response = m_backend->sendOk(call);
+        std::lock_guard lock(m_mutex);
+        if (!response)
+            m_error = std::move(response).error();
+        else if (std::string etag = response->header("etag"); etag.empty())
+            m_error = Error(ErrorKind::Corrupt, "the server did not return an ETag for part " + std::to_string(number));
+        else
+            m_etags[number - 1] = std::move(etag);
+        --m_inFlight;
+        m_cv.notify_all();
+    });
+    return {};
+}
+
+Status S3Writer::waitForParts()
+{
+    for (auto &t : m_threads)
+        if (t.joinable())
+            t.join();
+    m_threads.clear();
+    std::lock_guard lock(m_mutex);
+    if (m_error)
+        return *m_error;
+    return {};
+}
+
+Status S3Writer::write(std::span<const std::byte> data)
+{
+    if (auto st = failed(); !st)
+        return st;
+    while (!data.empty()) {
+        const std::size_t take = std::min(data.size(), m_partSize - m_buffer.size());
+        m_buffer.insert(m_buffer.end(), data.begin(), data.begin() + std::ptrdiff_t(take));
+        data = data.subspan(take);
+        if (m_buffer.size() == m_partSize) {
+            if (m_uploadId.empty())
+                if (auto st = startUpload(); !st)
+                    return st;
+            std::vector<std::byte> part;
+            part.reserve(m_partSize);
+            std::swap(part, m_buffer);
+            if (auto st = sendPart(std::move(part)); !st)
+                return st;
+        }
+    }
+    return {};
+}
+
+Status S3Writer::commit()
+{
+    if (auto st = failed(); !st)
+        return st;
+    if (m_uploadId.empty()) {
+        Call call;
+        call.method = "PUT";
+        call.key = m_key;
+        call.body = m_buffer;
+        auto response = m_backend->sendOk(call);
+        m_finished = true;
+        m_buffer = {};
+        if (!response)
+            return std::move(response).error();
+        return {};
+    }
+    if (!m_buffer.empty())
+        if (auto st = sendPart(std::move(m_buffer)); !st) {
+            abort();
+            return st;
+        }
+    if (auto st = waitForParts(); !st) {
+        abort();
+        return st;
+    }
+    const std::string xml = completeMultipartXml(m_etags);
+    Call call;
+    call.method = "POST";
+    call.key = m_key;
+    call.query = {{"uploadId", m_uploadId}};
+    call.headers = {{"content-type", "application/xml"}};
+    call.body = std::as_bytes(std::span(xml.data(), xml.size()));
+    auto response = m_backend->sendOk(call);
+    if (!response) {
+        abort();
+        return std::move(response).error();
+    }
+    // CompleteMultipartUpload may answer 200 and still fail: the error is in the body.
+    if (errorCodeIn(response->body)) {
+        http::Response failedAnswer = *response;
+        failedAnswer.status = 500;
+        auto error = s3Error(failedAnswer, m_backend->config().bucket);
+        abort();
+        return error;
+    }
+    m_finished = true;
+    m_uploadId.clear();
+    return {};
+}
+
+void S3Writer::abort()
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    (void)waitForParts();
+    m_buffer = {};
+    if (!m_uploadId.empty()) {
+        Call call;
+        call.method = "DELETE";
+        call.key = m_key;
+        call.query = {{"uploadId", m_uploadId}};
+        (void)m_backend->send(call); // best effort: servers without it expire the upload
+        m_uploadId.clear();
+    }
+}
+
+} // namespace strata::s3

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "core/storage/backend.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace strata::s3 {
+
+class S3Backend;
+
+// Buffers what is written; small objects go up in one PutObject at commit, large ones
+// as a multipart upload whose parts (adaptive size) are sent in parallel while more is
+// written. CompleteMultipartUpload happens only at commit, so nothing is visible before;
+// abort (or destruction) sends AbortMultipartUpload.
+class S3Writer final : public Writer {
+public:
+    S3Writer(std::shared_ptr<S3Backend> backend, std::string key, WriteOptions options);
+    ~S3Writer() override;
+
+    Status write(std::span<const std::byte> data) override;
+    Status commit() override;
+    void abort() override;
+
+    static constexpr std::size_t kMaxParallelParts = 4;
+
+private:
+    Status startUpload();
+    Status sendPart(std::vector<std::byte> data); // waits for a free slot, then sends on a thread
+    Status waitForParts();
+    Status failed() const;
+
+    std::shared_ptr<S3Backend> m_backend;
+    std::string m_key;
+    WriteOptions m_options;
+    std::size_t m_partSize;
+    std::vector<std::byte> m_buffer;
+    std::string m_uploadId;
+    bool m_finished = false;
+
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::vector<std::string> m_etags; // by part number - 1
+    std::size_t m_inFlight = 0;
+    std::optional<Error> m_error;
+    std::vector<std::thread> m_threads;
+};
+
+} // namespace strata::s3

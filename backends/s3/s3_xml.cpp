@@ -1,0 +1,232 @@
+#include "backends/s3/s3_xml.h"
+
+#include <QDateTime>
+#include <QLocale>
+#include <QTimeZone>
+#include <QXmlStreamReader>
+
+#include <charconv>
+#include <QXmlStreamReader>
+
+namespace strata::s3 {
+
+namespace {
+
+Error corrupt(const QXmlStreamReader &reader)
+{
+    return Error(ErrorKind::Corrupt, "the server's XML answer is malformed or cut short ("
+                                         + reader.errorString().toStdString() + ")");
+}
+
+std::string escape(std::string_view text)
+{
+    std::string out;
+    for (char c : text) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&apos;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string text(QXmlStreamReader &reader)
+{
+    return reader.readElementText(QXmlStreamReader::IncludeChildElements).toStdString();
+}
+
+} // namespace
+
+std::optional<std::int64_t> parseTime(const std::string &value)
+{
+    const QString s = QString::fromStdString(value);
+    QDateTime t = QDateTime::fromString(s, Qt::ISODateWithMs);
+    if (!t.isValid()) {
+        // HTTP dates: "Mon, 30 Nov 2026 06:41:12 GMT" (RFC 7231), always in English.
+        t = QLocale::c().toDateTime(s, QStringLiteral("ddd, dd MMM yyyy HH:mm:ss 'GMT'"));
+        t.setTimeZone(QTimeZone::utc());
+    }
+    if (!t.isValid())
+        return std::nullopt;
+    return std::int64_t(t.toMSecsSinceEpoch()) * 1'000'000;
+}
+
+Result<ListResult> parseList(const std::string &xml)
+{
+    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    ListResult result;
+    if (!reader.readNextStartElement())
+        return reader.hasError() ? corrupt(reader) : Error(ErrorKind::Corrupt, "the server sent an empty listing answer");
+    if (reader.name() != QLatin1String("ListBucketResult"))
+        return Error(ErrorKind::Corrupt, "the server did not answer with a listing");
+    // Children of the root only; reading on past its end would report a premature end.
+    while (reader.readNextStartElement()) {
+        const auto name = reader.name();
+        if (name == QLatin1String("Contents")) {
+            ListedObject object;
+            while (reader.readNextStartElement()) {
+                const auto field = reader.name();
+                if (field == QLatin1String("Key")) {
+                    object.key = text(reader);
+                } else if (field == QLatin1String("Size")) {
+                    const std::string value = text(reader);
+                    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), object.size);
+                    if (ec != std::errc() || ptr != value.data() + value.size())
+                        return Error(ErrorKind::Corrupt, "the listing gives an object size that is not a number");
+                } else if (field == QLatin1String("LastModified")) {
+                    object.mtimeNs = parseTime(text(reader));
+                } else if (field == QLatin1String("ETag")) {
+                    object.etag = text(reader);
+                } else {
+                    reader.skipCurrentElement();
+                }
+            }
+            result.objects.push_back(std::move(object));
+        } else if (name == QLatin1String("CommonPrefixes")) {
+            while (reader.readNextStartElement()) {
+                if (reader.name() == QLatin1String("Prefix"))
+                    result.prefixes.push_back(text(reader));
+                else
+                    reader.skipCurrentElement();
+            }
+        } else if (name == QLatin1String("IsTruncated")) {
+            result.truncated = text(reader) == "true";
+        } else if (name == QLatin1String("NextContinuationToken")) {
+            result.nextToken = text(reader);
+        } else {
+            reader.skipCurrentElement();
+        }
+    }
+    if (reader.hasError())
+        return corrupt(reader);
+    if (result.truncated && result.nextToken.empty())
+        return Error(ErrorKind::Corrupt, "the listing says it continues but gives no continuation token");
+    return result;
+}
+
+Result<std::string> parseUploadId(const std::string &xml)
+{
+    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    while (!reader.atEnd()) {
+        if (reader.readNext() == QXmlStreamReader::StartElement && reader.name() == QLatin1String("UploadId"))
+            return text(reader);
+    }
+    if (reader.hasError())
+        return corrupt(reader);
+    return Error(ErrorKind::Corrupt, "the server did not return an upload id for the multipart upload");
+}
+
+std::optional<std::string> errorCodeIn(const std::string &xml)
+{
+    if (xml.find("<Error") == std::string::npos)
+        return std::nullopt;
+    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    while (!reader.atEnd()) {
+        if (reader.readNext() == QXmlStreamReader::StartElement && reader.name() == QLatin1String("Code"))
+            return text(reader);
+    }
+    return std::string("UnknownError");
+}
+
+std::string completeMultipartXml(const std::vector<std::string> &etags)
+{
+    std::string xml = "<CompleteMultipartUpload>";
+    for (std::size_t i = 0; i < etags.size(); ++i)
+        xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + escape(etags[i]) + "</ETag></Part>";
+    xml += "</CompleteMultipartUpload>";
+    return xml;
+}
+
+std::string deleteObjectsXml(const std::vector<std::string> &keys)
+{
+    std::string xml = "<Delete><Quiet>true</Quiet>";
+    for (const auto &key : keys)
+        xml += "<Object><Key>" + escape(key) + "</Key></Object>";
+    xml += "</Delete>";
+    return xml;
+}
+
+std::vector<std::pair<std::string, std::string>> parseDeleteErrors(const std::string &xml)
+{
+    std::vector<std::pair<std::string, std::string>> out;
+    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    while (!reader.atEnd()) {
+        if (reader.readNext() != QXmlStreamReader::StartElement || reader.name() != QLatin1String("Error"))
+            continue;
+        std::string key, code;
+        while (reader.readNextStartElement()) {
+            if (reader.name() == QLatin1String("Key"))
+                key = text(reader);
+            else if (reader.name() == QLatin1String("Code"))
+                code = text(reader);
+            else
+                reader.skipCurrentElement();
+        }
+        out.emplace_back(key, code);
+    }
+    return out;
+}
+
+Error s3Error(const http::Response &response, std::string_view bucket)
+{
+    const long status = response.status;
+    std::string code, message;
+    const std::string &body = response.body;
+    const auto start = body.find_first_not_of(" \t\r\n");
+    const bool html = start != std::string::npos
+        && (body.compare(start, 9, "<!DOCTYPE") == 0 || body.compare(start, 5, "<html") == 0
+            || body.compare(start, 5, "<HTML") == 0 || response.header("content-type").starts_with("text/html"));
+    if (!html && body.find("<Error") != std::string::npos) {
+        QXmlStreamReader reader(QByteArray::fromStdString(body));
+        while (!reader.atEnd()) {
+            if (reader.readNext() != QXmlStreamReader::StartElement)
+                continue;
+            if (reader.name() == QLatin1String("Code"))
+                code = text(reader);
+            else if (reader.name() == QLatin1String("Message"))
+                message = text(reader);
+        }
+    }
+    const std::string detail = code.empty() ? "HTTP " + std::to_string(status) : code + (message.empty() ? "" : ": " + message);
+    auto make = [&](ErrorKind kind, std::string why, bool temporary) {
+        return Error(kind, std::move(why)).setTemporary(temporary);
+    };
+    if (code == "NoSuchBucket")
+        return make(ErrorKind::NotFound, "the bucket '" + std::string(bucket) + "' does not exist", false);
+    if (code == "NoSuchKey" || code == "NoSuchUpload" || (code.empty() && status == 404))
+        return make(ErrorKind::NotFound, detail, false);
+    if (code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch" || code == "ExpiredToken"
+        || code == "InvalidToken" || code == "TokenRefreshRequired")
+        return make(ErrorKind::PermissionDenied, "the server refused the credentials (" + detail + "); check the access key and secret", false);
+    if (code == "AccessDenied" || code == "AllAccessDisabled" || (code.empty() && status == 403))
+        return make(ErrorKind::PermissionDenied, detail, false);
+    if (code == "SlowDown" || code == "TooManyRequests" || status == 429 || status == 503)
+        return make(ErrorKind::RateLimited, detail, true);
+    if (code == "RequestTimeout" || code == "RequestTimeTooSkewed" || status == 408)
+        return make(ErrorKind::Timeout, detail, code != "RequestTimeTooSkewed");
+    if (code == "PermanentRedirect" || code == "AuthorizationHeaderMalformed" || status == 301 || status == 307)
+        return make(ErrorKind::InvalidInput, "the bucket is in another region or behind another endpoint (" + detail
+                                                 + "); set ?region= or ?endpoint=", false);
+    if (code == "EntityTooLarge" || code == "EntityTooSmall" || code == "InvalidPart" || code == "InvalidPartOrder"
+        || code == "KeyTooLongError" || code == "InvalidArgument" || code == "InvalidRequest" || code == "MalformedXML")
+        return make(ErrorKind::InvalidInput, detail, false);
+    if (code == "BucketAlreadyOwnedByYou" || code == "BucketAlreadyExists")
+        return make(ErrorKind::AlreadyExists, detail, false);
+    if (code == "PreconditionFailed" || status == 412)
+        return make(ErrorKind::AlreadyExists, detail, false);
+    if (code == "NotImplemented" || status == 501)
+        return make(ErrorKind::Unsupported, "the server does not implement this (" + detail + ")", false);
+    if (html)
+        return make(ErrorKind::Network, "the server answered with an HTML page (HTTP " + std::to_string(status)
+                                            + "), not S3 XML; is the endpoint right, or is a proxy in the way?",
+                    status >= 500);
+    if (status >= 500)
+        return make(ErrorKind::Network, "the server failed (" + detail + ")", true);
+    return make(ErrorKind::Unexpected, "unexpected answer from the server (" + detail + ")", false);
+}
+
+} // namespace strata::s3

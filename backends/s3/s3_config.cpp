@@ -74,6 +74,8 @@ Uri Config::baseUri() const
         query.emplace_back("anonymous", "1");
     if (insecure)
         query.emplace_back("insecure", "1");
+    if (timeoutSeconds != 30)
+        query.emplace_back("timeout", std::to_string(timeoutSeconds));
     uri.setQuery(std::move(query));
     return uri;
 }
@@ -90,10 +92,10 @@ Result<Config> parseConfig(const Uri &uri)
     if (uri.port())
         return Error(ErrorKind::InvalidInput, "an s3:// URI names a bucket; give the server with ?endpoint=");
     for (const auto &[key, value] : uri.query()) {
-        static const char *known[] = {"endpoint", "region", "style", "profile", "anonymous", "insecure"};
+        static const char *known[] = {"endpoint", "region", "style", "profile", "anonymous", "insecure", "timeout"};
         if (std::none_of(std::begin(known), std::end(known), [&](const char *k) { return key == k; }))
             return Error(ErrorKind::InvalidInput, "unknown s3:// option '" + key
-                                                      + "' (known: endpoint, region, style, profile, anonymous, insecure)");
+                                                      + "' (known: endpoint, region, style, profile, anonymous, insecure, timeout)");
         (void)value;
     }
     if (auto region = uri.queryValue("region"); region && !region->empty())
@@ -105,6 +107,12 @@ Result<Config> parseConfig(const Uri &uri)
     config.profile = uri.queryValue("profile").value_or(env("AWS_PROFILE"));
     config.anonymous = truthy(uri.queryValue("anonymous"));
     config.insecure = truthy(uri.queryValue("insecure"));
+    if (auto timeout = uri.queryValue("timeout")) {
+        bool ok = false;
+        config.timeoutSeconds = QString::fromStdString(*timeout).toInt(&ok);
+        if (!ok || config.timeoutSeconds < 1 || config.timeoutSeconds > 3600)
+            return Error(ErrorKind::InvalidInput, "timeout must be a number of seconds from 1 to 3600");
+    }
 
     std::string endpoint = uri.queryValue("endpoint").value_or(env("AWS_ENDPOINT_URL_S3"));
     if (endpoint.empty())

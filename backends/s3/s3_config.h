@@ -18,6 +18,7 @@ struct Config {
     bool insecure = false;         // TLS verification off (asked for with ?insecure=1)
     bool anonymous = false;        // unsigned requests (asked for with ?anonymous=1)
     std::string profile;           // AWS profile used for credentials, if any
+    int timeoutSeconds = 30;       // a request that moves no byte for this long fails (?timeout=)
 
     // "s3://bucket?endpoint=…&region=…" without any secret: the URI people see.
     Uri baseUri() const;

@@ -24,6 +24,8 @@ Result<std::shared_ptr<Backend>> S3Factory::create(const Uri &uri, const Target 
         return std::move(credentials).error();
     http::ClientOptions options;
     options.insecure = config->insecure;
+    options.stallTimeout = std::chrono::seconds(config->timeoutSeconds);
+    options.connectTimeout = std::chrono::seconds(std::min(config->timeoutSeconds, 10));
     if (config->insecure)
         qWarning("strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can read and change the data",
                  config->endpointHost.c_str());

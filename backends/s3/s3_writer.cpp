@@ -105,6 +105,7 @@ Status S3Writer::write(std::span<const std::byte> data)
 {
     if (auto st = failed(); !st)
         return st;
+    m_sent += data.size();
     while (!data.empty()) {
         const std::size_t take = std::min(data.size(), m_partSize - m_buffer.size());
         m_buffer.insert(m_buffer.end(), data.begin(), data.begin() + std::ptrdiff_t(take));
@@ -137,6 +138,7 @@ Status S3Writer::commit()
         m_buffer = {};
         if (!response)
             return std::move(response).error();
+        m_committed = m_sent;
         return {};
     }
     if (!m_buffer.empty())
@@ -170,6 +172,7 @@ Status S3Writer::commit()
     }
     m_finished = true;
     m_uploadId.clear();
+    m_committed = m_sent;
     return {};
 }
 

@@ -52,6 +52,8 @@ public:
     virtual bool keepsPartialState() const { return false; }
     // An OS handle to the data being written, for in-kernel copies; -1 when there is none.
     virtual int nativeHandle() const { return -1; }
+    // After commit: the size the storage itself confirmed it stored, where it tells.
+    virtual std::optional<std::uint64_t> committedSize() const { return std::nullopt; }
 };
 
 struct ListOptions {

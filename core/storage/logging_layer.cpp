@@ -36,6 +36,7 @@ public:
     }
     bool keepsPartialState() const override { return m_inner->keepsPartialState(); }
     int nativeHandle() const override { return m_inner->nativeHandle(); }
+    std::optional<std::uint64_t> committedSize() const override { return m_inner->committedSize(); }
     LoggingWriter(std::unique_ptr<Writer> inner, const LogSink &sink, std::string uri)
         : m_inner(std::move(inner)), m_sink(sink), m_uri(std::move(uri))
     {

@@ -29,6 +29,7 @@ public:
     void suspend() override { m_inner->suspend(); }
     bool keepsPartialState() const override { return m_inner->keepsPartialState(); }
     int nativeHandle() const override { return m_inner->nativeHandle(); }
+    std::optional<std::uint64_t> committedSize() const override { return m_inner->committedSize(); }
     CountingWriter(std::unique_ptr<Writer> inner, std::shared_ptr<MetricsLayer::Slots> slots)
         : m_inner(std::move(inner)), m_slots(std::move(slots))
     {

@@ -13,6 +13,7 @@ public:
     void suspend() override { m_inner->suspend(); }
     bool keepsPartialState() const override { return m_inner->keepsPartialState(); }
     int nativeHandle() const override { return m_inner->nativeHandle(); }
+    std::optional<std::uint64_t> committedSize() const override { return m_inner->committedSize(); }
     ContextWriter(std::unique_ptr<Writer> inner, std::string uri) : m_inner(std::move(inner)), m_uri(std::move(uri)) {}
     Status write(std::span<const std::byte> data) override { return context(m_inner->write(data)); }
     Status writeAt(std::uint64_t offset, std::span<const std::byte> data) override

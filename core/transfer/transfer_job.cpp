@@ -224,7 +224,8 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
 {
     const auto &options = m_spec.options;
     Operator &dst = *plan.dstOp;
-    if (dst.capabilities().has(Capability::CreateDir)) {
+    // Object stores have no directories to make: keys imply them (no marker objects).
+    if (dst.capabilities().has(Capability::RealDirectories)) {
         for (const auto &dir : plan.dirs) {
             if (stop.stop_requested())
                 return;

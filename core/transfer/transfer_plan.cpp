@@ -49,14 +49,14 @@ public:
     Error cancelled() const { return Error(ErrorKind::Cancelled, "stopped while finding what to copy"); }
 
     void addFile(const std::shared_ptr<Operator> &srcOp, const Entry &entry, std::string dstPath,
-                 const Entry *existing)
+                 const Entry *existing, bool fresh = false)
     {
         if (m_spec.options.mode == TransferMode::Sync && existing && upToDate(*srcOp, entry, *existing)) {
             ++plan.unchanged;
             return;
         }
         plan.bytesTotal += entry.size;
-        plan.files.push_back(FileTask{srcOp, entry.path, std::move(dstPath), entry});
+        plan.files.push_back(FileTask{srcOp, entry.path, std::move(dstPath), entry, fresh});
         if (m_found && plan.files.size() % 256 == 0)
             m_found(plan.files.size(), plan.bytesTotal);
     }
@@ -78,7 +78,8 @@ public:
     }
 
     // Walks a source directory into dst, breadth first, page by page.
-    Status walk(const std::shared_ptr<Operator> &srcOp, const std::string &srcRoot, const std::string &dstRoot)
+    Status walk(const std::shared_ptr<Operator> &srcOp, const std::string &srcRoot, const std::string &dstRoot,
+                bool fresh)
     {
         const bool sync = m_spec.options.mode == TransferMode::Sync;
         std::deque<std::pair<std::string, std::string>> todo{{srcRoot, dstRoot}};
@@ -112,7 +113,7 @@ public:
                         found->second.name.clear(); // seen: not an extra
                     switch (entry.kind) {
                     case EntryKind::File:
-                        addFile(srcOp, entry, dstPath, there);
+                        addFile(srcOp, entry, dstPath, there, fresh);
                         break;
                     case EntryKind::Directory:
                         if (!there || !there->isDir())
@@ -216,7 +217,10 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
             if (target != dst->path || !dstEntry)
                 if (std::find(plan.dirs.begin(), plan.dirs.end(), target) == plan.dirs.end())
                     plan.dirs.push_back(target);
-            if (auto st = planner.walk(src->op, src->path, target); !st)
+            // A target that does not exist yet holds nothing to overwrite: its files skip
+            // the per-file existence check (one request each on remote stores).
+            const bool fresh = !sync && !dst->op->stat(target);
+            if (auto st = planner.walk(src->op, src->path, target, fresh); !st)
                 return std::move(st).error();
         } else if (entry->kind == EntryKind::File) {
             if (src->sameBackend(*dst) && src->path == target) {

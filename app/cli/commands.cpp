@@ -9,6 +9,7 @@
 #include <QJsonDocument>
 
 #include <algorithm>
+#include <variant>
 #include <unistd.h>
 
 namespace strata::cli {
@@ -49,16 +50,33 @@ bool parseCount(const QString &text, std::uint64_t &value)
     return ok;
 }
 
-} // namespace
+// The command's one location, opened and stat'ed; on error, what to exit with.
+struct Target {
+    Location loc;
+    Entry entry;
+};
 
-int commandLs(Context &context, const QCommandLineParser &parser)
+std::variant<Target, int> openTarget(Context &context, const QCommandLineParser &parser)
 {
     auto loc = context.open(parser.positionalArguments().at(0));
     if (!loc)
         return context.fail(loc.error());
-    auto self = loc->op->stat(loc->path);
-    if (!self)
-        return context.fail(self.error());
+    auto entry = loc->op->stat(loc->path);
+    if (!entry)
+        return context.fail(entry.error());
+    return Target{std::move(*loc), std::move(*entry)};
+}
+
+} // namespace
+
+int commandLs(Context &context, const QCommandLineParser &parser)
+{
+    auto target = openTarget(context, parser);
+    if (auto *code = std::get_if<int>(&target))
+        return *code;
+    auto &[locValue, selfValue] = std::get<Target>(target);
+    Location *loc = &locValue;
+    Entry *self = &selfValue;
     const bool json = parser.isSet(QStringLiteral("json"));
     const bool all = parser.isSet(QStringLiteral("a"));
     const bool longFormat = parser.isSet(QStringLiteral("l"));
@@ -109,12 +127,12 @@ int commandLs(Context &context, const QCommandLineParser &parser)
 
 int commandStat(Context &context, const QCommandLineParser &parser)
 {
-    auto loc = context.open(parser.positionalArguments().at(0));
-    if (!loc)
-        return context.fail(loc.error());
-    auto e = loc->op->stat(loc->path);
-    if (!e)
-        return context.fail(e.error());
+    auto target = openTarget(context, parser);
+    if (auto *code = std::get_if<int>(&target))
+        return *code;
+    auto &[locValue, entryValue] = std::get<Target>(target);
+    Location *loc = &locValue;
+    Entry *e = &entryValue;
     if (parser.isSet(QStringLiteral("json"))) {
         QJsonObject o = toJson(*e, qs(loc->display()));
         o[QStringLiteral("capabilities")] = qs(loc->op->capabilities().names());
@@ -151,12 +169,12 @@ int commandCat(Context &context, const QCommandLineParser &parser)
         return context.usage(QStringLiteral("--offset takes a number of bytes"));
     if (parser.isSet(QStringLiteral("length")) && !parseCount(parser.value(QStringLiteral("length")), length))
         return context.usage(QStringLiteral("--length takes a number of bytes"));
-    auto loc = context.open(parser.positionalArguments().at(0));
-    if (!loc)
-        return context.fail(loc.error());
-    auto e = loc->op->stat(loc->path);
-    if (!e)
-        return context.fail(e.error());
+    auto target = openTarget(context, parser);
+    if (auto *code = std::get_if<int>(&target))
+        return *code;
+    auto &[locValue, entryValue] = std::get<Target>(target);
+    Location *loc = &locValue;
+    Entry *e = &entryValue;
     if (e->isDir())
         return context.fail(Error(ErrorKind::IsDirectory, "use 'strata ls' to list it").withContext("read", loc->display()));
     std::vector<std::byte> buffer(1u << 20);

@@ -114,6 +114,14 @@ Result<http::Response> S3Backend::sendOk(const Call &call)
     return response;
 }
 
+Result<http::Response> S3Backend::head(const std::string &key)
+{
+    Call call;
+    call.method = "HEAD";
+    call.key = key;
+    return send(call);
+}
+
 Result<bool> S3Backend::prefixExists(const std::string &prefix)
 {
     Call call;
@@ -153,10 +161,7 @@ Result<Entry> S3Backend::stat(std::string_view path)
         return dirEntry("/");
     }
     const std::string key = keyOf(path);
-    Call call;
-    call.method = "HEAD";
-    call.key = key;
-    auto response = send(call);
+    auto response = head(key);
     if (!response)
         return std::move(response).error();
     if (response->status == 404)
@@ -227,10 +232,7 @@ Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &option
         page.nextPageToken = (listed->prefixes.empty() ? lastPrefix : listed->prefixes.back()) + "\n" + listed->nextToken;
     // Nothing under the prefix: an empty directory (its marker), a file, or nothing.
     if (options.pageToken.empty() && page.entries.empty() && !sawMarker && !prefix.empty()) {
-        Call head;
-        head.method = "HEAD";
-        head.key = key;
-        auto there = send(head);
+        auto there = head(key);
         if (there && there->status >= 200 && there->status < 300)
             return Error(ErrorKind::NotDirectory);
         return Error(ErrorKind::NotFound);
@@ -277,10 +279,7 @@ Result<std::unique_ptr<Writer>> S3Backend::write(std::string_view path, const Wr
     if (key.size() > kMaxKeyBytes)
         return keyTooLong();
     if (!options.overwrite) {
-        Call head;
-        head.method = "HEAD";
-        head.key = key;
-        auto there = send(head);
+        auto there = head(key);
         if (!there)
             return std::move(there).error();
         if (there->status >= 200 && there->status < 300)

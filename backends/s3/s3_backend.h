@@ -47,6 +47,7 @@ public:
     const Config &config() const { return m_config; }
 
 private:
+    Result<http::Response> head(const std::string &key);
     Result<bool> prefixExists(const std::string &prefix);
     Result<Entry> statDirectory(std::string_view path, const std::string &key);
 

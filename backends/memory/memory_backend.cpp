@@ -117,7 +117,7 @@ public:
             m_finished = true;
         }
         return m_store->publish(m_path, std::shared_ptr<const MemoryBackend::Contents>(std::move(contents)),
-                                m_options.overwrite);
+                                m_options.overwrite, m_options.mtimeNs);
     }
 
     void abort() override
@@ -304,7 +304,8 @@ Result<std::unique_ptr<Writer>> MemoryBackend::write(std::string_view path, cons
     return std::unique_ptr<Writer>(std::make_unique<MemoryWriter>(shared_from_this(), std::string(path), options));
 }
 
-Status MemoryBackend::publish(const std::string &path, std::shared_ptr<const Contents> contents, bool overwrite)
+Status MemoryBackend::publish(const std::string &path, std::shared_ptr<const Contents> contents, bool overwrite,
+                              std::optional<std::int64_t> mtimeNs)
 {
     std::unique_lock lock(m_mutex);
     auto parent = findParentDir(path);
@@ -321,9 +322,10 @@ Status MemoryBackend::publish(const std::string &path, std::shared_ptr<const Con
     }
     slot->kind = EntryKind::File;
     slot->contents = std::move(contents);
-    slot->mtimeNs = nowNs();
+    // A copy keeps its source's time when asked (sync compares times).
+    slot->mtimeNs = mtimeNs.value_or(nowNs());
     slot->version = ++m_version;
-    (*parent)->mtimeNs = slot->mtimeNs;
+    (*parent)->mtimeNs = nowNs();
     return {};
 }
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 
@@ -40,7 +41,8 @@ public:
 private:
     friend class MemoryWriter;
     // Installs contents at path (the writer's commit).
-    Status publish(const std::string &path, std::shared_ptr<const Contents> contents, bool overwrite);
+    Status publish(const std::string &path, std::shared_ptr<const Contents> contents, bool overwrite,
+                   std::optional<std::int64_t> mtimeNs = std::nullopt);
     Node *find(std::string_view path) const;
     Result<Node *> findParentDir(std::string_view path) const;
     Entry entryFor(const Node &node, std::string_view path) const;

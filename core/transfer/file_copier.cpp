@@ -8,12 +8,22 @@
 #include <atomic>
 #include <mutex>
 #include <optional>
+#include <sys/stat.h>
 
 namespace strata {
 
 namespace {
 
 constexpr std::uint64_t kKernelChunk = 8u << 20; // in-kernel copies: a progress and stop check every 8 MiB
+
+// How many bytes a resumed writer's partial file holds, where it has an OS handle.
+std::optional<std::uint64_t> partialLength(const Writer &writer)
+{
+    struct stat st {};
+    if (writer.nativeHandle() < 0 || ::fstat(writer.nativeHandle(), &st) != 0)
+        return std::nullopt;
+    return std::uint64_t(st.st_size);
+}
 
 } // namespace
 
@@ -116,6 +126,12 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
     const bool resumable = m_ctx.journal && writer.keepsPartialState();
     if (resumable) {
         done = m_ctx.journal->partsDone(m_task.dstPath, size, mtime);
+        // The partial file may have been removed or cut short since (cleaned up, lost in
+        // a crash): parts it does not reach are copied again, never trusted.
+        const auto held = partialLength(writer);
+        std::erase_if(done, [&](const auto &part) {
+            return part.first >= m_parts.size() || (held && m_parts[part.first].offset + m_parts[part.first].length > *held);
+        });
         if (done.empty())
             m_ctx.journal->beginFile(m_task.dstPath, size, mtime);
     }

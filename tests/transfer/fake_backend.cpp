@@ -1,0 +1,133 @@
+#include "tests/transfer/fake_backend.h"
+
+#include "core/storage/path.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace strata::test {
+
+void FakeBackend::addDir(const std::string &path)
+{
+    std::lock_guard lock(m_mutex);
+    m_dirs.insert(path);
+}
+
+void FakeBackend::addFile(const std::string &path, std::vector<std::byte> bytes)
+{
+    std::lock_guard lock(m_mutex);
+    m_files[path] = std::move(bytes);
+}
+
+void FakeBackend::addRawEntry(const std::string &dir, Entry entry)
+{
+    std::lock_guard lock(m_mutex);
+    m_raw[dir].push_back(std::move(entry));
+}
+
+void FakeBackend::denyRead(const std::string &path)
+{
+    std::lock_guard lock(m_mutex);
+    m_denied.insert(path);
+}
+
+void FakeBackend::allowRead(const std::string &path)
+{
+    std::lock_guard lock(m_mutex);
+    m_denied.erase(path);
+}
+
+void FakeBackend::failReads(const std::string &path, int times)
+{
+    std::lock_guard lock(m_mutex);
+    m_flaky[path] = times;
+}
+
+Capabilities FakeBackend::capabilities() const
+{
+    return {Capability::Stat, Capability::List, Capability::Read, Capability::RangedRead, Capability::RealDirectories};
+}
+
+Uri FakeBackend::uriFor(std::string_view path) const
+{
+    Uri uri;
+    uri.setScheme("fake");
+    uri.setHost("store");
+    uri.setPath(std::string(path.empty() ? "/" : path));
+    return uri;
+}
+
+Entry FakeBackend::entryFor(const std::string &path) const
+{
+    Entry e;
+    e.path = path;
+    e.name = std::string(baseName(path));
+    e.mtimeNs = 1'600'000'000'000'000'000;
+    if (auto it = m_files.find(path); it != m_files.end()) {
+        e.kind = EntryKind::File;
+        e.size = it->second.size();
+    } else {
+        e.kind = EntryKind::Directory;
+    }
+    return e;
+}
+
+Result<Entry> FakeBackend::stat(std::string_view path)
+{
+    std::lock_guard lock(m_mutex);
+    const std::string p(path);
+    if (!m_files.count(p) && !m_dirs.count(p))
+        return Error(ErrorKind::NotFound);
+    return entryFor(p);
+}
+
+Result<ListPage> FakeBackend::list(std::string_view dir, const ListOptions &)
+{
+    std::lock_guard lock(m_mutex);
+    const std::string d(dir);
+    if (!m_dirs.count(d))
+        return Error(m_files.count(d) ? ErrorKind::NotDirectory : ErrorKind::NotFound);
+    ListPage page;
+    for (const auto &path : m_dirs)
+        if (path != "/" && parentPath(path) == d)
+            page.entries.push_back(entryFor(path));
+    for (const auto &[path, bytes] : m_files)
+        if (parentPath(path) == d)
+            page.entries.push_back(entryFor(path));
+    if (auto raw = m_raw.find(d); raw != m_raw.end())
+        page.entries.insert(page.entries.end(), raw->second.begin(), raw->second.end());
+    return page;
+}
+
+Result<std::size_t> FakeBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
+{
+    std::lock_guard lock(m_mutex);
+    const std::string p(path);
+    if (m_denied.count(p))
+        return Error(ErrorKind::PermissionDenied, "the server refused to read it (403 Forbidden)");
+    if (auto flaky = m_flaky.find(p); flaky != m_flaky.end() && flaky->second != 0) {
+        if (flaky->second > 0)
+            --flaky->second;
+        return Error(ErrorKind::Network, "the connection was reset").setTemporary(true);
+    }
+    auto it = m_files.find(p);
+    if (it == m_files.end())
+        return Error(m_dirs.count(p) ? ErrorKind::IsDirectory : ErrorKind::NotFound);
+    if (offset >= it->second.size())
+        return std::size_t(0);
+    const auto n = std::size_t(std::min<std::uint64_t>(buffer.size(), it->second.size() - offset));
+    std::memcpy(buffer.data(), it->second.data() + offset, n);
+    return n;
+}
+
+Result<std::unique_ptr<Writer>> FakeBackend::write(std::string_view, const WriteOptions &)
+{
+    return unsupported("writing to the fake store");
+}
+
+Status FakeBackend::remove(std::string_view)
+{
+    return unsupported("removing from the fake store");
+}
+
+} // namespace strata::test

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "core/storage/backend.h"
+#include "core/storage/registry.h"
+
+#include <map>
+#include <mutex>
+#include <set>
+
+namespace strata::test {
+
+// A scripted, read-only source (fake://store/…) for what real backends refuse to hold:
+// listings with names like "..", "a/b" or "" (a hostile or broken server), and files
+// whose reads are refused. Everything else behaves like a small plain store.
+class FakeBackend final : public Backend {
+public:
+    void addDir(const std::string &path);
+    void addFile(const std::string &path, std::vector<std::byte> bytes);
+    // Listed in `dir` exactly as given, whatever its name and path.
+    void addRawEntry(const std::string &dir, Entry entry);
+    // Reads of this file fail with PermissionDenied, as a server's 403 would.
+    void denyRead(const std::string &path);
+    void allowRead(const std::string &path);
+    // The next `times` reads of this file fail with a temporary network error (-1: all).
+    void failReads(const std::string &path, int times);
+
+    Capabilities capabilities() const override;
+    Uri uriFor(std::string_view path) const override;
+    Result<Entry> stat(std::string_view path) override;
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
+    Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
+    Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
+    Status remove(std::string_view path) override;
+
+private:
+    Entry entryFor(const std::string &path) const;
+
+    mutable std::mutex m_mutex;
+    std::set<std::string> m_dirs{"/"};
+    std::map<std::string, std::vector<std::byte>> m_files;
+    std::map<std::string, std::vector<Entry>> m_raw;
+    std::set<std::string> m_denied;
+    std::map<std::string, int> m_flaky;
+};
+
+// Serves one FakeBackend for every fake:// URI.
+class FakeFactory final : public BackendFactory {
+public:
+    explicit FakeFactory(std::shared_ptr<FakeBackend> backend) : m_backend(std::move(backend)) {}
+    std::string scheme() const override { return "fake"; }
+    std::string example() const override { return "fake://store/path"; }
+    Result<Target> resolve(const Uri &uri) override { return Target{"fake://store", uri.path()}; }
+    Result<std::shared_ptr<Backend>> create(const Uri &, const Target &) override { return std::shared_ptr<Backend>(m_backend); }
+
+private:
+    std::shared_ptr<FakeBackend> m_backend;
+};
+
+} // namespace strata::test

@@ -1,0 +1,232 @@
+// Faults one file at a time: hostile names, refused reads, a blocked directory. The rest
+// of the batch completes, and the report names each failing file in one sentence.
+#include "tests/transfer/transfer_suite.h"
+
+#include <csignal>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace strata::test {
+
+namespace {
+
+Entry rawEntry(std::string name, std::string path, EntryKind kind)
+{
+    Entry e;
+    e.name = std::move(name);
+    e.path = std::move(path);
+    e.kind = kind;
+    e.size = kind == EntryKind::File ? 4 : 0;
+    return e;
+}
+
+bool mentions(const FileFailure &f, const std::string &text)
+{
+    return f.source.find(text) != std::string::npos || f.destination.find(text) != std::string::npos;
+}
+
+void checkSentence(const FileFailure &f)
+{
+    QVERIFY(!f.message.empty());
+    QVERIFY2(f.message.find('\n') == std::string::npos, f.message.c_str());
+}
+
+// Why a job did not fail because of exactly one file, `name`, with an error of `kind`
+// told in one sentence, the `copied` others done; empty when it did.
+std::string notFailedAlone(JobState state, const TransferReport &report, std::uint64_t copied, ErrorKind kind,
+                           const std::string &name)
+{
+    if (state != JobState::Failed)
+        return "the job ended " + std::string(toString(state));
+    if (report.filesCopied != copied)
+        return std::to_string(report.filesCopied) + " files copied, not " + std::to_string(copied);
+    if (report.failures.size() != 1)
+        return std::to_string(report.failures.size()) + " failures";
+    const auto &f = report.failures[0];
+    if (f.kind != kind || !mentions(f, name) || f.message.find(name) == std::string::npos
+        || f.message.find('\n') != std::string::npos)
+        return "not the failure expected: " + std::string(identifier(f.kind)) + ": " + f.message;
+    return {};
+}
+
+// While alive, files of this process cannot grow past `bytes`: writes beyond fail with
+// EFBIG, as they would with ENOSPC on a full disk (no mount needed).
+class FileSizeLimit {
+public:
+    explicit FileSizeLimit(rlim_t bytes)
+    {
+        ::getrlimit(RLIMIT_FSIZE, &m_old);
+        m_oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+        rlimit limit = m_old;
+        limit.rlim_cur = bytes;
+        m_ok = ::setrlimit(RLIMIT_FSIZE, &limit) == 0;
+    }
+    ~FileSizeLimit()
+    {
+        ::setrlimit(RLIMIT_FSIZE, &m_old);
+        std::signal(SIGXFSZ, m_oldHandler);
+    }
+    bool ok() const { return m_ok; }
+
+private:
+    rlimit m_old{};
+    void (*m_oldHandler)(int) = nullptr;
+    bool m_ok = false;
+};
+
+} // namespace
+
+void TransferSuite::hostileNamesRefused()
+{
+    // What a broken or malicious server could list: names that climb, nest or vanish.
+    m_fake->addDir("/evil");
+    m_fake->addFile("/evil/ok.txt", {std::byte('f'), std::byte('i'), std::byte('n'), std::byte('e')});
+    const std::vector<Entry> hostile{
+        rawEntry("..", "/evil/..", EntryKind::File),
+        rawEntry("..", "/", EntryKind::Directory),
+        rawEntry(".", "/evil", EntryKind::Directory),
+        rawEntry("a/b", "/evil/a/b", EntryKind::File),
+        rawEntry("/etc/passwd", "/etc/passwd", EntryKind::File),
+        rawEntry("", "/evil/", EntryKind::File),
+        rawEntry(std::string("nul\0byte", 8), "/evil/nul", EntryKind::File),
+    };
+    for (const auto &e : hostile)
+        m_fake->addRawEntry("/evil", e);
+    auto o = options();
+    o.recursive = true;
+    auto out = run(spec({"fake://store/evil"}, m_dst->uri(), o));
+    QCOMPARE_STATE(out.state, JobState::Failed);
+    QCOMPARE(out.report.filesCopied, 1u);
+    QCOMPARE(out.report.failures.size(), hostile.size());
+    for (const auto &f : out.report.failures) {
+        QCOMPARE(f.kind, ErrorKind::InvalidInput);
+        checkSentence(f);
+    }
+    QCOMPARE(digest(m_dst->op(), m_dst->path("evil/ok.txt")), digest(*m_registry->open("fake://store/evil/ok.txt")->op, "/evil/ok.txt"));
+    // Nothing beside the copy, nothing outside the destination root.
+    QCOMPARE(names(m_dst->op(), m_dst->path("evil")), std::vector<std::string>{"ok.txt"});
+    QCOMPARE(names(m_dst->op(), m_dst->path()), std::vector<std::string>{"evil"});
+    QCOMPARE(names(m_dst->op(), m_dst->parentPath()), std::vector<std::string>{"root"});
+}
+
+void TransferSuite::unreadableFileFailsAlone()
+{
+    m_fake->addDir("/tree");
+    m_fake->addDir("/tree/sub");
+    for (const std::string name : {"/tree/a.txt", "/tree/b.txt", "/tree/c.txt", "/tree/sub/d.txt"})
+        m_fake->addFile(name, pattern(5000, name.size()));
+    m_fake->denyRead("/tree/b.txt");
+    auto o = options();
+    o.recursive = true;
+    auto out = run(spec({"fake://store/tree"}, m_dst->uri(), o));
+    const auto why = notFailedAlone(out.state, out.report, 3, ErrorKind::PermissionDenied, "b.txt");
+    QVERIFY2(why.empty(), why.c_str());
+    QCOMPARE(out.report.filesFailed, 1u);
+    QCOMPARE(m_observer.failures(out.id).size(), std::size_t(1));
+    QCOMPARE(names(m_dst->op(), m_dst->path("tree")), (std::vector<std::string>{"a.txt", "c.txt", "sub"}));
+    QVERIFY(exists(m_dst->op(), m_dst->path("tree/sub/d.txt")));
+
+    // Once the file can be read, a retry copies only it.
+    m_fake->allowRead("/tree/b.txt");
+    QVERIFY(m_queue->retry(out.id));
+    auto again = finish(out.id);
+    QCOMPARE_STATE(again.state, JobState::Completed);
+    QCOMPARE(again.report.bytesCopied, 5000u);
+    QCOMPARE(names(m_dst->op(), m_dst->path("tree")), (std::vector<std::string>{"a.txt", "b.txt", "c.txt", "sub"}));
+    QVERIFY(journalFiles().empty());
+}
+
+void TransferSuite::blockedDirectoryFailsItsFilesOnly()
+{
+    if (!m_dst->caps().has(Capability::RealDirectories))
+        QSKIP("keys imply directories here: a file and a directory of one name can coexist");
+    for (const std::string dir : {"t/blocked", "t/other"})
+        QVERIFY(makeDirs(m_src->op(), m_src->path(dir)));
+    const std::vector<std::string> files{"t/ok1.txt", "t/ok2.txt", "t/blocked/x.txt", "t/blocked/y.txt", "t/other/z.txt"};
+    for (std::size_t i = 0; i < files.size(); ++i)
+        QVERIFY(putPattern(m_src->op(), m_src->path(files[i]), 2000, i));
+    // A file stands where the copy needs the directory t/blocked.
+    QVERIFY(makeDirs(m_dst->op(), m_dst->path("t")));
+    QVERIFY(putBytes(m_dst->op(), m_dst->path("t/blocked"), asBytes("in the way")));
+    auto o = options();
+    o.recursive = true;
+    auto out = run(spec({m_src->uri("t")}, m_dst->uri(), o));
+    QCOMPARE_STATE(out.state, JobState::Failed);
+    QCOMPARE(out.report.filesCopied, 3u);
+    QVERIFY(!out.report.failures.empty());
+    QVERIFY(out.report.failures.size() <= 3); // the directory, and its two files
+    for (const auto &f : out.report.failures) {
+        QVERIFY2(mentions(f, "/t/blocked"), f.message.c_str());
+        checkSentence(f);
+    }
+    for (const std::string name : {"x.txt", "y.txt"})
+        QVERIFY2(std::any_of(out.report.failures.begin(), out.report.failures.end(),
+                             [&](const FileFailure &f) { return mentions(f, name); }),
+                 name.c_str());
+    for (const std::string ok : {"t/ok1.txt", "t/ok2.txt", "t/other/z.txt"})
+        QCOMPARE(digest(m_dst->op(), m_dst->path(ok)), digest(m_src->op(), m_src->path(ok)));
+    QCOMPARE(m_dst->op().stat(m_dst->path("t/blocked"))->size, 10u);
+}
+
+void TransferSuite::flakyReadsAreRetried()
+{
+    // Temporary errors are retried by the operator's retry layer; one that never clears
+    // fails its file after the retries, and only that file.
+    m_fake->addDir("/flaky");
+    for (const std::string name : {"/flaky/hiccup.bin", "/flaky/dead.bin", "/flaky/fine.bin"})
+        m_fake->addFile(name, pattern(100'000, name.size()));
+    m_fake->failReads("/flaky/hiccup.bin", 2);
+    m_fake->failReads("/flaky/dead.bin", -1);
+    auto o = options();
+    o.recursive = true;
+    auto out = run(spec({"fake://store/flaky"}, m_dst->uri(), o));
+    const auto why = notFailedAlone(out.state, out.report, 2, ErrorKind::Network, "dead.bin");
+    QVERIFY2(why.empty(), why.c_str());
+    QCOMPARE(names(m_dst->op(), m_dst->path("flaky")), (std::vector<std::string>{"fine.bin", "hiccup.bin"}));
+    QCOMPARE(digest(m_dst->op(), m_dst->path("flaky/hiccup.bin")), digest(*m_registry->open("fake://store/")->op, "/flaky/hiccup.bin"));
+}
+
+void TransferSuite::destinationFullFailsThatFile()
+{
+    if (!m_dst->localPath())
+        QSKIP("fills a local destination; remote stores report a full disk in their own tests");
+    QVERIFY(makeDirs(m_src->op(), m_src->path("full")));
+    QVERIFY(putPattern(m_src->op(), m_src->path("full/huge.bin"), 40u << 20, 1));
+    for (const std::string name : {"full/a", "full/b"})
+        QVERIFY(putPattern(m_src->op(), m_src->path(name), 1000, name.size()));
+    auto o = options();
+    o.recursive = true;
+    Outcome out;
+    {
+        FileSizeLimit nearlyFull(16u << 20);
+        QVERIFY(nearlyFull.ok());
+        out = run(spec({m_src->uri("full")}, m_dst->uri(), o));
+    }
+    const auto why = notFailedAlone(out.state, out.report, 2, ErrorKind::NoSpace, "huge.bin");
+    QVERIFY2(why.empty(), why.c_str());
+    // Nothing half-written under the name, and no partial file left beside it.
+    QCOMPARE(names(m_dst->op(), m_dst->path("full")), (std::vector<std::string>{"a", "b"}));
+}
+
+void TransferSuite::linksAreNamedNotFollowed()
+{
+    const auto local = m_src->localPath("linked");
+    if (!local || !m_src->caps().has(Capability::Symlinks))
+        QSKIP("needs a source that reports symbolic links");
+    QVERIFY(makeDirs(m_src->op(), m_src->path("linked/real")));
+    QVERIFY(putPattern(m_src->op(), m_src->path("linked/real/file"), 1000, 1));
+    QVERIFY(::symlink("real", (*local + "/to-dir").c_str()) == 0);
+    QVERIFY(::symlink("/etc/passwd", (*local + "/to-outside").c_str()) == 0);
+    auto o = options();
+    o.recursive = true;
+    auto out = run(spec({m_src->uri("linked")}, m_dst->uri(), o));
+    QCOMPARE_STATE(out.state, JobState::Completed);
+    QCOMPARE(out.report.filesCopied, 1u);
+    QCOMPARE(out.report.notCopied.size(), std::size_t(2));
+    for (const auto &item : out.report.notCopied)
+        QVERIFY2(item.source.find("/to-") != std::string::npos && item.reason.find("link") != std::string::npos,
+                 item.reason.c_str());
+    QCOMPARE(names(m_dst->op(), m_dst->path("linked")), std::vector<std::string>{"real"});
+}
+
+} // namespace strata::test

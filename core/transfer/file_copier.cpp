@@ -71,7 +71,8 @@ Result<FileOutcome> FileCopier::run()
     if (m_ctx.stop.stop_requested())
         return failure(Error(ErrorKind::Cancelled, "stopped before it started"));
     const auto &options = m_ctx.options;
-    if (options.existing == ExistingPolicy::Skip && options.mode != TransferMode::Sync && m_dst.stat(m_task.dstPath)) {
+    if (options.existing == ExistingPolicy::Skip && options.mode != TransferMode::Sync && !m_task.fresh
+        && m_dst.stat(m_task.dstPath)) {
         m_outcome.skipped = true;
         return m_outcome;
     }
@@ -307,6 +308,15 @@ Status FileCopier::finish(Writer &writer, std::uint64_t expectedSize, bool check
         return st;
     if (!checkSize)
         return {};
+    // A storage that confirmed what it stored (S3 answers a PUT only once all of it
+    // arrived) saves the extra stat.
+    if (auto confirmed = writer.committedSize()) {
+        if (*confirmed == expectedSize)
+            return {};
+        (void)m_dst.remove(m_task.dstPath);
+        return Error(ErrorKind::Corrupt, "the storage kept " + std::to_string(*confirmed) + " bytes instead of "
+                                             + std::to_string(expectedSize) + "; the copy was removed");
+    }
     auto written = m_dst.stat(m_task.dstPath);
     if (!written)
         return std::move(written).error();

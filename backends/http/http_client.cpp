@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 
 namespace strata::http {
@@ -39,7 +40,9 @@ std::size_t onWrite(char *data, std::size_t size, std::size_t count, void *user)
         p += drop;
         n -= drop;
     }
-    if (!t->request->into.empty()) {
+    // Only a success lands in the caller's buffer; an error answer is kept for the caller
+    // to read (its S3 code, or an HTML page).
+    if (!t->request->into.empty() && t->response->status >= 200 && t->response->status < 300) {
         auto &into = t->request->into;
         const std::size_t room = into.size() - t->response->received;
         const std::size_t take = std::min(room, n);
@@ -79,8 +82,12 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
 {
     auto *t = static_cast<Transfer *>(user);
     std::string_view line(data, size * count);
-    if (line.starts_with("HTTP/"))
+    if (line.starts_with("HTTP/")) {
         t->response->headers.clear(); // a new response (after 100-continue or a redirect)
+        // "HTTP/1.1 206 Partial Content": the status decides where the body goes.
+        const auto space = line.find(' ');
+        t->response->status = space == std::string_view::npos ? 0 : std::atol(std::string(line.substr(space + 1, 3)).c_str());
+    }
     auto colon = line.find(':');
     if (colon != std::string_view::npos) {
         auto value = line.substr(colon + 1);

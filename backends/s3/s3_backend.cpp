@@ -254,7 +254,10 @@ Result<std::size_t> S3Backend::read(std::string_view path, std::uint64_t offset,
     if (response->status == 416)
         return std::size_t(0); // at or past the end
     if (response->status == 404) {
-        if (auto dir = prefixExists(call.key + "/"); dir && *dir)
+        auto dir = prefixExists(call.key + "/");
+        if (!dir)
+            return std::move(dir).error(); // e.g. the bucket does not exist
+        if (*dir)
             return Error(ErrorKind::IsDirectory);
         return Error(ErrorKind::NotFound);
     }

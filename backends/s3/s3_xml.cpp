@@ -177,9 +177,11 @@ Error s3Error(const http::Response &response, std::string_view bucket)
     std::string code, message;
     const std::string &body = response.body;
     const auto start = body.find_first_not_of(" \t\r\n");
-    const bool html = start != std::string::npos
-        && (body.compare(start, 9, "<!DOCTYPE") == 0 || body.compare(start, 5, "<html") == 0
-            || body.compare(start, 5, "<HTML") == 0 || response.header("content-type").starts_with("text/html"));
+    // The content type alone also tells: HEAD answers have no body.
+    const bool html = (start != std::string::npos
+                       && (body.compare(start, 9, "<!DOCTYPE") == 0 || body.compare(start, 5, "<html") == 0
+                           || body.compare(start, 5, "<HTML") == 0))
+        || (response.header("content-type").starts_with("text/html") && body.find("<Error") == std::string::npos);
     if (!html && body.find("<Error") != std::string::npos) {
         QXmlStreamReader reader(QByteArray::fromStdString(body));
         while (!reader.atEnd()) {
@@ -202,8 +204,11 @@ Error s3Error(const http::Response &response, std::string_view bucket)
     if (code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch" || code == "ExpiredToken"
         || code == "InvalidToken" || code == "TokenRefreshRequired")
         return make(ErrorKind::PermissionDenied, "the server refused the credentials (" + detail + "); check the access key and secret", false);
-    if (code == "AccessDenied" || code == "AllAccessDisabled" || (code.empty() && status == 403))
+    if (code == "AccessDenied" || code == "AllAccessDisabled")
         return make(ErrorKind::PermissionDenied, detail, false);
+    if (code.empty() && status == 403) // HEAD answers carry no code: wrong keys or no right
+        return make(ErrorKind::PermissionDenied, "the server refused the request (HTTP 403); check the credentials "
+                                                 "(access key and secret) and the bucket's permissions", false);
     if (code == "SlowDown" || code == "TooManyRequests" || status == 429 || status == 503)
         return make(ErrorKind::RateLimited, detail, true);
     if (code == "RequestTimeout" || code == "RequestTimeTooSkewed" || status == 408)

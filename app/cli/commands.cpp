@@ -179,7 +179,8 @@ int commandCat(Context &context, const QCommandLineParser &parser)
         return context.fail(Error(ErrorKind::IsDirectory, "use 'strata ls' to list it").withContext("read", loc->display()));
     std::vector<std::byte> buffer(1u << 20);
     std::uint64_t pos = offset;
-    std::uint64_t left = length;
+    // Up to the size stat gave: no read past the end (some servers mishandle it on empty objects).
+    std::uint64_t left = std::min(length, e->size > offset ? e->size - offset : 0);
     while (left > 0) {
         auto want = std::span(buffer).first(std::size_t(std::min<std::uint64_t>(buffer.size(), left)));
         auto n = loc->op->read(loc->path, pos, want);

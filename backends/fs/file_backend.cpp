@@ -93,7 +93,7 @@ Capabilities FileBackend::capabilities() const
     return {Capability::Stat,       Capability::List,           Capability::Read,     Capability::Write,
             Capability::Remove,     Capability::CreateDir,      Capability::Rename,   Capability::Copy,
             Capability::Extents,    Capability::RangedRead,     Capability::PositionalWrite,
-            Capability::Symlinks,   Capability::RealDirectories};
+            Capability::Symlinks,   Capability::RealDirectories, Capability::KeepsModifiedTime};
 }
 
 Uri FileBackend::uriFor(std::string_view path) const

@@ -88,6 +88,13 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
         const auto space = line.find(' ');
         t->response->status = space == std::string_view::npos ? 0 : std::atol(std::string(line.substr(space + 1, 3)).c_str());
     }
+    // "Content-Range: bytes 0-0/0": a range of an empty object. Some servers (s3rver)
+    // then announce a byte they never send; stop here instead of waiting for it.
+    if (line.size() > 14 && (line.starts_with("Content-Range:") || line.starts_with("content-range:"))
+        && line.find("/0\r") != std::string_view::npos) {
+        t->response->emptyRange = true;
+        return 0;
+    }
     auto colon = line.find(':');
     if (colon != std::string_view::npos) {
         auto value = line.substr(colon + 1);
@@ -245,6 +252,12 @@ Result<Response> Client::perform(const Request &request)
     const CURLcode code = curl_easy_perform(c);
     curl_slist_free_all(headers);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+    if (response.emptyRange) {
+        handle.reset(); // the connection still owes a byte: never reuse it
+        response.body.clear();
+        response.received = 0;
+        return response;
+    }
     if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && response.overflow)) {
         // A failed handle may hold a broken connection: drop it rather than reuse it.
         handle.reset();

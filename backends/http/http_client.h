@@ -31,6 +31,7 @@ struct Response {
     std::string body;             // when the request had no `into`
     std::size_t received = 0;     // bytes written into `into`
     bool overflow = false;        // the server sent more than `into` holds
+    bool emptyRange = false;      // the range asked for was of an empty object
 
     std::string header(std::string_view name) const;
 };

@@ -183,7 +183,8 @@ Capabilities MemoryBackend::capabilities() const
 {
     return {Capability::Stat,   Capability::List,       Capability::Read,           Capability::Write,
             Capability::Remove, Capability::CreateDir,  Capability::Rename,         Capability::Copy,
-            Capability::Extents, Capability::RangedRead, Capability::PositionalWrite, Capability::RealDirectories};
+            Capability::Extents, Capability::RangedRead, Capability::PositionalWrite, Capability::RealDirectories,
+            Capability::KeepsModifiedTime};
 }
 
 Uri MemoryBackend::uriFor(std::string_view path) const

@@ -19,6 +19,7 @@ std::string_view toString(Capability cap)
     case Capability::ListRecursive: return "list-recursive";
     case Capability::Symlinks: return "symlinks";
     case Capability::RealDirectories: return "real-directories";
+    case Capability::KeepsModifiedTime: return "keeps-modified-time";
     }
     return "unknown";
 }

@@ -21,6 +21,7 @@ enum class Capability : std::uint32_t {
     ListRecursive = 1u << 11,  // one flat listing of a whole subtree
     Symlinks = 1u << 12,       // reports symlinks
     RealDirectories = 1u << 13, // directories exist on their own (not only as key prefixes)
+    KeepsModifiedTime = 1u << 14, // a writer can give the object its source's modification time
 };
 
 std::string_view toString(Capability cap);

@@ -224,12 +224,18 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
 {
     const auto &options = m_spec.options;
     Operator &dst = *plan.dstOp;
-    // Object stores have no directories to make: keys imply them (no marker objects).
-    if (dst.capabilities().has(Capability::RealDirectories)) {
+    // Object stores get a marker per directory too: keys would imply the directories,
+    // but empty ones would vanish, and some servers (s3rver) hide the subdirectories of a
+    // directory that has a marker unless those have one as well. They need no parents.
+    const bool realDirs = dst.capabilities().has(Capability::RealDirectories);
+    if (dst.capabilities().has(Capability::CreateDir)) {
         for (const auto &dir : plan.dirs) {
             if (stop.stop_requested())
                 return;
-            if (auto st = dst.createDir(dir, true); !st)
+            auto st = dst.createDir(dir, realDirs);
+            if (!st && !realDirs && st.error().kind() == ErrorKind::AlreadyExists)
+                continue;
+            if (!st)
                 addFailure({{}, dst.display(dir), st.error().kind(), st.error().message()}, observer);
             else {
                 std::lock_guard lock(m_mutex);

@@ -10,14 +10,18 @@ namespace strata {
 
 namespace {
 
-// mtimes within a second count as equal: some stores keep only seconds.
-bool sameVersion(const Entry &src, const Entry &dst)
+// mtimes within a second count as equal: some stores keep only seconds. A destination
+// that cannot take the source's time (S3 stamps the upload time) is up to date when it
+// is at least as new as the source.
+bool sameVersion(const Entry &src, const Entry &dst, bool dstKeepsTimes)
 {
     if (!dst.isFile() || src.size != dst.size)
         return false;
     if (!src.mtimeNs || !dst.mtimeNs)
         return true; // size is all there is to compare
     const auto diff = *src.mtimeNs - *dst.mtimeNs;
+    if (!dstKeepsTimes)
+        return diff < 1'000'000'000;
     return diff > -1'000'000'000 && diff < 1'000'000'000;
 }
 
@@ -64,7 +68,7 @@ public:
     bool upToDate(Operator &srcOp, const Entry &src, const Entry &dst)
     {
         if (!m_spec.options.compareContent)
-            return sameVersion(src, dst);
+            return sameVersion(src, dst, plan.dstOp->capabilities().has(Capability::KeepsModifiedTime));
         if (!dst.isFile() || src.size != dst.size)
             return false;
         auto a = contentHash(srcOp, src.path);

@@ -199,9 +199,11 @@ void TransferSuite::queueRunsJobsIndividually()
     auto o = options();
     o.bandwidthLimit = 64'000'000;
     std::vector<std::string> ids;
+    // Sources first: on a slow source, writing one while a job runs could let a job end.
+    for (int i = 0; i < 3; ++i)
+        QVERIFY(putPattern(m_src->op(), m_src->path("job" + std::to_string(i)), 32u << 20, std::uint64_t(i)));
     for (int i = 0; i < 3; ++i) {
         const std::string name = "job" + std::to_string(i);
-        QVERIFY(putPattern(m_src->op(), m_src->path(name), 32u << 20, std::uint64_t(i)));
         ids.push_back(start(spec({m_src->uri(name)}, m_dst->uri(name), o)));
         QVERIFY(!ids.back().empty());
     }

@@ -13,33 +13,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-failures=0
-checks=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { checks=$((checks + 1)); }
-
-# expect CODE DESCRIPTION -- COMMAND...: runs it, keeps stdout/stderr in $out/$err.
-expect() {
-  local want=$1 what=$2; shift 3
-  "$@" >"$work/.out" 2>"$work/.err"
-  local rc=$?
-  out=$(cat "$work/.out"); err=$(cat "$work/.err")
-  if [ "$rc" -ne "$want" ]; then
-    fail "$what: exit $rc, wanted $want"; echo "  stdout: $out" | head -5; echo "  stderr: $err" | head -5
-    return 1
-  fi
-  pass
-}
-contains() { # contains WHAT HAYSTACK NEEDLE
-  if [[ "$2" == *"$3"* ]]; then pass; else fail "$1: '$3' not in: $2"; fi
-}
-lacks() {
-  if [[ "$2" == *"$3"* ]]; then fail "$1: '$3' should not appear in: $2"; else pass; fi
-}
-one_line() {
-  if [ "$(printf '%s\n' "$2" | wc -l)" -eq 1 ]; then pass; else fail "$1: error is not one line: $2"; fi
-}
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
 
 # --- basics
 expect 0 "version" -- "$STRATA" --version && contains "version" "$out" "strata "

@@ -41,3 +41,25 @@ peak_rss_kib() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 ratio() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
+
+# loopback_only LOG CMD...: runs CMD once under strace and fails when it tried to reach any
+# address but 127.0.0.1 / ::1 (a tool that fell back to real AWS, a metadata service, DNS).
+# The addresses it used are in LOG. Without strace, says so and runs CMD untraced.
+# CMD may be a shell function if it and the variables it uses are exported (export -f).
+loopback_only() {
+  local log=$1; shift
+  if ! command -v strace >/dev/null; then
+    echo "loopback check skipped: strace is not installed" >&2
+    "$@" >/dev/null 2>&1
+    return
+  fi
+  strace -f -qq -e trace=connect,sendto,sendmsg -o "$log" bash -c '"$@"' bash "$@" >/dev/null 2>&1 \
+    || { echo "command failed: $*" >&2; return 1; }
+  local others
+  others=$(grep -oE 'inet_addr\("[^"]*"\)|inet_pton\(AF_INET6, "[^"]*"' "$log" \
+    | grep -oE '"[^"]*"' | tr -d '"' | grep -vxE '127\.0\.0\.1|::1|::ffff:127\.0\.0\.1' | sort -u || true)
+  if [ -n "$others" ]; then
+    echo "$1 tried to reach $(echo $others) (strace log: $log)" >&2
+    return 1
+  fi
+}

@@ -214,9 +214,10 @@ Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &option
         // A key ending in '/' is a directory marker; a key with "//" or a trailing '/'
         // inside gives an empty name, which copies refuse later.
         std::string rest = object.key.substr(prefix.size());
-        if (rest.ends_with('/') && !options.recursive) {
-            rest.pop_back();
-            page.entries.push_back(dirEntry(joinPath(dir, rest)));
+        if (rest.ends_with('/')) {
+            rest.pop_back(); // a directory marker
+            if (!rest.empty())
+                page.entries.push_back(dirEntry(joinPath(dir, rest)));
             continue;
         }
         page.entries.push_back(fileEntry(joinPath(dir, rest), object.size, object.mtimeNs, object.etag));

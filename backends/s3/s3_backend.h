@@ -29,6 +29,7 @@ public:
     S3Backend(Config config, Credentials credentials, std::shared_ptr<http::Client> client);
 
     Capabilities capabilities() const override;
+    std::size_t preferredIoSize() const override { return 8u << 20; }
     Uri uriFor(std::string_view path) const override;
     Result<Entry> stat(std::string_view path) override;
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override;

@@ -8,6 +8,9 @@ namespace strata::s3 {
 namespace {
 
 constexpr std::size_t kMinPart = 8u << 20;
+// Objects up to this size go up in one PUT: most files never pay for a multipart
+// upload's extra round trips.
+constexpr std::size_t kSinglePutLimit = 16u << 20;
 constexpr std::uint64_t kMaxParts = 10000;
 
 // Parts of at least 8 MiB, larger when the object would need more than 10 000 of them.
@@ -25,7 +28,7 @@ S3Writer::S3Writer(std::shared_ptr<S3Backend> backend, std::string key, WriteOpt
     : m_backend(std::move(backend)), m_key(std::move(key)), m_options(std::move(options)),
       m_partSize(partSizeFor(m_options.sizeHint))
 {
-    if (m_options.sizeHint && *m_options.sizeHint < m_partSize)
+    if (m_options.sizeHint && *m_options.sizeHint <= kSinglePutLimit)
         m_buffer.reserve(std::size_t(*m_options.sizeHint));
 }
 
@@ -106,21 +109,22 @@ Status S3Writer::write(std::span<const std::byte> data)
     if (auto st = failed(); !st)
         return st;
     m_sent += data.size();
-    while (!data.empty()) {
-        const std::size_t take = std::min(data.size(), m_partSize - m_buffer.size());
-        m_buffer.insert(m_buffer.end(), data.begin(), data.begin() + std::ptrdiff_t(take));
-        data = data.subspan(take);
-        if (m_buffer.size() == m_partSize) {
-            if (m_uploadId.empty())
-                if (auto st = startUpload(); !st)
-                    return st;
-            std::vector<std::byte> part;
-            part.reserve(m_partSize);
-            std::swap(part, m_buffer);
-            if (auto st = sendPart(std::move(part)); !st)
-                return st;
-        }
+    m_buffer.insert(m_buffer.end(), data.begin(), data.end());
+    if (m_uploadId.empty()) {
+        if (m_buffer.size() <= std::max(kSinglePutLimit, m_partSize))
+            return {};
+        if (auto st = startUpload(); !st)
+            return st;
     }
+    // Whole parts go out as soon as they are complete; the rest waits for more.
+    std::size_t at = 0;
+    while (m_buffer.size() - at >= m_partSize) {
+        std::vector<std::byte> part(m_buffer.begin() + std::ptrdiff_t(at), m_buffer.begin() + std::ptrdiff_t(at + m_partSize));
+        at += m_partSize;
+        if (auto st = sendPart(std::move(part)); !st)
+            return st;
+    }
+    m_buffer.erase(m_buffer.begin(), m_buffer.begin() + std::ptrdiff_t(at));
     return {};
 }
 

@@ -104,6 +104,9 @@ public:
     // Many reads and writes in flight. The default runs the blocking calls above on a
     // bounded pool; backends with native asynchronous I/O override it and nativeAsync().
     virtual std::unique_ptr<AsyncIo> openAsync(const AsyncOptions &options);
+    // The read size that suits this storage (a request per read on a network: larger is
+    // cheaper); 0 when any size suits.
+    virtual std::size_t preferredIoSize() const { return 0; }
     virtual bool nativeAsync() const { return false; }
 };
 

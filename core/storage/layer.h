@@ -40,6 +40,7 @@ public:
         return m_inner->nativeAsync() ? m_inner->openAsync(options) : Backend::openAsync(options);
     }
     bool nativeAsync() const override { return m_inner->nativeAsync(); }
+    std::size_t preferredIoSize() const override { return m_inner->preferredIoSize(); }
 
     Backend &inner() const { return *m_inner; }
 

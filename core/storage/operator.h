@@ -24,6 +24,7 @@ public:
     explicit Operator(std::shared_ptr<Backend> backend, OperatorOptions options = {});
 
     Capabilities capabilities() const { return m_stack->capabilities(); }
+    std::size_t preferredIoSize() const { return m_stack->preferredIoSize(); }
     Uri uriFor(std::string_view path) const { return m_stack->uriFor(path); }
     // The URI of `path` as people may see it (secrets removed).
     std::string display(std::string_view path) const { return uriFor(path).redacted(); }

@@ -14,7 +14,7 @@ namespace strata {
 
 namespace {
 
-constexpr std::uint64_t kKernelChunk = 8u << 20; // in-kernel copies: a progress and stop check every 8 MiB
+constexpr std::uint64_t kKernelChunk = 32u << 20; // in-kernel copies: a progress and stop check every 32 MiB
 
 // How many bytes a resumed writer's partial file holds, where it has an OS handle.
 std::optional<std::uint64_t> partialLength(const Writer &writer)

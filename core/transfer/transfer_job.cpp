@@ -246,7 +246,12 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
     const std::size_t jobs = options.jobs > 0 ? std::size_t(options.jobs) : 8;
     WorkerPool fileWorkers(std::min<std::size_t>(jobs, std::max<std::size_t>(1, plan.files.size())));
     WorkerPool partWorkers(std::size_t(std::max(1, options.partsInFlight)));
-    BufferPool buffers(options.chunkSize, std::max<std::uint64_t>(1, options.maxBytesInFlight / options.chunkSize));
+    // Network sources read in the larger pieces they prefer (fewer requests); the bytes in
+    // flight stay bounded by maxBytesInFlight either way.
+    std::size_t chunk = options.chunkSize;
+    for (const auto &task : plan.files)
+        chunk = std::max(chunk, std::min<std::size_t>(task.srcOp->preferredIoSize(), options.maxBytesInFlight));
+    BufferPool buffers(chunk, std::max<std::uint64_t>(1, options.maxBytesInFlight / chunk));
     Throttle throttle(options.bandwidthLimit);
     CopyContext context{options, buffers, partWorkers, throttle, m_journal.get(), stop,
                         [this, observer](std::uint64_t n) { addBytes(n, observer); }};

@@ -4,6 +4,7 @@
 #include "core/transfer/file_copier.h"
 
 #include <deque>
+#include <set>
 #include <map>
 
 namespace strata {
@@ -143,6 +144,68 @@ public:
         return {};
     }
 
+    // One flat listing of the whole subtree where the source offers it (S3 without a
+    // delimiter: a request per thousand keys rather than one per directory).
+    Status flatWalk(const std::shared_ptr<Operator> &srcOp, const std::string &srcRoot, const std::string &dstRoot,
+                    bool fresh)
+    {
+        const std::string base = srcRoot == "/" ? std::string("/") : srcRoot + "/";
+        std::set<std::string, std::less<>> dirsSeen;
+        auto addDir = [&](std::string dir) {
+            if (dirsSeen.insert(dir).second)
+                plan.dirs.push_back(std::move(dir));
+        };
+        ListOptions options;
+        options.recursive = true;
+        do {
+            if (m_stop.stop_requested())
+                return cancelled();
+            auto page = srcOp->list(srcRoot, options);
+            if (!page) {
+                refuse(srcOp, srcRoot, std::move(page).error());
+                break;
+            }
+            for (auto &entry : page->entries) {
+                if (!entry.path.starts_with(base))
+                    continue;
+                const std::string_view rel = std::string_view(entry.path).substr(base.size());
+                // Every segment must be a plain name: nothing may lead outside the destination.
+                bool valid = !rel.empty();
+                std::string dst = dstRoot;
+                for (std::size_t pos = 0; valid && pos <= rel.size();) {
+                    std::size_t end = rel.find('/', pos);
+                    if (end == std::string_view::npos)
+                        end = rel.size();
+                    const auto segment = rel.substr(pos, end - pos);
+                    valid = isValidName(segment);
+                    dst = joinPath(dst, segment);
+                    if (valid && end < rel.size())
+                        addDir(dst); // parents first
+                    pos = end + 1;
+                }
+                if (!valid) {
+                    refuse(srcOp, entry.path,
+                           Error(ErrorKind::InvalidInput, "its name would lead outside the destination; refused"));
+                    continue;
+                }
+                switch (entry.kind) {
+                case EntryKind::File:
+                    addFile(srcOp, entry, std::move(dst), nullptr, fresh);
+                    break;
+                case EntryKind::Directory:
+                    addDir(std::move(dst));
+                    break;
+                case EntryKind::Symlink:
+                case EntryKind::Other:
+                    plan.notCopied.push_back({srcOp->display(entry.path), "not a regular file"});
+                    break;
+                }
+            }
+            options.pageToken = std::move(page->nextPageToken);
+        } while (!options.pageToken.empty());
+        return {};
+    }
+
     void listExisting(const std::string &dstDir, std::map<std::string, Entry, std::less<>> &out)
     {
         ListOptions options;
@@ -224,7 +287,10 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
             // A target that does not exist yet holds nothing to overwrite: its files skip
             // the per-file existence check (one request each on remote stores).
             const bool fresh = !sync && !dst->op->stat(target);
-            if (auto st = planner.walk(src->op, src->path, target, fresh); !st)
+            const bool flat = spec.options.mode == TransferMode::Copy && src->op->capabilities().has(Capability::ListRecursive);
+            if (auto st = flat ? planner.flatWalk(src->op, src->path, target, fresh)
+                               : planner.walk(src->op, src->path, target, fresh);
+                !st)
                 return std::move(st).error();
         } else if (entry->kind == EntryKind::File) {
             if (src->sameBackend(*dst) && src->path == target) {

@@ -31,7 +31,7 @@ struct TransferOptions {
     int partsInFlight = 4;           // ranges of one large object copied at once
     std::uint64_t partSize = 32u << 20;        // large objects are split into parts this big
     std::uint32_t chunkSize = 1u << 20;        // one buffer: the unit of a read and a write
-    std::uint64_t maxBytesInFlight = 32u << 20; // buffers in use at once, whatever the file count
+    std::uint64_t maxBytesInFlight = 64u << 20; // buffers in use at once, whatever the file count
     std::uint64_t bandwidthLimit = 0;          // bytes per second, 0 = unlimited
     int zstdLevel = 3;
     int zstdThreads = 0;             // 0: one per core

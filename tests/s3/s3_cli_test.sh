@@ -91,12 +91,13 @@ case_killed_upload() {
   pid=$(cat "$own_server/s3rver.pid")
   data=$(cat "$own_server/s3rver.datadir")
   head -c 64M /dev/urandom >"$work/big.bin"
-  # 64 MiB at 16 MB/s: ~4 s of 8 MiB parts; the server dies after ~1 s, parts in flight.
+  # 64 MiB at 16 MB/s: ~4 s. The first 16 MiB are held for a single PUT, then 8 MiB
+  # parts go out; the server dies after ~2 s, parts in flight.
   local key=killed/big.bin
   timeout 40 "$STRATA" cp --bwlimit 16M "$work/big.bin" "s3://strata-test/$key?endpoint=$endpoint" \
     >"$work/cp.out" 2>"$work/cp.err" &
   local cp_pid=$! t0=$EPOCHREALTIME
-  sleep 1
+  sleep 2
   kill -KILL "$pid"
   wait "$cp_pid"
   local rc=$?

@@ -85,6 +85,8 @@ const QList<CommandSpec> &commands()
         l.append({QStringLiteral("ls"), QStringLiteral("URI"), QStringLiteral("List a directory (or show one object)."),
                   {{QStringLiteral("l"), QStringLiteral("Long format: kind, permissions, size, modification time.")},
                    {QStringLiteral("a"), QStringLiteral("Show hidden entries (names starting with '.').")},
+                   {{QStringLiteral("R"), QStringLiteral("recursive")},
+                    QStringLiteral("List the whole tree below (one flat listing where the storage offers it).")},
                    json},
                   1, 1, &commandLs});
         l.append({QStringLiteral("stat"), QStringLiteral("URI"), QStringLiteral("Show what is known about one object."),

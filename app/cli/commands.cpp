@@ -83,16 +83,33 @@ int commandLs(Context &context, const QCommandLineParser &parser)
 
     std::vector<Entry> entries;
     if (self->isDir()) {
-        ListOptions options;
-        do {
-            auto page = loc->op->list(loc->path, options);
-            if (!page)
-                return context.fail(page.error());
-            for (auto &e : page->entries)
-                if (all || !e.name.starts_with('.'))
-                    entries.push_back(std::move(e));
-            options.pageToken = std::move(page->nextPageToken);
-        } while (!options.pageToken.empty());
+        const bool recursive = parser.isSet(QStringLiteral("recursive"));
+        const bool flat = recursive && loc->op->capabilities().has(Capability::ListRecursive);
+        const std::string base = loc->path == "/" ? std::string("/") : loc->path + "/";
+        std::vector<std::string> dirs{loc->path};
+        while (!dirs.empty()) {
+            const std::string dir = std::move(dirs.back());
+            dirs.pop_back();
+            ListOptions options;
+            options.recursive = flat;
+            do {
+                auto page = loc->op->list(dir, options);
+                if (!page)
+                    return context.fail(page.error());
+                for (auto &e : page->entries) {
+                    // With -R, names are paths below the listed directory.
+                    std::string shown = recursive && e.path.starts_with(base) ? e.path.substr(base.size()) : e.name;
+                    const bool hidden = shown.starts_with('.') || shown.find("/.") != std::string::npos;
+                    if (recursive && !flat && e.isDir())
+                        dirs.push_back(e.path);
+                    if (all || !hidden) {
+                        e.name = std::move(shown);
+                        entries.push_back(std::move(e));
+                    }
+                }
+                options.pageToken = std::move(page->nextPageToken);
+            } while (!options.pageToken.empty());
+        }
         std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.name < b.name; });
     } else {
         entries.push_back(*self);

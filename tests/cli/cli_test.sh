@@ -23,6 +23,7 @@ expect 0 "ls --help" -- "$STRATA" ls --help && contains "ls help" "$out" "--json
 # --- ls / stat / cat on the demo store
 expect 0 "ls demo" -- "$STRATA" ls memory://demo/ && contains "ls demo" "$out" "README.txt" && contains "dirs marked" "$out" "docs/"
 expect 0 "ls -l demo" -- "$STRATA" ls -l memory://demo/ && contains "ls -l" "$out" "67108864" && contains "ls -l mode" "$out" "drwxr-xr-x"
+expect 0 "ls -R demo" -- "$STRATA" ls -R memory://demo/ && contains "ls -R" "$out" "data/logs/server.log"
 expect 0 "cat demo" -- "$STRATA" cat memory://demo/README.txt && contains "cat" "$out" "Welcome to Strata"
 expect 0 "cat range" -- "$STRATA" cat --offset 11 --length 6 memory://demo/README.txt && [ "$out" = "Strata" ] && pass || fail "cat range gave '$out'"
 

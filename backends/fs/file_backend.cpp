@@ -462,6 +462,22 @@ Status FileBackend::copy(std::string_view from, std::string_view to)
     return (*writer)->commit();
 }
 
+void FileBackend::willRead(std::string_view path, std::span<const Extent> ranges)
+{
+    auto fd = openBeneath(path, O_RDONLY);
+    if (!fd)
+        return;
+    // Asynchronous: the kernel queues the reads (up to what memory allows) and returns.
+    std::uint64_t budget = 512u << 20;
+    for (const auto &r : ranges) {
+        if (r.kind != ExtentKind::Data || budget == 0)
+            continue;
+        const std::uint64_t n = std::min(r.length, budget);
+        ::posix_fadvise(fd->get(), off_t(r.offset), off_t(n), POSIX_FADV_WILLNEED);
+        budget -= n;
+    }
+}
+
 Status FileBackend::copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to)
 {
     const int out = to.nativeHandle();

@@ -33,6 +33,7 @@ public:
     Status copy(std::string_view from, std::string_view to) override;
     Result<std::vector<Extent>> extents(std::string_view path) override;
     Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to) override;
+    void willRead(std::string_view path, std::span<const Extent> ranges) override;
 
     const std::string &rootPath() const { return m_rootPath; }
 

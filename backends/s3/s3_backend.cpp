@@ -67,7 +67,7 @@ Capabilities S3Backend::capabilities() const
 {
     return {Capability::Stat,   Capability::List,      Capability::Read,   Capability::Write,
             Capability::Remove, Capability::CreateDir, Capability::Rename, Capability::Copy,
-            Capability::RangedRead, Capability::ListRecursive};
+            Capability::RangedRead, Capability::ListRecursive, Capability::VersionedRead};
 }
 
 Uri S3Backend::uriFor(std::string_view path) const
@@ -243,11 +243,19 @@ Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &option
 
 Result<std::size_t> S3Backend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
 {
+    return readVersion(path, offset, buffer, {});
+}
+
+Result<std::size_t> S3Backend::readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
+                                           std::string_view etag)
+{
     if (buffer.empty())
         return std::size_t(0);
     Call call;
     call.key = keyOf(path);
     call.headers = {{"range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + buffer.size() - 1)}};
+    if (!etag.empty())
+        call.headers.emplace_back("if-match", std::string(etag));
     call.into = buffer;
     auto response = send(call);
     if (!response)
@@ -270,10 +278,15 @@ Result<std::size_t> S3Backend::read(std::string_view path, std::uint64_t offset,
         if (!response)
             return std::move(response).error();
     }
+    if (response->status == 412)
+        return Error(ErrorKind::Corrupt, "the object changed while it was being read");
     if (response->status < 200 || response->status >= 300) {
         http::Response copy = *response;
         return s3Error(copy, m_config.bucket);
     }
+    // Servers that ignore If-Match still name the version they sent.
+    if (!etag.empty() && !response->header("etag").empty() && response->header("etag") != etag)
+        return Error(ErrorKind::Corrupt, "the object changed while it was being read");
     return response->received;
 }
 

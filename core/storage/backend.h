@@ -83,6 +83,15 @@ public:
     // Reads up to buffer.size() bytes at offset into the caller's buffer; fewer only at the
     // end of the object; 0 at or past the end.
     virtual Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) = 0;
+    // Reads like read(), but only from the version `etag` names: a changed object is
+    // Corrupt instead of bytes of another version (Capability::VersionedRead). The default
+    // ignores the version.
+    virtual Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
+                                            std::string_view etag)
+    {
+        (void)etag;
+        return read(path, offset, buffer);
+    }
     virtual Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) = 0;
     // Removes a file or an empty directory. Removing a missing path succeeds (idempotent).
     virtual Status remove(std::string_view path) = 0;
@@ -104,6 +113,9 @@ public:
     // Many reads and writes in flight. The default runs the blocking calls above on a
     // bounded pool; backends with native asynchronous I/O override it and nativeAsync().
     virtual std::unique_ptr<AsyncIo> openAsync(const AsyncOptions &options);
+    // A hint that these ranges of `path` will be read soon (local files start reading
+    // them ahead, all at once, so the disk works on many at a time). Default: nothing.
+    virtual void willRead(std::string_view path, std::span<const Extent> ranges) { (void)path; (void)ranges; }
     // The read size that suits this storage (a request per read on a network: larger is
     // cheaper); 0 when any size suits.
     virtual std::size_t preferredIoSize() const { return 0; }

@@ -20,6 +20,7 @@ std::string_view toString(Capability cap)
     case Capability::Symlinks: return "symlinks";
     case Capability::RealDirectories: return "real-directories";
     case Capability::KeepsModifiedTime: return "keeps-modified-time";
+    case Capability::VersionedRead: return "versioned-read";
     }
     return "unknown";
 }

@@ -22,6 +22,7 @@ enum class Capability : std::uint32_t {
     Symlinks = 1u << 12,       // reports symlinks
     RealDirectories = 1u << 13, // directories exist on their own (not only as key prefixes)
     KeepsModifiedTime = 1u << 14, // a writer can give the object its source's modification time
+    VersionedRead = 1u << 15,  // readVersion() fails with Corrupt when the object's version changed
 };
 
 std::string_view toString(Capability cap);

@@ -19,6 +19,11 @@ public:
     {
         return m_inner->read(path, offset, buffer);
     }
+    Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
+                                    std::string_view etag) override
+    {
+        return m_inner->readVersion(path, offset, buffer, etag);
+    }
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override
     {
         return m_inner->write(path, options);
@@ -41,6 +46,7 @@ public:
     }
     bool nativeAsync() const override { return m_inner->nativeAsync(); }
     std::size_t preferredIoSize() const override { return m_inner->preferredIoSize(); }
+    void willRead(std::string_view path, std::span<const Extent> ranges) override { m_inner->willRead(path, ranges); }
 
     Backend &inner() const { return *m_inner; }
 

@@ -126,6 +126,13 @@ Result<std::size_t> LoggingLayer::read(std::string_view path, std::uint64_t offs
     return logged("read", path, range, [&] { return Layer::read(path, offset, buffer); });
 }
 
+Result<std::size_t> LoggingLayer::readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
+                                              std::string_view etag)
+{
+    const std::string range = "[" + std::to_string(offset) + "+" + std::to_string(buffer.size()) + "] if " + std::string(etag);
+    return logged("read", path, range, [&] { return Layer::readVersion(path, offset, buffer, etag); });
+}
+
 Result<std::unique_ptr<Writer>> LoggingLayer::write(std::string_view path, const WriteOptions &options)
 {
     auto writer = logged("open-writer", path, {}, [&] { return Layer::write(path, options); });

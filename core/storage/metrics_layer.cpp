@@ -106,6 +106,15 @@ Result<std::size_t> MetricsLayer::read(std::string_view path, std::uint64_t offs
     return n;
 }
 
+Result<std::size_t> MetricsLayer::readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
+                                              std::string_view etag)
+{
+    auto n = counted(Operation::Read, [&] { return Layer::readVersion(path, offset, buffer, etag); });
+    if (n)
+        addBytes(Operation::Read, *n);
+    return n;
+}
+
 Result<std::unique_ptr<Writer>> MetricsLayer::write(std::string_view path, const WriteOptions &options)
 {
     auto writer = counted(Operation::Write, [&] { return Layer::write(path, options); });

@@ -121,6 +121,13 @@ Result<std::size_t> Operator::read(std::string_view path, std::uint64_t offset, 
     return withContext(m_stack->read(p, offset, buffer), "read", *this, p);
 }
 
+Result<std::size_t> Operator::readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
+                                          std::string_view etag)
+{
+    STRATA_CHECKED(p, "read", path);
+    return withContext(m_stack->readVersion(p, offset, buffer, etag), "read", *this, p);
+}
+
 Result<std::vector<std::byte>> Operator::readAll(std::string_view path, std::uint64_t maxSize)
 {
     auto entry = stat(path);

@@ -25,6 +25,7 @@ public:
 
     Capabilities capabilities() const { return m_stack->capabilities(); }
     std::size_t preferredIoSize() const { return m_stack->preferredIoSize(); }
+    void willRead(std::string_view path, std::span<const Extent> ranges) { m_stack->willRead(path, ranges); }
     Uri uriFor(std::string_view path) const { return m_stack->uriFor(path); }
     // The URI of `path` as people may see it (secrets removed).
     std::string display(std::string_view path) const { return uriFor(path).redacted(); }
@@ -34,6 +35,8 @@ public:
     // Every child of a directory, all pages; for small directories and tests.
     Result<std::vector<Entry>> listAll(std::string_view dir);
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer);
+    Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
+                                    std::string_view etag);
     // Reads a whole object into memory; refuses objects larger than maxSize.
     Result<std::vector<std::byte>> readAll(std::string_view path, std::uint64_t maxSize = 64u << 20);
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options = {});

@@ -64,6 +64,12 @@ Result<std::size_t> RetryLayer::read(std::string_view path, std::uint64_t offset
     return retry([&] { return Layer::read(path, offset, buffer); });
 }
 
+Result<std::size_t> RetryLayer::readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
+                                            std::string_view etag)
+{
+    return retry([&] { return Layer::readVersion(path, offset, buffer, etag); });
+}
+
 Result<std::unique_ptr<Writer>> RetryLayer::write(std::string_view path, const WriteOptions &options)
 {
     return retry([&] { return Layer::write(path, options); });

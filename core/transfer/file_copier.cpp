@@ -178,7 +178,14 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
             m_ctx.journal->markPartDone(m_task.dstPath, i, hashes[i]);
     };
     // In-kernel copies go one range at a time: the kernel moves the bytes either way, and
-    // a disk reads one sequential stream faster than several interleaved ones.
+    // a disk reads one sequential stream faster than several interleaved ones. Every range
+    // is announced first so the disk can fetch them all at once.
+    if (inKernel && todo.size() > 1) {
+        std::vector<Extent> ahead;
+        for (auto i : todo)
+            ahead.push_back({m_parts[i].offset, m_parts[i].length, ExtentKind::Data});
+        m_src.willRead(m_task.srcPath, ahead);
+    }
     if (todo.size() <= 1 || !positional || inKernel) {
         for (auto i : todo)
             runPart(i);
@@ -254,7 +261,8 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
         }
         PooledBuffer buffer = m_ctx.buffers.acquire();
         auto want = buffer.span().first(std::size_t(std::min<std::uint64_t>(buffer.size(), end - pos)));
-        auto n = m_src.read(m_task.srcPath, pos, want);
+        auto n = versioned() ? m_src.readVersion(m_task.srcPath, pos, want, m_task.source.etag)
+                             : m_src.read(m_task.srcPath, pos, want);
         if (!n) {
             result = std::move(n).error();
             break;
@@ -287,8 +295,18 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
     return result;
 }
 
+bool FileCopier::versioned() const
+{
+    return !m_task.source.etag.empty() && m_src.capabilities().has(Capability::VersionedRead);
+}
+
 Status FileCopier::sourceUnchanged()
 {
+    // One read that named the listed version is a consistent copy of exactly it: a
+    // request to re-check would add nothing (small files on S3: a GET, no HEAD).
+    if (versioned() && m_parts.size() == 1 && m_task.source.size <= m_ctx.buffers.bufferSize()
+        && m_outcome.bytesThroughBuffers == m_task.source.size)
+        return {};
     auto now = m_src.stat(m_task.srcPath);
     if (!now)
         return std::move(now).error();

@@ -51,6 +51,7 @@ private:
     Result<FileOutcome> copyTransformed(bool compress);
     Status verifyRanges(const std::vector<std::string> &hashes);
     Status sourceUnchanged();
+    bool versioned() const;
     Status finish(Writer &writer, std::uint64_t expectedSize, bool checkSize);
     Error failure(Error error) const;
 

@@ -148,18 +148,16 @@ keys=$(awss3 ls --recursive "s3://$bucket/tree/listing/" | wc -l)
 [ "$keys" = 10000 ] || { echo "the listing set holds $keys keys, not 10000" >&2; exit 1; }
 printf 'listing: 10000 keys in 1000 prefixes uploaded once by rclone --transfers 16 in %.1f s (not in the table)\n' "$t"
 
-# strata ls lists one level: strata's recursive walk is sync --dry-run into an empty local
-# directory (it lists the whole tree, compares with nothing and prints one line a file).
-mkdir -p "$work/empty"
-list_strata() { "$STRATA" sync --dry-run "$(suri tree/listing/)" "$work/empty/"; }
+# strata ls -R lists the whole tree, flat (pages of 1000 keys, no delimiter), like the peers.
+list_strata() { "$STRATA" ls -R "$(suri tree/listing/)"; }
 list_rclone() { rcl lsf -R "s3r:$bucket/tree/listing"; }
 list_aws()    { awss3 ls --recursive "s3://$bucket/tree/listing/"; }
 echo "listing commands (one recursive listing each):"
-echo "  strata: strata sync --dry-run '$(suri tree/listing/)' EMPTY_LOCAL_DIR/  (strata ls has no -R; sync walks the tree one prefix at a time)"
+echo "  strata: strata ls -R '$(suri tree/listing/)'  (flat: pages of 1000 keys, no delimiter)"
 echo "  rclone: rclone --config /dev/null lsf -R s3r:$bucket/tree/listing  (rclone lists flat here: pages of 1000 keys, no delimiter)"
 echo "  aws:    aws --endpoint-url $endpoint s3 ls --recursive s3://$bucket/tree/listing/  (flat, pages of 1000 keys)"
 # Each must see all 10 000 keys (rclone -R also prints the 1 000 directories, ending in /).
-n_strata=$(list_strata 2>/dev/null | grep -c '^copy ' || true)
+n_strata=$(list_strata 2>/dev/null | grep -vc '/$' || true)
 n_rclone=$(list_rclone | grep -vc '/$' || true)
 n_aws=$(list_aws | wc -l)
 echo "  keys seen: strata $n_strata, rclone $n_rclone, aws $n_aws"

@@ -271,20 +271,24 @@ Result<ListPage> MemoryBackend::list(std::string_view dir, const ListOptions &op
     return page;
 }
 
+Result<std::shared_ptr<const MemoryBackend::Contents>> MemoryBackend::contentsOf(std::string_view path) const
+{
+    std::shared_lock lock(m_mutex);
+    const Node *node = find(path);
+    if (!node)
+        return Error(ErrorKind::NotFound);
+    if (node->kind == EntryKind::Directory)
+        return Error(ErrorKind::IsDirectory);
+    return node->contents;
+}
+
 Result<std::size_t> MemoryBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
 {
-    std::shared_ptr<const Contents> contents;
-    {
-        std::shared_lock lock(m_mutex);
-        const Node *node = find(path);
-        if (!node)
-            return Error(ErrorKind::NotFound);
-        if (node->kind == EntryKind::Directory)
-            return Error(ErrorKind::IsDirectory);
-        contents = node->contents;
-    }
+    auto contents = contentsOf(path);
+    if (!contents)
+        return std::move(contents).error();
     // Contents are immutable: copy out without holding the store lock.
-    return readContents(*contents, offset, buffer);
+    return readContents(**contents, offset, buffer);
 }
 
 Result<std::unique_ptr<Writer>> MemoryBackend::write(std::string_view path, const WriteOptions &options)
@@ -398,32 +402,22 @@ Status MemoryBackend::rename(std::string_view from, std::string_view to)
 
 Status MemoryBackend::copy(std::string_view from, std::string_view to)
 {
-    std::shared_ptr<const Contents> contents;
-    {
-        std::shared_lock lock(m_mutex);
-        const Node *node = find(from);
-        if (!node)
-            return Error(ErrorKind::NotFound);
-        if (node->kind == EntryKind::Directory)
-            return Error(ErrorKind::IsDirectory, "server-side copy takes files only");
-        contents = node->contents;
+    auto contents = contentsOf(from);
+    if (!contents) {
+        if (contents.error().kind() == ErrorKind::IsDirectory)
+            contents.error().setCause("server-side copy takes files only");
+        return std::move(contents).error();
     }
     // Contents are immutable, so the copy shares them.
-    return publish(std::string(to), std::move(contents), true);
+    return publish(std::string(to), std::move(*contents), true);
 }
 
 Result<std::vector<Extent>> MemoryBackend::extents(std::string_view path)
 {
-    std::shared_ptr<const Contents> contents;
-    {
-        std::shared_lock lock(m_mutex);
-        const Node *node = find(path);
-        if (!node)
-            return Error(ErrorKind::NotFound);
-        if (node->kind == EntryKind::Directory)
-            return Error(ErrorKind::IsDirectory);
-        contents = node->contents;
-    }
+    auto found = contentsOf(path);
+    if (!found)
+        return std::move(found).error();
+    const auto contents = std::move(*found);
     std::vector<Extent> out;
     std::uint64_t pos = 0;
     for (const auto &[index, chunk] : contents->chunks) {

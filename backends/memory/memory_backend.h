@@ -44,6 +44,8 @@ private:
     Status publish(const std::string &path, std::shared_ptr<const Contents> contents, bool overwrite,
                    std::optional<std::int64_t> mtimeNs = std::nullopt);
     Node *find(std::string_view path) const;
+    // A file's current contents (shared, immutable), or NotFound / IsDirectory.
+    Result<std::shared_ptr<const Contents>> contentsOf(std::string_view path) const;
     Result<Node *> findParentDir(std::string_view path) const;
     Entry entryFor(const Node &node, std::string_view path) const;
 

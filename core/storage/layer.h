@@ -48,8 +48,6 @@ public:
     std::size_t preferredIoSize() const override { return m_inner->preferredIoSize(); }
     void willRead(std::string_view path, std::span<const Extent> ranges) override { m_inner->willRead(path, ranges); }
 
-    Backend &inner() const { return *m_inner; }
-
 protected:
     std::shared_ptr<Backend> m_inner;
 };

@@ -221,11 +221,11 @@ std::optional<TransferReport> TransferQueue::report(const std::string &id) const
     return slot ? std::optional(slot->job->report()) : std::nullopt;
 }
 
-const TransferSpec *TransferQueue::spec(const std::string &id) const
+std::optional<TransferSpec> TransferQueue::spec(const std::string &id) const
 {
     std::lock_guard lock(m_mutex);
     const Slot *slot = find(id);
-    return slot ? &slot->job->spec() : nullptr;
+    return slot ? std::optional(slot->job->spec()) : std::nullopt;
 }
 
 JobState TransferQueue::wait(const std::string &id)

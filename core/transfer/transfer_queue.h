@@ -42,7 +42,8 @@ public:
     std::optional<JobState> state(const std::string &id) const;
     std::optional<TransferProgress> progress(const std::string &id) const;
     std::optional<TransferReport> report(const std::string &id) const;
-    const TransferSpec *spec(const std::string &id) const;
+    // A copy: a resumed job's options may change meanwhile.
+    std::optional<TransferSpec> spec(const std::string &id) const;
     // Waits until the job is neither queued nor running; returns its state.
     JobState wait(const std::string &id);
 

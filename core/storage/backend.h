@@ -56,6 +56,12 @@ public:
     virtual std::optional<std::uint64_t> committedSize() const { return std::nullopt; }
 };
 
+// The version of an object a read must come from (Backend::readVersion): as listed or stated.
+struct ObjectVersion {
+    std::string_view etag;
+    std::uint64_t size = 0; // that version's size in bytes
+};
+
 struct ListOptions {
     std::string pageToken;     // from the previous page; empty for the first
     std::size_t pageSize = 1000;
@@ -83,13 +89,13 @@ public:
     // Reads up to buffer.size() bytes at offset into the caller's buffer; fewer only at the
     // end of the object; 0 at or past the end.
     virtual Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) = 0;
-    // Reads like read(), but only from the version `etag` names: a changed object is
-    // Corrupt instead of bytes of another version (Capability::VersionedRead). The default
-    // ignores the version.
+    // Reads like read(), but only from the given version: a changed object is Corrupt
+    // instead of bytes of another version (Capability::VersionedRead). The default ignores
+    // the version.
     virtual Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
-                                            std::string_view etag)
+                                            const ObjectVersion &version)
     {
-        (void)etag;
+        (void)version;
         return read(path, offset, buffer);
     }
     virtual Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) = 0;

@@ -20,9 +20,9 @@ public:
         return m_inner->read(path, offset, buffer);
     }
     Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
-                                    std::string_view etag) override
+                                    const ObjectVersion &version) override
     {
-        return m_inner->readVersion(path, offset, buffer, etag);
+        return m_inner->readVersion(path, offset, buffer, version);
     }
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override
     {

@@ -127,10 +127,10 @@ Result<std::size_t> LoggingLayer::read(std::string_view path, std::uint64_t offs
 }
 
 Result<std::size_t> LoggingLayer::readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
-                                              std::string_view etag)
+                                              const ObjectVersion &version)
 {
-    const std::string range = "[" + std::to_string(offset) + "+" + std::to_string(buffer.size()) + "] if " + std::string(etag);
-    return logged("read", path, range, [&] { return Layer::readVersion(path, offset, buffer, etag); });
+    const std::string range = "[" + std::to_string(offset) + "+" + std::to_string(buffer.size()) + "] if " + std::string(version.etag);
+    return logged("read", path, range, [&] { return Layer::readVersion(path, offset, buffer, version); });
 }
 
 Result<std::unique_ptr<Writer>> LoggingLayer::write(std::string_view path, const WriteOptions &options)

@@ -18,7 +18,7 @@ public:
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
     Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
-                                    std::string_view etag) override;
+                                    const ObjectVersion &version) override;
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
     Status remove(std::string_view path) override;
     Status createDir(std::string_view path) override;

@@ -107,9 +107,9 @@ Result<std::size_t> MetricsLayer::read(std::string_view path, std::uint64_t offs
 }
 
 Result<std::size_t> MetricsLayer::readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
-                                              std::string_view etag)
+                                              const ObjectVersion &version)
 {
-    auto n = counted(Operation::Read, [&] { return Layer::readVersion(path, offset, buffer, etag); });
+    auto n = counted(Operation::Read, [&] { return Layer::readVersion(path, offset, buffer, version); });
     if (n)
         addBytes(Operation::Read, *n);
     return n;

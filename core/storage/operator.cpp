@@ -122,10 +122,10 @@ Result<std::size_t> Operator::read(std::string_view path, std::uint64_t offset, 
 }
 
 Result<std::size_t> Operator::readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
-                                          std::string_view etag)
+                                          const ObjectVersion &version)
 {
     STRATA_CHECKED(p, "read", path);
-    return withContext(m_stack->readVersion(p, offset, buffer, etag), "read", *this, p);
+    return withContext(m_stack->readVersion(p, offset, buffer, version), "read", *this, p);
 }
 
 Result<std::vector<std::byte>> Operator::readAll(std::string_view path, std::uint64_t maxSize)

@@ -36,7 +36,7 @@ public:
     Result<std::vector<Entry>> listAll(std::string_view dir);
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer);
     Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
-                                    std::string_view etag);
+                                    const ObjectVersion &version);
     // Reads a whole object into memory; refuses objects larger than maxSize.
     Result<std::vector<std::byte>> readAll(std::string_view path, std::uint64_t maxSize = 64u << 20);
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options = {});

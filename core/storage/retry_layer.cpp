@@ -65,9 +65,9 @@ Result<std::size_t> RetryLayer::read(std::string_view path, std::uint64_t offset
 }
 
 Result<std::size_t> RetryLayer::readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
-                                            std::string_view etag)
+                                            const ObjectVersion &version)
 {
-    return retry([&] { return Layer::readVersion(path, offset, buffer, etag); });
+    return retry([&] { return Layer::readVersion(path, offset, buffer, version); });
 }
 
 Result<std::unique_ptr<Writer>> RetryLayer::write(std::string_view path, const WriteOptions &options)

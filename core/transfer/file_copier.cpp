@@ -261,7 +261,7 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
         }
         PooledBuffer buffer = m_ctx.buffers.acquire();
         auto want = buffer.span().first(std::size_t(std::min<std::uint64_t>(buffer.size(), end - pos)));
-        auto n = versioned() ? m_src.readVersion(m_task.srcPath, pos, want, m_task.source.etag)
+        auto n = versioned() ? m_src.readVersion(m_task.srcPath, pos, want, {m_task.source.etag, m_task.source.size})
                              : m_src.read(m_task.srcPath, pos, want);
         if (!n) {
             result = std::move(n).error();

@@ -6,10 +6,21 @@
 #include <deque>
 #include <set>
 #include <map>
+#include <optional>
 
 namespace strata {
 
 namespace {
+
+// A directory known only from keys listed under it.
+Entry prefixEntry(const std::string &path)
+{
+    Entry entry;
+    entry.name = std::string(baseName(path));
+    entry.path = path;
+    entry.kind = EntryKind::Directory;
+    return entry;
+}
 
 // mtimes within a second count as equal: some stores keep only seconds. A destination
 // that cannot take the source's time (S3 stamps the upload time) is up to date when it
@@ -147,7 +158,7 @@ public:
     // One flat listing of the whole subtree where the source offers it (S3 without a
     // delimiter: a request per thousand keys rather than one per directory).
     Status flatWalk(const std::shared_ptr<Operator> &srcOp, const std::string &srcRoot, const std::string &dstRoot,
-                    bool fresh)
+                    bool fresh, std::optional<ListPage> first = std::nullopt)
     {
         const std::string base = srcRoot == "/" ? std::string("/") : srcRoot + "/";
         std::set<std::string, std::less<>> dirsSeen;
@@ -160,7 +171,8 @@ public:
         do {
             if (m_stop.stop_requested())
                 return cancelled();
-            auto page = srcOp->list(srcRoot, options);
+            auto page = first ? Result<ListPage>(std::move(*first)) : srcOp->list(srcRoot, options);
+            first.reset();
             if (!page) {
                 refuse(srcOp, srcRoot, std::move(page).error());
                 break;
@@ -261,7 +273,22 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
             plan.refused.push_back({source, {}, src.error().kind(), src.error().message()});
             continue;
         }
-        auto entry = src->op->stat(src->path);
+        // Where directories are only key prefixes (object stores), a recursive copy asks for
+        // the flat listing first: a prefix with keys is a directory, and its first page is
+        // already the start of the walk. That saves the stat's own listing probe, a request
+        // that costs a store nearly as much as the listing itself. Nothing listed: stat.
+        const auto srcCaps = src->op->capabilities();
+        const bool listFirst = spec.options.recursive && spec.options.mode == TransferMode::Copy && src->path != "/"
+            && srcCaps.has(Capability::ListRecursive) && !srcCaps.has(Capability::RealDirectories);
+        std::optional<ListPage> firstPage;
+        if (listFirst) {
+            ListOptions options;
+            options.recursive = true;
+            if (auto page = src->op->list(src->path, options);
+                page && (!page->entries.empty() || !page->nextPageToken.empty()))
+                firstPage = std::move(*page);
+        }
+        auto entry = firstPage ? Result<Entry>(prefixEntry(src->path)) : src->op->stat(src->path);
         if (!entry) {
             planner.refuse(src->op, src->path, std::move(entry).error());
             continue;
@@ -288,7 +315,7 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
             // the per-file existence check (one request each on remote stores).
             const bool fresh = !sync && !dst->op->stat(target);
             const bool flat = spec.options.mode == TransferMode::Copy && src->op->capabilities().has(Capability::ListRecursive);
-            if (auto st = flat ? planner.flatWalk(src->op, src->path, target, fresh)
+            if (auto st = flat ? planner.flatWalk(src->op, src->path, target, fresh, std::move(firstPage))
                                : planner.walk(src->op, src->path, target, fresh);
                 !st)
                 return std::move(st).error();

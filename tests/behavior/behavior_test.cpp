@@ -163,6 +163,36 @@ private Q_SLOTS:
         }
     }
 
+    // A read of a stated version: whole and in ranges while it stands; Corrupt, never bytes
+    // of the new version, once the object was replaced.
+    void versionedReads()
+    {
+        NEEDS(VersionedRead);
+        const auto path = p("versioned");
+        const auto first = pattern(30000, 3);
+        writeFile(path, first);
+        auto entry = op().stat(path);
+        REQUIRE_OK(entry);
+        QVERIFY(!entry->etag.empty());
+        const ObjectVersion version{entry->etag, entry->size};
+        std::vector<std::byte> whole(first.size());
+        auto n = op().readVersion(path, 0, whole, version);
+        REQUIRE_OK(n);
+        QCOMPARE(*n, first.size());
+        QVERIFY(whole == first);
+        std::vector<std::byte> part(1000);
+        n = op().readVersion(path, 20000, part, version);
+        REQUIRE_OK(n);
+        QCOMPARE(*n, part.size());
+        QVERIFY(std::equal(part.begin(), part.end(), first.begin() + 20000));
+
+        writeFile(path, pattern(30000, 4)); // same size, other bytes: another version
+        REQUIRE_KIND(op().readVersion(path, 0, whole, version), ErrorKind::Corrupt);
+        REQUIRE_KIND(op().readVersion(path, 20000, part, version), ErrorKind::Corrupt);
+        writeFile(path, pattern(50000, 5)); // grown: a whole read of the old size must not pass
+        REQUIRE_KIND(op().readVersion(path, 0, whole, version), ErrorKind::Corrupt);
+    }
+
     void overwrite()
     {
         NEEDS(Write);

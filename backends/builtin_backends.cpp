@@ -2,6 +2,8 @@
 
 #include "backends/fs/file_factory.h"
 #include "backends/memory/memory_factory.h"
+#include "backends/nbd/nbd_factory.h"
+#include "backends/null/null_backend.h"
 #include "backends/s3/s3_factory.h"
 
 namespace strata {
@@ -11,6 +13,9 @@ void registerBuiltinBackends(Registry &registry)
     registry.add(std::make_unique<FileFactory>());
     registry.add(std::make_unique<MemoryFactory>());
     registry.add(std::make_unique<s3::S3Factory>());
+    for (const char *scheme : {"nbd", "nbds", "nbd+unix", "nbds+unix"})
+        registry.add(std::make_unique<nbd::NbdFactory>(scheme));
+    registry.add(std::make_unique<NullFactory>());
 }
 
 } // namespace strata

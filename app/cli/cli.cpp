@@ -91,6 +91,9 @@ const QList<CommandSpec> &commands()
                   1, 1, &commandLs});
         l.append({QStringLiteral("stat"), QStringLiteral("URI"), QStringLiteral("Show what is known about one object."),
                   {json}, 1, 1, &commandStat});
+        l.append({QStringLiteral("extents"), QStringLiteral("URI"),
+                  QStringLiteral("Show where a file's or a disk image's data is: data, zero and hole ranges."),
+                  {json}, 1, 1, &commandExtents});
         l.append({QStringLiteral("cat"), QStringLiteral("URI"), QStringLiteral("Write an object's bytes to stdout."),
                   {{QStringLiteral("offset"), QStringLiteral("Start at byte N."), QStringLiteral("N")},
                    {QStringLiteral("length"), QStringLiteral("Write at most N bytes."), QStringLiteral("N")}},

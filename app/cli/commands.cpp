@@ -178,6 +178,53 @@ int commandStat(Context &context, const QCommandLineParser &parser)
     return Success;
 }
 
+int commandExtents(Context &context, const QCommandLineParser &parser)
+{
+    auto target = openTarget(context, parser);
+    if (auto *code = std::get_if<int>(&target))
+        return *code;
+    auto &[loc, entry] = std::get<Target>(target);
+    if (entry.isDir())
+        return context.fail(Error(ErrorKind::IsDirectory, "extents are a file's or an image's").withContext("map", loc.display()));
+    std::vector<Extent> map;
+    if (loc.op->capabilities().has(Capability::Extents)) {
+        auto found = loc.op->extents(loc.path);
+        if (!found)
+            return context.fail(found.error());
+        map = std::move(*found);
+    } else if (entry.size > 0) {
+        map.push_back({0, entry.size, ExtentKind::Data}); // the storage keeps no map: all of it is stored
+    }
+    std::uint64_t totals[3] = {0, 0, 0};
+    for (const auto &e : map)
+        totals[std::size_t(e.kind)] += e.length;
+    const double percent = entry.size ? 100.0 * double(totals[0]) / double(entry.size) : 0.0;
+    if (parser.isSet(QStringLiteral("json"))) {
+        QJsonArray array;
+        for (const auto &e : map)
+            array.append(QJsonObject{{QStringLiteral("offset"), qint64(e.offset)},
+                                     {QStringLiteral("length"), qint64(e.length)},
+                                     {QStringLiteral("kind"), QString::fromLatin1(toString(e.kind).data(), qsizetype(toString(e.kind).size()))}});
+        printJson(context.out, QJsonObject{{QStringLiteral("uri"), qs(loc.display())},
+                                           {QStringLiteral("size"), qint64(entry.size)},
+                                           {QStringLiteral("data"), qint64(totals[0])},
+                                           {QStringLiteral("zero"), qint64(totals[1])},
+                                           {QStringLiteral("hole"), qint64(totals[2])},
+                                           {QStringLiteral("extents"), array}});
+        return Success;
+    }
+    QString text = QStringLiteral("%1 %2 %3\n").arg(QStringLiteral("OFFSET"), 15).arg(QStringLiteral("LENGTH"), 15).arg(QStringLiteral("KIND"));
+    for (const auto &e : map)
+        text += QStringLiteral("%1 %2 %3\n").arg(e.offset, 15).arg(e.length, 15).arg(QString::fromLatin1(toString(e.kind).data(), qsizetype(toString(e.kind).size())));
+    text += QStringLiteral("%1 extents; data %2 (%3 %), zero %4, hole %5 of %6\n")
+                .arg(map.size())
+                .arg(humanSize(totals[0]))
+                .arg(percent, 0, 'f', 1)
+                .arg(humanSize(totals[1]), humanSize(totals[2]), humanSize(entry.size));
+    write(context.out, text);
+    return Success;
+}
+
 int commandCat(Context &context, const QCommandLineParser &parser)
 {
     std::uint64_t offset = 0;

@@ -8,6 +8,7 @@ class Context;
 
 int commandLs(Context &context, const QCommandLineParser &parser);
 int commandStat(Context &context, const QCommandLineParser &parser);
+int commandExtents(Context &context, const QCommandLineParser &parser);
 int commandCat(Context &context, const QCommandLineParser &parser);
 int commandCp(Context &context, const QCommandLineParser &parser);
 int commandMv(Context &context, const QCommandLineParser &parser);

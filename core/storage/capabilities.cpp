@@ -21,6 +21,7 @@ std::string_view toString(Capability cap)
     case Capability::RealDirectories: return "real-directories";
     case Capability::KeepsModifiedTime: return "keeps-modified-time";
     case Capability::VersionedRead: return "versioned-read";
+    case Capability::SingleObject: return "single-object";
     }
     return "unknown";
 }

@@ -155,7 +155,7 @@ Result<std::vector<std::byte>> Operator::readAll(std::string_view path, std::uin
 Result<std::unique_ptr<Writer>> Operator::write(std::string_view path, const WriteOptions &options)
 {
     STRATA_CHECKED(p, "write", path);
-    if (p == "/")
+    if (p == "/" && !capabilities().has(Capability::SingleObject))
         return Error(ErrorKind::IsDirectory, "the root cannot be written").withContext("write", display(p));
     auto writer = withContext(m_stack->write(p, options), "write", display(p));
     if (!writer)

@@ -211,8 +211,8 @@ Result<Uri> Uri::parse(std::string_view text)
     if (!path)
         return invalid(text, path.error().cause());
     uri.m_path = std::move(*path);
-    if (uri.m_path.empty() && uri.m_hasAuthority)
-        uri.m_path = "/";
+    if (uri.m_path.empty() && (uri.m_hasAuthority || rest.empty()))
+        uri.m_path = "/"; // "scheme:" alone (null:) names the root
     if (!uri.m_hasAuthority && !uri.m_path.starts_with('/'))
         return invalid(text, "the path must be absolute (scheme:/path or scheme://host/path)");
     return uri;

@@ -258,7 +258,8 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
         return std::move(dstEntry).error();
     const auto typed = Uri::parse(spec.destination);
     const bool slash = typed ? typed->path().ends_with('/') : spec.destination.ends_with('/');
-    const bool dstIsDir = (dstEntry && dstEntry->isDir()) || slash || spec.sources.size() > 1;
+    // An existing file stays a file even when its URI ends in '/' (an NBD export's is "/").
+    const bool dstIsDir = (dstEntry && dstEntry->isDir()) || (!dstEntry && slash) || spec.sources.size() > 1;
     if (dstEntry && !dstEntry->isDir() && spec.sources.size() > 1)
         return Error(ErrorKind::NotDirectory, "several sources need a directory to copy into")
             .withContext("copy to", dst->display());
@@ -296,6 +297,8 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
         std::string target = dst->path;
         if (dstIsDir && !sync && src->path != "/")
             target = joinPath(dst->path, baseName(src->path));
+        else if (dstIsDir && !sync && entry->kind == EntryKind::File && isValidName(entry->name))
+            target = joinPath(dst->path, entry->name); // a backend that is one object (an NBD export)
         if (entry->isDir()) {
             if (!spec.options.recursive && !sync) {
                 planner.refuse(src->op, src->path,

@@ -1,0 +1,728 @@
+#include "backends/nbd/nbd_backend.h"
+
+#include <libnbd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+namespace strata::nbd {
+
+namespace {
+
+constexpr std::uint64_t kMaxCommand = 1u << 30; // NBD lengths are 32-bit: zero / status in slices
+
+ErrorKind kindOfErrno(int err)
+{
+    switch (err) {
+    case ENOSPC:
+    case EDQUOT:
+    case EFBIG:
+        return ErrorKind::NoSpace;
+    case EPERM:
+    case EACCES:
+    case EROFS:
+        return ErrorKind::PermissionDenied;
+    case EINVAL:
+    case EOVERFLOW:
+        return ErrorKind::InvalidInput;
+    case ENOENT:
+        return ErrorKind::NotFound;
+    case ENOTSUP:
+        return ErrorKind::Unsupported;
+    case ETIMEDOUT:
+        return ErrorKind::Timeout;
+    case ENOTCONN:
+    case ESHUTDOWN:
+    case ECONNRESET:
+    case ECONNREFUSED:
+    case EPIPE:
+        return ErrorKind::Network;
+    default:
+        return ErrorKind::Unexpected;
+    }
+}
+
+// An errno a command completed with, as our error; I/O errors and dropped connections are
+// worth retrying (a server's transient fault), the rest are not.
+Error commandError(int err, std::string_view what)
+{
+    Error error(kindOfErrno(err), std::string(what) + ": " + std::strerror(err));
+    error.setTemporary(err == EIO || err == ETIMEDOUT || err == ECONNRESET || err == ENOTCONN || err == ESHUTDOWN
+                       || err == EPIPE);
+    return error;
+}
+
+// libnbd's own message for the call that just failed on this thread.
+Error libraryError(std::string_view what)
+{
+    const int err = nbd_get_errno();
+    const char *message = nbd_get_error();
+    std::string cause = std::string(what) + ": " + (message && *message ? message : std::strerror(err ? err : EIO));
+    Error error(err ? kindOfErrno(err) : ErrorKind::Unexpected, std::move(cause));
+    error.setTemporary(err == ENOTCONN || err == ESHUTDOWN || err == ECONNRESET || err == EPIPE);
+    return error;
+}
+
+// A group of commands one caller waits for; the first error wins.
+class Batch {
+public:
+    void add() { std::lock_guard lock(m_mutex); ++m_pending; }
+    void done(int err)
+    {
+        std::lock_guard lock(m_mutex);
+        if (err && !m_error)
+            m_error = err;
+        if (--m_pending == 0)
+            m_idle.notify_all();
+    }
+    void failSubmit(Error error)
+    {
+        std::lock_guard lock(m_mutex);
+        if (!m_submitError)
+            m_submitError = std::move(error);
+        if (--m_pending == 0)
+            m_idle.notify_all();
+    }
+    // Waits for every command; the error of the first that failed, if any.
+    Status wait(std::string_view what)
+    {
+        std::unique_lock lock(m_mutex);
+        m_idle.wait(lock, [this] { return m_pending == 0; });
+        if (m_submitError)
+            return *m_submitError;
+        if (m_error)
+            return commandError(m_error, what);
+        return {};
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_idle;
+    std::size_t m_pending = 0;
+    int m_error = 0;
+    std::optional<Error> m_submitError;
+};
+
+} // namespace
+
+// One NBD connection and the thread that drives it: it polls the socket and an eventfd
+// (rung after each submission so a pending send is noticed) and runs libnbd's state
+// machine; completions run there. Commands may be submitted from any thread; at most
+// `slots` are in flight, further submitters wait.
+class Connection {
+public:
+    Connection(nbd_handle *handle, std::size_t slots)
+        : m_handle(handle)
+        , m_event(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
+        , m_slots(slots)
+    {
+        m_thread = std::jthread([this] { run(); });
+    }
+
+    ~Connection()
+    {
+        m_stopping = true;
+        ring();
+        m_thread.join();
+        if (!nbd_aio_is_dead(m_handle) && !nbd_aio_is_closed(m_handle))
+            nbd_shutdown(m_handle, 0);
+        nbd_close(m_handle);
+        if (m_event >= 0)
+            ::close(m_event);
+    }
+
+    nbd_handle *handle() const { return m_handle; }
+
+    struct Command {
+        Connection *connection;
+        Batch *batch;
+        std::vector<Extent> *extents = nullptr; // block status: where the answer goes
+        std::uint64_t offset = 0;               // block status: the first byte asked about
+    };
+
+    // Submits one command (issue: a libnbd aio call taking the completion callback) and
+    // accounts for it in `batch`.
+    template <typename Issue>
+    void submit(Command &command, Issue &&issue, std::string_view what)
+    {
+        acquire();
+        command.connection = this;
+        command.batch->add();
+        const nbd_completion_callback done{.callback = &Connection::completed, .user_data = &command, .free = nullptr};
+        if (issue(m_handle, done) == -1) {
+            auto error = libraryError(what);
+            release();
+            command.batch->failSubmit(std::move(error));
+            return;
+        }
+        // libnbd sends at once what the socket takes; the I/O thread (which polls for
+        // replies anyway) needs waking only when a send is left pending.
+        if (nbd_aio_get_direction(m_handle) & LIBNBD_AIO_DIRECTION_WRITE)
+            ring();
+    }
+
+private:
+    static int completed(void *user, int *error)
+    {
+        auto *command = static_cast<Command *>(user);
+        Connection *self = command->connection;
+        command->batch->done(*error);
+        self->release();
+        return 1; // retire the command
+    }
+
+    void acquire()
+    {
+        std::unique_lock lock(m_mutex);
+        m_free.wait(lock, [this] { return m_inFlight < m_slots; });
+        ++m_inFlight;
+    }
+    void release()
+    {
+        std::lock_guard lock(m_mutex);
+        --m_inFlight;
+        m_free.notify_one();
+    }
+    void ring()
+    {
+        const std::uint64_t one = 1;
+        [[maybe_unused]] auto n = ::write(m_event, &one, sizeof one);
+    }
+
+    void run()
+    {
+        while (!m_stopping) {
+            const int fd = nbd_aio_get_fd(m_handle);
+            if (fd < 0)
+                return; // closed or dead: in-flight commands were completed with an error
+            const unsigned dir = nbd_aio_get_direction(m_handle);
+            pollfd fds[2] = {{m_event, POLLIN, 0},
+                             {fd, short(((dir & LIBNBD_AIO_DIRECTION_READ) ? POLLIN : 0)
+                                        | ((dir & LIBNBD_AIO_DIRECTION_WRITE) ? POLLOUT : 0)),
+                              0}};
+            if (::poll(fds, 2, -1) < 0) {
+                if (errno == EINTR)
+                    continue;
+                return;
+            }
+            if (fds[0].revents & POLLIN) {
+                std::uint64_t drained;
+                [[maybe_unused]] auto n = ::read(m_event, &drained, sizeof drained);
+            }
+            int rc = 0;
+            if (fds[1].revents & (POLLIN | POLLHUP | POLLERR))
+                rc = nbd_aio_notify_read(m_handle);
+            else if (fds[1].revents & POLLOUT)
+                rc = nbd_aio_notify_write(m_handle);
+            if (rc == -1 && (nbd_aio_is_dead(m_handle) || nbd_aio_is_closed(m_handle)))
+                return;
+        }
+    }
+
+    nbd_handle *m_handle;
+    int m_event;
+    std::size_t m_slots;
+    std::mutex m_mutex;
+    std::condition_variable m_free;
+    std::size_t m_inFlight = 0;
+    std::atomic<bool> m_stopping{false};
+    std::jthread m_thread;
+};
+
+namespace {
+
+bool parseCount(std::string_view text, std::uint64_t low, std::uint64_t high, std::uint64_t &out)
+{
+    std::uint64_t value = 0;
+    std::uint64_t unit = 1;
+    if (!text.empty()) {
+        switch (text.back()) {
+        case 'k': case 'K': unit = 1u << 10; break;
+        case 'm': case 'M': unit = 1u << 20; break;
+        default: break;
+        }
+        if (unit != 1)
+            text.remove_suffix(1);
+    }
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+        return false;
+    value *= unit;
+    if (value < low || value > high)
+        return false;
+    out = value;
+    return true;
+}
+
+} // namespace
+
+Result<Config> parseConfig(const Uri &uri)
+{
+    const auto &scheme = uri.scheme();
+    if (scheme != "nbd" && scheme != "nbds" && scheme != "nbd+unix" && scheme != "nbds+unix")
+        return Error(ErrorKind::InvalidInput, "not an NBD URI (nbd://host[:port]/export or nbd+unix:///export?socket=PATH)");
+    const bool unixSocket = scheme.ends_with("+unix");
+    Config config;
+    config.uri = uri;
+    std::vector<Uri::QueryItem> passOn;
+    bool haveSocket = false;
+    for (const auto &[key, value] : uri.query()) {
+        std::uint64_t n = 0;
+        if (key == "connections") {
+            if (!parseCount(value, 1, 16, n))
+                return Error(ErrorKind::InvalidInput, "connections= takes a number from 1 to 16");
+            config.connections = n;
+        } else if (key == "requests") {
+            if (!parseCount(value, 1, 1024, n))
+                return Error(ErrorKind::InvalidInput, "requests= takes a number from 1 to 1024");
+            config.requestsPerConnection = n;
+        } else if (key == "request-size") {
+            if (!parseCount(value, 4u << 10, 32u << 20, n))
+                return Error(ErrorKind::InvalidInput, "request-size= takes a size from 4K to 32M");
+            config.requestSize = n;
+        } else {
+            if (key == "socket")
+                haveSocket = !value.empty();
+            passOn.push_back({key, value});
+        }
+    }
+    if (unixSocket && !haveSocket)
+        return Error(ErrorKind::InvalidInput, "an nbd+unix URI needs ?socket=PATH (nbd+unix:///export?socket=/run/nbd.sock)");
+    if (!unixSocket && uri.host().empty())
+        return Error(ErrorKind::InvalidInput, "an nbd URI needs a host (nbd://host[:port]/export)");
+    std::string path = uri.path();
+    if (path.starts_with('/'))
+        path.erase(0, 1);
+    config.exportName = path;
+    Uri connect = uri;
+    connect.setQuery(std::move(passOn));
+    config.connectUri = connect.toString();
+    return config;
+}
+
+NbdBackend::NbdBackend(Config config)
+    : m_config(std::move(config))
+{
+}
+
+NbdBackend::~NbdBackend() = default;
+
+Result<std::shared_ptr<NbdBackend>> NbdBackend::open(Config config)
+{
+    auto backend = std::shared_ptr<NbdBackend>(new NbdBackend(std::move(config)));
+    auto &cfg = backend->m_config;
+    const std::string where = cfg.uri.redacted();
+    auto connectOne = [&]() -> Result<nbd_handle *> {
+        nbd_handle *h = nbd_create();
+        if (!h)
+            return libraryError("cannot create an NBD handle");
+        nbd_set_handle_name(h, "strata");
+        nbd_add_meta_context(h, LIBNBD_CONTEXT_BASE_ALLOCATION);
+        if (nbd_connect_uri(h, cfg.connectUri.c_str()) == -1) {
+            auto error = libraryError("cannot connect to the NBD server");
+            nbd_close(h);
+            if (error.kind() == ErrorKind::Unexpected || error.kind() == ErrorKind::InvalidInput)
+                error = Error(ErrorKind::Network, error.message());
+            return error;
+        }
+        return h;
+    };
+    auto first = connectOne();
+    if (!first)
+        return std::move(first).error();
+    nbd_handle *h = *first;
+    const std::int64_t size = nbd_get_size(h);
+    if (size < 0) {
+        auto error = libraryError("the server does not tell the export's size");
+        nbd_close(h);
+        return error;
+    }
+    backend->m_size = std::uint64_t(size);
+    backend->m_readOnly = nbd_is_read_only(h) == 1;
+    backend->m_canZero = nbd_can_zero(h) == 1;
+    backend->m_canFlush = nbd_can_flush(h) == 1;
+    backend->m_allocation = nbd_can_meta_context(h, LIBNBD_CONTEXT_BASE_ALLOCATION) == 1;
+    const std::size_t wanted = nbd_can_multi_conn(h) == 1 ? cfg.connections : 1;
+    backend->m_connections.push_back(std::make_unique<Connection>(h, cfg.requestsPerConnection));
+    for (std::size_t i = 1; i < wanted; ++i) {
+        auto more = connectOne();
+        if (!more)
+            break; // what connected is enough
+        backend->m_connections.push_back(std::make_unique<Connection>(*more, cfg.requestsPerConnection));
+    }
+    return backend;
+}
+
+Capabilities NbdBackend::capabilities() const
+{
+    Capabilities caps{Capability::Stat, Capability::Read, Capability::RangedRead, Capability::Extents, Capability::SingleObject};
+    if (!m_readOnly)
+        caps.add(Capability::Write).add(Capability::PositionalWrite);
+    return caps;
+}
+
+Uri NbdBackend::uriFor(std::string_view path) const
+{
+    (void)path;
+    return m_config.uri;
+}
+
+std::string NbdBackend::imageName() const
+{
+    std::string_view name = m_config.exportName;
+    if (auto slash = name.rfind('/'); slash != std::string_view::npos)
+        name.remove_prefix(slash + 1);
+    return name.empty() ? std::string("export") : std::string(name);
+}
+
+Status NbdBackend::checkPath(std::string_view path) const
+{
+    if (path == "/" || path.empty())
+        return {};
+    return Error(ErrorKind::NotFound, "an NBD export is one image: name the export in the URI, with no path after it");
+}
+
+Connection &NbdBackend::next()
+{
+    return *m_connections[m_next.fetch_add(1, std::memory_order_relaxed) % m_connections.size()];
+}
+
+Result<Entry> NbdBackend::stat(std::string_view path)
+{
+    if (auto st = checkPath(path); !st)
+        return std::move(st).error();
+    Entry entry;
+    entry.name = imageName();
+    entry.path = "/";
+    entry.kind = EntryKind::File;
+    entry.size = m_size;
+    return entry;
+}
+
+Result<ListPage> NbdBackend::list(std::string_view dir, const ListOptions &options)
+{
+    (void)options;
+    if (auto st = checkPath(dir); !st)
+        return std::move(st).error();
+    return Error(ErrorKind::NotDirectory, "an NBD export is one image, not a directory");
+}
+
+Result<std::size_t> NbdBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
+{
+    if (auto st = checkPath(path); !st)
+        return std::move(st).error();
+    if (offset >= m_size || buffer.empty())
+        return std::size_t(0);
+    const std::size_t total = std::size_t(std::min<std::uint64_t>(buffer.size(), m_size - offset));
+    const std::size_t step = m_config.requestSize;
+    Batch batch;
+    std::vector<Connection::Command> commands((total + step - 1) / step);
+    for (std::size_t i = 0, done = 0; done < total; ++i, done += step) {
+        const std::size_t n = std::min(step, total - done);
+        commands[i].batch = &batch;
+        void *into = buffer.data() + done;
+        const std::uint64_t at = offset + done;
+        next().submit(commands[i],
+                      [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_pread(h, into, n, at, cb, 0); },
+                      "read");
+    }
+    if (auto st = batch.wait("read"); !st)
+        return std::move(st).error();
+    return total;
+}
+
+Status NbdBackend::pwrite(std::uint64_t offset, std::span<const std::byte> data)
+{
+    if (data.empty())
+        return {};
+    if (offset + data.size() > m_size)
+        return Error(ErrorKind::NoSpace, "the export holds " + std::to_string(m_size) + " bytes; the write ends at byte "
+                                             + std::to_string(offset + data.size()));
+    const std::size_t step = m_config.requestSize;
+    Batch batch;
+    std::vector<Connection::Command> commands((data.size() + step - 1) / step);
+    for (std::size_t i = 0, done = 0; done < data.size(); ++i, done += step) {
+        const std::size_t n = std::min(step, data.size() - done);
+        commands[i].batch = &batch;
+        const void *from = data.data() + done;
+        const std::uint64_t at = offset + done;
+        next().submit(commands[i],
+                      [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_pwrite(h, from, n, at, cb, 0); },
+                      "write");
+    }
+    return batch.wait("write");
+}
+
+Status NbdBackend::zero(std::uint64_t offset, std::uint64_t length)
+{
+    if (length == 0)
+        return {};
+    if (!m_canZero) {
+        // No WRITE_ZEROES: zeros as data, in request-sized writes.
+        static const std::vector<std::byte> zeros(1u << 20);
+        for (std::uint64_t pos = offset; pos < offset + length;) {
+            const std::size_t n = std::size_t(std::min<std::uint64_t>(zeros.size(), offset + length - pos));
+            if (auto st = pwrite(pos, std::span(zeros).first(n)); !st)
+                return st;
+            pos += n;
+        }
+        return {};
+    }
+    Batch batch;
+    std::vector<Connection::Command> commands((length + kMaxCommand - 1) / kMaxCommand);
+    for (std::size_t i = 0; i < commands.size(); ++i) {
+        const std::uint64_t at = offset + i * kMaxCommand;
+        const std::uint64_t n = std::min(kMaxCommand, offset + length - at);
+        commands[i].batch = &batch;
+        next().submit(commands[i],
+                      [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_zero(h, n, at, cb, 0); },
+                      "write zeroes");
+    }
+    return batch.wait("write zeroes");
+}
+
+Status NbdBackend::flush()
+{
+    if (!m_canFlush)
+        return {};
+    // Every connection flushes: with multi-conn, one flush covers all, but not every
+    // server promises that for writes still in flight on another connection.
+    Batch batch;
+    std::vector<Connection::Command> commands(m_connections.size());
+    for (std::size_t i = 0; i < m_connections.size(); ++i) {
+        commands[i].batch = &batch;
+        m_connections[i]->submit(commands[i],
+                                 [](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_flush(h, cb, 0); },
+                                 "flush");
+    }
+    return batch.wait("flush");
+}
+
+namespace {
+
+int onExtents(void *user, const char *context, std::uint64_t offset, std::uint32_t *entries, std::size_t count, int *error)
+{
+    (void)offset;
+    (void)error;
+    if (std::strcmp(context, LIBNBD_CONTEXT_BASE_ALLOCATION) != 0)
+        return 0;
+    auto *command = static_cast<Connection::Command *>(user);
+    std::uint64_t pos = command->offset;
+    for (std::size_t i = 0; i + 1 < count; i += 2) {
+        const std::uint64_t length = entries[i];
+        const std::uint32_t flags = entries[i + 1];
+        ExtentKind kind = ExtentKind::Data;
+        if (flags & LIBNBD_STATE_ZERO)
+            kind = (flags & LIBNBD_STATE_HOLE) ? ExtentKind::Hole : ExtentKind::Zero;
+        command->extents->push_back({pos, length, kind});
+        pos += length;
+    }
+    return 0;
+}
+
+} // namespace
+
+Result<std::vector<Extent>> NbdBackend::extentsOf(std::uint64_t offset, std::uint64_t length)
+{
+    const std::uint64_t end = std::min(m_size, offset + length);
+    if (offset >= end)
+        return std::vector<Extent>{};
+    if (!m_allocation)
+        return std::vector<Extent>{{offset, end - offset, ExtentKind::Data}};
+    // Slices asked in parallel, one per connection and a few more; each slice repeats its
+    // question from where the server's answer stopped (answers may cover less).
+    const std::size_t slices = std::max<std::size_t>(1, m_connections.size() * 2);
+    const std::uint64_t sliceLength = std::max<std::uint64_t>(((end - offset) / slices + 0xFFFF) & ~std::uint64_t(0xFFFF), 1u << 16);
+    struct Slice {
+        std::uint64_t pos, end;
+        std::vector<Extent> found;
+    };
+    std::vector<Slice> work;
+    for (std::uint64_t pos = offset; pos < end; pos += sliceLength)
+        work.push_back({pos, std::min(end, pos + sliceLength), {}});
+    std::vector<Connection::Command> commands(work.size());
+    while (true) {
+        Batch batch;
+        bool any = false;
+        for (std::size_t i = 0; i < work.size(); ++i) {
+            auto &slice = work[i];
+            if (slice.pos >= slice.end)
+                continue;
+            any = true;
+            commands[i] = {nullptr, &batch, &slice.found, slice.pos};
+            const std::uint64_t at = slice.pos;
+            const std::uint64_t n = std::min(kMaxCommand, slice.end - slice.pos);
+            const nbd_extent_callback extents{.callback = &onExtents, .user_data = &commands[i], .free = nullptr};
+            next().submit(commands[i],
+                          [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_block_status(h, n, at, extents, cb, 0); },
+                          "block status");
+        }
+        if (!any)
+            break;
+        if (auto st = batch.wait("block status"); !st)
+            return std::move(st).error();
+        for (auto &slice : work) {
+            if (slice.pos >= slice.end)
+                continue;
+            const std::uint64_t reached = slice.found.empty() ? slice.pos : slice.found.back().end();
+            if (reached <= slice.pos)
+                return Error(ErrorKind::Corrupt, "the server answered a block status question with no extent");
+            slice.pos = reached;
+        }
+    }
+    std::vector<Extent> all;
+    for (auto &slice : work) {
+        for (auto &e : slice.found) {
+            const std::uint64_t from = std::max(e.offset, offset), to = std::min(e.end(), slice.end);
+            if (from < to)
+                all.push_back({from, to - from, e.kind});
+        }
+    }
+    return coalesce(std::move(all));
+}
+
+Result<std::vector<Extent>> NbdBackend::extents(std::string_view path)
+{
+    if (auto st = checkPath(path); !st)
+        return std::move(st).error();
+    return extentsOf(0, m_size);
+}
+
+namespace {
+
+// Writes land in the export in place (a block device has no temporary name). Whatever the
+// source did not write — its holes and zero ranges — is zeroed at commit, unless the
+// export already reads as zeros there; then everything is flushed.
+class NbdWriter final : public Writer {
+public:
+    NbdWriter(std::shared_ptr<NbdBackend> backend, std::uint64_t length)
+        : m_backend(std::move(backend))
+        , m_length(length)
+    {
+    }
+
+    Status write(std::span<const std::byte> data) override
+    {
+        auto st = writeAt(m_pos, data);
+        if (st)
+            m_pos += data.size();
+        return st;
+    }
+
+    Status writeAt(std::uint64_t offset, std::span<const std::byte> data) override
+    {
+        if (auto st = m_backend->pwrite(offset, data); !st)
+            return st;
+        std::lock_guard lock(m_mutex);
+        mark(offset, offset + data.size());
+        m_length = std::max(m_length, offset + data.size());
+        return {};
+    }
+
+    Status setLength(std::uint64_t length) override
+    {
+        if (length > m_backend->size())
+            return tooSmall(m_backend->size(), length);
+        std::lock_guard lock(m_mutex);
+        m_length = length;
+        return {};
+    }
+
+    Status commit() override
+    {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> gaps;
+        {
+            std::lock_guard lock(m_mutex);
+            std::uint64_t pos = 0;
+            for (const auto &[from, to] : m_written) {
+                if (from >= m_length)
+                    break;
+                if (from > pos)
+                    gaps.push_back({pos, from});
+                pos = std::max(pos, to);
+            }
+            if (pos < m_length)
+                gaps.push_back({pos, m_length});
+        }
+        for (const auto &[from, to] : gaps) {
+            auto there = m_backend->extentsOf(from, to - from);
+            if (!there)
+                return std::move(there).error();
+            for (const auto &e : *there)
+                if (e.kind == ExtentKind::Data)
+                    if (auto st = m_backend->zero(e.offset, e.length); !st)
+                        return st;
+        }
+        if (auto st = m_backend->flush(); !st)
+            return st;
+        m_committed = true;
+        return {};
+    }
+
+    void abort() override {}
+    std::optional<std::uint64_t> committedSize() const override
+    {
+        return m_committed ? std::optional<std::uint64_t>(m_length) : std::nullopt;
+    }
+
+    static Error tooSmall(std::uint64_t exportSize, std::uint64_t needed)
+    {
+        return Error(ErrorKind::NoSpace, "the export holds " + std::to_string(exportSize) + " bytes, the image needs "
+                                             + std::to_string(needed));
+    }
+
+private:
+    // Records [from, to) as written, merging neighbours.
+    void mark(std::uint64_t from, std::uint64_t to)
+    {
+        auto it = m_written.upper_bound(from);
+        if (it != m_written.begin() && std::prev(it)->second >= from)
+            --it;
+        while (it != m_written.end() && it->first <= to) {
+            from = std::min(from, it->first);
+            to = std::max(to, it->second);
+            it = m_written.erase(it);
+        }
+        m_written.emplace(from, to);
+    }
+
+    std::shared_ptr<NbdBackend> m_backend;
+    std::mutex m_mutex;
+    std::map<std::uint64_t, std::uint64_t> m_written;
+    std::uint64_t m_length = 0;
+    std::uint64_t m_pos = 0;
+    bool m_committed = false;
+};
+
+} // namespace
+
+Result<std::unique_ptr<Writer>> NbdBackend::write(std::string_view path, const WriteOptions &options)
+{
+    if (auto st = checkPath(path); !st)
+        return std::move(st).error();
+    if (m_readOnly)
+        return Error(ErrorKind::PermissionDenied, "the export is read-only");
+    if (!options.overwrite)
+        return Error(ErrorKind::AlreadyExists, "an NBD export always holds an image");
+    if (options.sizeHint && *options.sizeHint > m_size)
+        return NbdWriter::tooSmall(m_size, *options.sizeHint);
+    return std::unique_ptr<Writer>(std::make_unique<NbdWriter>(shared_from_this(), options.sizeHint.value_or(0)));
+}
+
+Status NbdBackend::remove(std::string_view path)
+{
+    (void)path;
+    return unsupported("removing an NBD export");
+}
+
+} // namespace strata::nbd

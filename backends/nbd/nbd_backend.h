@@ -1,0 +1,72 @@
+#pragma once
+
+#include "core/storage/backend.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata::nbd {
+
+// How an export is reached and how hard it is driven.
+struct Config {
+    Uri uri;                   // as given, for display (secrets redacted by Uri)
+    std::string connectUri;    // what libnbd connects to: our own query keys removed
+    std::string exportName;
+    std::size_t connections = 4;           // at most; 1 unless the server allows multi-conn
+    std::size_t requestsPerConnection = 64; // commands in flight on one connection
+    std::size_t requestSize = 256u << 10;  // one NBD read or write command
+};
+
+// Checks an nbd:// / nbds:// / nbd+unix:// URI and takes our own keys out of it:
+//   connections=N (1..16), requests=N (1..1024), request-size=BYTES (4 KiB..32 MiB).
+Result<Config> parseConfig(const Uri &uri);
+
+class Connection;
+
+// One NBD export, seen as a single object: the image, at the backend's root path "/".
+// Reads and writes are split into requests of Config::requestSize spread over several
+// connections (when the server advertises multi-conn), each driven by its own I/O thread
+// through libnbd's asynchronous calls and completing straight into the caller's buffer.
+class NbdBackend final : public Backend, public std::enable_shared_from_this<NbdBackend> {
+public:
+    static Result<std::shared_ptr<NbdBackend>> open(Config config);
+    ~NbdBackend() override;
+
+    Capabilities capabilities() const override;
+    std::size_t preferredIoSize() const override { return 4u << 20; }
+    Uri uriFor(std::string_view path) const override;
+    Result<Entry> stat(std::string_view path) override;
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
+    Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
+    Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
+    Status remove(std::string_view path) override;
+    Result<std::vector<Extent>> extents(std::string_view path) override;
+
+    std::uint64_t size() const { return m_size; }
+    std::size_t connectionCount() const { return m_connections.size(); }
+
+    // Used by the writer: positional writes, zeroing, flushing; all wait for completion.
+    Status pwrite(std::uint64_t offset, std::span<const std::byte> data);
+    Status zero(std::uint64_t offset, std::uint64_t length);
+    Status flush();
+    Result<std::vector<Extent>> extentsOf(std::uint64_t offset, std::uint64_t length);
+
+private:
+    explicit NbdBackend(Config config);
+    Status checkPath(std::string_view path) const;
+    Connection &next();
+    std::string imageName() const;
+
+    Config m_config;
+    std::vector<std::unique_ptr<Connection>> m_connections;
+    std::atomic<std::size_t> m_next{0};
+    std::uint64_t m_size = 0;
+    bool m_readOnly = false;
+    bool m_canZero = false;
+    bool m_canFlush = false;
+    bool m_allocation = false; // base:allocation block status negotiated
+};
+
+} // namespace strata::nbd

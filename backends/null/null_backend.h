@@ -1,0 +1,17 @@
+#pragma once
+
+#include "core/storage/registry.h"
+
+namespace strata {
+
+// null: — a destination that discards everything written to it (like nbdcopy's null:),
+// for measuring how fast a source reads. Nothing is ever found there.
+class NullFactory final : public BackendFactory {
+public:
+    std::string scheme() const override { return "null"; }
+    std::string example() const override { return "null:"; }
+    Result<Target> resolve(const Uri &uri) override;
+    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
+};
+
+} // namespace strata

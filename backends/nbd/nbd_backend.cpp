@@ -621,6 +621,14 @@ public:
 
     Status writeAt(std::uint64_t offset, std::span<const std::byte> data) override
     {
+        // Zeros are not sent: the range stays a gap, zeroed at commit where needed.
+        if (data.size() >= (64u << 10) && isAllZero(data.data(), data.size())) {
+            if (offset + data.size() > m_backend->size())
+                return tooSmall(m_backend->size(), offset + data.size());
+            std::lock_guard lock(m_mutex);
+            m_length = std::max(m_length, offset + data.size());
+            return {};
+        }
         if (auto st = m_backend->pwrite(offset, data); !st)
             return st;
         std::lock_guard lock(m_mutex);

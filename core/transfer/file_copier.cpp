@@ -5,6 +5,7 @@
 
 #include <QCryptographicHash>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <optional>
@@ -429,9 +430,44 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
     }
     ContentHash plain; // of the uncompressed bytes, on whichever side they are
     std::uint64_t pos = 0;
+    // Compressing an image: its holes and zero ranges are neither read nor compressed.
+    std::vector<Extent> zeroRanges;
+    if (compress && !options.verify && m_src.capabilities().has(Capability::Extents) && m_task.source.size > options.chunkSize)
+        if (auto map = m_src.extents(m_task.srcPath); map && !map->empty() && map->back().end() == m_task.source.size)
+            for (const auto &e : *map) {
+                if (!e.readsAsZero())
+                    continue;
+                if (!zeroRanges.empty() && zeroRanges.back().end() == e.offset)
+                    zeroRanges.back().length += e.length; // a hole next to a zero range: one run
+                else
+                    zeroRanges.push_back(e);
+            }
+    // Only long runs are skipped (see kZstdMinZeroRun); a read never starts inside one.
+    std::erase_if(zeroRanges, [](const Extent &e) { return e.length < kZstdMinZeroRun; });
+    // The first zero range that ends after `at`, if any.
+    auto zeroAfter = [&](std::uint64_t at) {
+        return std::upper_bound(zeroRanges.begin(), zeroRanges.end(), at,
+                                [](std::uint64_t v, const Extent &e) { return v < e.end(); });
+    };
+    ZeroRuns zeroRuns;
+    zeroRuns.ahead = [&]() -> std::uint64_t {
+        std::uint64_t end = pos;
+        for (auto it = zeroAfter(pos); it != zeroRanges.end() && it->offset <= end; ++it)
+            end = it->end();
+        return end - pos;
+    };
+    zeroRuns.skip = [&](std::uint64_t n) {
+        pos += n;
+        m_outcome.bytesCopied += n;
+        if (m_ctx.onBytes)
+            m_ctx.onBytes(n);
+    };
     const StreamRead read = [&](std::span<std::byte> out) -> Result<std::size_t> {
         if (m_ctx.stop.stop_requested())
             return Error(ErrorKind::Cancelled, "stopped");
+        // Stop at the next zero range: the compressor skips it.
+        if (auto it = zeroAfter(pos); it != zeroRanges.end() && it->offset > pos)
+            out = out.first(std::size_t(std::min<std::uint64_t>(out.size(), it->offset - pos)));
         auto n = m_src.read(m_task.srcPath, pos, out);
         if (!n)
             return n;
@@ -453,7 +489,8 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
     ZstdOptions zstd;
     zstd.level = options.zstdLevel;
     zstd.threads = options.zstdThreads;
-    auto totals = compress ? zstdCompress(read, write, zstd) : zstdDecompress(read, write);
+    auto totals = compress ? zstdCompress(read, write, zstd, zeroRanges.empty() ? nullptr : &zeroRuns)
+                           : zstdDecompress(read, write);
     if (!totals) {
         (*writer)->abort();
         return failure(std::move(totals).error());

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace strata {
 
@@ -109,9 +110,56 @@ private:
     ZSTD_outBuffer m_out;
 };
 
+// One zstd frame (with checksum) holding `size` zero bytes.
+std::string zeroFrame(std::size_t size)
+{
+    std::vector<char> zeros(size);
+    std::string frame(ZSTD_compressBound(size), '\0');
+    CCtxPtr cctx(ZSTD_createCCtx());
+    if (!cctx)
+        return {};
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_compressionLevel, 1);
+    ZSTD_CCtx_setParameter(cctx.get(), ZSTD_c_checksumFlag, 1);
+    const std::size_t n = ZSTD_compress2(cctx.get(), frame.data(), frame.size(), zeros.data(), zeros.size());
+    if (ZSTD_isError(n))
+        return {};
+    frame.resize(n);
+    return frame;
+}
+
+// Writes `length` zeros as zstd frames: made once per process for 16 MiB and 1 MiB,
+// compressed on the spot for the last piece.
+Status writeZeroFrames(const StreamWrite &write, std::uint64_t length, StreamTotals &totals)
+{
+    static const std::string big = zeroFrame(16u << 20);
+    static const std::string small = zeroFrame(1u << 20);
+    if (big.empty() || small.empty())
+        return Error(ErrorKind::Unexpected, "zstd could not compress a run of zeros");
+    auto put = [&](const std::string &frame) -> Status {
+        auto st = write(std::as_bytes(std::span(frame)));
+        if (st)
+            totals.out += frame.size();
+        return st;
+    };
+    for (; length >= (16u << 20); length -= 16u << 20)
+        if (auto st = put(big); !st)
+            return st;
+    for (; length >= (1u << 20); length -= 1u << 20)
+        if (auto st = put(small); !st)
+            return st;
+    if (length > 0) {
+        const std::string rest = zeroFrame(std::size_t(length));
+        if (rest.empty())
+            return Error(ErrorKind::Unexpected, "zstd could not compress a run of zeros");
+        return put(rest);
+    }
+    return {};
+}
+
 } // namespace
 
-Result<StreamTotals> zstdCompress(const StreamRead &read, const StreamWrite &write, const ZstdOptions &options)
+Result<StreamTotals> zstdCompress(const StreamRead &read, const StreamWrite &write, const ZstdOptions &options,
+                                  const ZeroRuns *zeros)
 {
     if (options.level < ZSTD_minCLevel() || options.level > ZSTD_maxCLevel())
         return Error(ErrorKind::InvalidInput, "zstd compression level " + std::to_string(options.level)
@@ -141,12 +189,48 @@ Result<StreamTotals> zstdCompress(const StreamRead &read, const StreamWrite &wri
     StreamTotals totals;
     ChunkSink sink(write, out.get(), chunk, totals);
 
+    bool frameOpen = false; // data went into a frame that is not ended yet
+    bool anyFrame = false;  // at least one frame was written (empty input still gets one)
+    auto endFrame = [&]() -> Status {
+        ZSTD_inBuffer none{nullptr, 0, 0};
+        for (;;) {
+            const std::size_t remaining = ZSTD_compressStream2(cctx.get(), sink.buffer(), &none, ZSTD_e_end);
+            if (ZSTD_isError(remaining))
+                return compressError(remaining);
+            if (auto status = sink.flushIfFull(); !status)
+                return status;
+            if (remaining == 0)
+                break;
+        }
+        frameOpen = false;
+        anyFrame = true;
+        return {};
+    };
     for (;;) {
+        if (zeros && zeros->ahead) {
+            if (const std::uint64_t run = zeros->ahead(); run >= kZstdMinZeroRun) {
+                if (frameOpen)
+                    if (auto st = endFrame(); !st)
+                        return std::move(st).error();
+                // The ready-made frames go after what the sink holds, in order.
+                if (auto st = sink.flush(); !st)
+                    return std::move(st).error();
+                if (auto st = writeZeroFrames(write, run, totals); !st)
+                    return std::move(st).error();
+                zeros->skip(run);
+                totals.in += run;
+                anyFrame = true;
+                continue;
+            }
+        }
         auto n = readChunk(read, {in.get(), chunk});
         if (!n)
             return std::move(n).error();
         totals.in += *n;
         const bool last = *n == 0;
+        if (last && !frameOpen && anyFrame)
+            break; // everything is in ended frames already
+        frameOpen = !last;
         ZSTD_inBuffer input{in.get(), *n, 0};
         for (;;) {
             const std::size_t remaining = ZSTD_compressStream2(cctx.get(), sink.buffer(), &input,

@@ -30,9 +30,25 @@ struct StreamTotals {
 // Errors from read and write come back unchanged. On any error some output may already
 // have been written: the caller discards it (a storage writer aborts instead of committing).
 
-// Compresses everything `read` yields into one zstd frame with a content checksum.
+// Where the source is known to read as zeros (holes and zero extents of an image): `ahead`
+// tells how many bytes from the reader's current position are zeros, `skip` moves the
+// reader past them. The compressor neither reads nor compresses such runs: it ends the
+// frame in progress and writes ready-made frames of zeros (a few dozen bytes per 16 MiB).
+// Runs of zeros shorter than this are compressed like any data: a frame ends and starts
+// around a run, which costs a few bytes and is only worth it for long runs.
+inline constexpr std::uint64_t kZstdMinZeroRun = 1u << 20;
+
+struct ZeroRuns {
+    std::function<std::uint64_t()> ahead;
+    std::function<void(std::uint64_t)> skip;
+};
+
+// Compresses everything `read` yields into zstd frames with content checksums: one frame,
+// or with `zeros`, a frame per stretch of data and ready-made frames for the zero runs
+// (any zstd decoder reads concatenated frames as one stream).
 // An out-of-range level, a negative thread count or a zero chunk size is InvalidInput.
-Result<StreamTotals> zstdCompress(const StreamRead &read, const StreamWrite &write, const ZstdOptions &options = {});
+Result<StreamTotals> zstdCompress(const StreamRead &read, const StreamWrite &write, const ZstdOptions &options = {},
+                                  const ZeroRuns *zeros = nullptr);
 
 // Decompresses one or more concatenated zstd frames (skippable frames are skipped).
 // Damaged, truncated, empty or non-zstd input is Corrupt.

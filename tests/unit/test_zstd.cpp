@@ -176,6 +176,7 @@ private Q_SLOTS:
     void roundTrip();
     void writesWholeChunks();
     void zstdToolReadsOurFrames();
+    void zeroRunsAreNeitherReadNorCompressed();
     void zstdToolFramesDecompress_data();
     void zstdToolFramesDecompress();
     void truncatedIsCorrupt_data();
@@ -279,6 +280,62 @@ void ZstdTest::zstdToolReadsOurFrames()
     failure = runZstd({QStringLiteral("-d"), QStringLiteral("-c"), QStringLiteral("-q"), path}, &decoded);
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
     QVERIFY(sameBytes(asBytes({decoded.constData(), std::size_t(decoded.size())}), data));
+}
+
+// An image of data, a 40 MiB hole (skipped), a short zero run (compressed like data), data:
+// the reader is never asked for a byte of the skipped run, the output is a few frames of
+// zeros, and both our decoder and the zstd tool give back exactly the image.
+void ZstdTest::zeroRunsAreNeitherReadNorCompressed()
+{
+    const std::uint64_t holeAt = 3 * MiB, holeLength = 40 * MiB + 12345, shortRun = 4096;
+    const Bytes head = patternBytes(holeAt, 8);
+    const Bytes tail = concat({Bytes(shortRun), textBytes(2 * MiB, 9)});
+    const std::uint64_t size = holeAt + holeLength + tail.size();
+    std::uint64_t pos = 0;
+    bool readInsideRun = false;
+    const StreamRead read = [&](std::span<std::byte> buffer) -> Result<std::size_t> {
+        // The reader stops at the run (as the copier's does) and fails the test if asked inside it.
+        std::size_t n = std::size_t(std::min<std::uint64_t>(buffer.size(), size - pos));
+        if (pos < holeAt)
+            n = std::size_t(std::min<std::uint64_t>(n, holeAt - pos));
+        else if (pos < holeAt + holeLength)
+            readInsideRun = true;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t at = pos + i;
+            buffer[i] = at < holeAt ? head[at] : at < holeAt + holeLength ? std::byte{0} : tail[at - holeAt - holeLength];
+        }
+        pos += n;
+        return n;
+    };
+    ZeroRuns runs;
+    runs.ahead = [&]() -> std::uint64_t { return pos >= holeAt && pos < holeAt + holeLength ? holeAt + holeLength - pos : 0; };
+    runs.skip = [&](std::uint64_t n) { pos += n; };
+    Bytes packed;
+    auto totals = zstdCompress(read, appendTo(packed), {3, 1}, &runs);
+    REQUIRE_OK(totals);
+    QVERIFY(!readInsideRun);
+    QCOMPARE(totals->in, size);
+    auto withoutHole = compress(concat({head, tail}), {3, 1});
+    REQUIRE_OK(withoutHole);
+    // The 40 MiB run costs a few hundred bytes of ready-made frames.
+    QVERIFY2(packed.size() < withoutHole->size() + 4096,
+             qPrintable(QStringLiteral("%1 vs %2").arg(packed.size()).arg(withoutHole->size())));
+
+    Bytes expected = head;
+    expected.resize(std::size_t(holeAt + holeLength));
+    expected.insert(expected.end(), tail.begin(), tail.end());
+    auto unpacked = decompress(packed);
+    REQUIRE_OK(unpacked);
+    QVERIFY(sameBytes(*unpacked, expected));
+    if (zstdTool().isEmpty())
+        return;
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("image.zst"));
+    QVERIFY(writeFile(path, packed));
+    QByteArray decoded;
+    const QString failure = runZstd({QStringLiteral("-d"), QStringLiteral("-c"), QStringLiteral("-q"), path}, &decoded);
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    QVERIFY(sameBytes(asBytes({decoded.constData(), std::size_t(decoded.size())}), expected));
 }
 
 void ZstdTest::zstdToolFramesDecompress_data()

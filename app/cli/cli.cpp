@@ -101,6 +101,7 @@ const QList<CommandSpec> &commands()
         const QList<QCommandLineOption> transferOptions{
             {QStringLiteral("verify"), QStringLiteral("Re-read each copy and compare checksums; a mismatch is an error.")},
             {QStringLiteral("progress"), QStringLiteral("Show progress on stderr even when it is not a terminal.")},
+            {QStringLiteral("progress-fd"), QStringLiteral("Also write progress as 'N/100' lines, one per percent, to file descriptor FD."), QStringLiteral("FD")},
             {QStringLiteral("jobs"), QStringLiteral("Files copied at once (default 8)."), QStringLiteral("N")},
             {QStringLiteral("bwlimit"), QStringLiteral("Limit the transfer rate, like 50M (bytes per second)."), QStringLiteral("RATE")},
             {QStringLiteral("zstd-level"), QStringLiteral("Compression level (1-22) for destinations ending in .zst."), QStringLiteral("N")},

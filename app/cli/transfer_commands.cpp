@@ -13,6 +13,7 @@
 #include <csignal>
 #include <mutex>
 #include <thread>
+#include <fcntl.h>
 #include <unistd.h>
 
 namespace strata::cli {
@@ -22,11 +23,13 @@ namespace {
 // Draws one progress line on stderr (when it is a terminal, or --progress).
 class ProgressBar final : public TransferObserver {
 public:
-    ProgressBar(std::FILE *err, bool enabled) : m_err(err), m_enabled(enabled) {}
+    ProgressBar(std::FILE *err, bool enabled, int fd = -1) : m_err(err), m_enabled(enabled), m_fd(fd) {}
     ~ProgressBar() override { end(); }
 
     void progress(const std::string &, const TransferProgress &p) override
     {
+        if (m_fd >= 0 && !p.planning)
+            machineProgress(p);
         if (!m_enabled)
             return;
         QString line;
@@ -57,8 +60,26 @@ public:
     }
 
 private:
+    // "N/100" once per percent reached, on its own line (nbdcopy's --progress=FD format).
+    void machineProgress(const TransferProgress &p)
+    {
+        const int percent = p.bytesTotal ? int(p.bytesDone * 100 / p.bytesTotal) : (p.filesDone >= p.filesTotal ? 100 : 0);
+        std::lock_guard lock(m_mutex);
+        while (m_lastPercent < percent) {
+            ++m_lastPercent;
+            char line[16];
+            const int n = std::snprintf(line, sizeof line, "%d/100\n", m_lastPercent);
+            if (::write(m_fd, line, std::size_t(n)) < 0) {
+                m_fd = -1; // the reader went away: stop, the copy goes on
+                return;
+            }
+        }
+    }
+
     std::FILE *m_err;
     bool m_enabled;
+    int m_fd;
+    int m_lastPercent = -1;
     std::mutex m_mutex;
     bool m_shown = false;
 };
@@ -210,7 +231,14 @@ int runTransfer(Context &context, const QCommandLineParser &parser, TransferMode
     spec.destination = std::move(*destination);
 
     const bool json = parser.isSet(QStringLiteral("json"));
-    ProgressBar bar(context.err, !json && (parser.isSet(QStringLiteral("progress")) || ::isatty(fileno(context.err))));
+    int progressFd = -1;
+    if (parser.isSet(QStringLiteral("progress-fd"))) {
+        bool ok = false;
+        progressFd = parser.value(QStringLiteral("progress-fd")).toInt(&ok);
+        if (!ok || progressFd < 0 || ::fcntl(progressFd, F_GETFD) == -1)
+            return context.usage(QStringLiteral("--progress-fd takes the number of an open file descriptor"));
+    }
+    ProgressBar bar(context.err, !json && (parser.isSet(QStringLiteral("progress")) || ::isatty(fileno(context.err))), progressFd);
     InterruptWatch interrupts;
     TransferQueue queue(context.registry, QueueOptions{options.dryRun ? std::string() : defaultJournalDir(), 1}, &bar);
     queue.restore();

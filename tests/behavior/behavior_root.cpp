@@ -65,6 +65,8 @@ BehaviorRoot::BehaviorRoot()
             m_problem = "STRATA_TEST_URI must name where the " + m_backend + " run may write";
             return;
         }
+    } else if (m_backend == "nbd") {
+        // An export is one fixed object: the runs work on the image itself.
     } else {
         // A fresh random directory below the given place.
         if (!base.empty() && base.back() != '/' && base.find('?') == std::string::npos)
@@ -88,7 +90,7 @@ BehaviorRoot::BehaviorRoot()
 
 BehaviorRoot::~BehaviorRoot()
 {
-    if (m_location.op)
+    if (m_location.op && !caps().has(Capability::SingleObject))
         (void)m_location.op->removeAll(m_location.path);
     if (!m_localDir.empty())
         QDir(QString::fromStdString(m_localDir)).removeRecursively();
@@ -97,6 +99,8 @@ BehaviorRoot::~BehaviorRoot()
 std::string BehaviorRoot::path(std::string_view relative) const
 {
     std::string out = m_location.path;
+    if (caps().has(Capability::SingleObject))
+        return out; // the image: there are no other names
     if (out.back() != '/')
         out += '/';
     out += relative;

@@ -44,7 +44,7 @@ check_name() {
 is_ours() {
   local pid=$1 sock=$2 args exe
   [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null || return 1
-  args=$(tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+  args=$(tr '\0' '\n' 2>/dev/null <"/proc/$pid/cmdline") || return 1
   exe=$(head -1 <<<"$args"); exe=${exe##*/}
   [ "$exe" = nbdkit ] || [ "$exe" = qemu-nbd ] || return 1
   grep -qxF -e "$sock" -e "--unix=$sock" -e "--socket=$sock" <<<"$args"

@@ -91,6 +91,28 @@ const QList<CommandSpec> &commands()
                   1, 1, &commandLs});
         l.append({QStringLiteral("stat"), QStringLiteral("URI"), QStringLiteral("Show what is known about one object."),
                   {json}, 1, 1, &commandStat});
+        const QList<QCommandLineOption> walkOptions{
+            {QStringLiteral("follow"), QStringLiteral("Descend into symlinked directories (each directory once, loops cost nothing).")},
+            {QStringLiteral("exclude"), QStringLiteral("Skip names matching GLOB and all below them (repeatable; a GLOB with '/' matches the relative path)."), QStringLiteral("GLOB")},
+            {QStringLiteral("one-file-system"), QStringLiteral("Do not descend into directories on other file systems.")},
+            {QStringLiteral("threads"), QStringLiteral("Directories read at once (default: the CPU count locally, 16 remotely)."), QStringLiteral("N")}};
+        {
+            QList<QCommandLineOption> o = walkOptions;
+            o.append({QStringLiteral("max-depth"), QStringLiteral("Go at most N levels below URI."), QStringLiteral("N")});
+            o.append({QStringLiteral("json"), QStringLiteral("One JSON object per line: path, kind, size, allocated, depth.")});
+            l.append({QStringLiteral("walk"), QStringLiteral("URI"),
+                      QStringLiteral("Print every path below URI (like find URI -mindepth 1), fast, in parallel."), o, 1, 1,
+                      &commandWalk});
+        }
+        {
+            QList<QCommandLineOption> o = walkOptions;
+            o.append({QStringLiteral("depth"), QStringLiteral("Show directories down to N levels (default 1; 0: the total only)."), QStringLiteral("N")});
+            o.append({QStringLiteral("top"), QStringLiteral("Show only the N largest."), QStringLiteral("N")});
+            o.append({QStringLiteral("apparent"), QStringLiteral("Sizes as files claim them, not the space they use.")});
+            o.append(json);
+            l.append({QStringLiteral("du"), QStringLiteral("URI"),
+                      QStringLiteral("Disk usage: totals per directory, largest first (hard links once)."), o, 1, 1, &commandDu});
+        }
         l.append({QStringLiteral("extents"), QStringLiteral("URI"),
                   QStringLiteral("Show where a file's or a disk image's data is: data, zero and hole ranges."),
                   {json}, 1, 1, &commandExtents});

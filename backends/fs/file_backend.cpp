@@ -462,6 +462,19 @@ Status FileBackend::copy(std::string_view from, std::string_view to)
     return (*writer)->commit();
 }
 
+std::optional<std::string> FileBackend::localPath(std::string_view path) const
+{
+    if (m_options.followSymlinks)
+        return std::nullopt; // a view that follows links: the generic walk shows what it shows
+    std::string out = m_rootPath;
+    if (out.empty() || out.back() != '/')
+        out += '/';
+    while (path.starts_with('/'))
+        path.remove_prefix(1);
+    out += path;
+    return out;
+}
+
 void FileBackend::willRead(std::string_view path, std::span<const Extent> ranges)
 {
     auto fd = openBeneath(path, O_RDONLY);

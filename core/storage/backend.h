@@ -126,6 +126,9 @@ public:
     // cheaper); 0 when any size suits.
     virtual std::size_t preferredIoSize() const { return 0; }
     virtual bool nativeAsync() const { return false; }
+    // The local file system path of `path` when this storage is the local file system
+    // (fast paths such as the tree walker use it); nullopt elsewhere.
+    virtual std::optional<std::string> localPath(std::string_view path) const { (void)path; return std::nullopt; }
 };
 
 Error unsupported(std::string_view what);

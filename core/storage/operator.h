@@ -27,6 +27,7 @@ public:
     std::size_t preferredIoSize() const { return m_stack->preferredIoSize(); }
     void willRead(std::string_view path, std::span<const Extent> ranges) { m_stack->willRead(path, ranges); }
     Uri uriFor(std::string_view path) const { return m_stack->uriFor(path); }
+    std::optional<std::string> localPath(std::string_view path) const { return m_stack->localPath(path); }
     // The URI of `path` as people may see it (secrets removed).
     std::string display(std::string_view path) const { return uriFor(path).redacted(); }
 

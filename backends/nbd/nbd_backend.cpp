@@ -8,7 +8,9 @@
 #include <condition_variable>
 #include <cstring>
 #include <map>
+#include <functional>
 #include <mutex>
+#include <shared_mutex>
 #include <thread>
 
 #include <poll.h>
@@ -121,19 +123,20 @@ private:
 // `slots` are in flight, further submitters wait.
 class Connection {
 public:
-    Connection(nbd_handle *handle, std::size_t slots)
+    using Connect = std::function<Result<nbd_handle *>()>;
+
+    Connection(nbd_handle *handle, std::size_t slots, Connect connect)
         : m_handle(handle)
         , m_event(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
         , m_slots(slots)
+        , m_connect(std::move(connect))
     {
         m_thread = std::jthread([this] { run(); });
     }
 
     ~Connection()
     {
-        m_stopping = true;
-        ring();
-        m_thread.join();
+        stopThread();
         if (!nbd_aio_is_dead(m_handle) && !nbd_aio_is_closed(m_handle))
             nbd_shutdown(m_handle, 0);
         nbd_close(m_handle);
@@ -159,8 +162,22 @@ public:
         command.connection = this;
         command.batch->add();
         const nbd_completion_callback done{.callback = &Connection::completed, .user_data = &command, .free = nullptr};
+        std::shared_lock lock(m_handleMutex);
+        if (gone(m_handle)) {
+            // The server dropped us (it restarted, or went away): connect again once,
+            // so a retry of this request can succeed when the server is back.
+            lock.unlock();
+            if (auto st = reconnect(); !st) {
+                release();
+                command.batch->failSubmit(std::move(st).error());
+                return;
+            }
+            lock.lock();
+        }
         if (issue(m_handle, done) == -1) {
-            auto error = libraryError(what);
+            auto error = gone(m_handle) ? closedError() : libraryError(what);
+            lock.unlock();
+            ring(); // the I/O thread may be polling a connection that just died
             release();
             command.batch->failSubmit(std::move(error));
             return;
@@ -171,6 +188,13 @@ public:
             ring();
     }
 
+    static Error closedError()
+    {
+        Error error(ErrorKind::Network, "the NBD server closed the connection");
+        error.setTemporary(true);
+        return error;
+    }
+
 private:
     static int completed(void *user, int *error)
     {
@@ -179,6 +203,38 @@ private:
         command->batch->done(*error);
         self->release();
         return 1; // retire the command
+    }
+
+    static bool gone(nbd_handle *h) { return nbd_aio_is_dead(h) || nbd_aio_is_closed(h); }
+
+    void stopThread()
+    {
+        m_stopping = true;
+        ring();
+        if (m_thread.joinable())
+            m_thread.join();
+    }
+
+    Status reconnect()
+    {
+        std::unique_lock lock(m_handleMutex);
+        if (!gone(m_handle))
+            return {}; // another thread reconnected it meanwhile
+        stopThread();
+        auto fresh = m_connect();
+        if (!fresh) {
+            Error error(ErrorKind::Network, "the NBD server closed the connection, and connecting again failed: "
+                                                + fresh.error().cause());
+            error.setTemporary(true);
+            m_stopping = false;
+            m_thread = std::jthread([this] { run(); }); // exits at once on the dead handle
+            return error;
+        }
+        nbd_close(m_handle);
+        m_handle = *fresh;
+        m_stopping = false;
+        m_thread = std::jthread([this] { run(); });
+        return {};
     }
 
     void acquire()
@@ -236,6 +292,8 @@ private:
     std::condition_variable m_free;
     std::size_t m_inFlight = 0;
     std::atomic<bool> m_stopping{false};
+    Connect m_connect;
+    std::shared_mutex m_handleMutex; // exclusive while the handle is replaced
     std::jthread m_thread;
 };
 
@@ -290,10 +348,14 @@ Result<Config> parseConfig(const Uri &uri)
             if (!parseCount(value, 4u << 10, 32u << 20, n))
                 return Error(ErrorKind::InvalidInput, "request-size= takes a size from 4K to 32M");
             config.requestSize = n;
-        } else {
+        } else if (key == "socket" || key.starts_with("tls-")) {
+            // libnbd's own keys (the NBD URI standard): socket=, tls-certificates=, …
             if (key == "socket")
                 haveSocket = !value.empty();
             passOn.push_back({key, value});
+        } else {
+            return Error(ErrorKind::InvalidInput, "unknown NBD URI option '" + key
+                                                      + "' (known: socket, tls-*, connections, requests, request-size)");
         }
     }
     if (unixSocket && !haveSocket)
@@ -321,8 +383,8 @@ Result<std::shared_ptr<NbdBackend>> NbdBackend::open(Config config)
 {
     auto backend = std::shared_ptr<NbdBackend>(new NbdBackend(std::move(config)));
     auto &cfg = backend->m_config;
-    const std::string where = cfg.uri.redacted();
-    auto connectOne = [&]() -> Result<nbd_handle *> {
+    // Also kept by each connection, to connect again after the server dropped it.
+    auto connectOne = [uri = cfg.connectUri]() -> Result<nbd_handle *> {
         nbd_handle *h = nbd_create();
         if (!h)
             return libraryError("cannot create an NBD handle");
@@ -330,7 +392,7 @@ Result<std::shared_ptr<NbdBackend>> NbdBackend::open(Config config)
         // Reads land in our buffers, which are never shown unfilled: no need to zero them first.
         nbd_set_pread_initialize(h, false);
         nbd_add_meta_context(h, LIBNBD_CONTEXT_BASE_ALLOCATION);
-        if (nbd_connect_uri(h, cfg.connectUri.c_str()) == -1) {
+        if (nbd_connect_uri(h, uri.c_str()) == -1) {
             auto error = libraryError("cannot connect to the NBD server");
             nbd_close(h);
             if (error.kind() == ErrorKind::Unexpected || error.kind() == ErrorKind::InvalidInput)
@@ -355,12 +417,12 @@ Result<std::shared_ptr<NbdBackend>> NbdBackend::open(Config config)
     backend->m_canFlush = nbd_can_flush(h) == 1;
     backend->m_allocation = nbd_can_meta_context(h, LIBNBD_CONTEXT_BASE_ALLOCATION) == 1;
     const std::size_t wanted = nbd_can_multi_conn(h) == 1 ? cfg.connections : 1;
-    backend->m_connections.push_back(std::make_unique<Connection>(h, cfg.requestsPerConnection));
+    backend->m_connections.push_back(std::make_unique<Connection>(h, cfg.requestsPerConnection, connectOne));
     for (std::size_t i = 1; i < wanted; ++i) {
         auto more = connectOne();
         if (!more)
             break; // what connected is enough
-        backend->m_connections.push_back(std::make_unique<Connection>(*more, cfg.requestsPerConnection));
+        backend->m_connections.push_back(std::make_unique<Connection>(*more, cfg.requestsPerConnection, connectOne));
     }
     return backend;
 }
@@ -653,16 +715,18 @@ public:
         std::vector<std::pair<std::uint64_t, std::uint64_t>> gaps;
         {
             std::lock_guard lock(m_mutex);
+            // Up to the end of the export: a smaller image leaves no old data after it.
+            const std::uint64_t end = m_backend->size();
             std::uint64_t pos = 0;
             for (const auto &[from, to] : m_written) {
-                if (from >= m_length)
+                if (from >= end)
                     break;
                 if (from > pos)
                     gaps.push_back({pos, from});
                 pos = std::max(pos, to);
             }
-            if (pos < m_length)
-                gaps.push_back({pos, m_length});
+            if (pos < end)
+                gaps.push_back({pos, end});
         }
         for (const auto &[from, to] : gaps) {
             auto there = m_backend->extentsOf(from, to - from);

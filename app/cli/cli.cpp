@@ -113,6 +113,18 @@ const QList<CommandSpec> &commands()
             l.append({QStringLiteral("du"), QStringLiteral("URI"),
                       QStringLiteral("Disk usage: totals per directory, largest first (hard links once)."), o, 1, 1, &commandDu});
         }
+        l.append({QStringLiteral("bench"), QStringLiteral("URI"),
+                  QStringLiteral("Benchmark a location: ns/op, MB/s, B/op, allocs/op per operation and size, Go's format."),
+                  {{QStringLiteral("ops"), QStringLiteral("Operations, from write,read,stat,list,delete (default write,read)."), QStringLiteral("LIST")},
+                   {QStringLiteral("sizes"), QStringLiteral("Object sizes (default 4KiB,256KiB,4MiB,16MiB)."), QStringLiteral("LIST")},
+                   {QStringLiteral("count"), QStringLiteral("Runs of each benchmark (default 6)."), QStringLiteral("N")},
+                   {QStringLiteral("benchtime"), QStringLiteral("Target duration of each run (default 1s)."), QStringLiteral("D")},
+                   {QStringLiteral("concurrency"), QStringLiteral("Workers sharing the operations (default 1), like 1,4,16."), QStringLiteral("LIST")},
+                   {QStringLiteral("label"), QStringLiteral("A name for this run (in the output and the history)."), QStringLiteral("NAME")},
+                   {QStringLiteral("vs"), QStringLiteral("Also run on URI2, run by run in turn, and compare."), QStringLiteral("URI2")},
+                   {QStringLiteral("csv"), QStringLiteral("CSV instead of Go's benchmark format.")},
+                   json},
+                  1, 1, &commandBench});
         l.append({QStringLiteral("extents"), QStringLiteral("URI"),
                   QStringLiteral("Show where a file's or a disk image's data is: data, zero and hole ranges."),
                   {json}, 1, 1, &commandExtents});

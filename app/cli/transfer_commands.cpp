@@ -1,6 +1,7 @@
 // cp, mv and sync: the command line's face of the transfer engine.
 #include "app/cli/cli.h"
 #include "app/cli/cli_output.h"
+#include "app/cli/interrupt_watch.h"
 #include "app/cli/commands.h"
 #include "core/storage/path.h"
 #include "core/transfer/transfer_queue.h"
@@ -82,48 +83,6 @@ private:
     int m_lastPercent = -1;
     std::mutex m_mutex;
     bool m_shown = false;
-};
-
-// Ctrl-C and SIGTERM pause the job (its journal stays) instead of killing it mid-write.
-class InterruptWatch {
-public:
-    InterruptWatch()
-    {
-        sigemptyset(&m_set);
-        sigaddset(&m_set, SIGINT);
-        sigaddset(&m_set, SIGTERM);
-        // Blocked before any worker starts, so only this watcher ever receives them.
-        pthread_sigmask(SIG_BLOCK, &m_set, &m_old);
-    }
-    ~InterruptWatch()
-    {
-        m_done = true;
-        if (m_thread.joinable()) {
-            // Wake the watcher now rather than at its next tick; it sees m_done and leaves.
-            pthread_kill(m_thread.native_handle(), SIGINT);
-            m_thread.join();
-        }
-        pthread_sigmask(SIG_SETMASK, &m_old, nullptr);
-    }
-    void watch(std::function<void()> onInterrupt)
-    {
-        m_thread = std::thread([this, onInterrupt = std::move(onInterrupt)] {
-            const timespec tick{0, 100'000'000};
-            while (!m_done) {
-                if (sigtimedwait(&m_set, nullptr, &tick) > 0 && !m_done) {
-                    m_interrupted = true;
-                    onInterrupt();
-                    return;
-                }
-            }
-        });
-    }
-    bool interrupted() const { return m_interrupted; }
-
-private:
-    sigset_t m_set{}, m_old{};
-    std::atomic<bool> m_done{false}, m_interrupted{false};
-    std::thread m_thread;
 };
 
 Result<std::string> uriOf(Context &context, const QString &argument)

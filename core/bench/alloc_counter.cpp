@@ -1,0 +1,110 @@
+#include "core/bench/alloc_counter.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+
+// glibc's own allocator entry points: the replacements below forward to them.
+extern "C" {
+void *__libc_malloc(std::size_t size);
+void *__libc_calloc(std::size_t count, std::size_t size);
+void *__libc_realloc(void *ptr, std::size_t size);
+void *__libc_memalign(std::size_t alignment, std::size_t size);
+void __libc_free(void *ptr);
+}
+
+namespace {
+
+std::atomic<bool> g_on{false};
+std::atomic<std::uint64_t> g_allocs{0};
+std::atomic<std::uint64_t> g_bytes{0};
+
+inline void count(std::size_t size)
+{
+    if (g_on.load(std::memory_order_relaxed)) {
+        g_allocs.fetch_add(1, std::memory_order_relaxed);
+        g_bytes.fetch_add(size, std::memory_order_relaxed);
+    }
+}
+
+} // namespace
+
+namespace strata {
+
+void setAllocCounting(bool on)
+{
+    g_on.store(on, std::memory_order_relaxed);
+}
+
+AllocCounts allocCounts()
+{
+    return {g_allocs.load(std::memory_order_relaxed), g_bytes.load(std::memory_order_relaxed)};
+}
+
+} // namespace strata
+
+// The malloc family of the whole process (glibc supports replacing it: its own internal
+// allocations and every shared library's go through these symbols).
+extern "C" {
+
+void *malloc(std::size_t size)
+{
+    count(size);
+    return __libc_malloc(size);
+}
+
+void free(void *ptr)
+{
+    __libc_free(ptr);
+}
+
+void *calloc(std::size_t n, std::size_t size)
+{
+    count(n * size);
+    return __libc_calloc(n, size);
+}
+
+void *realloc(void *ptr, std::size_t size)
+{
+    count(size);
+    return __libc_realloc(ptr, size);
+}
+
+void *memalign(std::size_t alignment, std::size_t size)
+{
+    count(size);
+    return __libc_memalign(alignment, size);
+}
+
+void *aligned_alloc(std::size_t alignment, std::size_t size)
+{
+    count(size);
+    return __libc_memalign(alignment, size);
+}
+
+int posix_memalign(void **out, std::size_t alignment, std::size_t size)
+{
+    if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0)
+        return EINVAL;
+    count(size);
+    void *p = __libc_memalign(alignment, size);
+    if (!p && size)
+        return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+void *valloc(std::size_t size)
+{
+    count(size);
+    return __libc_memalign(4096, size);
+}
+
+void *pvalloc(std::size_t size)
+{
+    count(size);
+    return __libc_memalign(4096, (size + 4095) & ~std::size_t(4095));
+}
+
+} // extern "C"

@@ -1,0 +1,400 @@
+#include "core/bench/bench_runner.h"
+
+#include "core/bench/alloc_counter.h"
+#include "core/storage/path.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <latch>
+#include <map>
+#include <random>
+#include <thread>
+
+namespace strata {
+
+std::string_view toString(BenchOp op)
+{
+    switch (op) {
+    case BenchOp::Write: return "write";
+    case BenchOp::Read: return "read";
+    case BenchOp::Stat: return "stat";
+    case BenchOp::List: return "list";
+    case BenchOp::Delete: return "delete";
+    }
+    return "?";
+}
+
+std::string_view benchName(BenchOp op)
+{
+    switch (op) {
+    case BenchOp::Write: return "Write";
+    case BenchOp::Read: return "Read";
+    case BenchOp::Stat: return "Stat";
+    case BenchOp::List: return "List";
+    case BenchOp::Delete: return "Delete";
+    }
+    return "?";
+}
+
+std::optional<BenchOp> parseBenchOp(std::string_view name)
+{
+    for (auto op : {BenchOp::Write, BenchOp::Read, BenchOp::Stat, BenchOp::List, BenchOp::Delete})
+        if (toString(op) == name)
+            return op;
+    return std::nullopt;
+}
+
+std::string sizeLabel(std::uint64_t bytes)
+{
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (u < 4 && bytes >= (1024ull << (10 * u)) && bytes % (1024ull << (10 * u)) == 0)
+        ++u;
+    return std::to_string(bytes >> (10 * u)) + units[u];
+}
+
+namespace {
+
+constexpr std::uint64_t kMaxIterations = 1'000'000'000;
+constexpr int kListEntries = 100;
+
+// Go's testing.predictN: aim for the goal, grow at most 100x, always make progress.
+std::uint64_t predictN(std::int64_t goalNs, std::uint64_t prevIters, std::int64_t prevNs, std::uint64_t last)
+{
+    if (prevNs <= 0)
+        prevNs = 1;
+    long double n = (long double)goalNs * (long double)prevIters / (long double)prevNs;
+    n += n / 5;
+    n = std::min(n, (long double)last * 100);
+    n = std::max(n, (long double)last + 1);
+    n = std::min(n, (long double)kMaxIterations);
+    return std::uint64_t(n);
+}
+
+struct Measure {
+    std::int64_t ns = 0;
+    AllocCounts allocs;
+    std::optional<Error> error;
+};
+
+std::string randomSuffix()
+{
+    std::random_device rd;
+    std::mt19937_64 gen((std::uint64_t(rd()) << 32) ^ rd());
+    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    std::string s;
+    for (int i = 0; i < 10; ++i)
+        s.push_back(digits[gen() % 36]);
+    return s;
+}
+
+// One target: its operator, its scratch directory and the objects prepared in it.
+class Target {
+public:
+    Target(Operator &op, std::string base) : m_op(op), m_base(std::move(base)) {}
+
+    Status prepare()
+    {
+        const auto caps = m_op.capabilities();
+        if (caps.has(Capability::SingleObject))
+            return Error(ErrorKind::Unsupported, "benchmarks write objects of their own; an NBD export is one fixed image");
+        if (!caps.has(Capability::Write) || !caps.has(Capability::Read))
+            return Error(ErrorKind::Unsupported, "benchmarks need storage that can be written and read");
+        m_dir = joinPath(m_base, "strata-bench-" + randomSuffix());
+        if (caps.has(Capability::CreateDir))
+            if (auto st = m_op.createDir(m_dir, true); !st)
+                return st;
+        return {};
+    }
+
+    void cleanup()
+    {
+        if (!m_dir.empty())
+            (void)m_op.removeAll(m_dir);
+    }
+
+    Operator &op() { return m_op; }
+    std::string path(std::string_view name) const { return joinPath(m_dir, name); }
+
+    // An object of `size` bytes for reads and stats, written once.
+    Result<std::string> fixture(std::uint64_t size, const std::vector<std::byte> &data)
+    {
+        auto it = m_fixtures.find(size);
+        if (it != m_fixtures.end())
+            return it->second;
+        const std::string p = path("read-" + sizeLabel(size));
+        if (auto st = m_op.writeAll(p, std::span(data).first(std::size_t(size))); !st)
+            return std::move(st).error();
+        m_fixtures.emplace(size, p);
+        return p;
+    }
+
+    // A directory of kListEntries small objects, written once.
+    Result<std::string> listDir()
+    {
+        if (!m_list.empty())
+            return m_list;
+        const std::string dir = path("list");
+        if (m_op.capabilities().has(Capability::CreateDir))
+            if (auto st = m_op.createDir(dir, true); !st)
+                return std::move(st).error();
+        const std::byte one[1] = {std::byte{1}};
+        for (int i = 0; i < kListEntries; ++i)
+            if (auto st = m_op.writeAll(joinPath(dir, "e" + std::to_string(i)), one); !st)
+                return std::move(st).error();
+        m_list = dir;
+        return dir;
+    }
+
+private:
+    Operator &m_op;
+    std::string m_base;
+    std::string m_dir;
+    std::map<std::uint64_t, std::string> m_fixtures;
+    std::string m_list;
+};
+
+struct Case {
+    BenchOp op;
+    std::uint64_t size;
+    int concurrency;
+    std::string name;
+};
+
+class Runner {
+public:
+    Runner(const BenchOptions &options, std::stop_token stop) : m_options(options), m_stop(std::move(stop))
+    {
+        std::uint64_t largest = 1;
+        for (auto s : options.sizes)
+            largest = std::max(largest, s);
+        m_payload.resize(std::size_t(largest));
+        std::mt19937_64 gen(42);
+        for (auto &b : m_payload)
+            b = std::byte(gen());
+    }
+
+    // One case, `count`-th run: grows n like Go until the run lasts about benchtime.
+    Result<BenchRun> run(Target &target, const Case &c)
+    {
+        const std::int64_t goal = m_options.benchtime.count();
+        std::uint64_t n = 1;
+        Measure m = measure(target, c, n);
+        while (!m.error && m.ns < goal && n < kMaxIterations && !m_stop.stop_requested()) {
+            const std::uint64_t last = n;
+            n = predictN(goal, last, m.ns, last);
+            m = measure(target, c, n);
+        }
+        if (m.error)
+            return std::move(*m.error);
+        if (m_stop.stop_requested())
+            return Error(ErrorKind::Cancelled, "stopped");
+        BenchRun r;
+        r.name = c.name;
+        r.op = c.op;
+        r.size = c.size;
+        r.concurrency = c.concurrency;
+        r.iterations = n;
+        r.nsPerOp = double(m.ns) / double(n);
+        if (c.op == BenchOp::Write || c.op == BenchOp::Read)
+            r.mbPerSecond = m.ns > 0 ? double(c.size) * double(n) / (double(m.ns) / 1e9) / 1e6 : 0;
+        r.bytesPerOp = double(m.allocs.bytes) / double(n);
+        r.allocsPerOp = double(m.allocs.allocs) / double(n);
+        return r;
+    }
+
+private:
+    // Runs n iterations of the case split over its workers; only the loop is timed and
+    // counted (setup and thread start-up are not).
+    Measure measure(Target &target, const Case &c, std::uint64_t n)
+    {
+        Measure m;
+        Operator &op = target.op();
+        const auto payload = std::span(m_payload).first(std::size_t(c.size));
+        std::string fixture;
+        if (c.op == BenchOp::Read || c.op == BenchOp::Stat) {
+            auto f = target.fixture(c.op == BenchOp::Stat ? 1 : c.size, m_payload);
+            if (!f) {
+                m.error = std::move(f).error();
+                return m;
+            }
+            fixture = *f;
+        } else if (c.op == BenchOp::List) {
+            auto d = target.listDir();
+            if (!d) {
+                m.error = std::move(d).error();
+                return m;
+            }
+            fixture = *d;
+        }
+        const int workers = std::max(1, c.concurrency);
+        std::vector<std::string> keys(static_cast<std::size_t>(workers));
+        for (int w = 0; w < workers; ++w)
+            keys[std::size_t(w)] = target.path(std::string(toString(c.op)) + "-" + sizeLabel(c.size) + "-" + std::to_string(w));
+        std::vector<std::string> victims; // delete: one object per iteration, made untimed
+        if (c.op == BenchOp::Delete) {
+            victims.reserve(std::size_t(n));
+            for (std::uint64_t i = 0; i < n; ++i) {
+                victims.push_back(target.path("delete-" + std::to_string(i)));
+                if (auto st = op.writeAll(victims.back(), payload); !st) {
+                    m.error = std::move(st).error();
+                    return m;
+                }
+            }
+        }
+        std::vector<std::vector<std::byte>> buffers(static_cast<std::size_t>(workers));
+        if (c.op == BenchOp::Read)
+            for (auto &b : buffers)
+                b.resize(std::size_t(c.size));
+
+        std::atomic<bool> failed{false};
+        std::optional<Error> firstError;
+        std::mutex errorMutex;
+        auto body = [&](int w) {
+            const std::uint64_t from = n * std::uint64_t(w) / std::uint64_t(workers);
+            const std::uint64_t to = n * std::uint64_t(w + 1) / std::uint64_t(workers);
+            auto fail = [&](Error e) {
+                std::lock_guard lock(errorMutex);
+                if (!firstError)
+                    firstError = std::move(e);
+                failed = true;
+            };
+            const std::string &key = keys[std::size_t(w)];
+            auto &buffer = buffers[std::size_t(w)];
+            for (std::uint64_t i = from; i < to && !failed.load(std::memory_order_relaxed); ++i) {
+                switch (c.op) {
+                case BenchOp::Write:
+                    if (auto st = op.writeAll(key, payload); !st)
+                        return fail(std::move(st).error());
+                    break;
+                case BenchOp::Read: {
+                    std::uint64_t pos = 0;
+                    while (pos < c.size) {
+                        auto got = op.read(fixture, pos, std::span(buffer).subspan(std::size_t(pos)));
+                        if (!got)
+                            return fail(std::move(got).error());
+                        if (*got == 0)
+                            return fail(Error(ErrorKind::Corrupt, "the object read back shorter than it was written"));
+                        pos += *got;
+                    }
+                    break;
+                }
+                case BenchOp::Stat:
+                    if (auto e = op.stat(fixture); !e)
+                        return fail(std::move(e).error());
+                    break;
+                case BenchOp::List: {
+                    ListOptions options;
+                    auto page = op.list(fixture, options);
+                    if (!page)
+                        return fail(std::move(page).error());
+                    break;
+                }
+                case BenchOp::Delete:
+                    if (auto st = op.remove(victims[std::size_t(i)]); !st)
+                        return fail(std::move(st).error());
+                    break;
+                }
+            }
+        };
+
+        std::latch start(1);
+        std::latch done(workers > 1 ? workers : 0);
+        std::vector<std::jthread> pool;
+        if (workers > 1)
+            for (int w = 0; w < workers; ++w)
+                pool.emplace_back([&, w] {
+                    start.wait();
+                    body(w);
+                    done.count_down();
+                });
+        const AllocCounts before = allocCounts();
+        setAllocCounting(true);
+        const auto t0 = std::chrono::steady_clock::now();
+        if (workers > 1) {
+            start.count_down();
+            done.wait();
+        } else {
+            body(0);
+        }
+        const auto t1 = std::chrono::steady_clock::now();
+        setAllocCounting(false);
+        const AllocCounts after = allocCounts();
+        pool.clear();
+        m.ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+        m.allocs = {after.allocs - before.allocs, after.bytes - before.bytes};
+        if (firstError)
+            m.error = std::move(*firstError);
+        return m;
+    }
+
+    const BenchOptions &m_options;
+    std::stop_token m_stop;
+    std::vector<std::byte> m_payload;
+};
+
+} // namespace
+
+Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<Operator *, std::string>> &targets,
+                                                    const BenchOptions &options, std::stop_token stop,
+                                                    const BenchObserver &observer)
+{
+    if (targets.empty())
+        return Error(ErrorKind::InvalidInput, "nothing to benchmark");
+    if (options.count < 1 || options.benchtime.count() <= 0 || options.ops.empty())
+        return Error(ErrorKind::InvalidInput, "count and benchtime must be positive, and at least one operation named");
+    std::vector<Case> cases;
+    const bool showConcurrency = options.concurrency.size() > 1
+        || std::any_of(options.concurrency.begin(), options.concurrency.end(), [](int c) { return c != 1; });
+    for (auto op : options.ops) {
+        const bool sized = op == BenchOp::Write || op == BenchOp::Read || op == BenchOp::Delete;
+        const std::vector<std::uint64_t> sizes = sized ? options.sizes : std::vector<std::uint64_t>{0};
+        for (auto size : sizes)
+            for (int c : options.concurrency) {
+                std::string name(benchName(op));
+                if (sized)
+                    name += "/" + sizeLabel(size);
+                if (showConcurrency)
+                    name += "/c=" + std::to_string(c);
+                cases.push_back({op, size, c, std::move(name)});
+            }
+    }
+    std::vector<Target> prepared;
+    prepared.reserve(targets.size());
+    for (const auto &[op, base] : targets) {
+        prepared.emplace_back(*op, base);
+        if (auto st = prepared.back().prepare(); !st) {
+            for (auto &t : prepared)
+                t.cleanup();
+            return std::move(st).error();
+        }
+    }
+    Runner runner(options, stop);
+    std::vector<std::vector<BenchRun>> results(targets.size());
+    Status failure;
+    for (int round = 0; round < options.count && failure && !stop.stop_requested(); ++round)
+        for (const auto &c : cases) {
+            for (std::size_t t = 0; t < prepared.size() && failure; ++t) {
+                auto r = runner.run(prepared[t], c);
+                if (!r) {
+                    failure = std::move(r).error();
+                    break;
+                }
+                if (observer)
+                    observer(*r);
+                results[t].push_back(std::move(*r));
+            }
+            if (!failure || stop.stop_requested())
+                break;
+        }
+    for (auto &t : prepared)
+        t.cleanup();
+    if (!failure)
+        return std::move(failure).error();
+    if (stop.stop_requested())
+        return Error(ErrorKind::Cancelled, "stopped; the objects it wrote were removed");
+    return results;
+}
+
+} // namespace strata

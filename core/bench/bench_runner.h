@@ -1,0 +1,55 @@
+#pragma once
+
+#include "core/storage/operator.h"
+#include "core/storage/result.h"
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+namespace strata {
+
+enum class BenchOp { Write, Read, Stat, List, Delete };
+
+std::string_view toString(BenchOp op);     // "write"
+std::string_view benchName(BenchOp op);    // "Write"
+std::optional<BenchOp> parseBenchOp(std::string_view name);
+// "4KiB", "256KiB", "4MiB", "1.5MiB", "100B"
+std::string sizeLabel(std::uint64_t bytes);
+
+struct BenchOptions {
+    std::vector<BenchOp> ops{BenchOp::Write, BenchOp::Read};
+    std::vector<std::uint64_t> sizes{4u << 10, 256u << 10, 4u << 20, 16u << 20};
+    int count = 6;                                   // runs of each case
+    std::chrono::nanoseconds benchtime = std::chrono::seconds(1);
+    std::vector<int> concurrency{1};                 // workers sharing the iterations
+};
+
+// One measured run of one case, in Go's terms.
+struct BenchRun {
+    std::string name;        // "Write/4KiB", "Read/16MiB/c=4" (without "Benchmark")
+    BenchOp op = BenchOp::Write;
+    std::uint64_t size = 0;
+    int concurrency = 1;
+    std::uint64_t iterations = 0;
+    double nsPerOp = 0;
+    double mbPerSecond = 0;  // 0 for operations that move no payload
+    double bytesPerOp = 0;   // heap bytes allocated per operation, every library included
+    double allocsPerOp = 0;
+};
+
+using BenchObserver = std::function<void(const BenchRun &)>;
+
+// Runs the matrix ops × sizes × concurrency `count` times on each target (two targets
+// take turns run by run, so drift of the machine hits both alike), like Go's testing
+// package: each run grows its iteration count until it lasts about benchtime. Objects go
+// under a fresh random directory below each base path and are removed afterwards, also
+// when stopped. Reads go into one reused buffer per worker. Returns the runs per target.
+Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<Operator *, std::string>> &targets,
+                                                    const BenchOptions &options, std::stop_token stop = {},
+                                                    const BenchObserver &observer = {});
+
+} // namespace strata

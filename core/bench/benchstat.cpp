@@ -161,26 +161,29 @@ double uDistCdfTies(int n1, int n2, const std::vector<int> &t, int twoU)
             count += double(chooseInt(t[0], n1 - r2) * chooseInt(t[1], r2));
         return count / double(chooseInt(n1 + n2, n1));
     }
-    // ways[j] maps Σ r_k·a_k to the number of arrangements choosing j values so far.
-    std::vector<std::map<int, double>> ways(std::size_t(n1 + 1));
+    // ways[j][s]: arrangements choosing j values so far with Σ r_k·a_k = s.
+    const int n = n1 + n2;
+    const std::size_t maxS = std::size_t(2 * n * n1 + 1);
+    std::vector<std::vector<double>> ways(std::size_t(n1 + 1), std::vector<double>(maxS, 0.0));
     ways[0][0] = 1;
     int before = 0;
     for (const int tk : t) {
         const int a = 2 * before + tk;
-        std::vector<std::map<int, double>> next(std::size_t(n1 + 1));
-        for (int j = 0; j <= n1; ++j) {
-            for (const auto &[s, count] : ways[std::size_t(j)]) {
-                for (int r = 0; r <= tk && j + r <= n1; ++r)
-                    next[std::size_t(j + r)][s + r * a] += count * double(chooseInt(tk, r));
+        for (int j = n1; j >= 0; --j) { // downwards, so each group is used once
+            for (std::size_t s = 0; s < maxS; ++s) {
+                const double count = ways[std::size_t(j)][s];
+                if (count == 0)
+                    continue;
+                for (int r = 1; r <= tk && j + r <= n1; ++r)
+                    ways[std::size_t(j + r)][s + std::size_t(r * a)] += count * double(chooseInt(tk, r));
             }
         }
-        ways = std::move(next);
         before += tk;
     }
     double count = 0;
-    for (const auto &[s, c] : ways[std::size_t(n1)]) {
-        if (s - n1 * n1 <= twoU)
-            count += c;
+    for (std::size_t s = 0; s < maxS; ++s) {
+        if (int(s) - n1 * n1 <= twoU)
+            count += ways[std::size_t(n1)][s];
     }
     return count / double(chooseInt(n1 + n2, n1));
 }
@@ -204,7 +207,7 @@ double uDistCdf(int n1, int n2, double u)
 }
 
 constexpr int kMannWhitneyExactLimit = 50;
-constexpr int kMannWhitneyTiesExactLimit = 9;
+constexpr int kMannWhitneyTiesExactLimit = 25;
 
 // uTestMinP[n]: the smallest p the U test can give for two samples of n (benchmath's table).
 constexpr double kUTestMinP[] = {0, 1, 0.3333333333333333, 0.1, 0.02857142857142857, 0.007936507936507936,
@@ -781,8 +784,6 @@ std::string describeTableRow(const BenchstatReport &report, const BenchstatTable
 
 } // namespace
 
-// ---- statistics ----
-
 double quantile(std::span<const double> xs, double q)
 {
     if (xs.empty())
@@ -982,7 +983,7 @@ std::string BenchSummary::pctRange() const
     return printf1("%.0f%%", 100 * v);
 }
 
-BenchSummary summarize(std::vector<double> values, double confidence, bool exact)
+BenchSummary summarizeSample(std::vector<double> values, double confidence, bool exact)
 {
     std::sort(values.begin(), values.end());
     BenchSummary s;
@@ -1046,7 +1047,7 @@ std::string BenchComparison::delta(double oldCenter, double newCenter) const
     return printf1("%+.2f%%", ((newCenter / oldCenter) - 1.0) * 100.0);
 }
 
-BenchComparison compare(std::vector<double> base, std::vector<double> other, double alpha, bool exact)
+BenchComparison compareSamples(std::vector<double> base, std::vector<double> other, double alpha, bool exact)
 {
     BenchComparison c;
     c.n1 = int(base.size());
@@ -1073,8 +1074,6 @@ BenchComparison compare(std::vector<double> base, std::vector<double> other, dou
     }
     return c;
 }
-
-// ---- units ----
 
 std::pair<std::string, double> tidyUnit(std::string_view unit)
 {
@@ -1123,8 +1122,6 @@ std::string scaleValue(double value, bool binary)
 {
     return commonScale({value}, binary).format(value);
 }
-
-// ---- the comparison ----
 
 BenchstatReport benchstat(const std::vector<BenchstatInput> &inputs, const BenchstatOptions &options)
 {
@@ -1227,12 +1224,12 @@ BenchstatReport benchstat(const std::vector<BenchstatInput> &inputs, const Bench
                 BenchstatCell cell;
                 cell.values = it->second;
                 std::sort(cell.values.begin(), cell.values.end());
-                cell.summary = summarize(cell.values, options.confidence, t.exact);
+                cell.summary = summarizeSample(cell.values, options.confidence, t.exact);
                 cells[c] = std::move(cell);
             }
             for (std::size_t c = 1; c < cells.size(); ++c) {
                 if (cells[c] && cells[0])
-                    cells[c]->comparison = compare(cells[0]->values, cells[c]->values, options.alpha, t.exact);
+                    cells[c]->comparison = compareSamples(cells[0]->values, cells[c]->values, options.alpha, t.exact);
             }
             t.cells.push_back(std::move(cells));
         }

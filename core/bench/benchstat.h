@@ -21,8 +21,6 @@
 
 namespace strata {
 
-// ---- statistics (benchmath and go-moremath/stats) ----
-
 // The q-quantile of sorted values, Hyndman and Fan's method R8 (the median for q = 0.5).
 double quantile(std::span<const double> sorted, double q);
 double median(std::vector<double> values);
@@ -43,7 +41,7 @@ struct OrderStatisticCI {
 OrderStatisticCI quantileCI(int n, double q, double confidence);
 
 // The two-sided Mann-Whitney U test. u is the smaller of the two U statistics (ties count
-// ½). Exact distribution without ties up to 50 values per sample, exact with ties up to 9
+// ½). Exact distribution without ties up to 50 values per sample, exact with ties up to 25
 // (the Klotz / Cheung-Klotz counting), otherwise the normal approximation with tie and
 // continuity corrections. Fails when a sample is empty ("sample is too small") or all
 // values are equal ("all samples are equal").
@@ -65,7 +63,7 @@ struct BenchSummary {
     // "1%", "∞" when a bound is infinite, "?" when the bounds straddle zero.
     std::string pctRange() const;
 };
-BenchSummary summarize(std::vector<double> values, double confidence, bool exact = false);
+BenchSummary summarizeSample(std::vector<double> values, double confidence, bool exact = false);
 
 // A comparison of a sample with its baseline. p is 0 (and not shown) for exact units.
 struct BenchComparison {
@@ -81,9 +79,7 @@ struct BenchComparison {
     // "-17.20%", "~" when not significant, "0.00%" when equal, "?" from a zero baseline.
     std::string delta(double oldCenter, double newCenter) const;
 };
-BenchComparison compare(std::vector<double> base, std::vector<double> other, double alpha, bool exact = false);
-
-// ---- units (benchunit) ----
+BenchComparison compareSamples(std::vector<double> base, std::vector<double> other, double alpha, bool exact = false);
 
 // ns → sec and MB → B in a unit's numerator: the tidied unit and the factor to apply.
 std::pair<std::string, double> tidyUnit(std::string_view unit);
@@ -91,8 +87,6 @@ std::pair<std::string, double> tidyUnit(std::string_view unit);
 bool isBinaryUnit(std::string_view unit);
 // At least three significant digits with an SI or IEC prefix: "1.718µ", "307.3Mi".
 std::string scaleValue(double value, bool binary);
-
-// ---- the comparison ----
 
 struct BenchstatInput {
     std::string label; // the column header: a file name
@@ -125,8 +119,8 @@ struct BenchstatGeomean {
 struct BenchstatTable {
     std::vector<std::pair<std::string, std::string>> config; // every key seen, "" if absent
     std::string unit;                                        // tidied: "sec/op", "B/s", …
-    bool exact = false;
-    int better = 0; // +1 higher is better, -1 lower is better, 0 unknown
+    bool exact = false;                                      // the unit has assume=exact
+    int better = 0;                                          // +1 higher is better, -1 lower, 0 unknown
     std::vector<int> columns;                                // indices into the inputs
     std::vector<std::string> rows;                           // full names: "Read/4KiB-8"
     std::vector<std::vector<std::optional<BenchstatCell>>> cells; // [row][column]
@@ -154,9 +148,9 @@ std::string formatBenchstatCsv(const BenchstatReport &report, std::vector<std::s
 // "delta_pct" null unless significant; per table a "geomean" row without "p".
 std::string formatBenchstatJson(const BenchstatReport &report);
 
-// Every warning in one line each, naming input, benchmark and unit: too few samples for
-// the confidence interval (n < 6 at 95 %) or for a significant difference (n < 4 at
-// alpha 0.05), all values equal, geomeans over differing benchmark sets, …
+// One line per kind of warning, naming the first inputs, benchmarks and units it concerns:
+// too few samples for the confidence interval (n < 6 at 95 %) or for a significant
+// difference (n < 4 at alpha 0.05), all values equal, geomeans over differing sets, …
 std::vector<std::string> benchstatWarnings(const BenchstatReport &report);
 
 } // namespace strata

@@ -332,7 +332,11 @@ Result<std::vector<BenchResult>> parseGoBench(std::string_view text, std::vector
     return results;
 }
 
-std::string formatGoFloat(double value)
+namespace {
+
+// Shortest round-trip digits, in exponent form when the decimal exponent is below -4 or at
+// least expLimit.
+std::string shortestFloat(double value, int expLimit)
 {
     if (std::isnan(value))
         return "NaN";
@@ -357,7 +361,7 @@ std::string formatGoFloat(double value)
     std::from_chars(sci.data() + e + 1 + (sci[e + 1] == '+' ? 1 : 0), sci.data() + sci.size(), exp);
 
     std::string out = negative ? "-" : "";
-    if (exp < -4 || exp >= 6) {
+    if (exp < -4 || exp >= expLimit) {
         out += digits[0];
         if (digits.size() > 1) {
             out += '.';
@@ -386,6 +390,13 @@ std::string formatGoFloat(double value)
         out += digits.substr(std::size_t(point));
     }
     return out;
+}
+
+} // namespace
+
+std::string formatGoFloat(double value)
+{
+    return shortestFloat(value, 6); // strconv 'g' with the shortest precision
 }
 
 std::string formatGoBench(const std::vector<BenchResult> &results)
@@ -448,7 +459,8 @@ std::string formatGoBench(const std::vector<BenchResult> &results)
         out.append(iterations.size() < 8 ? 8 - iterations.size() : 0, ' ');
         out += iterations;
         for (const auto &[unit, v] : r.values) {
-            const std::string number = formatGoFloat(v);
+            // Plain digits up to 1e21 ("70123456 ns/op", not "7.0123456e+07").
+            const std::string number = shortestFloat(v, 21);
             out += '\t';
             out.append(number.size() < 10 ? 10 - number.size() : 0, ' ');
             out += number;

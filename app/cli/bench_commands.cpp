@@ -4,6 +4,8 @@
 #include "app/cli/commands.h"
 #include "app/cli/interrupt_watch.h"
 #include "core/bench/bench_runner.h"
+#include "core/bench/benchstat.h"
+#include "core/bench/go_bench.h"
 
 #include <QCommandLineParser>
 #include <QDateTime>
@@ -79,10 +81,11 @@ std::string goLine(const BenchRun &r)
 
 std::string goHeader(const std::string &target, const std::string &label)
 {
-    std::string h = "goos: linux\ngoarch: " + QSysInfo::buildCpuArchitecture().replace(QStringLiteral("x86_64"), QStringLiteral("amd64")).toStdString()
-        + "\npkg: strata\ncpu: " + cpuModel() + "\ntarget: " + target + "\n";
-    if (!label.empty())
-        h += "label: " + label + "\n";
+    // The target and label are free text, not configuration lines: benchstat splits its
+    // tables by configuration, and runs of two targets must stay comparable.
+    std::string h = "# strata bench of " + target + (label.empty() ? std::string() : " (" + label + ")") + "\n";
+    h += "goos: linux\ngoarch: " + QSysInfo::buildCpuArchitecture().replace(QStringLiteral("x86_64"), QStringLiteral("amd64")).toStdString()
+        + "\npkg: strata\ncpu: " + cpuModel() + "\n";
     return h;
 }
 
@@ -118,6 +121,20 @@ std::optional<std::chrono::nanoseconds> parseDuration(const QString &text)
         }
     }
     return std::nullopt;
+}
+
+BenchResult toResult(const BenchRun &r)
+{
+    BenchResult b;
+    b.name = r.name;
+    b.procs = procs();
+    b.iterations = r.iterations;
+    b.values.emplace_back("ns/op", r.nsPerOp);
+    if (r.mbPerSecond > 0)
+        b.values.emplace_back("MB/s", r.mbPerSecond);
+    b.values.emplace_back("B/op", std::floor(r.bytesPerOp));
+    b.values.emplace_back("allocs/op", std::floor(r.allocsPerOp));
+    return b;
 }
 
 // Where runs are kept for the GUI's history: $XDG_DATA_HOME/strata/bench.
@@ -261,6 +278,65 @@ int commandBench(Context &context, const QCommandLineParser &parser)
             std::fputs("\n", context.out);
         }
     }
+    if (!json && !csv && results->size() > 1) {
+        // --vs: the comparison, benchstat's method and layout.
+        std::vector<BenchstatInput> inputs;
+        for (std::size_t t = 0; t < results->size(); ++t) {
+            BenchstatInput in;
+            in.label = locations[t].display();
+            for (const auto &r : (*results)[t])
+                in.results.push_back(toResult(r));
+            inputs.push_back(std::move(in));
+        }
+        const auto report = benchstat(inputs);
+        const std::string table = formatBenchstatText(report);
+        std::fputs(table.c_str(), context.out);
+    }
+    std::fflush(context.out);
+    return Success;
+}
+
+int commandBenchstat(Context &context, const QCommandLineParser &parser)
+{
+    const QString format = parser.isSet(QStringLiteral("format")) ? parser.value(QStringLiteral("format")) : QStringLiteral("text");
+    if (format != QLatin1String("text") && format != QLatin1String("csv") && format != QLatin1String("json"))
+        return context.usage(QStringLiteral("--format takes text, csv or json"));
+    BenchstatOptions options;
+    if (parser.isSet(QStringLiteral("alpha"))) {
+        bool ok = false;
+        options.alpha = parser.value(QStringLiteral("alpha")).toDouble(&ok);
+        if (!ok || options.alpha <= 0 || options.alpha >= 1)
+            return context.usage(QStringLiteral("--alpha takes a significance level between 0 and 1, like 0.05"));
+    }
+    std::vector<BenchstatInput> inputs;
+    for (const auto &path : parser.positionalArguments()) {
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            return context.fail(Error(ErrorKind::NotFound, file.errorString().toStdString()).withContext("read", path.toStdString()));
+        const QByteArray text = file.readAll();
+        std::vector<std::string> warnings;
+        auto results = parseGoBench(std::string_view(text.constData(), std::size_t(text.size())), &warnings, &options.units);
+        if (!results)
+            return context.fail(results.error().withContext("read", path.toStdString()));
+        for (const auto &w : warnings)
+            write(context.err, QStringLiteral("strata benchstat: %1: %2\n").arg(path, QString::fromStdString(w)));
+        if (results->empty())
+            write(context.err, QStringLiteral("strata benchstat: %1 holds no benchmark results\n").arg(path));
+        inputs.push_back({path.toStdString(), std::move(*results)});
+    }
+    const auto report = benchstat(inputs, options);
+    std::string out;
+    if (format == QLatin1String("json")) {
+        out = formatBenchstatJson(report);
+    } else if (format == QLatin1String("csv")) {
+        std::vector<std::string> warnings;
+        out = formatBenchstatCsv(report, &warnings);
+        for (const auto &w : warnings)
+            write(context.err, QStringLiteral("strata benchstat: %1\n").arg(QString::fromStdString(w)));
+    } else {
+        out = formatBenchstatText(report);
+    }
+    std::fputs(out.c_str(), context.out);
     std::fflush(context.out);
     return Success;
 }

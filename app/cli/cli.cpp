@@ -125,6 +125,11 @@ const QList<CommandSpec> &commands()
                    {QStringLiteral("csv"), QStringLiteral("CSV instead of Go's benchmark format.")},
                    json},
                   1, 1, &commandBench});
+        l.append({QStringLiteral("benchstat"), QStringLiteral("OLD.txt NEW.txt…"),
+                  QStringLiteral("Compare Go benchmark results like benchstat: medians, 95 % intervals, Mann-Whitney p, geomean."),
+                  {{QStringLiteral("format"), QStringLiteral("text (default), csv or json."), QStringLiteral("F")},
+                   {QStringLiteral("alpha"), QStringLiteral("Significance level (default 0.05)."), QStringLiteral("A")}},
+                  1, -1, &commandBenchstat});
         l.append({QStringLiteral("extents"), QStringLiteral("URI"),
                   QStringLiteral("Show where a file's or a disk image's data is: data, zero and hole ranges."),
                   {json}, 1, 1, &commandExtents});

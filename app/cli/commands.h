@@ -12,6 +12,7 @@ int commandExtents(Context &context, const QCommandLineParser &parser);
 int commandWalk(Context &context, const QCommandLineParser &parser);
 int commandDu(Context &context, const QCommandLineParser &parser);
 int commandBench(Context &context, const QCommandLineParser &parser);
+int commandBenchstat(Context &context, const QCommandLineParser &parser);
 int commandCat(Context &context, const QCommandLineParser &parser);
 int commandCp(Context &context, const QCommandLineParser &parser);
 int commandMv(Context &context, const QCommandLineParser &parser);

@@ -13,7 +13,7 @@ namespace strata {
 
 namespace {
 
-constexpr std::size_t kZeroBlock = 64 * 1024;
+constexpr std::size_t kZeroBlock = 4096; // a file system block: zeros smaller than that cost a block anyway
 
 void atomicMax(std::atomic<std::uint64_t> &target, std::uint64_t value)
 {

@@ -101,6 +101,14 @@ public:
             return Error(ErrorKind::Unsupported, "benchmarks write objects of their own; an NBD export is one fixed image");
         if (!caps.has(Capability::Write) || !caps.has(Capability::Read))
             return Error(ErrorKind::Unsupported, "benchmarks need storage that can be written and read");
+        if (caps.has(Capability::RealDirectories)) {
+            // Into an existing directory only: a mistyped path must not grow new parents.
+            auto there = m_op.stat(m_base);
+            if (!there)
+                return std::move(there).error();
+            if (!there->isDir())
+                return Error(ErrorKind::NotDirectory, "benchmarks run in a directory").withContext("bench", m_op.display(m_base));
+        }
         m_dir = joinPath(m_base, "strata-bench-" + randomSuffix());
         if (caps.has(Capability::CreateDir))
             if (auto st = m_op.createDir(m_dir, true); !st)

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# strata bench and strata benchstat end to end: runs on memory:// and file:// produce Go
+# benchmark text that benchstat reads back; --vs compares two targets; the objects a run
+# writes are removed (also after Ctrl-C); bad input is refused with exit 2.
+# Usage: bench_cli_test.sh /path/to/strata
+set -u
+STRATA=$(readlink -f "$1")
+export QT_QPA_PLATFORM=offscreen
+work=$(mktemp -d /tmp/strata-bench-XXXXXX)
+export XDG_DATA_HOME=$work/data # the history of this run only
+cleanup() { rm -rf "$work"; }
+trap cleanup EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+quick=(--count 3 --benchtime 20ms --sizes 4KiB,64KiB)
+
+# memory: Go's format, every case present, reads allocate nothing per operation
+expect 0 "bench memory" -- "$STRATA" bench memory://bench/ "${quick[@]}" --ops write,read,stat,list,delete
+printf '%s\n' "$out" >"$work/mem.txt"
+contains "header" "$out" "goos: linux"
+contains "cpu line" "$out" "cpu: "
+for name in Write/4KiB Write/64KiB Read/4KiB Read/64KiB Stat List Delete/4KiB; do
+  n=$(grep -c "^Benchmark$name-[0-9]*[[:space:]]" "$work/mem.txt")
+  [ "$n" = 3 ] && pass || fail "Benchmark$name: $n result lines, wanted 3"
+done
+grep -E '^BenchmarkRead/' "$work/mem.txt" | grep -qvE 'ns/op.*MB/s.*B/op.*allocs/op' \
+  && fail "a Read line lacks a unit" || pass
+reads_allocs=$(grep -E '^BenchmarkRead/' "$work/mem.txt" | awk '{for (i=1;i<=NF;i++) if ($i=="allocs/op") print $(i-1)}' | sort -n | tail -1)
+[ "${reads_allocs:-99}" -le 2 ] && pass || fail "memory reads allocate $reads_allocs times per op (want <= 2)"
+expect 0 "benchstat reads it" -- "$STRATA" benchstat "$work/mem.txt"
+contains "benchstat table" "$out" "sec/op"
+contains "benchstat rows" "$out" "Read/64KiB"
+[ -n "$(ls "$work/data/strata/bench/" 2>/dev/null)" ] && pass || fail "no history file in $work/data/strata/bench"
+
+# file: the same, and the scratch directory is gone afterwards
+mkdir -p "$work/files"
+expect 0 "bench file" -- "$STRATA" bench "file://$work/files" "${quick[@]}"
+printf '%s\n' "$out" >"$work/file.txt"
+expect 0 "benchstat file" -- "$STRATA" benchstat "$work/file.txt" && contains "file rows" "$out" "Write/4KiB"
+[ -z "$(ls -A "$work/files")" ] && pass || fail "bench left: $(ls -A "$work/files")"
+
+# two files compared: a "vs base" column, the JSON form, the geomean row
+expect 0 "benchstat A B" -- "$STRATA" benchstat "$work/mem.txt" "$work/file.txt"
+contains "comparison" "$out" "vs base"
+contains "geomean" "$out" "geomean"
+expect 0 "benchstat json" -- "$STRATA" benchstat --format json "$work/mem.txt" "$work/file.txt"
+jq -e '.. | objects | select(.name? == "geomean")' <<<"$out" >/dev/null && pass || fail "json has no geomean row"
+expect 0 "benchstat csv" -- "$STRATA" benchstat --format csv "$work/mem.txt" "$work/file.txt"
+
+# --vs: both targets, run by run in turn, and the comparison printed
+expect 0 "bench --vs" -- "$STRATA" bench memory://a/ --vs "file://$work/files" --count 2 --benchtime 20ms --sizes 4KiB
+contains "--vs compares" "$out" "vs base"
+[ -z "$(ls -A "$work/files")" ] && pass || fail "bench --vs left: $(ls -A "$work/files")"
+
+# Ctrl-C: stops, removes what it wrote, exit 130
+mkdir -p "$work/int"
+"$STRATA" bench "file://$work/int" --benchtime 30s --count 1 --sizes 4KiB >"$work/int.out" 2>"$work/int.err" &
+pid=$!
+sleep 1.5
+kill -INT "$pid"
+wait "$pid"; rc=$?
+[ "$rc" = 130 ] && pass || fail "bench after Ctrl-C: exit $rc (wanted 130): $(cat "$work/int.err")"
+[ -z "$(ls -A "$work/int")" ] && pass || fail "bench after Ctrl-C left: $(ls -A "$work/int")"
+
+# bad input
+expect 2 "unknown op" -- "$STRATA" bench memory://x/ --ops frobnicate && contains "unknown op" "$err" "--ops"
+expect 2 "bad size" -- "$STRATA" bench memory://x/ --sizes 0
+expect 2 "bad benchtime" -- "$STRATA" bench memory://x/ --benchtime soon
+expect 2 "bad concurrency" -- "$STRATA" bench memory://x/ --concurrency 0
+expect 1 "missing directory" -- "$STRATA" bench "$work/missing/x" && contains "missing directory" "$err" "does not exist"
+[ ! -e "$work/missing" ] && pass || fail "bench created the missing directory"
+expect 1 "benchstat missing file" -- "$STRATA" benchstat "$work/missing.txt"
+expect 2 "benchstat bad alpha" -- "$STRATA" benchstat --alpha 2 "$work/mem.txt"
+printf 'PASS\nok  \tpkg\t0.1s\nnot a benchmark\n' >"$work/noise.txt"
+expect 0 "benchstat on noise" -- "$STRATA" benchstat "$work/noise.txt"
+contains "noise reported" "$err" "no benchmark results"
+
+echo "$checks checks passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,14 +1,39 @@
 #include "app/cli/cli.h"
-#include "app/version.h"
-#include "backends/builtin_backends.h"
-#include "core/storage/registry.h"
-#include "ui/main_window.h"
 
-#include <QApplication>
 #include <QCoreApplication>
-#include <QTimer>
+#include <QFileInfo>
+#include <QLibrary>
 
 #include <csignal>
+#include <cstdio>
+
+namespace {
+
+// The desktop app lives in strata-gui.so: next to the executable in a build tree, in
+// ../lib/strata once installed.
+int runDesktopApp(int argc, char **argv)
+{
+    const QString exeDir = QFileInfo(QString::fromLocal8Bit(argv[0])).absolutePath();
+    QString self = QFileInfo(QStringLiteral("/proc/self/exe")).canonicalFilePath();
+    const QString dir = self.isEmpty() ? exeDir : QFileInfo(self).absolutePath();
+    const QString candidates[] = {dir + QStringLiteral("/strata-gui.so"), dir + QStringLiteral("/../lib/strata/strata-gui.so")};
+    QString problem;
+    for (const auto &path : candidates) {
+        if (!QFileInfo::exists(path))
+            continue;
+        QLibrary module(path);
+        using Entry = int (*)(int, char **);
+        if (auto entry = reinterpret_cast<Entry>(module.resolve("strata_gui_main")))
+            return entry(argc, argv);
+        problem = module.errorString();
+    }
+    std::fprintf(stderr, "strata: cannot open the desktop app: %s\n"
+                         "The command line works without it: strata --help\n",
+                 problem.isEmpty() ? "strata-gui.so is not installed next to this strata" : qPrintable(problem));
+    return 1;
+}
+
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -22,22 +47,5 @@ int main(int argc, char **argv)
         QCoreApplication app(argc, argv);
         return strata::cli::run(arguments);
     }
-
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("Strata"));
-    QApplication::setOrganizationName(QStringLiteral("Strata"));
-    QApplication::setApplicationVersion(QStringLiteral(STRATA_VERSION));
-    strata::Registry registry;
-    strata::registerBuiltinBackends(registry);
-    strata::MainWindow window(registry);
-    window.show();
-    // STRATA_SCREENSHOT=file.png: save a picture of the window once it is drawn, then quit
-    // (for checking the GUI headless and for the AppStream screenshots).
-    if (const QString shot = qEnvironmentVariable("STRATA_SCREENSHOT"); !shot.isEmpty()) {
-        QTimer::singleShot(800, &window, [&window, shot] {
-            const bool saved = window.grab().save(shot);
-            QApplication::exit(saved ? 0 : 1);
-        });
-    }
-    return app.exec();
+    return runDesktopApp(argc, argv);
 }

@@ -218,6 +218,7 @@ int commandDu(Context &context, const QCommandLineParser &parser)
     const bool apparent = parser.isSet(QStringLiteral("apparent"));
     const bool json = parser.isSet(QStringLiteral("json"));
     options.totals = true;
+    options.paths = false; // du counts; it prints directories from the totals
     const QString argument = parser.positionalArguments().constFirst();
     auto loc = context.open(argument);
     if (!loc)

@@ -489,6 +489,10 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
     ZstdOptions zstd;
     zstd.level = options.zstdLevel;
     zstd.threads = options.zstdThreads;
+    // Reads as large as the source likes (an NBD export splits them into many requests in
+    // flight, S3 makes one request of each): the compressor's workers are fed faster.
+    if (compress)
+        zstd.chunkSize = std::max<std::size_t>(zstd.chunkSize, std::min<std::size_t>(m_src.preferredIoSize(), 16u << 20));
     auto totals = compress ? zstdCompress(read, write, zstd, zeroRanges.empty() ? nullptr : &zeroRuns)
                            : zstdDecompress(read, write);
     if (!totals) {

@@ -200,18 +200,23 @@ private:
 // only when the batch is handed over (the buffer may move while it grows).
 class Batch {
 public:
-    Batch(WalkState &state, std::size_t size) : m_state(state), m_size(size) { m_items.reserve(size); }
+    Batch(WalkState &state, std::size_t size) : m_state(state), m_size(size), m_wantPaths(state.options.paths)
+    {
+        m_items.reserve(size);
+    }
     ~Batch() { flush(); }
 
     void add(std::string_view dir, std::string_view name, EntryKind kind, int depth, std::uint64_t size,
              std::uint64_t allocated, std::int64_t mtime)
     {
         const std::size_t at = m_paths.size();
-        if (!dir.empty()) {
-            m_paths.append(dir);
-            m_paths.push_back('/');
+        if (m_wantPaths) {
+            if (!dir.empty()) {
+                m_paths.append(dir);
+                m_paths.push_back('/');
+            }
+            m_paths.append(name);
         }
-        m_paths.append(name);
         m_items.push_back({at, m_paths.size() - at, kind, depth, size, allocated, mtime});
         if (m_items.size() >= m_size)
             flush();
@@ -242,6 +247,7 @@ private:
     std::vector<Item> m_items;
     std::vector<WalkEntry> m_entries;
     std::string m_paths;
+    bool m_wantPaths;
 };
 
 std::string errnoText(int err)

@@ -23,6 +23,7 @@ struct WalkOptions {
     int maxDepth = -1;          // -1: no limit; 1: the root's children only
     bool stat = false;          // sizes and times of every entry (else only where free)
     bool totals = false;        // cumulative totals per directory in the summary
+    bool paths = true;          // entries carry their paths (false: kinds and sizes only, cheaper)
     std::size_t threads = 0;    // 0: a default that suits the storage
     std::size_t batchSize = 512;
 };

@@ -69,9 +69,14 @@ for name in workspace large; do
   for ((i = 0; i < runs; i++)); do
     order=("${tools[@]:$((i % ${#tools[@]}))}" "${tools[@]:0:$((i % ${#tools[@]}))}")
     for tool in "${order[@]}"; do
-      t=$( { /usr/bin/time -f '%e %M' bash -c "exec ${tool_cmd[$tool]} >/dev/null 2>&1" ; } 2>&1 | tail -1)
-      wall["$name,$tool"]+="${t% *} "
-      rss["$name,$tool"]+="${t#* } "
+      # Wall time from the shell's microsecond clock (time's own is 10 ms coarse), peak RSS
+      # from time; both include the same fork and exec of a small shell for every tool.
+      t0=$EPOCHREALTIME
+      m=$( { /usr/bin/time -f '%M' bash -c "exec ${tool_cmd[$tool]} >/dev/null 2>&1" ; } 2>&1 | tail -1)
+      t1=$EPOCHREALTIME
+      us=$(( ${t1/[.,]/} - ${t0/[.,]/} ))
+      wall["$name,$tool"]+="$(printf '%d.%06d' $((us / 1000000)) $((us % 1000000))) "
+      rss["$name,$tool"]+="$m "
     done
   done
 done

@@ -192,7 +192,7 @@ Result<Response> Client::perform(const Request &request)
     auto handle = take();
     CURL *c = handle->curl;
     if (!c)
-        return Error(ErrorKind::Unexpected, "libcurl could not start");
+        return Error(ErrorKind::Unexpected, "libcurl could not start (is libcurl4 installed? it is loaded at the first request)");
     // Reset clears options but keeps the handle's live connections and TLS sessions.
     curl_easy_reset(c);
     Response response;

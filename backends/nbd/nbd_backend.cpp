@@ -137,8 +137,11 @@ public:
     ~Connection()
     {
         stopThread();
+        // Every command has completed (callers wait for theirs): tell the server we are
+        // leaving without waiting for its answer, then close. Connections part at once
+        // rather than one round trip after another.
         if (!nbd_aio_is_dead(m_handle) && !nbd_aio_is_closed(m_handle))
-            nbd_shutdown(m_handle, 0);
+            nbd_aio_disconnect(m_handle, 0);
         nbd_close(m_handle);
         if (m_event >= 0)
             ::close(m_event);
@@ -418,12 +421,16 @@ Result<std::shared_ptr<NbdBackend>> NbdBackend::open(Config config)
     backend->m_allocation = nbd_can_meta_context(h, LIBNBD_CONTEXT_BASE_ALLOCATION) == 1;
     const std::size_t wanted = nbd_can_multi_conn(h) == 1 ? cfg.connections : 1;
     backend->m_connections.push_back(std::make_unique<Connection>(h, cfg.requestsPerConnection, connectOne));
-    for (std::size_t i = 1; i < wanted; ++i) {
-        auto more = connectOne();
-        if (!more)
-            break; // what connected is enough
-        backend->m_connections.push_back(std::make_unique<Connection>(*more, cfg.requestsPerConnection, connectOne));
+    // The other connections handshake at the same time, not one after another.
+    std::vector<Result<nbd_handle *>> more(wanted > 0 ? wanted - 1 : 0, Result<nbd_handle *>(nullptr));
+    {
+        std::vector<std::jthread> connecting;
+        for (std::size_t i = 0; i < more.size(); ++i)
+            connecting.emplace_back([&more, &connectOne, i] { more[i] = connectOne(); });
     }
+    for (auto &m : more)
+        if (m && *m) // a connection that failed is not needed: what connected is enough
+            backend->m_connections.push_back(std::make_unique<Connection>(*m, cfg.requestsPerConnection, connectOne));
     return backend;
 }
 

@@ -2,6 +2,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/commands.h"
+#include "core/io/json_text.h"
 #include "core/walk/walker.h"
 
 #include <QCommandLineParser>
@@ -19,29 +20,6 @@ namespace strata::cli {
 
 namespace {
 
-// JSON string escaping for paths written as JSON lines (fast: no QJson per entry).
-void appendJsonString(std::string &out, std::string_view text)
-{
-    out.push_back('"');
-    for (unsigned char c : text) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        case '\r': out += "\\r"; break;
-        default:
-            if (c < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out.push_back(char(c));
-            }
-        }
-    }
-    out.push_back('"');
-}
 
 std::string_view kindName(EntryKind kind)
 {

@@ -1,6 +1,7 @@
 // benchstat's report as text tables (byte for byte like benchstat's), CSV and JSON.
 #include "core/bench/benchstat.h"
 #include "core/bench/benchstat_detail.h"
+#include "core/io/json_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -354,39 +355,6 @@ std::string csvColumnName(std::size_t x)
     return name.empty() ? "A" : name;
 }
 
-std::string jsonString(std::string_view s)
-{
-    std::string out = "\"";
-    for (const char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        default:
-            if (c < 0x20) {
-                char buf[8];
-                std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                out += buf;
-            } else {
-                out += ch;
-            }
-        }
-    }
-    return out + '"';
-}
 
 std::string jsonNumber(double v)
 {

@@ -112,22 +112,40 @@ Status FileWriter::link()
 {
     const unsigned flags = m_options.overwrite ? 0 : RENAME_NOREPLACE;
     if (m_tmpName.empty()) {
-        // Give the unnamed file a hidden temporary name, then rename that into place, so
-        // an existing destination is replaced atomically.
-        for (int attempt = 0; attempt < 16 && m_tmpName.empty(); ++attempt) {
-            std::string name = ".strata-" + std::to_string(::getpid()) + "-" + std::to_string(::random()) + ".part";
-            char proc[64];
-            std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", m_file.get());
-            int rc = ::linkat(AT_FDCWD, proc, m_dir.get(), name.c_str(), AT_SYMLINK_FOLLOW);
+        // The unnamed file (O_TMPFILE) gets a name. Names are built in stack buffers: no
+        // allocation on the path every small file takes.
+        char proc[64];
+        std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", m_file.get());
+        auto linkTo = [&](const char *name) {
+            int rc = ::linkat(AT_FDCWD, proc, m_dir.get(), name, AT_SYMLINK_FOLLOW);
             if (rc != 0 && errno == ENOENT) // no /proc: needs CAP_DAC_READ_SEARCH
-                rc = ::linkat(m_file.get(), "", m_dir.get(), name.c_str(), AT_EMPTY_PATH);
-            if (rc == 0)
-                m_tmpName = name;
+                rc = ::linkat(m_file.get(), "", m_dir.get(), name, AT_EMPTY_PATH);
+            return rc;
+        };
+        if (!m_options.overwrite) {
+            // Never replacing: the final name directly, which link() refuses when taken.
+            if (linkTo(m_leaf.c_str()) == 0)
+                return {};
+            return errorFromErrno(errno, errno == EEXIST ? "" : "while naming the new file");
+        }
+        // Replacing: a hidden temporary name first, renamed over the old file atomically.
+        char name[80];
+        bool named = false;
+        for (int attempt = 0; attempt < 16 && !named; ++attempt) {
+            std::snprintf(name, sizeof name, ".strata-%d-%ld.part", int(::getpid()), ::random());
+            if (linkTo(name) == 0)
+                named = true;
             else if (errno != EEXIST)
                 return errorFromErrno(errno, "while naming the new file");
         }
-        if (m_tmpName.empty())
+        if (!named)
             return Error(ErrorKind::Busy, "could not find a free temporary name");
+        if (::renameat2(m_dir.get(), name, m_dir.get(), m_leaf.c_str(), 0) != 0) {
+            const int err = errno;
+            ::unlinkat(m_dir.get(), name, 0);
+            return errorFromErrno(err);
+        }
+        return {};
     }
     if (::renameat2(m_dir.get(), m_tmpName.c_str(), m_dir.get(), m_leaf.c_str(), flags) != 0) {
         if (errno == EINVAL && flags != 0) {

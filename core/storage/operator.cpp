@@ -14,7 +14,11 @@ public:
     bool keepsPartialState() const override { return m_inner->keepsPartialState(); }
     int nativeHandle() const override { return m_inner->nativeHandle(); }
     std::optional<std::uint64_t> committedSize() const override { return m_inner->committedSize(); }
-    ContextWriter(std::unique_ptr<Writer> inner, std::string uri) : m_inner(std::move(inner)), m_uri(std::move(uri)) {}
+    // The URI is formatted only for an error: writing stays free of string work.
+    ContextWriter(std::unique_ptr<Writer> inner, std::shared_ptr<Backend> stack, std::string_view path)
+        : m_inner(std::move(inner)), m_stack(std::move(stack)), m_path(path)
+    {
+    }
     Status write(std::span<const std::byte> data) override { return context(m_inner->write(data)); }
     Status writeAt(std::uint64_t offset, std::span<const std::byte> data) override
     {
@@ -28,22 +32,16 @@ private:
     Status context(Status st)
     {
         if (!st.ok())
-            st.error().withContext("write", m_uri);
+            st.error().withContext("write", m_stack->uriFor(m_path).redacted());
         return st;
     }
     std::unique_ptr<Writer> m_inner;
-    std::string m_uri;
+    std::shared_ptr<Backend> m_stack;
+    std::string m_path;
 };
 
-template <typename R>
-R withContext(R result, std::string_view op, const std::string &uri)
-{
-    if (!result.ok())
-        result.error().withContext(op, uri);
-    return result;
-}
-
-// Same, but the URI is only formatted when there is an error (hot paths stay allocation-free).
+// Puts the operation and URI into an error; the URI is only formatted when there is one
+// (hot paths stay allocation-free).
 template <typename R>
 R withContext(R result, std::string_view op, const Operator &self, std::string_view path)
 {
@@ -157,10 +155,10 @@ Result<std::unique_ptr<Writer>> Operator::write(std::string_view path, const Wri
     STRATA_CHECKED(p, "write", path);
     if (p == "/" && !capabilities().has(Capability::SingleObject))
         return Error(ErrorKind::IsDirectory, "the root cannot be written").withContext("write", display(p));
-    auto writer = withContext(m_stack->write(p, options), "write", display(p));
+    auto writer = withContext(m_stack->write(p, options), "write", *this, p);
     if (!writer)
         return writer;
-    return std::unique_ptr<Writer>(std::make_unique<ContextWriter>(std::move(*writer), display(p)));
+    return std::unique_ptr<Writer>(std::make_unique<ContextWriter>(std::move(*writer), m_stack, p));
 }
 
 Status Operator::writeAll(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
@@ -180,7 +178,7 @@ Status Operator::remove(std::string_view path)
     STRATA_CHECKED(p, "remove", path);
     if (p == "/")
         return Error(ErrorKind::InvalidInput, "refusing to remove the root").withContext("remove", display(p));
-    return withContext(m_stack->remove(p), "remove", display(p));
+    return withContext(m_stack->remove(p), "remove", *this, p);
 }
 
 Status Operator::removeAll(std::string_view path)
@@ -235,9 +233,9 @@ Status Operator::createDir(std::string_view path, bool parents)
         auto st = m_stack->createDir(p);
         if (!st && st.error().kind() == ErrorKind::AlreadyExists)
             return {}; // created by someone else meanwhile
-        return withContext(std::move(st), "create directory", display(p));
+        return withContext(std::move(st), "create directory", *this, p);
     }
-    return withContext(m_stack->createDir(p), "create directory", display(p));
+    return withContext(m_stack->createDir(p), "create directory", *this, p);
 }
 
 Status Operator::rename(std::string_view from, std::string_view to)
@@ -246,20 +244,26 @@ Status Operator::rename(std::string_view from, std::string_view to)
     STRATA_CHECKED(b, "rename", to);
     if (a == "/" || b == "/")
         return Error(ErrorKind::InvalidInput, "the root cannot be renamed or replaced").withContext("rename", display(a));
-    return withContext(m_stack->rename(a, b), "rename", display(a) + " to " + display(b));
+    auto st = m_stack->rename(a, b);
+    if (!st.ok())
+        st.error().withContext("rename", display(a) + " to " + display(b));
+    return st;
 }
 
 Status Operator::copy(std::string_view from, std::string_view to)
 {
     STRATA_CHECKED(a, "copy", from);
     STRATA_CHECKED(b, "copy", to);
-    return withContext(m_stack->copy(a, b), "copy", display(a) + " to " + display(b));
+    auto st = m_stack->copy(a, b);
+    if (!st.ok())
+        st.error().withContext("copy", display(a) + " to " + display(b));
+    return st;
 }
 
 Result<std::vector<Extent>> Operator::extents(std::string_view path)
 {
     STRATA_CHECKED(p, "map extents of", path);
-    return withContext(m_stack->extents(p), "map extents of", display(p));
+    return withContext(m_stack->extents(p), "map extents of", *this, p);
 }
 
 Status Operator::copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to)

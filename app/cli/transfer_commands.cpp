@@ -96,6 +96,12 @@ Result<std::string> uriOf(Context &context, const QString &argument)
     const bool into = typed ? typed->path().ends_with('/') : argument.endsWith(QLatin1Char('/'));
     if (into && !uri.path().ends_with('/'))
         uri.setPath(uri.path() + "/");
+    // "dir/." (or "."): the directory's contents, not the directory, as cp has it. The
+    // planner sees the "/." that normalising the path would otherwise drop.
+    const QString bare = typed && typed->hasAuthority() ? QString::fromStdString(typed->path()) : argument;
+    if ((bare == QLatin1String(".") || bare.endsWith(QLatin1String("/.")) || bare.endsWith(QLatin1String("/./")))
+        && !uri.path().ends_with("/."))
+        uri.setPath((uri.path().ends_with('/') ? uri.path() : uri.path() + "/") + ".");
     return uri.toString();
 }
 

@@ -294,8 +294,15 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
             planner.refuse(src->op, src->path, std::move(entry).error());
             continue;
         }
+        // "dir/.": its contents go straight into the destination (cp's rule).
+        const auto typedSource = Uri::parse(source);
+        const bool contentsOnly = typedSource && typedSource->path().ends_with("/.");
+        if (contentsOnly && !entry->isDir()) {
+            planner.refuse(src->op, src->path, Error(ErrorKind::NotDirectory, "'/.' names a directory's contents"));
+            continue;
+        }
         std::string target = dst->path;
-        if (dstIsDir && !sync && src->path != "/")
+        if (dstIsDir && !sync && src->path != "/" && !contentsOnly)
             target = joinPath(dst->path, baseName(src->path));
         else if (dstIsDir && !sync && entry->kind == EntryKind::File && isValidName(entry->name))
             target = joinPath(dst->path, entry->name); // a backend that is one object (an NBD export)

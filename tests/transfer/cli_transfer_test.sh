@@ -85,6 +85,20 @@ check "json failures" [ "$(field '.failures | length')" = 0 ]
 check "json job id" [ -n "$(field .job)" ]
 check "cp -r to a new name" diff -r "$work/src/tree" "$work/dst2"
 
+# "dir/." is the directory's contents (cp's rule): into an existing directory, a new one,
+# and from "." itself; a file with "/." is refused.
+mkdir -p "$work/contents"
+run 0 "cp -r dir/. dst/" "$STRATA" cp -r "$work/src/tree/." "$work/contents/" \
+  && check "dir/. copies the contents, not the directory" diff -r "$work/src/tree" "$work/contents"
+check "no tree/ level created" [ ! -e "$work/contents/tree" ]
+run 0 "cp -r dir/. new" "$STRATA" cp -r "$work/src/tree/." "$work/contents-new" \
+  && check "dir/. into a new name" diff -r "$work/src/tree" "$work/contents-new"
+mkdir -p "$work/contents-dot"
+run 0 "cp -r . dst/" bash -c 'cd "$1" && "$2" cp -r . "$3/"' _ "$work/src/tree" "$STRATA" "$work/contents-dot" \
+  && check "'.' copies the current directory's contents" diff -r "$work/src/tree" "$work/contents-dot"
+run 1 "cp file/." "$STRATA" cp -r "$work/src/tree/empty/." "$work/nowhere"
+check "file/. refused, nothing written" [ ! -e "$work/nowhere" ]
+
 run 0 "cp -r --verify" "$STRATA" cp -r --verify --json "$work/src/tree" "$work/dst3"
 check "every file verified" [ "$(field .files_verified)" = "$files" ]
 check "verified copy is exact" diff -r "$work/src/tree" "$work/dst3"

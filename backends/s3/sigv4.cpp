@@ -14,14 +14,28 @@ namespace {
 
 constexpr std::string_view kAlgorithm = "AWS4-HMAC-SHA256";
 
+// A view of the bytes as a QByteArray, without copying them (they outlive the call).
 QByteArray bytes(std::string_view s)
 {
-    return QByteArray(s.data(), qsizetype(s.size()));
+    return QByteArray::fromRawData(s.data(), qsizetype(s.size()));
 }
 
 std::string toStd(const QByteArray &b)
 {
     return std::string(b.constData(), std::size_t(b.size()));
+}
+
+// Lowercase hex straight into the result (no intermediate QByteArray).
+std::string hexOf(QByteArrayView b)
+{
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string out(std::size_t(b.size()) * 2, '\0');
+    for (qsizetype i = 0; i < b.size(); ++i) {
+        const auto c = static_cast<unsigned char>(b[i]);
+        out[std::size_t(i) * 2] = digits[c >> 4];
+        out[std::size_t(i) * 2 + 1] = digits[c & 15];
+    }
+    return out;
 }
 
 std::string hmac(std::string_view key, std::string_view data)
@@ -205,16 +219,34 @@ std::string signingKey(std::string_view secretAccessKey, std::string_view yyyymm
     return hmac(key, "aws4_request");
 }
 
+// The signing key changes once a day per credentials, region and service: derived once
+// per thread and day rather than with four HMACs per request.
+static const std::string &cachedSigningKey(std::string_view secretAccessKey, std::string_view yyyymmdd,
+                                           std::string_view region, std::string_view service)
+{
+    struct Cache {
+        std::string secret, day, region, service, key;
+    };
+    thread_local Cache cache;
+    if (cache.key.empty() || cache.secret != secretAccessKey || cache.day != yyyymmdd || cache.region != region
+        || cache.service != service) {
+        cache.key = signingKey(secretAccessKey, yyyymmdd, region, service);
+        cache.secret.assign(secretAccessKey);
+        cache.day.assign(yyyymmdd);
+        cache.region.assign(region);
+        cache.service.assign(service);
+    }
+    return cache.key;
+}
+
 std::string hmacSha256Hex(std::string_view key, std::string_view data)
 {
-    return toStd(QMessageAuthenticationCode::hash(bytes(data), bytes(key), QCryptographicHash::Sha256).toHex());
+    return hexOf(QMessageAuthenticationCode::hash(bytes(data), bytes(key), QCryptographicHash::Sha256));
 }
 
 std::string sha256Hex(std::string_view data)
 {
-    return toStd(QCryptographicHash::hash(QByteArrayView(data.data(), qsizetype(data.size())),
-                                          QCryptographicHash::Sha256)
-                     .toHex());
+    return hexOf(QCryptographicHash::hash(QByteArrayView(data.data(), qsizetype(data.size())), QCryptographicHash::Sha256));
 }
 
 std::string amzDate(std::chrono::system_clock::time_point t)
@@ -257,7 +289,7 @@ std::vector<Header> signV4(const SignedRequest &request, const Credentials &cred
     const CanonicalHeaders headers = canonicalHeaders(toSign);
     const std::string scope = credentialScope(day, region, service);
     const std::string signature = hmacSha256Hex(
-        signingKey(credentials.secretAccessKey, day, region, service),
+        cachedSigningKey(credentials.secretAccessKey, day, region, service),
         stringToSign(date, scope, canonicalRequestText(request, headers)));
 
     std::vector<Header> out;

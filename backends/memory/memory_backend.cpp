@@ -9,11 +9,132 @@
 
 namespace strata {
 
-using Chunk = std::vector<std::byte>;
+// File data lives in 64 KiB blocks. Blocks of contents nobody holds any more go back to
+// the store's pool (up to PoolLimit), so rewriting objects reuses memory instead of
+// allocating it again: a put of a recycled size allocates nothing payload-sized.
+class MemoryBackend::BlockPool {
+public:
+    static constexpr std::size_t PoolLimit = 1024; // 64 MiB of blocks
+    static constexpr std::size_t IndexLimit = 16;  // chunk index vectors kept with their capacity
+
+    ~BlockPool()
+    {
+        for (auto *block : m_blocks)
+            delete[] block;
+    }
+    std::byte *takeBlock()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            if (!m_blocks.empty()) {
+                auto *block = m_blocks.back();
+                m_blocks.pop_back();
+                return block;
+            }
+        }
+        return new std::byte[ChunkSize];
+    }
+    ChunkIndex takeIndex()
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_indexes.empty())
+            return {};
+        ChunkIndex index = std::move(m_indexes.back());
+        m_indexes.pop_back();
+        return index;
+    }
+    void recycle(ChunkIndex &index)
+    {
+        std::lock_guard lock(m_mutex);
+        for (auto &[_, block] : index) {
+            if (m_blocks.size() < PoolLimit && m_blocks.capacity() > m_blocks.size())
+                m_blocks.push_back(block);
+            else
+                delete[] block;
+        }
+        index.clear();
+        if (m_indexes.size() < IndexLimit && m_indexes.capacity() > m_indexes.size() && index.capacity() > 0)
+            m_indexes.push_back(std::move(index));
+    }
+    BlockPool()
+    {
+        m_blocks.reserve(PoolLimit);
+        m_indexes.reserve(IndexLimit);
+    }
+
+private:
+    std::mutex m_mutex;
+    std::vector<std::byte *> m_blocks;
+    std::vector<ChunkIndex> m_indexes;
+};
 
 struct MemoryBackend::Contents {
-    std::map<std::uint64_t, std::shared_ptr<const Chunk>> chunks; // by chunk index
+    explicit Contents(std::shared_ptr<BlockPool> p) : pool(std::move(p)), chunks(pool->takeIndex()) {}
+    ~Contents() { pool->recycle(chunks); }
+    Contents(const Contents &) = delete;
+    Contents &operator=(const Contents &) = delete;
+
+    std::shared_ptr<BlockPool> pool;
+    ChunkIndex chunks; // sorted by chunk index; absent chunks are holes
     std::uint64_t size = 0;
+
+    // The first chunk at or after `index`.
+    ChunkIndex::const_iterator from(std::uint64_t index) const
+    {
+        return std::lower_bound(chunks.begin(), chunks.end(), index,
+                                [](const auto &chunk, std::uint64_t i) { return chunk.first < i; });
+    }
+    ChunkIndex::iterator from(std::uint64_t index)
+    {
+        return std::lower_bound(chunks.begin(), chunks.end(), index,
+                                [](const auto &chunk, std::uint64_t i) { return chunk.first < i; });
+    }
+    std::byte *block(std::uint64_t index) const
+    {
+        auto it = from(index);
+        return it != chunks.end() && it->first == index ? it->second : nullptr;
+    }
+    // Stores data at offset (only ever on contents private to one writer).
+    void put(std::uint64_t offset, std::span<const std::byte> data)
+    {
+        std::size_t done = 0;
+        while (done < data.size()) {
+            const std::uint64_t pos = offset + done;
+            const std::uint64_t index = pos / ChunkSize;
+            const std::size_t within = std::size_t(pos % ChunkSize);
+            const std::size_t take = std::min(data.size() - done, ChunkSize - within);
+            auto piece = data.subspan(done, take);
+            // Appends (the usual order) find their place at the end without a search.
+            auto it = chunks.empty() || chunks.back().first < index ? chunks.end() : from(index);
+            if (it == chunks.end() || it->first != index) {
+                // Zeros into a hole keep it a hole.
+                if (!isAllZero(piece.data(), piece.size())) {
+                    std::byte *block = pool->takeBlock();
+                    std::memset(block, 0, within);
+                    std::memcpy(block + within, piece.data(), take);
+                    std::memset(block + within + take, 0, ChunkSize - within - take);
+                    it = chunks.emplace(it, index, block);
+                }
+            } else {
+                std::memcpy(it->second + within, piece.data(), take);
+            }
+            done += take;
+        }
+        size = std::max<std::uint64_t>(size, offset + data.size());
+    }
+    // Fixes the length: chunks past the end go, the tail of the last one reads as zeros.
+    void setLength(std::uint64_t length)
+    {
+        size = length;
+        auto cut = from((length + ChunkSize - 1) / ChunkSize);
+        ChunkIndex dropped(cut, chunks.end());
+        chunks.erase(cut, chunks.end());
+        pool->recycle(dropped);
+        if (length % ChunkSize != 0) {
+            if (std::byte *last = block(length / ChunkSize))
+                std::memset(last + length % ChunkSize, 0, ChunkSize - length % ChunkSize);
+        }
+    }
 };
 
 struct MemoryBackend::Node {
@@ -39,16 +160,18 @@ std::size_t readContents(const MemoryBackend::Contents &c, std::uint64_t offset,
         return 0;
     const std::size_t n = std::size_t(std::min<std::uint64_t>(out.size(), c.size - offset));
     std::size_t done = 0;
+    auto it = c.from(offset / MemoryBackend::ChunkSize);
     while (done < n) {
         const std::uint64_t pos = offset + done;
         const std::uint64_t index = pos / MemoryBackend::ChunkSize;
         const std::size_t within = std::size_t(pos % MemoryBackend::ChunkSize);
         const std::size_t take = std::min(n - done, MemoryBackend::ChunkSize - within);
-        auto it = c.chunks.find(index);
-        if (it == c.chunks.end())
+        while (it != c.chunks.end() && it->first < index)
+            ++it;
+        if (it == c.chunks.end() || it->first != index)
             std::memset(out.data() + done, 0, take);
         else
-            std::memcpy(out.data() + done, it->second->data() + within, take);
+            std::memcpy(out.data() + done, it->second + within, take);
         done += take;
     }
     return n;
@@ -60,7 +183,8 @@ std::size_t readContents(const MemoryBackend::Contents &c, std::uint64_t offset,
 class MemoryWriter final : public Writer {
 public:
     MemoryWriter(std::shared_ptr<MemoryBackend> store, std::string path, WriteOptions options)
-        : m_store(std::move(store)), m_path(std::move(path)), m_options(options)
+        : m_store(std::move(store)), m_path(std::move(path)), m_options(options),
+          m_contents(std::make_shared<MemoryBackend::Contents>(m_store->m_pool))
     {
     }
     ~MemoryWriter() override { abort(); }
@@ -70,7 +194,7 @@ public:
         std::lock_guard lock(m_mutex);
         if (auto st = usable(); !st)
             return st;
-        put(m_appendAt, data);
+        m_contents->put(m_appendAt, data);
         m_appendAt += data.size();
         return {};
     }
@@ -80,7 +204,7 @@ public:
         std::lock_guard lock(m_mutex);
         if (auto st = usable(); !st)
             return st;
-        put(offset, data);
+        m_contents->put(offset, data);
         return {};
     }
 
@@ -89,26 +213,13 @@ public:
         std::lock_guard lock(m_mutex);
         if (auto st = usable(); !st)
             return st;
-        m_contents->size = length;
-        // Drop chunks past the end and zero the tail of the last one.
-        m_contents->chunks.erase(m_contents->chunks.lower_bound((length + MemoryBackend::ChunkSize - 1)
-                                                                / MemoryBackend::ChunkSize),
-                                 m_contents->chunks.end());
-        if (length % MemoryBackend::ChunkSize != 0) {
-            auto it = m_contents->chunks.find(length / MemoryBackend::ChunkSize);
-            if (it != m_contents->chunks.end()) {
-                auto chunk = std::make_shared<Chunk>(*it->second);
-                std::memset(chunk->data() + length % MemoryBackend::ChunkSize, 0,
-                            MemoryBackend::ChunkSize - length % MemoryBackend::ChunkSize);
-                it->second = std::move(chunk);
-            }
-        }
+        m_contents->setLength(length);
         return {};
     }
 
     Status commit() override
     {
-        std::unique_ptr<MemoryBackend::Contents> contents;
+        std::shared_ptr<MemoryBackend::Contents> contents;
         {
             std::lock_guard lock(m_mutex);
             if (auto st = usable(); !st)
@@ -116,8 +227,7 @@ public:
             contents = std::move(m_contents);
             m_finished = true;
         }
-        return m_store->publish(m_path, std::shared_ptr<const MemoryBackend::Contents>(std::move(contents)),
-                                m_options.overwrite, m_options.mtimeNs);
+        return m_store->publish(m_path, std::move(contents), m_options.overwrite, m_options.mtimeNs);
     }
 
     void abort() override
@@ -135,44 +245,17 @@ private:
         return {};
     }
 
-    void put(std::uint64_t offset, std::span<const std::byte> data)
-    {
-        auto &c = *m_contents;
-        std::size_t done = 0;
-        while (done < data.size()) {
-            const std::uint64_t pos = offset + done;
-            const std::uint64_t index = pos / MemoryBackend::ChunkSize;
-            const std::size_t within = std::size_t(pos % MemoryBackend::ChunkSize);
-            const std::size_t take = std::min(data.size() - done, MemoryBackend::ChunkSize - within);
-            auto piece = data.subspan(done, take);
-            auto it = c.chunks.find(index);
-            if (it == c.chunks.end()) {
-                // Zeros into a hole keep it a hole.
-                if (!isAllZero(piece.data(), piece.size())) {
-                    auto chunk = std::make_shared<Chunk>(MemoryBackend::ChunkSize);
-                    std::memcpy(chunk->data() + within, piece.data(), take);
-                    c.chunks.emplace(index, std::move(chunk));
-                }
-            } else {
-                // Chunks held by this writer alone are never shared yet, so writing in place is safe.
-                auto *chunk = const_cast<Chunk *>(it->second.get());
-                std::memcpy(chunk->data() + within, piece.data(), take);
-            }
-            done += take;
-        }
-        c.size = std::max<std::uint64_t>(c.size, offset + data.size());
-    }
-
     std::shared_ptr<MemoryBackend> m_store;
     std::string m_path;
     WriteOptions m_options;
     std::mutex m_mutex;
-    std::unique_ptr<MemoryBackend::Contents> m_contents = std::make_unique<MemoryBackend::Contents>();
+    std::shared_ptr<MemoryBackend::Contents> m_contents;
     std::uint64_t m_appendAt = 0;
     bool m_finished = false;
 };
 
-MemoryBackend::MemoryBackend(std::string name) : m_name(std::move(name)), m_root(std::make_unique<Node>())
+MemoryBackend::MemoryBackend(std::string name)
+    : m_name(std::move(name)), m_pool(std::make_shared<BlockPool>()), m_root(std::make_unique<Node>())
 {
     m_root->mtimeNs = nowNs();
 }
@@ -309,28 +392,40 @@ Result<std::unique_ptr<Writer>> MemoryBackend::write(std::string_view path, cons
     return std::unique_ptr<Writer>(std::make_unique<MemoryWriter>(shared_from_this(), std::string(path), options));
 }
 
-Status MemoryBackend::publish(const std::string &path, std::shared_ptr<const Contents> contents, bool overwrite,
+Status MemoryBackend::put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
+{
+    auto contents = std::make_shared<Contents>(m_pool);
+    contents->put(0, data);
+    return publish(path, std::move(contents), options.overwrite, options.mtimeNs);
+}
+
+Status MemoryBackend::publish(std::string_view path, std::shared_ptr<const Contents> contents, bool overwrite,
                               std::optional<std::int64_t> mtimeNs)
 {
     std::unique_lock lock(m_mutex);
     auto parent = findParentDir(path);
     if (!parent)
         return std::move(parent).error();
-    auto &slot = (*parent)->children[std::string(baseName(path))];
-    if (slot) {
-        if (slot->kind == EntryKind::Directory)
+    auto &children = (*parent)->children;
+    auto it = children.find(baseName(path));
+    if (it != children.end()) {
+        if (it->second->kind == EntryKind::Directory)
             return Error(ErrorKind::IsDirectory);
         if (!overwrite)
             return Error(ErrorKind::AlreadyExists);
     } else {
-        slot = std::make_unique<Node>();
+        it = children.emplace(std::string(baseName(path)), std::make_unique<Node>()).first;
     }
-    slot->kind = EntryKind::File;
-    slot->contents = std::move(contents);
+    Node &node = *it->second;
+    node.kind = EntryKind::File;
+    // The replaced contents go back to the pool once no reader holds them; swapping
+    // them out leaves that to this function's end, after the lock.
+    std::swap(node.contents, contents);
     // A copy keeps its source's time when asked (sync compares times).
-    slot->mtimeNs = mtimeNs.value_or(nowNs());
-    slot->version = ++m_version;
+    node.mtimeNs = mtimeNs.value_or(nowNs());
+    node.version = ++m_version;
     (*parent)->mtimeNs = nowNs();
+    lock.unlock();
     return {};
 }
 
@@ -409,7 +504,7 @@ Status MemoryBackend::copy(std::string_view from, std::string_view to)
         return std::move(contents).error();
     }
     // Contents are immutable, so the copy shares them.
-    return publish(std::string(to), std::move(*contents), true);
+    return publish(to, std::move(*contents), true);
 }
 
 Result<std::vector<Extent>> MemoryBackend::extents(std::string_view path)

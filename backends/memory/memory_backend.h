@@ -8,6 +8,8 @@
 #include <optional>
 #include <shared_mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace strata {
 
@@ -29,6 +31,7 @@ public:
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
+    Status put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options) override;
     Status remove(std::string_view path) override;
     Status createDir(std::string_view path) override;
     Status rename(std::string_view from, std::string_view to) override;
@@ -37,11 +40,13 @@ public:
 
     struct Contents;
     struct Node;
+    class BlockPool;
+    using ChunkIndex = std::vector<std::pair<std::uint64_t, std::byte *>>; // (chunk number, block)
 
 private:
     friend class MemoryWriter;
     // Installs contents at path (the writer's commit).
-    Status publish(const std::string &path, std::shared_ptr<const Contents> contents, bool overwrite,
+    Status publish(std::string_view path, std::shared_ptr<const Contents> contents, bool overwrite,
                    std::optional<std::int64_t> mtimeNs = std::nullopt);
     Node *find(std::string_view path) const;
     // A file's current contents (shared, immutable), or NotFound / IsDirectory.
@@ -50,6 +55,7 @@ private:
     Entry entryFor(const Node &node, std::string_view path) const;
 
     std::string m_name;
+    std::shared_ptr<BlockPool> m_pool;
     mutable std::shared_mutex m_mutex;
     std::unique_ptr<Node> m_root;
     std::atomic<std::uint64_t> m_version{0};

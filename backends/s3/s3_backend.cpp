@@ -307,6 +307,21 @@ Result<std::unique_ptr<Writer>> S3Backend::write(std::string_view path, const Wr
     return std::unique_ptr<Writer>(std::make_unique<S3Writer>(shared_from_this(), key, options));
 }
 
+Status S3Backend::put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
+{
+    // Large objects go up in parts, and "only if absent" needs the writer's check first.
+    if (data.size() > S3Writer::SinglePutLimit || !options.overwrite)
+        return Backend::put(path, data, options);
+    Call call;
+    call.method = "PUT";
+    call.key = keyOf(path);
+    call.body = data; // straight from the caller's memory: no copy
+    auto response = sendOk(call);
+    if (!response)
+        return std::move(response).error();
+    return {};
+}
+
 Status S3Backend::remove(std::string_view path)
 {
     const std::string key = keyOf(path);

@@ -8,9 +8,7 @@ namespace strata::s3 {
 namespace {
 
 constexpr std::size_t kMinPart = 8u << 20;
-// Objects up to this size go up in one PUT: most files never pay for a multipart
-// upload's extra round trips.
-constexpr std::size_t kSinglePutLimit = 16u << 20;
+constexpr std::size_t kSinglePutLimit = S3Writer::SinglePutLimit;
 constexpr std::uint64_t kMaxParts = 10000;
 
 // Parts of at least 8 MiB, larger when the object would need more than 10 000 of them.

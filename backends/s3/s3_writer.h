@@ -20,6 +20,10 @@ class S3Backend;
 // abort (or destruction) sends AbortMultipartUpload.
 class S3Writer final : public Writer {
 public:
+    // Objects up to this size go up in one PUT: most files never pay for a multipart
+    // upload's extra round trips.
+    static constexpr std::size_t SinglePutLimit = 16u << 20;
+
     S3Writer(std::shared_ptr<S3Backend> backend, std::string key, WriteOptions options);
     ~S3Writer() override;
 

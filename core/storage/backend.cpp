@@ -19,6 +19,18 @@ Status Writer::setLength(std::uint64_t)
     return unsupported("setting the length of an object being written");
 }
 
+Status Backend::put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
+{
+    auto writer = write(path, options);
+    if (!writer)
+        return std::move(writer).error();
+    if (auto st = (*writer)->write(data); !st) {
+        (*writer)->abort();
+        return st;
+    }
+    return (*writer)->commit();
+}
+
 Status Backend::removeMany(std::span<const std::string> paths)
 {
     for (const auto &path : paths)

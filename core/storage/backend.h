@@ -99,6 +99,10 @@ public:
         return read(path, offset, buffer);
     }
     virtual Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) = 0;
+    // Stores a whole object from memory in one call, atomically like a committed writer.
+    // The default opens a writer, writes and commits; backends override it where one
+    // request does it (a single PUT) or where the bytes can go straight to their place.
+    virtual Status put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options);
     // Removes a file or an empty directory. Removing a missing path succeeds (idempotent).
     virtual Status remove(std::string_view path) = 0;
     // Removes many files at once where the storage can batch it (S3 DeleteObjects);

@@ -45,6 +45,12 @@ Result<std::unique_ptr<Writer>> CapabilityLayer::write(std::string_view path, co
     return Layer::write(path, options);
 }
 
+Status CapabilityLayer::put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
+{
+    STRATA_REQUIRE(Write);
+    return Layer::put(path, data, options);
+}
+
 Status CapabilityLayer::remove(std::string_view path)
 {
     STRATA_REQUIRE(Remove);

@@ -28,6 +28,10 @@ public:
     {
         return m_inner->write(path, options);
     }
+    Status put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options) override
+    {
+        return m_inner->put(path, data, options);
+    }
     Status remove(std::string_view path) override { return m_inner->remove(path); }
     Status removeMany(std::span<const std::string> paths) override { return m_inner->removeMany(paths); }
     Status createDir(std::string_view path) override { return m_inner->createDir(path); }

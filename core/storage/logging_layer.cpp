@@ -141,6 +141,11 @@ Result<std::unique_ptr<Writer>> LoggingLayer::write(std::string_view path, const
     return std::unique_ptr<Writer>(std::make_unique<LoggingWriter>(std::move(*writer), m_sink, uriFor(path).redacted()));
 }
 
+Status LoggingLayer::put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
+{
+    return logged("put", path, std::to_string(data.size()) + " bytes", [&] { return Layer::put(path, data, options); });
+}
+
 Status LoggingLayer::remove(std::string_view path)
 {
     return logged("remove", path, {}, [&] { return Layer::remove(path); });

@@ -123,6 +123,14 @@ Result<std::unique_ptr<Writer>> MetricsLayer::write(std::string_view path, const
     return std::unique_ptr<Writer>(std::make_unique<CountingWriter>(std::move(*writer), m_slots));
 }
 
+Status MetricsLayer::put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
+{
+    auto st = counted(Operation::Write, [&] { return Layer::put(path, data, options); });
+    if (st)
+        addBytes(Operation::Write, data.size());
+    return st;
+}
+
 Status MetricsLayer::remove(std::string_view path)
 {
     return counted(Operation::Remove, [&] { return Layer::remove(path); });

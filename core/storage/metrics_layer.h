@@ -30,6 +30,7 @@ public:
     Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
                                     const ObjectVersion &version) override;
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
+    Status put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options) override;
     Status remove(std::string_view path) override;
     Status createDir(std::string_view path) override;
     Status rename(std::string_view from, std::string_view to) override;

@@ -163,14 +163,10 @@ Result<std::unique_ptr<Writer>> Operator::write(std::string_view path, const Wri
 
 Status Operator::writeAll(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
 {
-    auto writer = write(path, options);
-    if (!writer)
-        return std::move(writer).error();
-    if (auto st = (*writer)->write(data); !st) {
-        (*writer)->abort();
-        return st;
-    }
-    return (*writer)->commit();
+    STRATA_CHECKED(p, "write", path);
+    if (p == "/" && !capabilities().has(Capability::SingleObject))
+        return Error(ErrorKind::IsDirectory, "the root cannot be written").withContext("write", display(p));
+    return withContext(m_stack->put(p, data, options), "write", *this, p);
 }
 
 Status Operator::remove(std::string_view path)

@@ -75,6 +75,12 @@ Result<std::unique_ptr<Writer>> RetryLayer::write(std::string_view path, const W
     return retry([&] { return Layer::write(path, options); });
 }
 
+// The bytes are all in memory, so a failed put is simply sent again.
+Status RetryLayer::put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
+{
+    return retry([&] { return Layer::put(path, data, options); });
+}
+
 Status RetryLayer::remove(std::string_view path)
 {
     return retry([&] { return Layer::remove(path); });

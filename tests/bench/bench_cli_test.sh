@@ -24,8 +24,16 @@ for name in Write/4KiB Write/64KiB Read/4KiB Read/64KiB Stat List Delete/4KiB; d
 done
 grep -E '^BenchmarkRead/' "$work/mem.txt" | grep -qvE 'ns/op.*MB/s.*B/op.*allocs/op' \
   && fail "a Read line lacks a unit" || pass
-reads_allocs=$(grep -E '^BenchmarkRead/' "$work/mem.txt" | awk '{for (i=1;i<=NF;i++) if ($i=="allocs/op") print $(i-1)}' | sort -n | tail -1)
-[ "${reads_allocs:-99}" -le 2 ] && pass || fail "memory reads allocate $reads_allocs times per op (want <= 2)"
+# the allocation goals: memory Read and Write <= 2 allocs/op and < 1 KiB/op (nothing
+# payload-sized: written blocks are recycled), file:// <= 4 allocs/op
+# unit_of FILE PATTERN UNIT: the largest value of UNIT on the lines matching PATTERN
+unit_of() { grep -E "$2" "$1" | awk -v u="$3" '{for (i=1;i<=NF;i++) if ($i==u) print $(i-1)}' | sort -n | tail -1; }
+for op in Read Write; do
+  a=$(unit_of "$work/mem.txt" "^Benchmark$op/" allocs/op)
+  b=$(unit_of "$work/mem.txt" "^Benchmark$op/" B/op)
+  [ "${a:-99}" -le 2 ] && pass || fail "memory ${op}s allocate $a times per op (want <= 2)"
+  [ "${b:-99999}" -lt 1024 ] && pass || fail "memory ${op}s allocate $b bytes per op (want < 1024)"
+done
 expect 0 "benchstat reads it" -- "$STRATA" benchstat "$work/mem.txt"
 contains "benchstat table" "$out" "sec/op"
 contains "benchstat rows" "$out" "Read/64KiB"
@@ -36,6 +44,10 @@ mkdir -p "$work/files"
 expect 0 "bench file" -- "$STRATA" bench "file://$work/files" "${quick[@]}"
 printf '%s\n' "$out" >"$work/file.txt"
 expect 0 "benchstat file" -- "$STRATA" benchstat "$work/file.txt" && contains "file rows" "$out" "Write/4KiB"
+for op in Read Write; do
+  a=$(unit_of "$work/file.txt" "^Benchmark$op/" allocs/op)
+  [ "${a:-99}" -le 4 ] && pass || fail "file ${op}s allocate $a times per op (want <= 4)"
+done
 [ -z "$(ls -A "$work/files")" ] && pass || fail "bench left: $(ls -A "$work/files")"
 
 # two files compared: a "vs base" column, the JSON form, the geomean row

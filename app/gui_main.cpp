@@ -4,6 +4,7 @@
 #include "app/version.h"
 #include "backends/builtin_backends.h"
 #include "core/storage/registry.h"
+#include "core/transfer/transfer_journal.h"
 #include "ui/main_window.h"
 
 #include <QApplication>
@@ -17,7 +18,14 @@ extern "C" __attribute__((visibility("default"))) int strata_gui_main(int argc, 
     QApplication::setApplicationVersion(QStringLiteral(STRATA_VERSION));
     strata::Registry registry;
     strata::registerBuiltinBackends(registry);
-    strata::MainWindow window(registry);
+    // The connection dialog's Test opens its own registry: nothing it tries stays open.
+    auto makeRegistry = [] {
+        auto r = std::make_unique<strata::Registry>();
+        strata::registerBuiltinBackends(*r);
+        return r;
+    };
+    // The same journals as the command line: a transfer interrupted in either comes back.
+    strata::MainWindow window(registry, makeRegistry, strata::QueueOptions{strata::defaultJournalDir(), 2});
     window.show();
     // STRATA_SCREENSHOT=file.png: save a picture of the window once it is drawn, then quit
     // (for checking the GUI headless and for the AppStream screenshots).

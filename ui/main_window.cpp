@@ -1,45 +1,284 @@
 #include "ui/main_window.h"
 
-#include "core/storage/registry.h"
+#include "core/storage/path.h"
+#include "ui/browser_pane.h"
+#include "ui/connection_sidebar.h"
+#include "ui/directory_model.h"
+#include "ui/file_actions.h"
+#include "ui/secret_store.h"
+#include "ui/transfer_dock.h"
+#include "ui/transfer_queue_model.h"
+#include "ui/transfer_starter.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
-#include <QVBoxLayout>
+#include <QStyle>
+#include <QTimer>
+#include <QToolBar>
+#include <QTreeView>
 
 namespace strata {
 
-MainWindow::MainWindow(Registry &registry, QWidget *parent) : QMainWindow(parent), m_registry(registry)
+MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeRegistry, QueueOptions queueOptions,
+                       QWidget *parent)
+    : QMainWindow(parent), m_registry(registry), m_makeRegistry(std::move(makeRegistry))
 {
     setWindowTitle(tr("Strata"));
-    resize(960, 600);
+    setWindowIcon(QIcon::fromTheme(QStringLiteral("io.github.strata.Strata"), QIcon(QStringLiteral(":/strata.svg"))));
+    m_secrets = new SecretStore(this);
+    m_queue = new TransferQueueModel(registry, std::move(queueOptions), this);
+    m_starter = new TransferStarter(registry, m_queue, this);
+    m_actions = new FileActions(this);
 
-    auto *fileMenu = menuBar()->addMenu(tr("&File"));
-    auto *quit = fileMenu->addAction(tr("&Quit"));
-    quit->setShortcut(QKeySequence::Quit);
-    connect(quit, &QAction::triggered, this, &QWidget::close);
+    m_sidebar = new ConnectionSidebar(this);
+    m_left = new BrowserPane(registry, this);
+    m_right = new BrowserPane(registry, this);
+    m_active = m_left;
+    auto *panes = new QSplitter(Qt::Horizontal, this);
+    panes->addWidget(m_left);
+    panes->addWidget(m_right);
+    auto *main = new QSplitter(Qt::Horizontal, this);
+    main->addWidget(m_sidebar);
+    main->addWidget(panes);
+    main->setStretchFactor(1, 1);
+    main->setSizes({190, 1000});
+    main->setContentsMargins(6, 6, 6, 0);
+    setCentralWidget(main);
+    m_dock = new TransferDock(m_queue, this);
+    addDockWidget(Qt::BottomDockWidgetArea, m_dock);
+    resizeDocks({m_dock}, {190}, Qt::Vertical);
 
-    QStringList schemes;
-    for (const auto &s : m_registry.schemes())
-        schemes << QString::fromStdString(s) + QStringLiteral("://");
+    for (BrowserPane *pane : {m_left, m_right}) {
+        connect(pane, &BrowserPane::focused, this, [this, pane] { setActive(pane); });
+        connect(pane, &BrowserPane::summaryChanged, this, &MainWindow::updateStatus);
+        connect(pane, &BrowserPane::transferRequested, m_starter, &TransferStarter::start);
+        connect(pane, &BrowserPane::fileActivated, this, [this, pane](const QString &uri, const Entry &entry) {
+            m_starter->openWithDesktop(uri, pane->location(), entry.path);
+        });
+    }
+    connect(m_starter, &TransferStarter::notify, this, &MainWindow::showMessage);
+    connect(m_actions, &FileActions::notify, this, &MainWindow::showMessage);
+    connect(m_actions, &FileActions::changed, this, &MainWindow::refreshPanesShowing);
+    connect(m_queue, &TransferQueueModel::jobFinished, this, [this](const QString &id, bool ok) {
+        showMessage(ok ? tr("Transfer done") : tr("Transfer ended with problems: see the Transfers panel"), !ok);
+        // The folders a finished job wrote to (and, for a move, took from) are listed again.
+        const auto spec = m_queue->specOf(id.toStdString());
+        if (!spec)
+            return;
+        QStringList folders{QString::fromStdString(spec->destination)};
+        for (const auto &source : spec->sources)
+            folders << QString::fromStdString(source);
+        for (const QString &uri : std::as_const(folders)) {
+            refreshPanesShowing(uri);
+            if (auto parsed = Uri::parse(uri.toStdString())) {
+                parsed->setPath(std::string(parentPath(parsed->path())));
+                refreshPanesShowing(QString::fromStdString(parsed->toString()));
+            }
+        }
+    });
+    connect(m_sidebar, &ConnectionSidebar::openRequested, this, [this](const ConnectionProfile &p) { openProfile(p); });
+    connect(m_sidebar, &ConnectionSidebar::addRequested, this, [this] { editConnection(std::nullopt); });
+    connect(m_sidebar, &ConnectionSidebar::editRequested, this, [this](const ConnectionProfile &p) { editConnection(p); });
+    connect(m_sidebar, &ConnectionSidebar::removeRequested, this, &MainWindow::removeConnection);
 
-    auto *central = new QWidget(this);
-    auto *layout = new QVBoxLayout(central);
-    auto *title = new QLabel(tr("<h1>Strata</h1><p>Browse, move and measure storage.</p>"), central);
-    auto *body = new QLabel(tr("<p>Connections available in this build: <b>%1</b></p>"
-                               "<p>Try the command line meanwhile: <tt>strata ls -l memory://demo/</tt></p>")
-                                .arg(schemes.join(QStringLiteral(", "))),
-                            central);
-    body->setTextFormat(Qt::RichText);
-    body->setWordWrap(true);
-    layout->addWidget(title);
-    layout->addWidget(body);
-    layout->addStretch();
-    setCentralWidget(central);
-    statusBar()->showMessage(tr("Ready"));
+    buildMenus();
+    m_profiles = ConnectionList::load();
+    m_sidebar->setProfiles(m_profiles);
+
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
+        resize(1180, 720);
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+    // A first look that shows everything at once: the home folder and the demo store.
+    m_left->openUri(QString::fromStdString(Uri::fromLocalPath(QDir::homePath().toStdString()).toString()));
+    m_right->openUri(QStringLiteral("memory://demo/"));
+    QTimer::singleShot(0, m_left->view(), qOverload<>(&QWidget::setFocus));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    auto action = [this](QMenu *menu, const QString &text, const QKeySequence &key, QStyle::StandardPixmap icon,
+                         auto &&slot) {
+        auto *a = menu->addAction(style()->standardIcon(icon), text);
+        a->setShortcut(key);
+        a->setShortcutContext(Qt::WindowShortcut);
+        connect(a, &QAction::triggered, this, std::forward<decltype(slot)>(slot));
+        return a;
+    };
+    constexpr auto none = QStyle::SP_CustomBase;
+    auto *file = menuBar()->addMenu(tr("&File"));
+    auto *newConnection = action(file, tr("&New Connection…"), QKeySequence::New, QStyle::SP_DriveNetIcon,
+                                 [this] { editConnection(std::nullopt); });
+    auto *newFolder = action(file, tr("New &Folder…"), Qt::Key_F7, QStyle::SP_FileDialogNewFolder,
+                             [this] { m_actions->newFolder(m_active); });
+    action(file, tr("&Open"), QKeySequence(), QStyle::SP_DialogOpenButton, [this] {
+        if (auto index = m_active->view()->currentIndex(); index.isValid())
+            Q_EMIT m_active->view()->activated(index);
+    });
+    auto *rename = action(file, tr("&Rename…"), Qt::Key_F2, none, [this] { m_actions->rename(m_active); });
+    auto *remove = action(file, tr("&Delete…"), QKeySequence::Delete, QStyle::SP_TrashIcon, [this] { m_actions->remove(m_active); });
+    auto *properties = action(file, tr("P&roperties"), QKeySequence(Qt::ALT | Qt::Key_Return), QStyle::SP_FileDialogInfoView,
+                              [this] { m_actions->properties(m_active); });
+    file->addSeparator();
+    action(file, tr("&Quit"), QKeySequence::Quit, none, [this] { close(); });
+
+    auto *edit = menuBar()->addMenu(tr("&Edit"));
+    action(edit, tr("&Copy URI"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), none, [this] { m_actions->copyUris(m_active); });
+    auto *copy = action(edit, tr("Copy to &Other Pane"), Qt::Key_F6, QStyle::SP_ArrowRight, [this] { toOtherPane(false); });
+    action(edit, tr("&Move to Other Pane"), QKeySequence(Qt::SHIFT | Qt::Key_F6), none, [this] { toOtherPane(true); });
+    action(edit, tr("&Filter…"), QKeySequence::Find, none, [this] { m_active->focusFilter(); });
+
+    auto *go = menuBar()->addMenu(tr("&Go"));
+    auto *refresh = action(go, tr("&Refresh"), QKeySequence::Refresh, QStyle::SP_BrowserReload, [this] { m_active->refresh(); });
+    action(go, tr("&Location…"), QKeySequence(Qt::CTRL | Qt::Key_L), none, [this] { m_active->editLocation(); });
+    action(go, tr("&Back"), QKeySequence::Back, QStyle::SP_ArrowBack, [this] { m_active->goBack(); });
+    action(go, tr("&Forward"), QKeySequence::Forward, QStyle::SP_ArrowForward, [this] { m_active->goForward(); });
+    action(go, tr("&Up"), QKeySequence(Qt::ALT | Qt::Key_Up), QStyle::SP_ArrowUp, [this] { m_active->goUp(); });
+    action(go, tr("&Other Pane"), QKeySequence(Qt::Key_Tab), none, [this] {
+        (m_active == m_left ? m_right : m_left)->view()->setFocus();
+    })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+
+    auto *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(m_dock->toggleViewAction());
+    auto *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Strata"), this, [this] {
+        QMessageBox::about(this, tr("About Strata"),
+                           tr("<h3>Strata %1</h3><p>Browse, move and measure storage: local disks, memory, S3, "
+                              "WebDAV and NBD disk images.</p>").arg(QApplication::applicationVersion()));
+    });
+
+    auto *bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolbar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->setMovable(false);
+    for (auto *a : {newConnection, refresh, newFolder, copy, remove, properties})
+        bar->addAction(a);
+    (void)rename;
+}
+
+void MainWindow::setActive(BrowserPane *pane)
+{
+    m_active = pane;
+    updateStatus();
+}
+
+void MainWindow::updateStatus()
+{
+    statusBar()->showMessage(m_active->displayUri() + QStringLiteral("  —  ") + m_active->summary());
+}
+
+void MainWindow::showMessage(const QString &message, bool error)
+{
+    statusBar()->showMessage(message, error ? 15000 : 5000);
+    if (error)
+        qWarning("strata: %s", qPrintable(message));
+}
+
+void MainWindow::openProfile(const ConnectionProfile &profile, BrowserPane *pane)
+{
+    BrowserPane *target = pane ? pane : m_active;
+    if (!profile.hasSecret) {
+        target->openUri(profile.uri);
+        return;
+    }
+    // The secret comes from the keychain asynchronously; the pane opens once it is there.
+    m_secrets->read(profile.id, [this, profile, target](std::optional<QString> secret, QString) {
+        if (!secret)
+            showMessage(tr("The secret of %1 is missing from the keychain: edit the connection to enter it again").arg(profile.name), true);
+        else
+            (void)m_registry.setSecret(profile.uri.toStdString(), {profile.user.toStdString(), secret->toStdString(), {}});
+        target->openUri(profile.uri);
+    });
+}
+
+void MainWindow::editConnection(const std::optional<ConnectionProfile> &existing)
+{
+    auto *dialog = new ConnectionDialog(m_makeRegistry, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (existing)
+        dialog->setProfile(*existing);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] { saveConnection(dialog->profile(), dialog->secret()); });
+    dialog->open();
+}
+
+void MainWindow::saveConnection(const ConnectionProfile &profile, const QString &secret)
+{
+    auto it = std::find_if(m_profiles.begin(), m_profiles.end(), [&](const auto &p) { return p.id == profile.id; });
+    if (it != m_profiles.end())
+        *it = profile;
+    else
+        m_profiles << profile;
+    ConnectionList::save(m_profiles);
+    m_sidebar->setProfiles(m_profiles);
+    if (secret.isEmpty()) {
+        m_secrets->remove(profile.id);
+        (void)m_registry.setSecret(profile.uri.toStdString(), {});
+        openProfile(profile);
+        return;
+    }
+    m_secrets->write(profile.id, secret, [this, profile](const QString &where, const QString &error) {
+        if (!error.isEmpty())
+            showMessage(error, true);
+        else
+            showMessage(tr("Saved %1; its secret is in %2").arg(profile.name, where), false);
+        openProfile(profile);
+    });
+}
+
+void MainWindow::removeConnection(const ConnectionProfile &profile)
+{
+    m_profiles.removeIf([&](const auto &p) { return p.id == profile.id; });
+    ConnectionList::save(m_profiles);
+    m_secrets->remove(profile.id);
+    m_sidebar->setProfiles(m_profiles);
+}
+
+void MainWindow::toOtherPane(bool move)
+{
+    BrowserPane *other = m_active == m_left ? m_right : m_left;
+    if (!other->location().op)
+        return;
+    QStringList sources;
+    for (const auto &e : m_active->selectedEntries())
+        sources << m_active->uriOf(e.path);
+    if (!sources.isEmpty())
+        m_starter->start(sources, other->uriOf(other->location().path), move);
+}
+
+void MainWindow::refreshPanesShowing(const QString &folderUri)
+{
+    // "memory://demo/dir/" and "memory://demo/dir" name the same folder.
+    auto key = [](const QString &uri) {
+        auto parsed = Uri::parse(uri.toStdString());
+        if (!parsed)
+            return uri;
+        auto path = normalizePath(parsed->path());
+        parsed->setPath(path ? *path : parsed->path());
+        return QString::fromStdString(parsed->toString());
+    };
+    const QString wanted = key(folderUri);
+    for (BrowserPane *pane : {m_left, m_right})
+        if (pane->location().op && key(pane->uriOf(pane->location().path)) == wanted)
+            pane->refresh();
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
+    event->accept();
 }
 
 } // namespace strata

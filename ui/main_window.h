@@ -1,19 +1,65 @@
 #pragma once
 
+#include "core/storage/registry.h"
+#include "core/transfer/transfer_queue.h"
+#include "ui/connection_dialog.h"
+#include "ui/connection_profile.h"
+
 #include <QMainWindow>
 
 namespace strata {
 
-class Registry;
+class BrowserPane;
+class ConnectionSidebar;
+class FileActions;
+class SecretStore;
+class TransferDock;
+class TransferQueueModel;
+class TransferStarter;
 
-// The application window. For now a welcome page; the two-pane browser comes next.
-class MainWindow final : public QMainWindow {
+// The desktop app: saved connections at the left, two browser panes side by side, the
+// transfer queue at the bottom. Menus and the toolbar carry the standard shortcuts (F5
+// refresh, F2 rename, Del delete, Ctrl+L location, Ctrl+N new connection, F7 new folder,
+// F6 copy / Shift+F6 move to the other pane, Enter open, Backspace up).
+class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(Registry &registry, QWidget *parent = nullptr);
+    MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeRegistry, QueueOptions queueOptions,
+               QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    BrowserPane *pane(int side) const { return side == 0 ? m_left : m_right; }
+    BrowserPane *activePane() const { return m_active; }
+    TransferQueueModel *queue() const { return m_queue; }
+    TransferStarter *starter() const { return m_starter; }
+    FileActions *actions() const { return m_actions; }
+    ConnectionSidebar *sidebar() const { return m_sidebar; }
+    void openProfile(const ConnectionProfile &profile, BrowserPane *pane = nullptr);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
 
 private:
+    void buildMenus();
+    void setActive(BrowserPane *pane);
+    void editConnection(const std::optional<ConnectionProfile> &existing);
+    void saveConnection(const ConnectionProfile &profile, const QString &secret);
+    void removeConnection(const ConnectionProfile &profile);
+    void toOtherPane(bool move);
+    void refreshPanesShowing(const QString &folderUri);
+    void showMessage(const QString &message, bool error);
+    void updateStatus();
+
     Registry &m_registry;
+    ConnectionDialog::RegistryMaker m_makeRegistry;
+    QList<ConnectionProfile> m_profiles;
+    SecretStore *m_secrets;
+    ConnectionSidebar *m_sidebar;
+    BrowserPane *m_left, *m_right, *m_active;
+    TransferQueueModel *m_queue;
+    TransferDock *m_dock;
+    TransferStarter *m_starter;
+    FileActions *m_actions;
 };
 
 } // namespace strata

@@ -14,12 +14,19 @@ Result<Target> S3Factory::resolve(const Uri &uri)
     return Target{config->baseUri().toString(), uri.path()};
 }
 
-Result<std::shared_ptr<Backend>> S3Factory::create(const Uri &uri, const Target &)
+Result<std::shared_ptr<Backend>> S3Factory::create(const Uri &uri, const Target &target)
+{
+    return create(uri, target, ConnectionSecret{});
+}
+
+Result<std::shared_ptr<Backend>> S3Factory::create(const Uri &uri, const Target &, const ConnectionSecret &secret)
 {
     auto config = parseConfig(uri);
     if (!config)
         return std::move(config).error();
-    auto credentials = loadCredentials(*config);
+    // Keys a connection profile gives win over the environment and ~/.aws.
+    auto credentials = secret.user.empty() ? loadCredentials(*config)
+                                           : Result<Credentials>(Credentials{secret.user, secret.secret, secret.token});
     if (!credentials)
         return std::move(credentials).error();
     http::ClientOptions options;

@@ -50,12 +50,34 @@ Result<Location> Registry::open(const Uri &uri)
         return std::move(path.error()).withContext("open", uri.redacted());
     auto cached = m_operators.find(target->key);
     if (cached == m_operators.end()) {
-        auto backend = factory->second->create(uri, *target);
+        auto secret = m_secrets.find(target->key);
+        auto backend = secret == m_secrets.end() ? factory->second->create(uri, *target)
+                                                 : factory->second->create(uri, *target, secret->second);
         if (!backend)
             return std::move(backend.error()).withContext("open", uri.redacted());
         cached = m_operators.emplace(target->key, std::make_shared<Operator>(std::move(*backend), m_options)).first;
     }
     return Location{cached->second, std::move(*path)};
+}
+
+Status Registry::setSecret(std::string_view uriText, ConnectionSecret secret)
+{
+    auto uri = Uri::parse(uriText);
+    if (!uri)
+        return std::move(uri).error();
+    std::lock_guard lock(m_mutex);
+    auto factory = m_factories.find(uri->scheme());
+    if (factory == m_factories.end())
+        return Error(ErrorKind::InvalidInput, "unknown scheme '" + uri->scheme() + "'").setUri(uri->redacted());
+    auto target = factory->second->resolve(*uri);
+    if (!target)
+        return std::move(target).error();
+    m_operators.erase(target->key);
+    if (secret.user.empty() && secret.secret.empty())
+        m_secrets.erase(target->key);
+    else
+        m_secrets[target->key] = std::move(secret);
+    return {};
 }
 
 } // namespace strata

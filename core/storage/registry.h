@@ -17,6 +17,14 @@ struct Target {
     std::string path; // the URI's path inside that backend
 };
 
+// A secret a connection profile supplies (the desktop app's keychain), used instead of
+// the environment or configuration files. Never printed.
+struct ConnectionSecret {
+    std::string user;   // access key id, user name
+    std::string secret; // secret access key, password
+    std::string token;  // session token, where there is one
+};
+
 // Makes backends for one URI scheme.
 class BackendFactory {
 public:
@@ -28,6 +36,12 @@ public:
     virtual Result<Target> resolve(const Uri &uri) = 0;
     // Creates the instance for a key resolve() returned (called once per key).
     virtual Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) = 0;
+    // The same with a secret given by the caller; schemes without secrets ignore it.
+    virtual Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target, const ConnectionSecret &secret)
+    {
+        (void)secret;
+        return create(uri, target);
+    }
 };
 
 // Where a URI points: the operator of its backend and the path inside it.
@@ -51,12 +65,16 @@ public:
 
     Result<Location> open(std::string_view uriText);
     Result<Location> open(const Uri &uri);
+    // The secret for the backend instance `uri` names, from now on (an instance already
+    // open with other credentials is opened again). An empty secret clears it.
+    Status setSecret(std::string_view uriText, ConnectionSecret secret);
 
 private:
     OperatorOptions m_options;
     mutable std::mutex m_mutex;
     std::map<std::string, std::unique_ptr<BackendFactory>, std::less<>> m_factories;
     std::map<std::string, std::shared_ptr<Operator>, std::less<>> m_operators;
+    std::map<std::string, ConnectionSecret, std::less<>> m_secrets; // by instance key
 };
 
 } // namespace strata

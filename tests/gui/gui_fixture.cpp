@@ -1,0 +1,92 @@
+#include "tests/gui/gui_fixture.h"
+
+#include "backends/builtin_backends.h"
+#include "backends/memory/memory_backend.h"
+#include "core/storage/layer.h"
+#include "core/storage/path.h"
+
+#include <QCoreApplication>
+#include <QDeadlineTimer>
+#include <QTest>
+
+#include <thread>
+
+namespace strata::gui_test {
+
+namespace {
+
+// Every call sleeps first: a storage far away.
+class SlowLayer final : public Layer {
+public:
+    SlowLayer(std::shared_ptr<Backend> inner, std::chrono::milliseconds delay) : Layer(std::move(inner)), m_delay(delay) {}
+    Result<Entry> stat(std::string_view path) override { nap(); return Layer::stat(path); }
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override { nap(); return Layer::list(dir, options); }
+    Status createDir(std::string_view path) override { nap(); return Layer::createDir(path); }
+    Status remove(std::string_view path) override { nap(); return Layer::remove(path); }
+    Status rename(std::string_view from, std::string_view to) override { nap(); return Layer::rename(from, to); }
+
+private:
+    void nap() const { std::this_thread::sleep_for(m_delay); }
+    std::chrono::milliseconds m_delay;
+};
+
+class SlowFactory final : public BackendFactory {
+public:
+    explicit SlowFactory(std::chrono::milliseconds delay) : m_delay(delay) {}
+    std::string scheme() const override { return "slow"; }
+    std::string example() const override { return "slow://STORE/path"; }
+    Result<Target> resolve(const Uri &uri) override { return Target{"slow://" + uri.host(), uri.path().empty() ? "/" : uri.path()}; }
+    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &) override
+    {
+        std::this_thread::sleep_for(2 * m_delay); // connecting takes time too
+        return std::shared_ptr<Backend>(
+            std::make_shared<SlowLayer>(std::make_shared<MemoryBackend>(uri.host()), m_delay));
+    }
+
+private:
+    std::chrono::milliseconds m_delay;
+};
+
+} // namespace
+
+std::unique_ptr<Registry> makeRegistry(std::chrono::milliseconds slowDelay)
+{
+    auto registry = std::make_unique<Registry>();
+    registerBuiltinBackends(*registry);
+    registry->add(std::make_unique<SlowFactory>(slowDelay));
+    return registry;
+}
+
+bool waitFor(const std::function<bool()> &done, int timeoutMs)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    while (!done() && !deadline.hasExpired())
+        QTest::qWait(10);
+    return done();
+}
+
+void put(Registry &registry, const QString &uri, const QByteArray &text)
+{
+    auto at = registry.open(uri.toStdString());
+    QVERIFY2(at.ok(), at.ok() ? "" : at.error().message().c_str());
+    (void)at->op->createDir(std::string(parentPath(at->path)), true);
+    auto st = at->op->writeAll(at->path, std::as_bytes(std::span(text.constData(), std::size_t(text.size()))));
+    QVERIFY2(st.ok(), st.ok() ? "" : st.error().message().c_str());
+}
+
+QByteArray get(Registry &registry, const QString &uri)
+{
+    auto at = registry.open(uri.toStdString());
+    if (!at)
+        return {};
+    auto bytes = at->op->readAll(at->path);
+    return bytes ? QByteArray(reinterpret_cast<const char *>(bytes->data()), qsizetype(bytes->size())) : QByteArray();
+}
+
+bool exists(Registry &registry, const QString &uri)
+{
+    auto at = registry.open(uri.toStdString());
+    return at && at->op->stat(at->path).ok();
+}
+
+} // namespace strata::gui_test

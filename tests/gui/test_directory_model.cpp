@@ -1,0 +1,209 @@
+// The browser's model and pane: checked by QAbstractItemModelTester on memory and file
+// folders, a 20 000-entry folder streaming in page by page, listing errors as state, drops
+// turned into transfer requests, and a slow storage that never stalls the event loop.
+#include "tests/gui/gui_fixture.h"
+
+#include "ui/browser_pane.h"
+#include "ui/directory_model.h"
+#include "ui/directory_sort_proxy.h"
+
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QTreeView>
+#include <QUrl>
+
+namespace strata {
+
+using namespace gui_test;
+
+class TestDirectoryModel : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init() { m_registry = makeRegistry(); }
+    void testerOnMemory();
+    void testerOnFiles();
+    void twentyThousandEntriesStreamIn();
+    void aFailedListingIsState();
+    void dropsAskForTransfers();
+    void desktopDropsAreFileUris();
+    void aSlowStorageNeverBlocksTheEventLoop();
+
+private:
+    Location open(const QString &uri)
+    {
+        auto at = m_registry->open(uri.toStdString());
+        if (!at)
+            qFatal("cannot open %s: %s", qPrintable(uri), at.error().message().c_str());
+        return *at;
+    }
+    std::unique_ptr<Registry> m_registry;
+};
+
+void TestDirectoryModel::testerOnMemory()
+{
+    for (auto name : {"b.txt", "a.txt", "file10", "file2"})
+        put(*m_registry, QStringLiteral("memory://t/dir/") + QLatin1String(name), "x");
+    put(*m_registry, QStringLiteral("memory://t/dir/sub/inner"), "y");
+    DirectoryModel model;
+    DirectorySortProxy proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setLocation(open(QStringLiteral("memory://t/dir")));
+    QVERIFY(waitFor([&] { return !model.loading(); }));
+    QCOMPARE(model.rowCount(), 5);
+    QVERIFY(model.error().isEmpty());
+    proxy.sort(DirectoryModel::Name);
+    QStringList names;
+    for (int r = 0; r < proxy.rowCount(); ++r)
+        names << proxy.index(r, DirectoryModel::Name).data().toString();
+    // Folders first, then natural order.
+    QCOMPARE(names, (QStringList{QStringLiteral("sub"), QStringLiteral("a.txt"), QStringLiteral("b.txt"),
+                                 QStringLiteral("file2"), QStringLiteral("file10")}));
+    QCOMPARE(proxy.index(1, DirectoryModel::Size).data().toString(), QStringLiteral("1 byte"));
+    QCOMPARE(proxy.index(0, DirectoryModel::Kind).data().toString(), QStringLiteral("Folder"));
+    model.refresh(); // reset while the testers watch
+    QVERIFY(waitFor([&] { return !model.loading(); }));
+    QCOMPARE(model.rowCount(), 5);
+}
+
+void TestDirectoryModel::testerOnFiles()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QDir(dir.path()).mkdir(QStringLiteral("folder"));
+    for (auto name : {"one.png", "two.txt"}) {
+        QFile f(dir.filePath(QLatin1String(name)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("12345");
+    }
+    DirectoryModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setLocation(open(QStringLiteral("file://") + dir.path()));
+    QVERIFY(waitFor([&] { return !model.loading(); }));
+    QCOMPARE(model.rowCount(), 3);
+    int images = 0;
+    for (int r = 0; r < model.rowCount(); ++r)
+        images += model.index(r, DirectoryModel::Kind).data().toString().contains(QLatin1String("PNG"));
+    QCOMPARE(images, 1);
+    // A drag of a local file carries a file:// URL the desktop understands.
+    const QModelIndex first = model.index(0, DirectoryModel::Name);
+    std::unique_ptr<QMimeData> mime(model.mimeData({first}));
+    QVERIFY(mime);
+    QCOMPARE(mime->urls().size(), 1);
+    QVERIFY(mime->urls().front().isLocalFile());
+}
+
+void TestDirectoryModel::twentyThousandEntriesStreamIn()
+{
+    auto at = open(QStringLiteral("memory://big/"));
+    QVERIFY(at.op->createDir("/many").ok());
+    for (int i = 0; i < 20000; ++i)
+        (void)at.op->writeAll("/many/f" + std::to_string(i), {});
+    DirectoryModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    int insertions = 0, rowsWhileLoading = -1;
+    connect(&model, &QAbstractItemModel::rowsInserted, this, [&] {
+        ++insertions;
+        if (insertions == 1 && model.loading())
+            rowsWhileLoading = model.rowCount();
+    });
+    model.setLocation(open(QStringLiteral("memory://big/many")));
+    QVERIFY(model.canFetchMore({}));
+    QVERIFY(waitFor([&] { return !model.loading(); }, 30000));
+    QCOMPARE(model.rowCount(), 20000);
+    QVERIFY2(insertions >= 20, qPrintable(QStringLiteral("%1 insertions").arg(insertions))); // page by page
+    QVERIFY2(rowsWhileLoading > 0 && rowsWhileLoading < 20000, "the first rows came before the rest");
+    QVERIFY(!model.canFetchMore({}));
+}
+
+void TestDirectoryModel::aFailedListingIsState()
+{
+    DirectoryModel model;
+    QSignalSpy state(&model, &DirectoryModel::stateChanged);
+    model.setLocation(open(QStringLiteral("memory://t/not-there")));
+    QVERIFY(waitFor([&] { return !model.loading(); }));
+    QCOMPARE(model.rowCount(), 0);
+    QVERIFY2(model.error().contains(QLatin1String("memory://t/not-there")), qPrintable(model.error()));
+    QVERIFY(state.count() >= 2);
+}
+
+void TestDirectoryModel::dropsAskForTransfers()
+{
+    put(*m_registry, QStringLiteral("memory://src/a.txt"), "a");
+    put(*m_registry, QStringLiteral("memory://dst/folder/keep"), "k");
+    DirectoryModel source, target;
+    source.setLocation(open(QStringLiteral("memory://src/")));
+    target.setLocation(open(QStringLiteral("memory://dst/")));
+    QVERIFY(waitFor([&] { return !source.loading() && !target.loading(); }));
+    std::unique_ptr<QMimeData> mime(source.mimeData({source.index(0, DirectoryModel::Name)}));
+    QVERIFY(mime);
+    QSignalSpy asked(&target, &DirectoryModel::transferRequested);
+    // Onto the folder row: into that folder, as a move.
+    const QModelIndex folder = target.index(0, DirectoryModel::Name);
+    QVERIFY(target.canDropMimeData(mime.get(), Qt::MoveAction, -1, -1, folder));
+    target.dropMimeData(mime.get(), Qt::MoveAction, -1, -1, folder);
+    QCOMPARE(asked.count(), 1);
+    QCOMPARE(asked[0][0].toStringList(), QStringList{QStringLiteral("memory://src/a.txt")});
+    QCOMPARE(asked[0][1].toString(), QStringLiteral("memory://dst/folder"));
+    QCOMPARE(asked[0][2].toBool(), true);
+    // Onto the folder the item came from: nothing to do.
+    QSignalSpy none(&source, &DirectoryModel::transferRequested);
+    source.dropMimeData(mime.get(), Qt::CopyAction, -1, -1, {});
+    QCOMPARE(none.count(), 0);
+}
+
+void TestDirectoryModel::desktopDropsAreFileUris()
+{
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(QStringLiteral("/tmp/some file.txt"))});
+    const QStringList uris = DirectoryModel::urisIn(&mime);
+    QCOMPARE(uris.size(), 1);
+    QVERIFY2(uris.front().startsWith(QLatin1String("file:///tmp/some")), qPrintable(uris.front()));
+}
+
+// The pane opens slow:// (connecting takes 300 ms, each call 150 ms) and lists 3 000
+// entries in three pages while a 5 ms timer measures the longest gap between its ticks.
+void TestDirectoryModel::aSlowStorageNeverBlocksTheEventLoop()
+{
+    {
+        auto at = open(QStringLiteral("slow://far/"));
+        for (int i = 0; i < 3000; ++i)
+            (void)at.op->writeAll("/e" + std::to_string(i), {});
+    }
+    BrowserPane pane(*m_registry);
+    pane.resize(800, 600);
+    pane.show();
+    QElapsedTimer clock;
+    qint64 last = 0, longest = 0;
+    QTimer tick;
+    tick.setInterval(5);
+    connect(&tick, &QTimer::timeout, this, [&] {
+        const qint64 now = clock.elapsed();
+        longest = std::max(longest, now - last);
+        last = now;
+    });
+    clock.start();
+    tick.start();
+    pane.openUri(QStringLiteral("slow://far/"));
+    QVERIFY(waitFor([&] { return pane.model()->rowCount() == 3000 && !pane.model()->loading(); }, 20000));
+    pane.refresh();
+    QVERIFY(waitFor([&] { return pane.model()->rowCount() == 3000 && !pane.model()->loading(); }, 20000));
+    tick.stop();
+    qInfo("longest event-loop gap while a slow storage was opened and listed: %lld ms", longest);
+    QVERIFY2(longest < 50, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(longest)));
+}
+
+} // namespace strata
+
+QTEST_MAIN(strata::TestDirectoryModel)
+#include "test_directory_model.moc"

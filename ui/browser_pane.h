@@ -1,0 +1,78 @@
+#pragma once
+
+#include "core/storage/entry.h"
+#include "core/storage/registry.h"
+
+#include <QStringList>
+#include <QWidget>
+
+#include <vector>
+
+class QLabel;
+class QLineEdit;
+class QToolButton;
+class QTreeView;
+
+namespace strata {
+
+class DirectoryModel;
+class DirectorySortProxy;
+class PathBar;
+
+// One side of the two-pane browser: a path bar with back/forward/up, a filter box and a
+// sortable detail view of one directory of any connection. Opening a URI resolves it off
+// the GUI thread; the listing streams in (DirectoryModel).
+class BrowserPane : public QWidget {
+    Q_OBJECT
+public:
+    BrowserPane(Registry &registry, QWidget *parent = nullptr);
+
+    void openUri(const QString &uri);       // adds to the history
+    void refresh();
+    void goUp();
+    void goBack();
+    void goForward();
+    void editLocation();
+    void focusFilter();
+
+    const Location &location() const;
+    QString displayUri() const;
+    QString uriOf(const std::string &path) const;
+    std::vector<Entry> selectedEntries() const;
+    QTreeView *view() const { return m_view; }
+    DirectoryModel *model() const { return m_model; }
+    // The status line of this pane ("12 items, 3 selected (4.2 MiB)").
+    QString summary() const;
+
+Q_SIGNALS:
+    void fileActivated(const QString &uri, const strata::Entry &entry);
+    void transferRequested(const QStringList &sources, const QString &destinationUri, bool move);
+    void focused();
+    void summaryChanged();
+    void locationChanged();
+
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
+private:
+    void navigate(const QString &uri, bool remember);
+    void showLocation(const Location &location);
+    void activate(const QModelIndex &proxyIndex);
+    void updateState();
+    void updateButtons();
+
+    Registry &m_registry;
+    PathBar *m_pathBar;
+    QToolButton *m_back, *m_forward, *m_up;
+    QLineEdit *m_filter;
+    QLabel *m_banner;
+    QTreeView *m_view;
+    DirectoryModel *m_model;
+    DirectorySortProxy *m_proxy;
+    QStringList m_history; // URIs visited; m_historyAt is the current one
+    qsizetype m_historyAt = -1;
+    QString m_opening;     // URI being resolved, if any
+    QString m_openError;
+};
+
+} // namespace strata

@@ -1,0 +1,351 @@
+#include "ui/connection_dialog.h"
+
+#include "core/storage/uri.h"
+#include "ui/entry_format.h"
+#include "ui/io_pool.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QStackedWidget>
+#include <QUrl>
+#include <QUrlQuery>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace strata {
+
+namespace {
+
+QString text(const ConnectionDialog *d, const char *name)
+{
+    auto *edit = qobject_cast<QLineEdit *>(d->field(QLatin1String(name)));
+    return edit ? edit->text().trimmed() : QString();
+}
+
+bool checked(const ConnectionDialog *d, const char *name)
+{
+    auto *box = qobject_cast<QCheckBox *>(d->field(QLatin1String(name)));
+    return box && box->isChecked();
+}
+
+// An http(s)://host[:port][/path] URL, or why not.
+QString badHttpUrl(const QString &value, const QString &what)
+{
+    const QUrl url(value, QUrl::StrictMode);
+    if (!url.isValid() || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))
+        || url.host().isEmpty())
+        return ConnectionDialog::tr("%1 must be a URL like http://host:port or https://host").arg(what);
+    return {};
+}
+
+struct TestOutcome {
+    bool ok = false;
+    QString message;
+};
+
+} // namespace
+
+ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
+    : QDialog(parent), m_makeRegistry(std::move(makeRegistry)), m_id(ConnectionList::newId())
+{
+    setWindowTitle(tr("Connection"));
+    auto *layout = new QVBoxLayout(this);
+    auto *top = new QFormLayout;
+    m_kind = new QComboBox(this);
+    m_kind->addItems({tr("Local folder"), tr("Memory store"), tr("S3 object storage"), tr("WebDAV"), tr("NBD disk image")});
+    m_name = new QLineEdit(this);
+    m_name->setPlaceholderText(tr("A name for the sidebar"));
+    top->addRow(tr("&Kind:"), m_kind);
+    top->addRow(tr("&Name:"), m_name);
+    layout->addLayout(top);
+
+    m_pages = new QStackedWidget(this);
+    for (int i = 0; i < 5; ++i) {
+        auto *page = new QWidget(m_pages);
+        auto *form = new QFormLayout(page);
+        form->setContentsMargins(0, 0, 0, 0);
+        m_pages->addWidget(page);
+    }
+    auto *folder = addLine(m_pages->widget(LocalFolder), QStringLiteral("path"), tr("&Folder:"), QDir::homePath());
+    auto *browse = new QPushButton(tr("&Browse…"), m_pages->widget(LocalFolder));
+    static_cast<QFormLayout *>(m_pages->widget(LocalFolder)->layout())->addRow(QString(), browse);
+    connect(browse, &QPushButton::clicked, this, [this, folder] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder"), folder->text());
+        if (!dir.isEmpty())
+            folder->setText(dir);
+    });
+    addLine(m_pages->widget(MemoryStore), QStringLiteral("store"), tr("&Store:"), QStringLiteral("scratch"));
+    addLine(m_pages->widget(S3), QStringLiteral("bucket"), tr("&Bucket:"), QStringLiteral("my-bucket"));
+    addLine(m_pages->widget(S3), QStringLiteral("prefix"), tr("&Prefix:"), tr("optional, e.g. backups/2026"));
+    addLine(m_pages->widget(S3), QStringLiteral("endpoint"), tr("&Endpoint:"), tr("http://127.0.0.1:9000 (empty: AWS)"));
+    addLine(m_pages->widget(S3), QStringLiteral("region"), tr("&Region:"), QStringLiteral("us-east-1"));
+    addLine(m_pages->widget(S3), QStringLiteral("accessKey"), tr("&Access key:"), tr("empty: environment or ~/.aws"));
+    addLine(m_pages->widget(S3), QStringLiteral("secretKey"), tr("&Secret key:"), QString())->setEchoMode(QLineEdit::Password);
+    auto *anonymous = new QCheckBox(tr("Public bucket (no credentials)"), m_pages->widget(S3));
+    anonymous->setObjectName(QStringLiteral("anonymous"));
+    static_cast<QFormLayout *>(m_pages->widget(S3)->layout())->addRow(QString(), anonymous);
+    connect(anonymous, &QCheckBox::toggled, this, &ConnectionDialog::validate);
+    addLine(m_pages->widget(WebDav), QStringLiteral("url"), tr("&URL:"), QStringLiteral("https://cloud.example.com/remote.php/dav/files/me"));
+    addLine(m_pages->widget(WebDav), QStringLiteral("user"), tr("&User:"), QString());
+    addLine(m_pages->widget(WebDav), QStringLiteral("password"), tr("&Password:"), QString())->setEchoMode(QLineEdit::Password);
+    addLine(m_pages->widget(Nbd), QStringLiteral("host"), tr("&Host:"), QStringLiteral("127.0.0.1"));
+    addLine(m_pages->widget(Nbd), QStringLiteral("port"), tr("&Port:"), QStringLiteral("10809"));
+    addLine(m_pages->widget(Nbd), QStringLiteral("export"), tr("&Export:"), tr("optional"));
+    addLine(m_pages->widget(Nbd), QStringLiteral("socket"), tr("Unix &socket:"), tr("instead of host and port"));
+    layout->addWidget(m_pages);
+
+    m_problem = new QLabel(this);
+    m_problem->setStyleSheet(QStringLiteral("color: #8a1c12;"));
+    m_problem->setWordWrap(true);
+    layout->addWidget(m_problem);
+    auto *testRow = new QHBoxLayout;
+    m_test = new QPushButton(tr("&Test"), this);
+    m_result = new QLabel(this);
+    m_result->setWordWrap(true);
+    m_result->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    testRow->addWidget(m_test);
+    testRow->addWidget(m_result, 1);
+    layout->addLayout(testRow);
+    m_buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    layout->addWidget(m_buttons);
+
+    connect(m_kind, &QComboBox::currentIndexChanged, this, [this](int index) {
+        m_pages->setCurrentIndex(index);
+        validate();
+    });
+    connect(m_name, &QLineEdit::textEdited, this, [this] { m_nameEdited = true; validate(); });
+    connect(m_test, &QPushButton::clicked, this, &ConnectionDialog::runTest);
+    connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    setKind(S3);
+    resize(520, sizeHint().height());
+}
+
+QLineEdit *ConnectionDialog::addLine(QWidget *page, const QString &name, const QString &label, const QString &placeholder)
+{
+    auto *edit = new QLineEdit(page);
+    edit->setObjectName(name);
+    edit->setPlaceholderText(placeholder);
+    static_cast<QFormLayout *>(page->layout())->addRow(label, edit);
+    connect(edit, &QLineEdit::textChanged, this, &ConnectionDialog::validate);
+    return edit;
+}
+
+QWidget *ConnectionDialog::field(const QString &name) const
+{
+    return m_pages->findChild<QWidget *>(name);
+}
+
+void ConnectionDialog::setKind(Kind kind)
+{
+    m_kind->setCurrentIndex(kind);
+    m_pages->setCurrentIndex(kind);
+    validate();
+}
+
+ConnectionDialog::Built ConnectionDialog::build() const
+{
+    switch (Kind(m_kind->currentIndex())) {
+    case LocalFolder: {
+        QString path = text(this, "path");
+        if (path.startsWith(QLatin1Char('~')))
+            path = QDir::homePath() + path.mid(1);
+        if (!QDir::isAbsolutePath(path))
+            return {{}, tr("The folder must be an absolute path, like %1").arg(QDir::homePath())};
+        return {QString::fromStdString(Uri::fromLocalPath(QDir::cleanPath(path).toStdString()).toString()), {}};
+    }
+    case MemoryStore: {
+        const QString store = text(this, "store");
+        if (!QRegularExpression(QStringLiteral("^[A-Za-z0-9._-]+$")).match(store).hasMatch())
+            return {{}, tr("The store name may use letters, digits, '.', '_' and '-'")};
+        return {QStringLiteral("memory://%1/").arg(store), {}};
+    }
+    case S3: {
+        const QString bucket = text(this, "bucket");
+        if (!QRegularExpression(QStringLiteral("^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")).match(bucket).hasMatch())
+            return {{}, tr("A bucket name has 3 to 63 lower-case letters, digits, '.' or '-'")};
+        QString uri = QStringLiteral("s3://%1/%2").arg(bucket, text(this, "prefix"));
+        QStringList query;
+        if (const QString endpoint = text(this, "endpoint"); !endpoint.isEmpty()) {
+            if (QString bad = badHttpUrl(endpoint, tr("The endpoint")); !bad.isEmpty())
+                return {{}, bad};
+            query << QStringLiteral("endpoint=") + endpoint;
+        }
+        if (const QString region = text(this, "region"); !region.isEmpty()) {
+            if (!QRegularExpression(QStringLiteral("^[a-z0-9-]+$")).match(region).hasMatch())
+                return {{}, tr("A region looks like us-east-1")};
+            query << QStringLiteral("region=") + region;
+        }
+        if (checked(this, "anonymous"))
+            query << QStringLiteral("anonymous=1");
+        else if (text(this, "accessKey").isEmpty() != text(this, "secretKey").isEmpty())
+            return {{}, tr("Give both the access key and the secret key, or neither (then the environment or ~/.aws is used)")};
+        return {query.isEmpty() ? uri : uri + QLatin1Char('?') + query.join(QLatin1Char('&')), {}};
+    }
+    case WebDav: {
+        const QString value = text(this, "url");
+        if (QString bad = badHttpUrl(value, tr("The URL")); !bad.isEmpty())
+            return {{}, bad};
+        QUrl url(value);
+        if (!url.userInfo().isEmpty())
+            return {{}, tr("Put the user name in the User field, not in the URL")};
+        url.setScheme(url.scheme() == QLatin1String("https") ? QStringLiteral("webdavs") : QStringLiteral("webdav"));
+        return {url.toString(), {}};
+    }
+    case Nbd: {
+        const QString exportName = text(this, "export");
+        if (const QString socket = text(this, "socket"); !socket.isEmpty()) {
+            if (!QDir::isAbsolutePath(socket))
+                return {{}, tr("The socket must be an absolute path")};
+            return {QStringLiteral("nbd+unix:///%1?socket=%2").arg(exportName, socket), {}};
+        }
+        const QString host = text(this, "host");
+        if (host.isEmpty() || host.contains(QLatin1Char('/')))
+            return {{}, tr("Give the server's host name or address, or a Unix socket")};
+        bool ok = true;
+        const int port = text(this, "port").isEmpty() ? 10809 : text(this, "port").toInt(&ok);
+        if (!ok || port < 1 || port > 65535)
+            return {{}, tr("The port is a number from 1 to 65535")};
+        const QString h = host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host;
+        return {QStringLiteral("nbd://%1:%2/%3").arg(h).arg(port).arg(exportName), {}};
+    }
+    }
+    return {{}, tr("Choose a kind of storage")};
+}
+
+void ConnectionDialog::validate()
+{
+    const Built built = build();
+    QString problem = built.problem;
+    if (problem.isEmpty() && m_name->text().trimmed().isEmpty() && m_nameEdited)
+        problem = tr("Give the connection a name");
+    if (!m_nameEdited && built.problem.isEmpty())
+        m_name->setText(redactedUri(built.uri));
+    m_problem->setText(problem);
+    m_problem->setVisible(!problem.isEmpty());
+    m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());
+    m_test->setEnabled(built.problem.isEmpty());
+}
+
+void ConnectionDialog::setProfile(const ConnectionProfile &profile)
+{
+    m_id = profile.id;
+    m_name->setText(profile.name);
+    m_nameEdited = true;
+    auto uri = Uri::parse(profile.uri.toStdString());
+    if (!uri)
+        return;
+    const QString scheme = QString::fromStdString(uri->scheme());
+    auto set = [this](const char *name, const QString &value) {
+        if (auto *edit = qobject_cast<QLineEdit *>(field(QLatin1String(name))))
+            edit->setText(value);
+    };
+    const QUrl url(profile.uri);
+    const QString path = QString::fromStdString(uri->path());
+    if (scheme == QLatin1String("file")) {
+        setKind(LocalFolder);
+        set("path", path);
+    } else if (scheme == QLatin1String("memory")) {
+        setKind(MemoryStore);
+        set("store", QString::fromStdString(uri->host()));
+    } else if (scheme == QLatin1String("s3")) {
+        setKind(S3);
+        const QUrlQuery query(url);
+        set("bucket", QString::fromStdString(uri->host()));
+        set("prefix", path.mid(1));
+        set("endpoint", query.queryItemValue(QStringLiteral("endpoint"), QUrl::FullyDecoded));
+        set("region", query.queryItemValue(QStringLiteral("region")));
+        set("accessKey", profile.user);
+        if (auto *box = qobject_cast<QCheckBox *>(field(QStringLiteral("anonymous"))))
+            box->setChecked(query.hasQueryItem(QStringLiteral("anonymous")));
+    } else if (scheme.startsWith(QLatin1String("webdav"))) {
+        setKind(WebDav);
+        QUrl http = url;
+        http.setScheme(scheme == QLatin1String("webdavs") ? QStringLiteral("https") : QStringLiteral("http"));
+        set("url", http.toString());
+        set("user", profile.user);
+    } else if (scheme.startsWith(QLatin1String("nbd"))) {
+        setKind(Nbd);
+        set("host", url.host());
+        set("port", url.port() > 0 ? QString::number(url.port()) : QString());
+        set("export", path.mid(1));
+        set("socket", QUrlQuery(url).queryItemValue(QStringLiteral("socket")));
+    }
+    validate();
+}
+
+ConnectionProfile ConnectionDialog::profile() const
+{
+    ConnectionProfile p;
+    p.id = m_id;
+    p.name = m_name->text().trimmed();
+    p.uri = build().uri;
+    const Kind kind = Kind(m_kind->currentIndex());
+    p.user = kind == S3 ? text(this, "accessKey") : kind == WebDav ? text(this, "user") : QString();
+    p.hasSecret = !secret().isEmpty();
+    return p;
+}
+
+QString ConnectionDialog::secret() const
+{
+    switch (Kind(m_kind->currentIndex())) {
+    case S3: return checked(this, "anonymous") ? QString() : text(this, "secretKey");
+    case WebDav: return qobject_cast<QLineEdit *>(field(QStringLiteral("password")))->text();
+    default: return {};
+    }
+}
+
+QString ConnectionDialog::testResult() const
+{
+    return m_result->text();
+}
+
+void ConnectionDialog::runTest()
+{
+    const Built built = build();
+    if (!built.problem.isEmpty())
+        return;
+    const int generation = ++m_testGeneration;
+    m_result->setText(tr("Connecting…"));
+    ConnectionSecret secret{profile().user.toStdString(), this->secret().toStdString(), {}};
+    // A registry of its own: a test leaves nothing behind in the app's connections.
+    QtConcurrent::run(ioPool(), [registry = std::shared_ptr<Registry>(m_makeRegistry()), uri = built.uri.toStdString(),
+                                 secret = std::move(secret)] {
+        if (!secret.user.empty() || !secret.secret.empty())
+            (void)registry->setSecret(uri, secret);
+        auto location = registry->open(uri);
+        if (!location)
+            return TestOutcome{false, QString::fromStdString(location.error().message())};
+        auto entry = location->op->stat(location->path);
+        if (!entry)
+            return TestOutcome{false, QString::fromStdString(entry.error().message())};
+        QString what = entry->isDir() ? tr("a folder") : tr("an object of %L1 bytes").arg(entry->size);
+        if (entry->isDir()) {
+            ListOptions options;
+            options.pageSize = 100;
+            auto page = location->op->list(location->path, options);
+            if (!page)
+                return TestOutcome{false, QString::fromStdString(page.error().message())};
+            what = page->nextPageToken.empty() ? tr("a folder of %n entries", nullptr, int(page->entries.size()))
+                                               : tr("a folder of more than %n entries", nullptr, int(page->entries.size()));
+        }
+        return TestOutcome{true, tr("Connected: %1 is %2.").arg(QString::fromStdString(location->display()), what)};
+    }).then(this, [this, generation](const TestOutcome &outcome) {
+        if (generation != m_testGeneration)
+            return;
+        m_result->setText((outcome.ok ? QStringLiteral("✔ ") : QStringLiteral("✘ ")) + outcome.message);
+        m_result->setStyleSheet(outcome.ok ? QStringLiteral("color: #1d6b2a;") : QStringLiteral("color: #8a1c12;"));
+        Q_EMIT testFinished(outcome.ok, outcome.message);
+    });
+}
+
+} // namespace strata

@@ -1,0 +1,96 @@
+#include "ui/entry_format.h"
+
+#include "core/storage/uri.h"
+
+#include <QApplication>
+#include <QDateTime>
+#include <QHash>
+#include <QLocale>
+#include <QMimeDatabase>
+#include <QStyle>
+
+namespace strata {
+
+namespace {
+
+QMimeType mimeOf(const Entry &entry)
+{
+    static const QMimeDatabase db;
+    return db.mimeTypeForFile(QString::fromStdString(entry.name), QMimeDatabase::MatchExtension);
+}
+
+} // namespace
+
+QString formatSize(std::uint64_t bytes)
+{
+    if (bytes < 1024)
+        return bytes == 1 ? QObject::tr("1 byte") : QObject::tr("%1 bytes").arg(bytes);
+    static const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    double v = double(bytes) / 1024;
+    int u = 0;
+    while (v >= 1024 && u < 5) {
+        v /= 1024;
+        ++u;
+    }
+    return QStringLiteral("%1 %2").arg(QLocale().toString(v, 'f', v < 10 ? 1 : 0), QLatin1String(units[u]));
+}
+
+QString formatRate(double bytesPerSecond)
+{
+    return bytesPerSecond > 0 ? formatSize(std::uint64_t(bytesPerSecond)) + QObject::tr("/s") : QString();
+}
+
+QString formatDuration(double seconds)
+{
+    const auto s = std::int64_t(seconds + 0.5);
+    if (s >= 3600)
+        return QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString formatTime(std::int64_t nsSinceEpoch)
+{
+    const auto t = QDateTime::fromMSecsSinceEpoch(nsSinceEpoch / 1000000);
+    return QLocale().toString(t, QStringLiteral("yyyy-MM-dd HH:mm"));
+}
+
+QString kindText(const Entry &entry)
+{
+    switch (entry.kind) {
+    case EntryKind::Directory: return QObject::tr("Folder");
+    case EntryKind::Symlink: return QObject::tr("Link");
+    case EntryKind::Other: return QObject::tr("Special file");
+    case EntryKind::File: break;
+    }
+    const QMimeType mime = mimeOf(entry);
+    return mime.isDefault() ? QObject::tr("File") : mime.comment();
+}
+
+// Icons by MIME type from the desktop's theme, with the style's generic icons where the
+// theme has none (or there is no theme, as on the offscreen platform).
+QIcon iconFor(const Entry &entry)
+{
+    static QHash<QString, QIcon> cache;
+    auto *style = QApplication::style();
+    if (entry.isDir()) {
+        static const QIcon folder = QIcon::fromTheme(QStringLiteral("folder"), style->standardIcon(QStyle::SP_DirIcon));
+        return folder;
+    }
+    const QMimeType mime = mimeOf(entry);
+    auto it = cache.constFind(mime.name());
+    if (it != cache.constEnd())
+        return *it;
+    QIcon icon = QIcon::fromTheme(mime.iconName());
+    if (icon.isNull())
+        icon = QIcon::fromTheme(mime.genericIconName(), style->standardIcon(QStyle::SP_FileIcon));
+    cache.insert(mime.name(), icon);
+    return icon;
+}
+
+QString redactedUri(const QString &uri)
+{
+    auto parsed = Uri::parse(uri.toStdString());
+    return parsed ? QString::fromStdString(parsed->redacted()) : QObject::tr("(an invalid URI)");
+}
+
+} // namespace strata

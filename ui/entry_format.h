@@ -1,0 +1,23 @@
+#pragma once
+
+#include "core/storage/entry.h"
+
+#include <QIcon>
+#include <QString>
+
+#include <cstdint>
+
+namespace strata {
+
+// How entries look in the desktop app: sizes in binary units, local times, kinds and
+// icons from the file name's MIME type.
+QString formatSize(std::uint64_t bytes);   // "4.0 KiB", "12 bytes"
+QString formatRate(double bytesPerSecond); // "12.5 MiB/s"
+QString formatDuration(double seconds);    // "1:05", "2:03:10"
+QString formatTime(std::int64_t nsSinceEpoch);
+QString kindText(const Entry &entry);
+QIcon iconFor(const Entry &entry);
+// A URI as it may be shown: user info and secret-looking parameters hidden.
+QString redactedUri(const QString &uri);
+
+} // namespace strata

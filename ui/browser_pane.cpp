@@ -300,6 +300,11 @@ bool BrowserPane::eventFilter(QObject *watched, QEvent *event)
             Q_EMIT focused();
         if (event->type() == QEvent::KeyPress) {
             auto *key = static_cast<QKeyEvent *>(event);
+            // The view claims F2 for in-place editing; here it renames through the dialog.
+            if (key->key() == Qt::Key_F2 && key->modifiers() == Qt::NoModifier) {
+                Q_EMIT renameRequested();
+                return true;
+            }
             if (key->key() == Qt::Key_Backspace && key->modifiers() == Qt::NoModifier) {
                 goUp();
                 return true;

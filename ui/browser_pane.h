@@ -48,6 +48,7 @@ Q_SIGNALS:
     void fileActivated(const QString &uri, const strata::Entry &entry);
     void transferRequested(const QStringList &sources, const QString &destinationUri, bool move);
     void focused();
+    void renameRequested();
     void summaryChanged();
     void locationChanged();
 

@@ -335,8 +335,8 @@ void ConnectionDialog::runTest()
             auto page = location->op->list(location->path, options);
             if (!page)
                 return TestOutcome{false, QString::fromStdString(page.error().message())};
-            what = page->nextPageToken.empty() ? tr("a folder of %n entries", nullptr, int(page->entries.size()))
-                                               : tr("a folder of more than %n entries", nullptr, int(page->entries.size()));
+            what = page->nextPageToken.empty() ? tr("a folder of %n entry(s)", nullptr, int(page->entries.size()))
+                                               : tr("a folder of more than %n entry(s)", nullptr, int(page->entries.size()));
         }
         return TestOutcome{true, tr("Connected: %1 is %2.").arg(QString::fromStdString(location->display()), what)};
     }).then(this, [this, generation](const TestOutcome &outcome) {

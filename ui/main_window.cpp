@@ -5,6 +5,7 @@
 #include "ui/connection_sidebar.h"
 #include "ui/directory_model.h"
 #include "ui/file_actions.h"
+#include "ui/plural_translator.h"
 #include "ui/secret_store.h"
 #include "ui/transfer_dock.h"
 #include "ui/transfer_queue_model.h"
@@ -32,6 +33,8 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
                        QWidget *parent)
     : QMainWindow(parent), m_registry(registry), m_makeRegistry(std::move(makeRegistry))
 {
+    static bool plurals = QCoreApplication::installTranslator(new PluralTranslator(QCoreApplication::instance()));
+    (void)plurals;
     setWindowTitle(tr("Strata"));
     setWindowIcon(QIcon::fromTheme(QStringLiteral("io.github.strata.Strata"), QIcon(QStringLiteral(":/strata.svg"))));
     m_secrets = new SecretStore(this);
@@ -60,6 +63,7 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
     for (BrowserPane *pane : {m_left, m_right}) {
         connect(pane, &BrowserPane::focused, this, [this, pane] { setActive(pane); });
         connect(pane, &BrowserPane::summaryChanged, this, &MainWindow::updateStatus);
+        connect(pane, &BrowserPane::renameRequested, this, [this, pane] { m_actions->rename(pane); });
         connect(pane, &BrowserPane::transferRequested, m_starter, &TransferStarter::start);
         connect(pane, &BrowserPane::fileActivated, this, [this, pane](const QString &uri, const Entry &entry) {
             m_starter->openWithDesktop(uri, pane->location(), entry.path);

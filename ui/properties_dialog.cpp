@@ -71,13 +71,13 @@ PropertiesDialog::PropertiesDialog(std::shared_ptr<Operator> op, std::string pat
                 addRow(tr("Link to:"), QString::fromStdString(e->symlinkTarget));
         }
         if (const auto &map = facts.extents) {
-            std::uint64_t data = 0, zero = 0, hole = 0;
+            std::uint64_t dataBytes = 0, zero = 0, hole = 0;
             for (const auto &x : *map)
-                (x.kind == ExtentKind::Data ? data : x.kind == ExtentKind::Zero ? zero : hole) += x.length;
-            const double total = double(std::max<std::uint64_t>(1, data + zero + hole));
+                (x.kind == ExtentKind::Data ? dataBytes : x.kind == ExtentKind::Zero ? zero : hole) += x.length;
+            const double total = double(std::max<std::uint64_t>(1, dataBytes + zero + hole));
             addRow(tr("Allocation:"), tr("%1 data (%2%), %3 zeros, %4 holes in %n extent(s)", nullptr, int(map->size()))
-                                          .arg(formatSize(data))
-                                          .arg(100.0 * double(data) / total, 0, 'f', 1)
+                                          .arg(formatSize(dataBytes))
+                                          .arg(100.0 * double(dataBytes) / total, 0, 'f', 1)
                                           .arg(formatSize(zero), formatSize(hole)));
         }
         Q_EMIT loaded();

@@ -15,6 +15,8 @@
 #include <QAbstractButton>
 #include <QApplication>
 #include <QDir>
+#include <QElapsedTimer>
+#include <QTimer>
 #include <QFile>
 #include <QInputDialog>
 #include <QItemSelectionModel>
@@ -44,6 +46,7 @@ private Q_SLOTS:
     void desktopDropCopiesFiles();
     void conflictsAskOncePerBatch();
     void newFolderRenameDelete();
+    void twentyThousandFilesKeepTheWindowResponsive();
     void screenshotWithATransferRunning();
 
 private:
@@ -289,6 +292,45 @@ void TestMainWindow::newFolderRenameDelete()
     QVERIFY(waitFor([&] { return !rowNamed(pane, QStringLiteral("tree")).isValid(); }));
     QVERIFY(!exists(*m_registry, QStringLiteral("memory://ops/tree/deep/file")));
     QVERIFY(exists(*m_registry, QStringLiteral("memory://ops/new name.txt")));
+}
+
+// A 20 000-file transfer reports through the queue without flooding the event loop: a
+// 5 ms timer measures the longest gap while it runs and the panes list the result.
+void TestMainWindow::twentyThousandFilesKeepTheWindowResponsive()
+{
+    {
+        auto at = m_registry->open("memory://many/");
+        QVERIFY(at.ok());
+        QVERIFY(at->op->createDir("/src").ok());
+        const std::string body = "small file";
+        for (int i = 0; i < 20000; ++i)
+            QVERIFY(at->op->writeAll("/src/f" + std::to_string(i), std::as_bytes(std::span(body))).ok());
+    }
+    put(*m_registry, QStringLiteral("memory://many-dst/.keep"), "");
+    show(m_window->pane(0), QStringLiteral("memory://many/"));
+    show(m_window->pane(1), QStringLiteral("memory://many-dst/"));
+    QElapsedTimer clock;
+    qint64 last = 0, longest = 0;
+    QTimer tick;
+    tick.setInterval(5);
+    connect(&tick, &QTimer::timeout, this, [&] {
+        longest = std::max(longest, clock.elapsed() - last);
+        last = clock.elapsed();
+    });
+    clock.start();
+    tick.start();
+    drag(m_window->pane(0), {QStringLiteral("src")}, m_window->pane(1), Qt::CopyAction);
+    QVERIFY(waitFor([&] { return !m_finished.isEmpty(); }, 120000));
+    QVERIFY(waitFor([&] { return rowNamed(m_window->pane(1), QStringLiteral("src")).isValid(); }));
+    tick.stop();
+    QCOMPARE(m_finished.front().left(3), QStringLiteral("ok "));
+    auto copied = m_registry->open("memory://many-dst/src");
+    QVERIFY(copied.ok());
+    auto all = copied->op->listAll(copied->path);
+    QVERIFY(all.ok());
+    QCOMPARE(all->size(), std::size_t(20000));
+    qInfo("20 000-file transfer: %lld ms, longest event-loop gap %lld ms", clock.elapsed(), longest);
+    QVERIFY2(longest < 100, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(longest)));
 }
 
 // Both panes populated and a transfer running (held back by a bandwidth limit).

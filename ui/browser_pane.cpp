@@ -1,6 +1,7 @@
 #include "ui/browser_pane.h"
 
 #include "core/storage/path.h"
+#include "ui/browser_view.h"
 #include "ui/directory_model.h"
 #include "ui/directory_sort_proxy.h"
 #include "ui/entry_format.h"
@@ -75,7 +76,7 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     m_model = new DirectoryModel(this);
     m_proxy = new DirectorySortProxy(this);
     m_proxy->setSourceModel(m_model);
-    m_view = new QTreeView(this);
+    m_view = new BrowserView(this);
     m_view->setModel(m_proxy);
     m_view->setRootIsDecorated(false);
     m_view->setUniformRowHeights(true); // a 100 000-row folder lays out in no time

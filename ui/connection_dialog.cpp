@@ -88,6 +88,7 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     addLine(m_pages->widget(S3), QStringLiteral("prefix"), tr("&Prefix:"), tr("optional, e.g. backups/2026"));
     addLine(m_pages->widget(S3), QStringLiteral("endpoint"), tr("&Endpoint:"), tr("http://127.0.0.1:9000 (empty: AWS)"));
     addLine(m_pages->widget(S3), QStringLiteral("region"), tr("&Region:"), QStringLiteral("us-east-1"));
+    addLine(m_pages->widget(S3), QStringLiteral("profile"), tr("Pro&file:"), tr("optional, from ~/.aws/credentials"));
     addLine(m_pages->widget(S3), QStringLiteral("accessKey"), tr("&Access key:"), tr("empty: environment or ~/.aws"));
     addLine(m_pages->widget(S3), QStringLiteral("secretKey"), tr("&Secret key:"), QString())->setEchoMode(QLineEdit::Password);
     auto *anonymous = new QCheckBox(tr("Public bucket (no credentials)"), m_pages->widget(S3));
@@ -185,6 +186,11 @@ ConnectionDialog::Built ConnectionDialog::build() const
                 return {{}, tr("A region looks like us-east-1")};
             query << QStringLiteral("region=") + region;
         }
+        if (const QString profile = text(this, "profile"); !profile.isEmpty()) {
+            if (!QRegularExpression(QStringLiteral("^[A-Za-z0-9_.-]+$")).match(profile).hasMatch())
+                return {{}, tr("A profile name uses letters, digits, '.', '_' and '-'")};
+            query << QStringLiteral("profile=") + profile;
+        }
         if (checked(this, "anonymous"))
             query << QStringLiteral("anonymous=1");
         else if (text(this, "accessKey").isEmpty() != text(this, "secretKey").isEmpty())
@@ -264,6 +270,7 @@ void ConnectionDialog::setProfile(const ConnectionProfile &profile)
         set("prefix", path.mid(1));
         set("endpoint", query.queryItemValue(QStringLiteral("endpoint"), QUrl::FullyDecoded));
         set("region", query.queryItemValue(QStringLiteral("region")));
+        set("profile", query.queryItemValue(QStringLiteral("profile")));
         set("accessKey", profile.user);
         if (auto *box = qobject_cast<QCheckBox *>(field(QStringLiteral("anonymous"))))
             box->setChecked(query.hasQueryItem(QStringLiteral("anonymous")));

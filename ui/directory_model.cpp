@@ -1,6 +1,7 @@
 #include "ui/directory_model.h"
 
 #include "core/storage/path.h"
+#include "ui/drag_mime_data.h"
 #include "ui/entry_format.h"
 #include "ui/io_pool.h"
 
@@ -233,6 +234,7 @@ QMimeData *DirectoryModel::mimeData(const QModelIndexList &indexes) const
 {
     QStringList uris;
     QList<QUrl> urls;
+    std::vector<Entry> remote;
     for (const auto &index : indexes) {
         if (index.column() != Name)
             continue;
@@ -241,14 +243,17 @@ QMimeData *DirectoryModel::mimeData(const QModelIndexList &indexes) const
             // The desktop understands local files only.
             if (auto local = m_location.op->localPath(e->path))
                 urls << QUrl::fromLocalFile(QString::fromStdString(*local));
+            else
+                remote.push_back(*e);
         }
     }
     if (uris.isEmpty())
         return nullptr;
-    auto *data = new QMimeData;
+    DragMimeData::Export exportRemote;
+    if (!remote.empty() && m_desktopExport)
+        exportRemote = [exportFiles = m_desktopExport, location = m_location, remote] { return exportFiles(location, remote); };
+    auto *data = new DragMimeData(urls, std::move(exportRemote));
     data->setData(QString::fromLatin1(UriListMime), uris.join(QLatin1Char('\n')).toUtf8());
-    if (!urls.isEmpty())
-        data->setUrls(urls);
     return data;
 }
 

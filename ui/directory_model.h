@@ -7,6 +7,9 @@
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QStringList>
+#include <QUrl>
+
+#include <functional>
 
 #include <memory>
 #include <vector>
@@ -63,6 +66,10 @@ public:
 
     // The URIs a drag or a desktop drop carries (ours first, then text/uri-list).
     static QStringList urisIn(const QMimeData *data);
+    // Gives remote entries a local file for the desktop's file manager (fetched there when
+    // a drag starts); local entries need none.
+    using DesktopExport = std::function<QList<QUrl>(const Location &, const std::vector<Entry> &)>;
+    void setDesktopExport(DesktopExport exportFiles) { m_desktopExport = std::move(exportFiles); }
 
 Q_SIGNALS:
     // Listing started, finished or failed: the pane updates its status line.
@@ -81,6 +88,7 @@ private:
     QString m_error;
     QFutureWatcher<ListingChunk> *m_watcher = nullptr;
     QElapsedTimer m_started;
+    DesktopExport m_desktopExport;
 };
 
 } // namespace strata

@@ -64,6 +64,9 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
         connect(pane, &BrowserPane::focused, this, [this, pane] { setActive(pane); });
         connect(pane, &BrowserPane::summaryChanged, this, &MainWindow::updateStatus);
         connect(pane, &BrowserPane::renameRequested, this, [this, pane] { m_actions->rename(pane); });
+        pane->model()->setDesktopExport([this](const Location &location, const std::vector<Entry> &entries) {
+            return m_starter->exportForDesktop(location, entries);
+        });
         connect(pane, &BrowserPane::transferRequested, m_starter, &TransferStarter::start);
         connect(pane, &BrowserPane::fileActivated, this, [this, pane](const QString &uri, const Entry &entry) {
             m_starter->openWithDesktop(uri, pane->location(), entry.path);

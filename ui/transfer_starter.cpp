@@ -156,6 +156,32 @@ void TransferStarter::enqueue(const QStringList &sources, const QString &destina
     }
 }
 
+QList<QUrl> TransferStarter::exportForDesktop(const Location &location, const std::vector<Entry> &entries)
+{
+    std::uint64_t total = 0;
+    for (const auto &e : entries) {
+        if (!e.isFile())
+            return {};
+        total += e.size;
+    }
+    if (total > DesktopExportLimit)
+        return {};
+    QTemporaryDir dir(QDir::tempPath() + QStringLiteral("/strata-drag-XXXXXX"));
+    dir.setAutoRemove(false);
+    if (!dir.isValid())
+        return {};
+    QList<QUrl> urls;
+    for (const auto &e : entries) {
+        const QString local = dir.filePath(QString::fromStdString(e.name));
+        TransferSpec spec;
+        spec.sources = {location.op->uriFor(e.path).toString()};
+        spec.destination = Uri::fromLocalPath(local.toStdString()).toString();
+        if (m_queue->enqueue(std::move(spec)))
+            urls << QUrl::fromLocalFile(local);
+    }
+    return urls;
+}
+
 void TransferStarter::openWithDesktop(const QString &uri, const Location &location, const std::string &path)
 {
     if (auto local = location.op->localPath(path)) {

@@ -5,6 +5,9 @@
 #include <QMap>
 #include <QObject>
 #include <QStringList>
+#include <QUrl>
+
+#include <vector>
 
 class QWidget;
 
@@ -24,6 +27,12 @@ public:
 
     void start(const QStringList &sources, const QString &destinationDir, bool move);
     void openWithDesktop(const QString &uri, const Location &location, const std::string &path);
+    // Remote files dragged towards the desktop: fetched (as queued jobs) into a temporary
+    // folder, whose file URLs the drag carries. A file appears there only once complete
+    // (the engine commits by renaming), so a drop too early finds nothing rather than
+    // half a file. Only small selections of files: a drag is no way to move gigabytes.
+    QList<QUrl> exportForDesktop(const Location &location, const std::vector<Entry> &entries);
+    static constexpr std::uint64_t DesktopExportLimit = 64u << 20;
 
     enum class Conflict { Ask, Overwrite, Skip, KeepBoth };
     // Tests answer the question in advance.

@@ -68,6 +68,8 @@ void TestConnectionDialog::validation_data()
                               << "s3://photos/?endpoint=http://127.0.0.1:9000&region=eu-west-1" << "";
     QTest::newRow("s3 prefix anonymous") << int(ConnectionDialog::S3) << "bucket=open-data;prefix=2026/runs;anonymous=1"
                                          << "s3://open-data/2026/runs?anonymous=1" << "";
+    QTest::newRow("s3 profile") << int(ConnectionDialog::S3) << "bucket=team;profile=work"
+                                << "s3://team/?profile=work" << "";
     QTest::newRow("s3 bad bucket") << int(ConnectionDialog::S3) << "bucket=Bad_Bucket" << "" << "bucket name";
     QTest::newRow("s3 bad endpoint") << int(ConnectionDialog::S3) << "bucket=ok-bucket;endpoint=ftp://host" << "" << "endpoint";
     QTest::newRow("s3 half keys") << int(ConnectionDialog::S3) << "bucket=ok-bucket;accessKey=AKIA" << "" << "both";

@@ -18,6 +18,7 @@
 #include <QElapsedTimer>
 #include <QTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QInputDialog>
 #include <QItemSelectionModel>
 #include <QMessageBox>
@@ -45,6 +46,7 @@ private Q_SLOTS:
     void shiftDropMoves();
     void desktopDropCopiesFiles();
     void conflictsAskOncePerBatch();
+    void dragToTheDesktopFetchesRemoteFiles();
     void newFolderRenameDelete();
     void twentyThousandFilesKeepTheWindowResponsive();
     void screenshotWithATransferRunning();
@@ -199,6 +201,28 @@ void TestMainWindow::desktopDropCopiesFiles()
     target->dropMimeData(&mime, Qt::CopyAction, -1, -1, {});
     QVERIFY(waitForJobs(1));
     QCOMPARE(get(*m_registry, QStringLiteral("memory://drop/from desktop.txt")), QByteArray("dragged from the file manager"));
+}
+
+// A drag carries exact URIs for the panes; the desktop's text/uri-list names local copies
+// of remote files, fetched only when asked for, complete or not there at all.
+void TestMainWindow::dragToTheDesktopFetchesRemoteFiles()
+{
+    put(*m_registry, QStringLiteral("memory://out/note.txt"), "for the desktop");
+    show(m_window->pane(1), QStringLiteral("memory://out/"));
+    auto *proxy = m_window->pane(1)->view()->model();
+    std::unique_ptr<QMimeData> mime(proxy->mimeData({rowNamed(m_window->pane(1), QStringLiteral("note.txt"))}));
+    QVERIFY(mime);
+    QVERIFY(mime->hasFormat(QStringLiteral("text/uri-list")));
+    QTest::qWait(50);
+    QCOMPARE(m_window->queue()->rowCount(), 0); // nothing fetched for a drag that may stay inside
+    const QList<QUrl> urls = mime->urls(); // what the file manager asks for at the drop
+    QCOMPARE(urls.size(), 1);
+    QVERIFY(urls.front().isLocalFile());
+    QVERIFY(waitForJobs(1));
+    QFile local(urls.front().toLocalFile());
+    QVERIFY(local.open(QIODevice::ReadOnly));
+    QCOMPARE(local.readAll(), QByteArray("for the desktop"));
+    QDir(QFileInfo(local).absolutePath()).removeRecursively();
 }
 
 void TestMainWindow::conflictsAskOncePerBatch()

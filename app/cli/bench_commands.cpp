@@ -123,26 +123,6 @@ std::optional<std::chrono::nanoseconds> parseDuration(const QString &text)
     return std::nullopt;
 }
 
-BenchResult toResult(const BenchRun &r)
-{
-    BenchResult b;
-    b.name = r.name;
-    b.procs = procs();
-    b.iterations = r.iterations;
-    b.values.emplace_back("ns/op", r.nsPerOp);
-    if (r.mbPerSecond > 0)
-        b.values.emplace_back("MB/s", r.mbPerSecond);
-    b.values.emplace_back("B/op", std::floor(r.bytesPerOp));
-    b.values.emplace_back("allocs/op", std::floor(r.allocsPerOp));
-    return b;
-}
-
-// Where runs are kept for the GUI's history: $XDG_DATA_HOME/strata/bench.
-QString historyDir()
-{
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) + QStringLiteral("/strata/bench");
-}
-
 } // namespace
 
 int commandBench(Context &context, const QCommandLineParser &parser)
@@ -231,7 +211,7 @@ int commandBench(Context &context, const QCommandLineParser &parser)
         return interrupts.interrupted() ? (context.fail(results.error()), 130) : context.fail(results.error());
 
     // The history the GUI picks runs from: one Go text file per target and run.
-    const QString dir = historyDir();
+    const QString dir = QString::fromStdString(benchHistoryDir());
     QDir().mkpath(dir);
     const QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     for (std::size_t i = 0; i < locations.size(); ++i) {
@@ -285,7 +265,7 @@ int commandBench(Context &context, const QCommandLineParser &parser)
             BenchstatInput in;
             in.label = locations[t].display();
             for (const auto &r : (*results)[t])
-                in.results.push_back(toResult(r));
+                in.results.push_back(toBenchResult(r, procs()));
             inputs.push_back(std::move(in));
         }
         const auto report = benchstat(inputs);

@@ -1,7 +1,10 @@
 #include "core/bench/bench_runner.h"
 
 #include "core/bench/alloc_counter.h"
+#include "core/bench/go_bench.h"
 #include "core/storage/path.h"
+
+#include <QStandardPaths>
 
 #include <algorithm>
 #include <atomic>
@@ -12,6 +15,25 @@
 #include <thread>
 
 namespace strata {
+
+BenchResult toBenchResult(const BenchRun &r, int procs)
+{
+    BenchResult b;
+    b.name = r.name;
+    b.procs = procs;
+    b.iterations = r.iterations;
+    b.values.emplace_back("ns/op", r.nsPerOp);
+    if (r.mbPerSecond > 0)
+        b.values.emplace_back("MB/s", r.mbPerSecond);
+    b.values.emplace_back("B/op", std::floor(r.bytesPerOp));
+    b.values.emplace_back("allocs/op", std::floor(r.allocsPerOp));
+    return b;
+}
+
+std::string benchHistoryDir()
+{
+    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation).toStdString() + "/strata/bench";
+}
 
 std::string_view toString(BenchOp op)
 {

@@ -41,6 +41,15 @@ struct BenchRun {
     double allocsPerOp = 0;
 };
 
+// A run as a Go benchmark result (ns/op, MB/s when payload moved, B/op, allocs/op), with
+// the -N suffix `procs`.
+struct BenchResult;
+BenchResult toBenchResult(const BenchRun &run, int procs);
+
+// Where finished runs are kept as Go benchmark text, for the desktop app's history:
+// $XDG_DATA_HOME/strata/bench (~/.local/share/strata/bench).
+std::string benchHistoryDir();
+
 using BenchObserver = std::function<void(const BenchRun &)>;
 
 // Runs the matrix ops × sizes × concurrency `count` times on each target (two targets

@@ -1,5 +1,7 @@
 #include "backends/http/http_client.h"
 
+#include "core/storage/uri.h"
+
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -121,9 +123,9 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
         std::string_view scheme = line.substr(17);
         scheme.remove_prefix(std::min(scheme.size(), scheme.find_first_not_of(" \t")));
         if (startsWithNoCase(scheme, "basic"))
-            t->offered |= long(CURLAUTH_BASIC);
+            t->offered |= kAuthBasic;
         else if (startsWithNoCase(scheme, "digest"))
-            t->offered |= long(CURLAUTH_DIGEST);
+            t->offered |= kAuthDigest;
     }
     auto colon = line.find(':');
     if (colon != std::string_view::npos) {
@@ -200,8 +202,10 @@ std::string Response::header(std::string_view name) const
     return {};
 }
 
-Client::Client(ClientOptions options)
-    : m_options(std::move(options)), m_authSchemes(long(CURLAUTH_BASIC | CURLAUTH_DIGEST))
+static_assert(kAuthBasic == long(CURLAUTH_BASIC) && kAuthDigest == long(CURLAUTH_DIGEST));
+constexpr long kAnyScheme = kAuthBasic | kAuthDigest;
+
+Client::Client(ClientOptions options) : m_options(std::move(options)), m_authSchemes(kAnyScheme)
 {
     static GlobalInit init;
 }
@@ -229,6 +233,16 @@ void Client::give(std::unique_ptr<Handle> handle)
 
 Result<Response> Client::perform(const Request &request)
 {
+    const long schemes = request.authSchemes ? request.authSchemes : m_authSchemes.load();
+    auto response = performOnce(request, schemes);
+    // A server with areas of both schemes asked for the one not learned: again, with either.
+    if (response && response->status == 401 && authenticates() && !request.source && (response->authOffered & ~schemes))
+        response = performOnce(request, kAnyScheme);
+    return response;
+}
+
+Result<Response> Client::performOnce(const Request &request, long authSchemes)
+{
     auto handle = take();
     CURL *c = handle->curl;
     if (!c)
@@ -238,7 +252,14 @@ Result<Response> Client::perform(const Request &request)
     Response response;
     Transfer transfer{&request, &response};
     char errorBuffer[CURL_ERROR_SIZE] = {0};
-    curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
+    std::string url = request.url;
+    if (authenticates() && !m_options.user.empty() && m_options.password.empty() && m_options.netrc) {
+        // libcurl looks the password up in ~/.netrc for a user named in the URL, not for
+        // CURLOPT_USERNAME (which would send an empty password).
+        if (const auto scheme = url.find("://"); scheme != std::string::npos)
+            url.insert(scheme + 3, percentEncode(m_options.user) + "@");
+    }
+    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errorBuffer);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_USERAGENT, m_options.userAgent.c_str());
@@ -250,8 +271,8 @@ Result<Response> Client::perform(const Request &request)
     // The path goes out exactly as built (and signed): curl must not squash "/./" or "/../".
     curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
     if (authenticates()) {
-        curl_easy_setopt(c, CURLOPT_HTTPAUTH, m_authSchemes.load());
-        if (!m_options.user.empty())
+        curl_easy_setopt(c, CURLOPT_HTTPAUTH, authSchemes);
+        if (!m_options.user.empty() && !m_options.password.empty())
             curl_easy_setopt(c, CURLOPT_USERNAME, m_options.user.c_str());
         if (!m_options.password.empty())
             curl_easy_setopt(c, CURLOPT_PASSWORD, m_options.password.c_str());
@@ -302,11 +323,10 @@ Result<Response> Client::perform(const Request &request)
     const CURLcode code = curl_easy_perform(c);
     curl_slist_free_all(headers);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
-    if (authenticates() && code == CURLE_OK && response.status != 401) {
-        // The server named its scheme and took the credentials: use that scheme alone from now on.
-        if (transfer.offered != 0)
-            m_authSchemes = (transfer.offered & long(CURLAUTH_DIGEST)) ? long(CURLAUTH_DIGEST) : long(CURLAUTH_BASIC);
-        m_authSettled = true;
+    response.authOffered = transfer.offered;
+    if (authenticates() && code == CURLE_OK && response.status != 401 && transfer.offered != 0) {
+        const long seen = m_seenSchemes.fetch_or(transfer.offered) | transfer.offered;
+        m_authSchemes = seen == kAuthBasic || seen == kAuthDigest ? seen : kAnyScheme;
     }
     if (response.emptyRange) {
         handle.reset(); // the connection still owes a byte: never reuse it

@@ -18,6 +18,10 @@ namespace strata::http {
 
 using Header = std::pair<std::string, std::string>;
 
+// HTTP authentication schemes, as bits (libcurl's CURLAUTH_BASIC and CURLAUTH_DIGEST).
+inline constexpr long kAuthBasic = 1L << 0;
+inline constexpr long kAuthDigest = 1L << 1;
+
 struct Request {
     std::string method = "GET";
     std::string url;                         // fully encoded
@@ -34,6 +38,8 @@ struct Request {
     // A 2xx response body handed over as it arrives (a large listing parsed while it
     // streams) instead of kept in Response::body; returning false stops the transfer.
     std::function<bool(std::string_view)> sink;
+    // kAuth* schemes for this request; 0: those the client has learned the server uses.
+    long authSchemes = 0;
 
     static constexpr std::size_t kAbortBody = std::size_t(-1);
 };
@@ -46,6 +52,7 @@ struct Response {
     bool overflow = false;        // the server sent more than `into` holds
     bool emptyRange = false;      // the range asked for was of an empty object
     bool sinkStopped = false;     // the request's sink refused more of the body
+    long authOffered = 0;         // kAuth* schemes a 401 on the way asked for
 
     std::string header(std::string_view name) const;
     // Whether the body is an HTML page (a proxy's, a login page), whatever its status.
@@ -76,24 +83,21 @@ public:
     // A transport failure (no connection, reset, timeout, TLS) is an Error; any HTTP
     // status, 4xx and 5xx included, is a Response for the caller to interpret.
     Result<Response> perform(const Request &request);
-    // Whether an upload whose body cannot be sent twice may go now: authentication is off,
-    // or a request has already found which scheme the server wants (a streamed body cannot
-    // be rewound for the 401 round trip of the first request).
-    bool authSettled() const { return !authenticates() || m_authSettled.load(); }
 
 private:
     struct Handle;
     std::unique_ptr<Handle> take();
     void give(std::unique_ptr<Handle> handle);
     bool authenticates() const { return m_options.netrc || !m_options.user.empty(); }
+    Result<Response> performOnce(const Request &request, long authSchemes);
 
     ClientOptions m_options;
     std::mutex m_mutex;
     std::vector<std::unique_ptr<Handle>> m_free;
-    // Basic | Digest until the server named its scheme; then that one alone, so Basic
-    // credentials go with the first request instead of after a 401 each time.
+    // Basic | Digest until the server asked for a scheme; while it has asked for only that
+    // one, it alone, so Basic credentials go with the first request instead of after a 401.
     std::atomic<long> m_authSchemes;
-    std::atomic<bool> m_authSettled{false};
+    std::atomic<long> m_seenSchemes{0};
 };
 
 } // namespace strata::http

@@ -286,11 +286,18 @@ void WebDavBackend::discard(std::string_view path)
     (void)send("DELETE", path);
 }
 
-Status WebDavBackend::settleAuth(std::string_view dir)
+Result<long> WebDavBackend::authSchemeFor(std::string_view dir)
 {
-    if (m_client->authSettled())
-        return {};
-    return propfind(dir, 0, [](std::string, DavResource &&) {});
+    http::Request request;
+    request.headers = {{"Depth", "0"}};
+    auto response = send("PROPFIND", dir, std::move(request));
+    if (!response)
+        return std::move(response).error();
+    if (response->status == 401)
+        return fail(*response, "PROPFIND");
+    // Digest where offered: the streamed PUT then goes first without a body (curl's probe).
+    const long offered = response->authOffered;
+    return offered & http::kAuthDigest ? http::kAuthDigest : offered;
 }
 
 Status WebDavBackend::relocate(std::string_view method, std::string_view from, std::string_view to, bool overwrite)

@@ -42,8 +42,9 @@ public:
     Status publish(std::string_view temp, std::string_view path, bool overwrite);
     // Removes a temporary upload, best effort.
     void discard(std::string_view path);
-    // Makes the server name its authentication scheme before a body that cannot be sent twice.
-    Status settleAuth(std::string_view dir);
+    // The authentication scheme the server wants in `dir` (http::kAuth* bits; 0: the client's
+    // choice will do), asked before a body that cannot be sent twice for a 401 round trip.
+    Result<long> authSchemeFor(std::string_view dir);
 
 private:
     using OnResource = std::function<void(std::string path, DavResource &&resource)>;

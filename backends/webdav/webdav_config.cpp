@@ -1,26 +1,8 @@
 #include "backends/webdav/webdav_config.h"
 
-#include <QString>
-
-#include <algorithm>
-#include <cstdlib>
+#include "backends/http/uri_options.h"
 
 namespace strata::webdav {
-
-namespace {
-
-std::string env(const char *name)
-{
-    const char *v = std::getenv(name);
-    return v ? std::string(v) : std::string();
-}
-
-bool truthy(const std::optional<std::string> &v)
-{
-    return v && (v->empty() || *v == "1" || *v == "true" || *v == "yes");
-}
-
-} // namespace
 
 Result<Config> parseConfig(const Uri &uri)
 {
@@ -38,13 +20,11 @@ Result<Config> parseConfig(const Uri &uri)
             return Error(ErrorKind::InvalidInput, "unknown webdav:// option '" + key + "' (known: insecure, timeout)");
         (void)value;
     }
-    config.insecure = truthy(uri.queryValue("insecure"));
-    if (auto timeout = uri.queryValue("timeout")) {
-        bool ok = false;
-        config.timeoutSeconds = QString::fromStdString(*timeout).toInt(&ok);
-        if (!ok || config.timeoutSeconds < 1 || config.timeoutSeconds > 3600)
-            return Error(ErrorKind::InvalidInput, "timeout must be a number of seconds from 1 to 3600");
-    }
+    config.insecure = http::truthy(uri.queryValue("insecure"));
+    auto timeout = http::timeoutOption(uri, config.timeoutSeconds);
+    if (!timeout)
+        return std::move(timeout).error();
+    config.timeoutSeconds = *timeout;
     // The URI keeps its host as written; an IPv6 literal keeps its brackets.
     config.hostPort = uri.host();
     if (config.hostPort.find(':') != std::string::npos && !config.hostPort.starts_with('['))
@@ -58,9 +38,9 @@ Result<Config> parseConfig(const Uri &uri)
             return Error(ErrorKind::InvalidInput, "the user name in the URI has a bad percent escape");
         config.user = std::move(*user);
     } else {
-        config.user = env("STRATA_WEBDAV_USER");
+        config.user = http::environment("STRATA_WEBDAV_USER");
     }
-    config.password = env("STRATA_WEBDAV_PASSWORD");
+    config.password = http::environment("STRATA_WEBDAV_PASSWORD");
 
     std::vector<Uri::QueryItem> options;
     if (config.insecure)

@@ -44,8 +44,9 @@ Status WebDavWriter::startStream()
 {
     // The first request to a server that wants credentials is answered 401 and sent again:
     // a streamed body cannot be, so the server is asked its scheme first.
-    if (auto st = m_backend->settleAuth(parentPath(m_path)); !st)
-        return st;
+    auto scheme = m_backend->authSchemeFor(parentPath(m_path));
+    if (!scheme)
+        return std::move(scheme).error();
     m_sentSome = true;
     if (!m_buffer.empty()) {
         m_queued = m_buffer.size();
@@ -55,6 +56,7 @@ Status WebDavWriter::startStream()
     http::Request request;
     request.source = [this](std::span<std::byte> out) { return pull(out); };
     request.sourceSize = m_options.sizeHint; // none: sent chunked
+    request.authSchemes = *scheme;
     m_thread = std::thread([this, request = std::move(request)]() mutable {
         auto st = m_backend->upload(m_temp, std::move(request));
         std::lock_guard lock(m_mutex);

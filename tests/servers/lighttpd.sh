@@ -86,9 +86,11 @@ webdav.sqlite-db-name = "$data/webdav.db"
 
 auth.backend = "plain"
 auth.backend.plain.userfile = "$dir/lighttpd.users"
+# Prefixes without the trailing '/': "/auth/" would leave the collection's own URL "/auth"
+# (a PROPFIND of it lists its children) open to anyone.
 auth.require = (
-  "/auth/" => ( "method" => "basic", "realm" => "strata", "require" => "valid-user" ),
-  "/digest/" => ( "method" => "digest", "realm" => "strata", "require" => "valid-user", "algorithm" => "MD5" )
+  "/auth" => ( "method" => "basic", "realm" => "strata", "require" => "valid-user" ),
+  "/digest" => ( "method" => "digest", "realm" => "strata", "require" => "valid-user", "algorithm" => "MD5" )
 )
 EOF
 }
@@ -138,8 +140,11 @@ cmd_start() {
 
   local endpoint=http://127.0.0.1:$port
   # The auth area refuses anonymous requests: the config does what it says.
-  code=$(curl -s --noproxy '*' -o /dev/null -w '%{http_code}' --max-time 5 -X PROPFIND -H 'Depth: 0' "$endpoint/auth/") || true
-  [ "$code" = 401 ] || { cat "$log" >&2; cmd_stop "$dir"; die "/auth/ answered HTTP $code to an anonymous PROPFIND, not 401"; }
+  local area
+  for area in auth auth/ digest digest/; do
+    code=$(curl -s --noproxy '*' -o /dev/null -w '%{http_code}' --max-time 5 -X PROPFIND -H 'Depth: 1' "$endpoint/$area") || true
+    [ "$code" = 401 ] || { cat "$log" >&2; cmd_stop "$dir"; die "/$area answered HTTP $code to an anonymous PROPFIND, not 401"; }
+  done
 
   echo "$port" >"$dir/lighttpd.port"
   (umask 077 && cat >"$dir/lighttpd.env.tmp" <<EOF

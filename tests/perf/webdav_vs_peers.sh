@@ -101,36 +101,13 @@ warm() { drop_caches; curl --version >/dev/null; }
 tools=(strata rclone curl)
 declare -A results
 
+purge() { rcl purge "dav:$1"; }
+
 # --- no tool talks to anything but 127.0.0.1: one traced upload and download each
-for tool in "${tools[@]}"; do
-  loopback_only "$work/strace-$tool-up.log" "up_$tool" "$work/data/small" "check/$tool"
-  mkdir -p "$work/check-$tool"
-  loopback_only "$work/strace-$tool-down.log" "down_$tool" "check/$tool/small" "$work/check-$tool"
-  diff -rq "$work/data/small" "$work/check-$tool/small" >/dev/null \
-    || { echo "$tool: the traced round trip of the small set differs" >&2; exit 1; }
-  rm -rf "$work/check-$tool"
-done
-rcl purge "dav:check"
-command -v strace >/dev/null && echo "loopback check: strata, rclone and curl reached 127.0.0.1 only (strace of one upload and one download each)"
+check_tools_loopback
 
 # --- upload and download of each set
-for set in "${sets[@]}"; do
-  for ((i = 1; i <= runs; i++)); do
-    # The order rotates each round: no tool always runs first (or right after another's).
-    order=("${tools[@]:$(( (i - 1) % 3 ))}" "${tools[@]:0:$(( (i - 1) % 3 ))}")
-    for tool in "${order[@]}"; do
-      prefix=runs/$set-$i-$tool out=$work/out/$set-$i-$tool
-      mkdir -p "$out"
-      warm; tu=$(time_cmd "up_$tool" "$work/data/$set" "$prefix")
-      warm; td=$(time_cmd "down_$tool" "$prefix/$set" "$out")
-      diff -r "$work/data/$set" "$out/$set" >/dev/null \
-        || { echo "$tool: the download of $set (run $i) differs from its source" >&2; exit 1; }
-      results["$set-up,$tool"]+="$tu "; results["$set-down,$tool"]+="$td "
-      printf '%-7s run %d %-7s upload %7.3f s   download %7.3f s   (identical)\n' "$set" "$i" "$tool" "$tu" "$td"
-      rm -rf "$out"; rcl purge "dav:$prefix" # untimed: keep the document root small
-    done
-  done
-done
+time_transfer_sets "$runs" "${sets[@]}"
 
 # --- table
 med() { printf '%s\n' ${results["$1"]} | median; }

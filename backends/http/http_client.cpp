@@ -1,5 +1,7 @@
 #include "backends/http/http_client.h"
 
+#include "core/storage/uri.h"
+
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -27,7 +29,15 @@ struct Transfer {
     Response *response;
     std::size_t sent = 0;
     std::uint64_t skipped = 0;
+    long offered = 0; // CURLAUTH_* schemes a 401 answer named
 };
+
+bool startsWithNoCase(std::string_view text, std::string_view prefix)
+{
+    return text.size() >= prefix.size()
+        && std::equal(prefix.begin(), prefix.end(), text.begin(),
+                      [](char a, char b) { return std::tolower((unsigned char)a) == std::tolower((unsigned char)b); });
+}
 
 std::size_t onWrite(char *data, std::size_t size, std::size_t count, void *user)
 {
@@ -42,7 +52,14 @@ std::size_t onWrite(char *data, std::size_t size, std::size_t count, void *user)
     }
     // Only a success lands in the caller's buffer; an error answer is kept for the caller
     // to read (its S3 code, or an HTML page).
-    if (!t->request->into.empty() && t->response->status >= 200 && t->response->status < 300) {
+    const bool success = t->response->status >= 200 && t->response->status < 300;
+    if (t->request->sink && success) {
+        if (t->request->sink(std::string_view(p, n)))
+            return size * count;
+        t->response->sinkStopped = true;
+        return 0;
+    }
+    if (!t->request->into.empty() && success) {
         auto &into = t->request->into;
         const std::size_t room = into.size() - t->response->received;
         const std::size_t take = std::min(room, n);
@@ -61,6 +78,10 @@ std::size_t onWrite(char *data, std::size_t size, std::size_t count, void *user)
 std::size_t onRead(char *buffer, std::size_t size, std::size_t count, void *user)
 {
     auto *t = static_cast<Transfer *>(user);
+    if (t->request->source) {
+        const std::size_t n = t->request->source({reinterpret_cast<std::byte *>(buffer), size * count});
+        return n == Request::kAbortBody ? std::size_t(CURL_READFUNC_ABORT) : n;
+    }
     const auto &body = t->request->body;
     const std::size_t n = std::min(size * count, body.size() - t->sent);
     std::memcpy(buffer, body.data() + t->sent, n);
@@ -70,8 +91,11 @@ std::size_t onRead(char *buffer, std::size_t size, std::size_t count, void *user
 
 int onSeek(void *user, curl_off_t offset, int origin)
 {
-    // Lets curl rewind the body when a reused connection turned out to be dead.
+    // Lets curl rewind the body when a reused connection turned out to be dead, or to send
+    // it again with credentials after a 401. A streamed body cannot be sent twice.
     auto *t = static_cast<Transfer *>(user);
+    if (t->request->source)
+        return CURL_SEEKFUNC_CANTSEEK;
     if (origin != SEEK_SET || offset < 0 || std::size_t(offset) > t->request->body.size())
         return CURL_SEEKFUNC_CANTSEEK;
     t->sent = std::size_t(offset);
@@ -94,6 +118,14 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
         && line.find("/0\r") != std::string_view::npos) {
         t->response->emptyRange = true;
         return 0;
+    }
+    if (startsWithNoCase(line, "www-authenticate:")) {
+        std::string_view scheme = line.substr(17);
+        scheme.remove_prefix(std::min(scheme.size(), scheme.find_first_not_of(" \t")));
+        if (startsWithNoCase(scheme, "basic"))
+            t->offered |= kAuthBasic;
+        else if (startsWithNoCase(scheme, "digest"))
+            t->offered |= kAuthDigest;
     }
     auto colon = line.find(':');
     if (colon != std::string_view::npos) {
@@ -152,6 +184,15 @@ struct Client::Handle {
     }
 };
 
+bool Response::htmlBody() const
+{
+    const auto start = body.find_first_not_of(" \t\r\n");
+    if (start == std::string::npos)
+        return false;
+    const std::string_view text = std::string_view(body).substr(start);
+    return startsWithNoCase(text, "<!DOCTYPE html") || startsWithNoCase(text, "<html");
+}
+
 std::string Response::header(std::string_view name) const
 {
     const std::string key = lower(name);
@@ -161,7 +202,10 @@ std::string Response::header(std::string_view name) const
     return {};
 }
 
-Client::Client(ClientOptions options) : m_options(std::move(options))
+static_assert(kAuthBasic == long(CURLAUTH_BASIC) && kAuthDigest == long(CURLAUTH_DIGEST));
+constexpr long kAnyScheme = kAuthBasic | kAuthDigest;
+
+Client::Client(ClientOptions options) : m_options(std::move(options)), m_authSchemes(kAnyScheme)
 {
     static GlobalInit init;
 }
@@ -189,6 +233,16 @@ void Client::give(std::unique_ptr<Handle> handle)
 
 Result<Response> Client::perform(const Request &request)
 {
+    const long schemes = request.authSchemes ? request.authSchemes : m_authSchemes.load();
+    auto response = performOnce(request, schemes);
+    // A server with areas of both schemes asked for the one not learned: again, with either.
+    if (response && response->status == 401 && authenticates() && !request.source && (response->authOffered & ~schemes))
+        response = performOnce(request, kAnyScheme);
+    return response;
+}
+
+Result<Response> Client::performOnce(const Request &request, long authSchemes)
+{
     auto handle = take();
     CURL *c = handle->curl;
     if (!c)
@@ -198,7 +252,14 @@ Result<Response> Client::perform(const Request &request)
     Response response;
     Transfer transfer{&request, &response};
     char errorBuffer[CURL_ERROR_SIZE] = {0};
-    curl_easy_setopt(c, CURLOPT_URL, request.url.c_str());
+    std::string url = request.url;
+    if (authenticates() && !m_options.user.empty() && m_options.password.empty() && m_options.netrc) {
+        // libcurl looks the password up in ~/.netrc for a user named in the URL, not for
+        // CURLOPT_USERNAME (which would send an empty password).
+        if (const auto scheme = url.find("://"); scheme != std::string::npos)
+            url.insert(scheme + 3, percentEncode(m_options.user) + "@");
+    }
+    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errorBuffer);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_USERAGENT, m_options.userAgent.c_str());
@@ -209,6 +270,15 @@ Result<Response> Client::perform(const Request &request)
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     // The path goes out exactly as built (and signed): curl must not squash "/./" or "/../".
     curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
+    if (authenticates()) {
+        curl_easy_setopt(c, CURLOPT_HTTPAUTH, authSchemes);
+        if (!m_options.user.empty() && !m_options.password.empty())
+            curl_easy_setopt(c, CURLOPT_USERNAME, m_options.user.c_str());
+        if (!m_options.password.empty())
+            curl_easy_setopt(c, CURLOPT_PASSWORD, m_options.password.c_str());
+        if (m_options.netrc)
+            curl_easy_setopt(c, CURLOPT_NETRC, long(CURL_NETRC_OPTIONAL));
+    }
     if (m_options.insecure) {
         curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
@@ -218,27 +288,28 @@ Result<Response> Client::perform(const Request &request)
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &onHeader);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, &transfer);
 
-    if (request.method == "HEAD") {
-        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-    } else if (request.method == "PUT") {
+    // A body read by curl as it sends (PUT, and custom methods such as PROPFIND).
+    const auto upload = [&] {
         curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-        curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body.size()));
+        const std::optional<std::uint64_t> size = request.source ? request.sourceSize : request.body.size();
+        curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, size ? curl_off_t(*size) : curl_off_t(-1));
         curl_easy_setopt(c, CURLOPT_READFUNCTION, &onRead);
         curl_easy_setopt(c, CURLOPT_READDATA, &transfer);
         curl_easy_setopt(c, CURLOPT_SEEKFUNCTION, &onSeek);
         curl_easy_setopt(c, CURLOPT_SEEKDATA, &transfer);
+    };
+    if (request.method == "HEAD") {
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    } else if (request.method == "PUT") {
+        upload();
     } else if (request.method == "POST") {
         curl_easy_setopt(c, CURLOPT_POST, 1L);
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, reinterpret_cast<const char *>(request.body.data()));
         curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.size()));
     } else if (request.method != "GET") {
         curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-        if (!request.body.empty()) {
-            curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-            curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.body.size()));
-            curl_easy_setopt(c, CURLOPT_READFUNCTION, &onRead);
-            curl_easy_setopt(c, CURLOPT_READDATA, &transfer);
-        }
+        if (!request.body.empty() || request.source)
+            upload();
     }
     curl_slist *headers = nullptr;
     // No "Expect: 100-continue" round trip before bodies; no default Accept.
@@ -252,10 +323,19 @@ Result<Response> Client::perform(const Request &request)
     const CURLcode code = curl_easy_perform(c);
     curl_slist_free_all(headers);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+    response.authOffered = transfer.offered;
+    if (authenticates() && code == CURLE_OK && response.status != 401 && transfer.offered != 0) {
+        const long seen = m_seenSchemes.fetch_or(transfer.offered) | transfer.offered;
+        m_authSchemes = seen == kAuthBasic || seen == kAuthDigest ? seen : kAnyScheme;
+    }
     if (response.emptyRange) {
         handle.reset(); // the connection still owes a byte: never reuse it
         response.body.clear();
         response.received = 0;
+        return response;
+    }
+    if (code == CURLE_WRITE_ERROR && response.sinkStopped) {
+        handle.reset(); // the rest of the body is still on the wire
         return response;
     }
     if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && response.overflow)) {

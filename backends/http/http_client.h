@@ -2,10 +2,13 @@
 
 #include "core/storage/result.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -15,6 +18,10 @@ namespace strata::http {
 
 using Header = std::pair<std::string, std::string>;
 
+// HTTP authentication schemes, as bits (libcurl's CURLAUTH_BASIC and CURLAUTH_DIGEST).
+inline constexpr long kAuthBasic = 1L << 0;
+inline constexpr long kAuthDigest = 1L << 1;
+
 struct Request {
     std::string method = "GET";
     std::string url;                         // fully encoded
@@ -23,6 +30,18 @@ struct Request {
     std::span<std::byte> into;               // response body lands here directly (ranged reads)
     std::uint64_t skip = 0;                  // bytes of the response body to drop first (a server that ignored Range)
     std::size_t maxBody = 16u << 20;         // cap for a response body kept in Response::body
+    // A body produced while it is sent (an upload of unknown end): fills the buffer and
+    // returns the bytes written, 0 at the end, kAbortBody to fail the request. Used
+    // instead of `body` when set; sourceSize is the announced length (none: chunked).
+    std::function<std::size_t(std::span<std::byte>)> source;
+    std::optional<std::uint64_t> sourceSize;
+    // A 2xx response body handed over as it arrives (a large listing parsed while it
+    // streams) instead of kept in Response::body; returning false stops the transfer.
+    std::function<bool(std::string_view)> sink;
+    // kAuth* schemes for this request; 0: those the client has learned the server uses.
+    long authSchemes = 0;
+
+    static constexpr std::size_t kAbortBody = std::size_t(-1);
 };
 
 struct Response {
@@ -32,8 +51,12 @@ struct Response {
     std::size_t received = 0;     // bytes written into `into`
     bool overflow = false;        // the server sent more than `into` holds
     bool emptyRange = false;      // the range asked for was of an empty object
+    bool sinkStopped = false;     // the request's sink refused more of the body
+    long authOffered = 0;         // kAuth* schemes a 401 on the way asked for
 
     std::string header(std::string_view name) const;
+    // Whether the body is an HTML page (a proxy's, a login page), whatever its status.
+    bool htmlBody() const;
 };
 
 struct ClientOptions {
@@ -41,6 +64,11 @@ struct ClientOptions {
     std::chrono::seconds connectTimeout{10};
     std::chrono::seconds stallTimeout{30};      // no byte moved for this long: a timeout
     std::string userAgent = "strata";
+    // HTTP authentication (Basic or Digest, whichever the server asks for), with these
+    // credentials and/or the user's ~/.netrc. Empty and false: no authentication.
+    std::string user;
+    std::string password;
+    bool netrc = false;
 };
 
 // Blocking HTTP over libcurl with a pool of easy handles, so connections (and TLS
@@ -60,10 +88,16 @@ private:
     struct Handle;
     std::unique_ptr<Handle> take();
     void give(std::unique_ptr<Handle> handle);
+    bool authenticates() const { return m_options.netrc || !m_options.user.empty(); }
+    Result<Response> performOnce(const Request &request, long authSchemes);
 
     ClientOptions m_options;
     std::mutex m_mutex;
     std::vector<std::unique_ptr<Handle>> m_free;
+    // Basic | Digest until the server asked for a scheme; while it has asked for only that
+    // one, it alone, so Basic credentials go with the first request instead of after a 401.
+    std::atomic<long> m_authSchemes;
+    std::atomic<long> m_seenSchemes{0};
 };
 
 } // namespace strata::http

@@ -1,5 +1,7 @@
 #include "backends/s3/s3_config.h"
 
+#include "backends/http/uri_options.h"
+
 #include <QDir>
 #include <QFile>
 
@@ -12,13 +14,7 @@ namespace {
 
 std::string env(const char *name)
 {
-    const char *v = std::getenv(name);
-    return v ? std::string(v) : std::string();
-}
-
-bool truthy(const std::optional<std::string> &v)
-{
-    return v && (v->empty() || *v == "1" || *v == "true" || *v == "yes");
+    return http::environment(name);
 }
 
 using IniSection = std::map<std::string, std::string>;
@@ -105,14 +101,12 @@ Result<Config> parseConfig(const Uri &uri)
     else if (auto d = env("AWS_DEFAULT_REGION"); !d.empty())
         config.region = d;
     config.profile = uri.queryValue("profile").value_or(env("AWS_PROFILE"));
-    config.anonymous = truthy(uri.queryValue("anonymous"));
-    config.insecure = truthy(uri.queryValue("insecure"));
-    if (auto timeout = uri.queryValue("timeout")) {
-        bool ok = false;
-        config.timeoutSeconds = QString::fromStdString(*timeout).toInt(&ok);
-        if (!ok || config.timeoutSeconds < 1 || config.timeoutSeconds > 3600)
-            return Error(ErrorKind::InvalidInput, "timeout must be a number of seconds from 1 to 3600");
-    }
+    config.anonymous = http::truthy(uri.queryValue("anonymous"));
+    config.insecure = http::truthy(uri.queryValue("insecure"));
+    auto timeout = http::timeoutOption(uri, config.timeoutSeconds);
+    if (!timeout)
+        return std::move(timeout).error();
+    config.timeoutSeconds = *timeout;
 
     std::string endpoint = uri.queryValue("endpoint").value_or(env("AWS_ENDPOINT_URL_S3"));
     if (endpoint.empty())

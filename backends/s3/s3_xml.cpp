@@ -1,12 +1,8 @@
 #include "backends/s3/s3_xml.h"
 
-#include <QDateTime>
-#include <QLocale>
-#include <QTimeZone>
 #include <QXmlStreamReader>
 
 #include <charconv>
-#include <QXmlStreamReader>
 
 namespace strata::s3 {
 
@@ -40,20 +36,6 @@ std::string text(QXmlStreamReader &reader)
 }
 
 } // namespace
-
-std::optional<std::int64_t> parseTime(const std::string &value)
-{
-    const QString s = QString::fromStdString(value);
-    QDateTime t = QDateTime::fromString(s, Qt::ISODateWithMs);
-    if (!t.isValid()) {
-        // HTTP dates: "Mon, 30 Nov 2026 06:41:12 GMT" (RFC 7231), always in English.
-        t = QLocale::c().toDateTime(s, QStringLiteral("ddd, dd MMM yyyy HH:mm:ss 'GMT'"));
-        t.setTimeZone(QTimeZone::utc());
-    }
-    if (!t.isValid())
-        return std::nullopt;
-    return std::int64_t(t.toMSecsSinceEpoch()) * 1'000'000;
-}
 
 Result<ListResult> parseList(const std::string &xml)
 {
@@ -176,11 +158,8 @@ Error s3Error(const http::Response &response, std::string_view bucket)
     const long status = response.status;
     std::string code, message;
     const std::string &body = response.body;
-    const auto start = body.find_first_not_of(" \t\r\n");
     // The content type alone also tells: HEAD answers have no body.
-    const bool html = (start != std::string::npos
-                       && (body.compare(start, 9, "<!DOCTYPE") == 0 || body.compare(start, 5, "<html") == 0
-                           || body.compare(start, 5, "<HTML") == 0))
+    const bool html = response.htmlBody()
         || (response.header("content-type").starts_with("text/html") && body.find("<Error") == std::string::npos);
     if (!html && body.find("<Error") != std::string::npos) {
         QXmlStreamReader reader(QByteArray::fromStdString(body));

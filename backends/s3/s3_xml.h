@@ -1,6 +1,7 @@
 #pragma once
 
 #include "backends/http/http_client.h"
+#include "backends/http/http_time.h"
 #include "core/storage/result.h"
 
 #include <cstdint>
@@ -36,8 +37,7 @@ std::string deleteObjectsXml(const std::vector<std::string> &keys);
 // Keys the DeleteObjects answer reports as not deleted, with their error code.
 std::vector<std::pair<std::string, std::string>> parseDeleteErrors(const std::string &xml);
 
-// "2026-11-30T06:41:12.000Z" or "Mon, 30 Nov 2026 06:41:12 GMT" -> ns since the epoch
-std::optional<std::int64_t> parseTime(const std::string &text);
+using http::parseTime;
 
 // The one place S3 answers become errors: XML error codes and HTTP statuses mapped to
 // kinds (temporary for throttling, timeouts and 5xx), HTML pages recognised as such.

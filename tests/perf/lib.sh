@@ -63,3 +63,50 @@ loopback_only() {
     return 1
   fi
 }
+
+# The round trips of the scripts that time transfer tools against one server
+# (s3_vs_peers.sh, webdav_vs_peers.sh). The caller defines, per tool of the array `tools`,
+# up_TOOL DIR PREFIX (leaves DIR's files at PREFIX/<basename DIR>/) and down_TOOL
+# PREFIX/SET OUT (makes OUT/SET), plus warm (before each timed run) and purge PREFIX
+# (removes a remote prefix, untimed); the sets' data is in $work/data/SET.
+
+# check_tools_loopback: one traced upload and download of the small set per tool; fails
+# when a tool reached beyond 127.0.0.1 or the round trip differs.
+check_tools_loopback() {
+  local tool
+  for tool in "${tools[@]}"; do
+    loopback_only "$work/strace-$tool-up.log" "up_$tool" "$work/data/small" "check/$tool"
+    mkdir -p "$work/check-$tool"
+    loopback_only "$work/strace-$tool-down.log" "down_$tool" "check/$tool/small" "$work/check-$tool"
+    diff -rq "$work/data/small" "$work/check-$tool/small" >/dev/null \
+      || { echo "$tool: the traced round trip of the small set differs" >&2; exit 1; }
+    rm -rf "$work/check-$tool"
+  done
+  purge check
+  command -v strace >/dev/null && echo "loopback check: ${tools[*]} reached 127.0.0.1 only (strace of one upload and one download each)"
+  return 0
+}
+
+# time_transfer_sets RUNS SET...: each set up and down RUNS times per tool, the order of
+# the tools rotating every round; each download is compared with its source. The seconds
+# go into the caller's associative array results["SET-up,TOOL"] / ["SET-down,TOOL"].
+time_transfer_sets() {
+  local runs=$1 set i tool prefix out tu td; shift
+  for set in "$@"; do
+    for ((i = 1; i <= runs; i++)); do
+      # The order rotates each round: no tool always runs first (or right after another's).
+      local order=("${tools[@]:$(( (i - 1) % ${#tools[@]} ))}" "${tools[@]:0:$(( (i - 1) % ${#tools[@]} ))}")
+      for tool in "${order[@]}"; do
+        prefix=runs/$set-$i-$tool out=$work/out/$set-$i-$tool
+        mkdir -p "$out"
+        warm; tu=$(time_cmd "up_$tool" "$work/data/$set" "$prefix")
+        warm; td=$(time_cmd "down_$tool" "$prefix/$set" "$out")
+        diff -r "$work/data/$set" "$out/$set" >/dev/null \
+          || { echo "$tool: the download of $set (run $i) differs from its source" >&2; exit 1; }
+        results["$set-up,$tool"]+="$tu "; results["$set-down,$tool"]+="$td "
+        printf '%-7s run %d %-7s upload %7.3f s   download %7.3f s   (identical)\n' "$set" "$i" "$tool" "$tu" "$td"
+        rm -rf "$out"; purge "$prefix" # untimed: keep the server small
+      done
+    done
+  done
+}

@@ -103,36 +103,13 @@ warm() { drop_caches; "$AWS_CLI" --version >/dev/null 2>&1 || true; }
 tools=(strata rclone aws)
 declare -A results
 
+purge() { rcl purge "s3r:$bucket/$1"; }
+
 # --- no tool talks to anything but 127.0.0.1: one traced upload and download each
-for tool in "${tools[@]}"; do
-  loopback_only "$work/strace-$tool-up.log" "up_$tool" "$work/data/small" "check/$tool"
-  mkdir -p "$work/check-$tool"
-  loopback_only "$work/strace-$tool-down.log" "down_$tool" "check/$tool/small" "$work/check-$tool"
-  diff -rq "$work/data/small" "$work/check-$tool/small" >/dev/null \
-    || { echo "$tool: the traced round trip of the small set differs" >&2; exit 1; }
-  rm -rf "$work/check-$tool"
-done
-rcl purge "s3r:$bucket/check"
-command -v strace >/dev/null && echo "loopback check: strata, rclone and aws reached 127.0.0.1 only (strace of one upload and one download each)"
+check_tools_loopback
 
 # --- upload and download of each set
-for set in "${sets[@]}"; do
-  for ((i = 1; i <= runs; i++)); do
-    # The order rotates each round: no tool always runs first (or right after another's).
-    order=("${tools[@]:$(( (i - 1) % 3 ))}" "${tools[@]:0:$(( (i - 1) % 3 ))}")
-    for tool in "${order[@]}"; do
-      prefix=runs/$set-$i-$tool out=$work/out/$set-$i-$tool
-      mkdir -p "$out"
-      warm; tu=$(time_cmd "up_$tool" "$work/data/$set" "$prefix")
-      warm; td=$(time_cmd "down_$tool" "$prefix/$set" "$out")
-      diff -r "$work/data/$set" "$out/$set" >/dev/null \
-        || { echo "$tool: the download of $set (run $i) differs from its source" >&2; exit 1; }
-      results["$set-up,$tool"]+="$tu "; results["$set-down,$tool"]+="$td "
-      printf '%-7s run %d %-7s upload %7.3f s   download %7.3f s   (identical)\n' "$set" "$i" "$tool" "$tu" "$td"
-      rm -rf "$out"; rcl purge "s3r:$bucket/$prefix" # untimed: keep the bucket small
-    done
-  done
-done
+time_transfer_sets "$runs" "${sets[@]}"
 
 # --- listing: 10 000 keys under 1 000 prefixes, uploaded once, untimed, by the quickest way
 # here: rclone with 16 requests in flight (s3rver's best). Not strata: its cp -r also writes

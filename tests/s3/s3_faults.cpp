@@ -4,6 +4,9 @@
 // XML and the multipart request pattern (s3rver has no AbortMultipartUpload) run against
 // s3_stub.js, whose request log the tests read.
 #include "tests/behavior/behavior_root.h"
+#include "tests/lib/error_checks.h"
+#include "tests/lib/scoped_env.h"
+#include "tests/lib/stub_process.h"
 #include "tests/unit/unit_checks.h"
 
 #include "backends/builtin_backends.h"
@@ -11,11 +14,7 @@
 #include "core/storage/registry.h"
 
 #include <QElapsedTimer>
-#include <QFile>
-#include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
 
@@ -33,27 +32,6 @@ std::string env(const char *name)
     return v ? v : "";
 }
 
-// Sets an environment variable for one scope (credentials are read when a backend opens).
-class ScopedEnv {
-public:
-    ScopedEnv(const char *name, const std::string &value) : m_name(name), m_old(qgetenv(name)), m_had(qEnvironmentVariableIsSet(name))
-    {
-        qputenv(name, QByteArray::fromStdString(value));
-    }
-    ~ScopedEnv()
-    {
-        if (m_had)
-            qputenv(m_name, m_old);
-        else
-            qunsetenv(m_name);
-    }
-
-private:
-    const char *m_name;
-    QByteArray m_old;
-    bool m_had;
-};
-
 struct Request {
     std::string method;
     std::string url; // path and query as received
@@ -61,24 +39,10 @@ struct Request {
     std::string body; // POST bodies only
 };
 
-// One s3_stub.js server (see its header for the modes), stopped by its PID when it goes.
-class Stub {
+// One s3_stub.js server (see its header for the modes).
+class Stub : public StubProcess {
 public:
-    explicit Stub(const QString &mode)
-    {
-        m_log = m_dir.filePath(QStringLiteral("requests.jsonl"));
-        m_process.start(QStringLiteral("node"), {QStringLiteral(STRATA_S3_STUB_JS), mode, m_log});
-        if (m_process.waitForReadyRead(10000))
-            m_port = m_process.readLine().trimmed().toInt();
-    }
-    ~Stub()
-    {
-        m_process.kill();
-        m_process.waitForFinished(5000);
-    }
-    bool ok() const { return m_port > 0; }
-    std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(m_port); }
-    std::string hostPort() const { return "127.0.0.1:" + std::to_string(m_port); }
+    explicit Stub(const QString &mode) : StubProcess(QStringLiteral(STRATA_S3_STUB_JS), mode) {}
     std::string uri(std::string_view path, std::string_view extra = {}) const
     {
         return "s3://strata-test" + std::string(path) + "?endpoint=" + endpoint() + std::string(extra);
@@ -87,11 +51,7 @@ public:
     std::vector<Request> requests() const
     {
         std::vector<Request> out;
-        QFile file(m_log);
-        if (!file.open(QIODevice::ReadOnly))
-            return out;
-        while (!file.atEnd()) {
-            const QJsonObject o = QJsonDocument::fromJson(file.readLine()).object();
+        for (const QJsonObject &o : log()) {
             if (o.contains(QStringLiteral("connect"))) {
                 out.push_back({"CONNECT", {}, 0, {}});
                 continue;
@@ -103,12 +63,6 @@ public:
         }
         return out;
     }
-
-private:
-    QTemporaryDir m_dir;
-    QString m_log;
-    QProcess m_process;
-    int m_port = 0;
 };
 
 // "(PartNumber, ETag)" pairs of a CompleteMultipartUpload body, in document order.
@@ -151,29 +105,7 @@ std::string requestLines(const std::vector<Request> &log, std::size_t from = 0, 
     return out;
 }
 
-// Empty when `result` failed with `kind` and a message holding `needle`; else what differs.
-template <typename R>
-std::string wrongError(const R &result, ErrorKind kind, std::string_view needle)
-{
-    if (result.ok())
-        return "it succeeded";
-    const std::string message = result.error().message();
-    if (result.error().kind() != kind)
-        return "kind " + std::string(identifier(result.error().kind())) + ", wanted " + std::string(identifier(kind))
-            + ": " + message;
-    if (message.find(needle) == std::string::npos)
-        return "'" + std::string(needle) + "' is not in: " + message;
-    return {};
-}
-
 } // namespace
-
-// The expression fails with that kind and its message holds the needle.
-#define REQUIRE_ERROR(expr, kind, needle)                                                      \
-    do {                                                                                       \
-        const std::string problem_ = wrongError((expr), kind, needle);                         \
-        QVERIFY2(problem_.empty(), (std::string(#expr ": ") + problem_).c_str());              \
-    } while (false)
 
 // Starts s3_stub.js in `mode` as `stub` and declares `op`, the operator of its bucket.
 #define OPEN_STUB(mode, extra)                                                                 \
@@ -244,7 +176,7 @@ void S3Faults::wrongKeysArePermissionDeniedWithoutTheSecret()
     // A secret no message could hold by accident; s3rver knows only the key S3RVER.
     const std::string secret = "Zq7-wrong-SECRET-do-not-print-4f1e";
     ScopedEnv id("AWS_ACCESS_KEY_ID", "WRONG");
-    ScopedEnv key("AWS_SECRET_ACCESS_KEY", secret);
+    ScopedEnv key("AWS_SECRET_ACCESS_KEY", QByteArray::fromStdString(secret));
     Registry registry; // a fresh one: the shared registry's backend holds the right keys
     registerBuiltinBackends(registry);
     auto root = registry.open(fixtureUri());

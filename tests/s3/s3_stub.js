@@ -61,17 +61,7 @@ function multipart(req, res, bytes) {
     xml('<Error><Code>NoSuchKey</Code><Message>no such key</Message></Error>'));
 }
 
-function proxy(req, res) {
-  const to = new URL(target);
-  const out = http.request(
-    { host: '127.0.0.1', port: to.port, method: req.method, path: req.url, headers: req.headers },
-    answer => {
-      res.writeHead(answer.statusCode, answer.headers);
-      answer.pipe(res);
-    });
-  out.on('error', () => res.destroy());
-  req.pipe(out);
-}
+const proxy = (req, res) => require('../lib/stub_proxy.js')(target, req, res);
 
 let server;
 if (mode === 'silent') {

@@ -1,0 +1,68 @@
+#pragma once
+
+#include "backends/http/http_client.h"
+#include "backends/webdav/webdav_config.h"
+#include "backends/webdav/webdav_listing_cache.h"
+#include "backends/webdav/webdav_multistatus.h"
+#include "core/storage/backend.h"
+
+#include <functional>
+#include <memory>
+
+namespace strata::webdav {
+
+// A WebDAV server over libcurl: PROPFIND (Depth 1 lists, Depth 0 stats), GET with Range
+// into the caller's buffer, PUT to a temporary name and MOVE on commit, MKCOL, DELETE,
+// MOVE and COPY. Backend paths are the server's URL paths, decoded. Thread-safe:
+// connections come from the HTTP client's pool and are kept alive.
+class WebDavBackend final : public Backend, public std::enable_shared_from_this<WebDavBackend> {
+public:
+    WebDavBackend(Config config, std::shared_ptr<http::Client> client);
+
+    Capabilities capabilities() const override;
+    std::size_t preferredIoSize() const override { return 8u << 20; }
+    Uri uriFor(std::string_view path) const override;
+    Result<Entry> stat(std::string_view path) override;
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
+    Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
+    Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
+                                    const ObjectVersion &version) override;
+    Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
+    Status put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options) override;
+    Status remove(std::string_view path) override;
+    Status removeMany(std::span<const std::string> paths) override;
+    Status createDir(std::string_view path) override;
+    Status rename(std::string_view from, std::string_view to) override;
+    Status copy(std::string_view from, std::string_view to) override;
+
+    // The writer's steps. upload: a PUT of the request's body to `path`.
+    Status upload(std::string_view path, http::Request request);
+    // MOVEs a finished upload to its name: never over a directory, over a file only when
+    // `overwrite`; the temporary is removed when that fails.
+    Status publish(std::string_view temp, std::string_view path, bool overwrite);
+    // Removes a temporary upload, best effort.
+    void discard(std::string_view path);
+    // The authentication scheme the server wants in `dir` (http::kAuth* bits; 0: the client's
+    // choice will do), asked before a body that cannot be sent twice for a 401 round trip.
+    Result<long> authSchemeFor(std::string_view dir);
+
+private:
+    using OnResource = std::function<void(std::string path, DavResource &&resource)>;
+
+    // Sends `method` to `path`; a collection's URL ends in '/'.
+    Result<http::Response> send(std::string_view method, std::string_view path, http::Request request = {},
+                                bool collection = false);
+    Error fail(const http::Response &response, std::string_view method, std::string_view xmlProblem = {}) const;
+    // PROPFIND at Depth 0 or 1; every resource of the answer on this server, with its path.
+    Status propfind(std::string_view path, int depth, const OnResource &onResource);
+    // The children of `dir`, sorted by name.
+    Result<ListingCache::Listing> listing(std::string_view dir);
+    // MOVE or COPY that never replaces a directory, and a file only when `overwrite`.
+    Status relocate(std::string_view method, std::string_view from, std::string_view to, bool overwrite);
+
+    Config m_config;
+    std::shared_ptr<http::Client> m_client;
+    ListingCache m_listings;
+};
+
+} // namespace strata::webdav

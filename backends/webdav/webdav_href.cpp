@@ -1,0 +1,65 @@
+#include "backends/webdav/webdav_href.h"
+
+#include "core/storage/path.h"
+#include "core/storage/uri.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <random>
+
+namespace strata::webdav {
+
+namespace {
+
+bool equalNoCase(std::string_view a, std::string_view b)
+{
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return std::tolower((unsigned char)x) == std::tolower((unsigned char)y);
+           });
+}
+
+} // namespace
+
+std::string encodePath(std::string_view path, bool collection)
+{
+    std::string out = percentEncode(path, "/");
+    if (collection && !out.ends_with('/'))
+        out += '/';
+    return out;
+}
+
+std::optional<std::string> hrefPath(std::string_view href, std::string_view origin, std::string_view requested)
+{
+    href = href.substr(0, href.find_first_of("?#"));
+    if (auto scheme = href.find("://"); scheme != std::string_view::npos) {
+        // A full URL: only on our own scheme, host and port.
+        const auto slash = href.find('/', scheme + 3);
+        if (!equalNoCase(href.substr(0, slash), origin))
+            return std::nullopt;
+        href = slash == std::string_view::npos ? std::string_view("/") : href.substr(slash);
+    }
+    auto decoded = percentDecode(href);
+    if (!decoded)
+        return std::nullopt;
+    std::string path = std::move(*decoded);
+    if (!path.starts_with('/'))
+        path = std::string(requested) + "/" + path; // relative to the collection listed
+    auto normal = normalizePath(path);
+    if (!normal)
+        return std::nullopt;
+    return std::move(*normal);
+}
+
+std::string temporaryPath(std::string_view path)
+{
+    static thread_local std::mt19937_64 random{std::random_device{}()};
+    char tag[17];
+    std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(random()));
+    // The final name is kept when short, so a left-over upload (a killed process) says
+    // what it was; a long one would push the name past the server's limit.
+    const std::string_view name = baseName(path);
+    return joinPath(parentPath(path), ".strata-upload-" + std::string(tag) + (name.size() <= 100 ? "-" + std::string(name) : ""));
+}
+
+} // namespace strata::webdav

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <QXmlStreamReader>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace strata::webdav {
+
+// One <D:response> of a multistatus: what PROPFIND says about one resource.
+struct DavResource {
+    std::string href;                    // as sent (still percent-encoded)
+    bool found = true;                   // false when the response's own status is not 2xx
+    bool collection = false;             // <D:resourcetype><D:collection/>
+    std::optional<std::uint64_t> length; // getcontentlength
+    std::optional<std::int64_t> mtimeNs; // getlastmodified
+    std::string etag;                    // getetag, quotes kept (as GET's ETag header has them)
+};
+
+// Parses a PROPFIND multistatus as it arrives, in pieces of any size, handing over each
+// resource as soon as its </D:response> is read: a listing of 10 000 entries is never held
+// as text. Properties of a propstat whose status is not 2xx are ignored.
+class MultistatusParser {
+public:
+    explicit MultistatusParser(std::function<void(DavResource &&)> onResource);
+
+    // False once the document is broken or not a multistatus (see problem()).
+    bool feed(std::string_view data);
+    // After the last piece: empty when the document was whole and well-formed, else what is wrong.
+    std::string finish();
+    const std::string &problem() const { return m_problem; }
+
+private:
+    enum class Field : std::uint8_t { None, Href, Status, Length, Modified, Etag };
+    struct Props {
+        bool collection = false;
+        std::optional<std::uint64_t> length;
+        std::optional<std::int64_t> mtimeNs;
+        std::string etag;
+        long status = 200;
+    };
+
+    bool parse();
+    void startElement();
+    void endElement();
+
+    std::function<void(DavResource &&)> m_onResource;
+    QXmlStreamReader m_reader;
+    std::string m_problem;
+    int m_depth = 0;
+    bool m_rootClosed = false;
+    bool m_inResponse = false;
+    bool m_inPropstat = false;
+    bool m_inResourcetype = false;
+    Field m_field = Field::None;
+    std::string m_text;
+    DavResource m_resource;
+    Props m_props;
+};
+
+} // namespace strata::webdav

@@ -1,0 +1,67 @@
+#pragma once
+
+#include "core/storage/backend.h"
+
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace strata::webdav {
+
+class WebDavBackend;
+
+// Uploads to a temporary name beside the destination and MOVEs it there at commit, so
+// nothing half-written is ever visible under the name; abort (or destruction) removes the
+// temporary. Small objects are kept in memory and sent in one PUT at commit; larger ones
+// stream in one PUT from a thread while more is written (memory stays bounded).
+class WebDavWriter final : public Writer {
+public:
+    // Up to this size, one PUT at commit from memory.
+    static constexpr std::size_t kBufferLimit = 8u << 20;
+    // Bytes written but not yet sent that a streamed upload may hold before write() waits.
+    static constexpr std::size_t kQueueLimit = 16u << 20;
+
+    WebDavWriter(std::shared_ptr<WebDavBackend> backend, std::string path, WriteOptions options);
+    ~WebDavWriter() override;
+
+    Status write(std::span<const std::byte> data) override;
+    Status commit() override;
+    void abort() override;
+    std::optional<std::uint64_t> committedSize() const override { return m_committed; }
+
+private:
+    Status startStream();
+    Status enqueue(std::span<const std::byte> data);
+    // curl's read callback on the upload thread: the next bytes, 0 at the end, or abort.
+    std::size_t pull(std::span<std::byte> out);
+    Status finishStream();
+    void stopStream();
+
+    std::shared_ptr<WebDavBackend> m_backend;
+    std::string m_path;
+    std::string m_temp;
+    WriteOptions m_options;
+    std::vector<std::byte> m_buffer; // everything written, until a stream starts
+    std::uint64_t m_written = 0;
+    bool m_finished = false;
+    bool m_sentSome = false; // a PUT began: the temporary may exist on the server
+    std::optional<std::uint64_t> m_committed;
+
+    std::thread m_thread; // runs the streamed PUT
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::deque<std::vector<std::byte>> m_queue;
+    std::size_t m_queued = 0;     // bytes in m_queue
+    std::size_t m_frontSent = 0;  // bytes of m_queue.front() already handed to curl
+    bool m_end = false;           // commit: no more bytes will come
+    bool m_cancel = false;        // abort: fail the PUT
+    bool m_done = false;          // the PUT finished (well or not)
+    std::optional<Error> m_streamError;
+};
+
+} // namespace strata::webdav

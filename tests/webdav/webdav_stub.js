@@ -1,0 +1,96 @@
+// Small HTTP servers on 127.0.0.1 for the WebDAV faults lighttpd cannot show. Prints the
+// port it listens on (kernel-picked) as its first stdout line; appends one JSON line per
+// request ({method, url, depth}) to LOG before answering.
+//
+// Usage: node webdav_stub.js MODE LOG [TARGET]
+//   html       a web server without WebDAV: 200 and an HTML page to everything, PROPFIND too
+//   outside    PROPFIND answers whose hrefs point outside the collection asked for (another
+//              host, a parent, a sibling, an encoded '/', a bad escape...) beside good ones
+//   truncated  207 with a multistatus cut off mid-element
+//   status     answers the status named by the first path segment (/507/x: 507)
+//   redirect   301 to /elsewhere/ (with a query that must not be printed)
+//   reset      closes the connection without an answer
+//   proxy      forwards every request to TARGET (http://127.0.0.1:PORT), recording it
+'use strict';
+
+const fs = require('fs');
+const http = require('http');
+
+const [mode, logFile, target] = process.argv.slice(2);
+if (!mode || !logFile) {
+  process.stderr.write('usage: node webdav_stub.js MODE LOG [TARGET]\n');
+  process.exit(2);
+}
+fs.writeFileSync(logFile, '');
+const record = req =>
+  fs.appendFileSync(logFile, JSON.stringify({ method: req.method, url: req.url, depth: req.headers.depth || '' }) + '\n');
+
+const response = (href, body) => `<D:response><D:href>${href}</D:href>${body}</D:response>`;
+const file = (href, size) => response(href,
+  '<D:propstat><D:prop><D:resourcetype/><D:getcontentlength>' + size + '</D:getcontentlength>' +
+  '<D:getlastmodified>Mon, 30 Nov 2026 06:41:12 GMT</D:getlastmodified><D:getetag>"e1"</D:getetag></D:prop>' +
+  '<D:status>HTTP/1.1 200 OK</D:status></D:propstat>' +
+  // A property the server does not have: its propstat is not 200 and must be ignored.
+  '<D:propstat><D:prop><D:resourcetype><D:collection/></D:resourcetype></D:prop>' +
+  '<D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>');
+const dir = href => response(href,
+  '<D:propstat><D:prop><D:resourcetype><D:collection/></D:resourcetype></D:prop>' +
+  '<D:status>HTTP/1.1 200 OK</D:status></D:propstat>');
+const multistatus = body => '<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">' + body +
+  '</D:multistatus>\n';
+
+// /dir/ holds good.txt (7 bytes), "a b.txt" (as a full URL on this server) and sub/; every
+// other href of the answer is outside /dir/ or unreadable.
+function outside(req, res, port) {
+  const path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname).replace(/\/$/, '');
+  let body;
+  if (path === '/dir') {
+    body = dir('/dir/') + file('/dir/good.txt', 7) + file(`http://127.0.0.1:${port}/dir/a%20b.txt`, 3) +
+      dir('/dir/sub/') +
+      file('http://elsewhere.example/dir/stolen.txt', 1) + // another server
+      file(`http://127.0.0.1:${port + 1}/dir/other-port.txt`, 1) + // another port
+      file('/etc/passwd', 1) + file('/dir/../../etc/shadow', 1) + // above the collection
+      file('/other/sibling.txt', 1) + file('/dir/sub/grandchild.txt', 1) + // not a direct child
+      file('/dir/a%2Fb.txt', 1) + file('/dir/%zz.txt', 1) + file('/dir/..', 1) + file('/dir/%00nul', 1);
+  } else if (path === '/dir/good.txt') {
+    body = file('/dir/good.txt', 7);
+  } else { // a Depth 0 answer about something else than what was asked
+    body = file('/somewhere/else.txt', 5);
+  }
+  res.writeHead(207, { 'Content-Type': 'application/xml; charset=utf-8' });
+  res.end(multistatus(body));
+}
+
+const proxy = (req, res) => require('../lib/stub_proxy.js')(target, req, res);
+
+const server = http.createServer((req, res) => {
+  record(req);
+  if (mode === 'proxy') return proxy(req, res);
+  req.resume();
+  req.on('end', () => {
+    const port = server.address().port;
+    if (mode === 'html') {
+      res.writeHead(200, { 'Content-Type': 'text/html' });
+      return res.end('<!DOCTYPE html>\n<html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>\n');
+    }
+    if (mode === 'outside') return outside(req, res, port);
+    if (mode === 'truncated') {
+      res.writeHead(207, { 'Content-Type': 'application/xml' });
+      return res.end('<?xml version="1.0"?>\n<D:multistatus xmlns:D="DAV:"><D:response><D:href>/dir/</D:href>' +
+                     '<D:propstat><D:prop><D:getcontentlen');
+    }
+    if (mode === 'status') {
+      const code = parseInt(req.url.split('/')[1], 10) || 500;
+      res.writeHead(code, { 'Content-Type': 'text/plain' });
+      return res.end(`status ${code}\n`);
+    }
+    if (mode === 'redirect') {
+      res.writeHead(301, { Location: `http://127.0.0.1:${port}/elsewhere/?token=SECRET-TOKEN` });
+      return res.end();
+    }
+    if (mode === 'reset') return req.socket.destroy();
+    res.writeHead(500);
+    res.end();
+  });
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\n'));

@@ -14,11 +14,20 @@ Result<Target> WebDavFactory::resolve(const Uri &uri)
     return Target{config->base.toString(), uri.path()};
 }
 
-Result<std::shared_ptr<Backend>> WebDavFactory::create(const Uri &uri, const Target &)
+Result<std::shared_ptr<Backend>> WebDavFactory::create(const Uri &uri, const Target &target)
+{
+    return create(uri, target, ConnectionSecret{});
+}
+
+Result<std::shared_ptr<Backend>> WebDavFactory::create(const Uri &uri, const Target &, const ConnectionSecret &secret)
 {
     auto config = parseConfig(uri);
     if (!config)
         return std::move(config).error();
+    if (!secret.user.empty())
+        config->user = secret.user;
+    if (!secret.secret.empty())
+        config->password = secret.secret;
     http::ClientOptions options;
     options.insecure = config->insecure;
     options.stallTimeout = std::chrono::seconds(config->timeoutSeconds);

@@ -13,6 +13,8 @@ public:
     std::string example() const override { return m_scheme + "://host:port/path"; }
     Result<Target> resolve(const Uri &uri) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
+    // The user and password of a connection profile win over the environment.
+    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target, const ConnectionSecret &secret) override;
 
 private:
     std::string m_scheme;

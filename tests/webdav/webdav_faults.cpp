@@ -75,6 +75,7 @@ private Q_SLOTS:
     void wrongPasswordIsAuthenticationFailed_data();
     void wrongPasswordIsAuthenticationFailed();
     void missingCredentialsAreAskedFor();
+    void aProfileSecretOpensTheArea();
     void passwordInUriIsRefused();
     void netrcSuppliesTheCredentials();
     void digestAuthStreamsLargeUploads();
@@ -157,6 +158,28 @@ void WebDavFaults::wrongPasswordIsAuthenticationFailed()
     auto written = op.writeAll(root->path + "/x", asBytes("data"));
     REQUIRE_ERROR(written, ErrorKind::PermissionDenied, sentence);
     QVERIFY2(!leaks(written.error(), secret), "the password was printed");
+}
+
+// The desktop app's saved connections hand their secret to the registry: it replaces the
+// environment's, a wrong one fails with the same sentence, and setting it again reopens.
+void WebDavFaults::aProfileSecretOpensTheArea()
+{
+    const std::string wrong = "profile-wrong-PASSWORD-9c2d";
+    ScopedEnv noPassword("STRATA_WEBDAV_PASSWORD");
+    Registry registry;
+    registerBuiltinBackends(registry);
+    const std::string area = uri("auth");
+    REQUIRE_OK(registry.setSecret(area, {m_user, wrong, {}}));
+    auto root = registry.open(area);
+    REQUIRE_OK(root);
+    auto refused = root->op->list(root->path);
+    REQUIRE_ERROR(refused, ErrorKind::PermissionDenied, "authentication failed");
+    QVERIFY2(!leaks(refused.error(), wrong), "the profile's password was printed");
+    REQUIRE_OK(registry.setSecret(area, {m_user, m_password, {}}));
+    auto reopened = registry.open(area);
+    REQUIRE_OK(reopened);
+    QVERIFY(reopened->op != root->op); // a new backend with the new secret
+    REQUIRE_OK(reopened->op->list(reopened->path));
 }
 
 void WebDavFaults::missingCredentialsAreAskedFor()

@@ -1,6 +1,7 @@
 #include "ui/main_window.h"
 
 #include "core/storage/path.h"
+#include "ui/bench_page.h"
 #include "ui/browser_pane.h"
 #include "ui/connection_sidebar.h"
 #include "ui/directory_model.h"
@@ -23,6 +24,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
@@ -49,13 +51,19 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
     auto *panes = new QSplitter(Qt::Horizontal, this);
     panes->addWidget(m_left);
     panes->addWidget(m_right);
-    auto *main = new QSplitter(Qt::Horizontal, this);
-    main->addWidget(m_sidebar);
-    main->addWidget(panes);
-    main->setStretchFactor(1, 1);
-    main->setSizes({190, 1000});
-    main->setContentsMargins(6, 6, 6, 0);
-    setCentralWidget(main);
+    auto *browse = new QSplitter(Qt::Horizontal, this);
+    browse->addWidget(m_sidebar);
+    browse->addWidget(panes);
+    browse->setStretchFactor(1, 1);
+    browse->setSizes({190, 1000});
+    browse->setContentsMargins(6, 6, 6, 0);
+    m_bench = new BenchPage(registry, this);
+    m_pages = new QTabWidget(this);
+    m_pages->setDocumentMode(true);
+    m_pages->addTab(browse, tr("&Files"));
+    m_pages->addTab(m_bench, tr("&Benchmarks"));
+    setCentralWidget(m_pages);
+    connect(m_bench, &BenchPage::notify, this, &MainWindow::showMessage);
     m_dock = new TransferDock(m_queue, this);
     addDockWidget(Qt::BottomDockWidgetArea, m_dock);
     resizeDocks({m_dock}, {190}, Qt::Vertical);
@@ -157,6 +165,8 @@ void MainWindow::buildMenus()
     })->setShortcutContext(Qt::WidgetWithChildrenShortcut);
 
     auto *view = menuBar()->addMenu(tr("&View"));
+    action(view, tr("&Files"), QKeySequence(Qt::CTRL | Qt::Key_1), none, [this] { m_pages->setCurrentIndex(0); });
+    action(view, tr("&Benchmarks"), QKeySequence(Qt::CTRL | Qt::Key_2), none, [this] { m_pages->setCurrentIndex(1); });
     view->addAction(m_dock->toggleViewAction());
     auto *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Strata"), this, [this] {

@@ -7,8 +7,11 @@
 
 #include <QMainWindow>
 
+class QTabWidget;
+
 namespace strata {
 
+class BenchPage;
 class BrowserPane;
 class ConnectionSidebar;
 class FileActions;
@@ -33,6 +36,7 @@ public:
     TransferQueueModel *queue() const { return m_queue; }
     TransferStarter *starter() const { return m_starter; }
     FileActions *actions() const { return m_actions; }
+    BenchPage *benchPage() const { return m_bench; }
     ConnectionSidebar *sidebar() const { return m_sidebar; }
     void openProfile(const ConnectionProfile &profile, BrowserPane *pane = nullptr);
 
@@ -60,6 +64,8 @@ private:
     TransferDock *m_dock;
     TransferStarter *m_starter;
     FileActions *m_actions;
+    BenchPage *m_bench;
+    QTabWidget *m_pages;
 };
 
 } // namespace strata

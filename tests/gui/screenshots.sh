@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
 # Pictures of the desktop app for reviews and the AppStream metadata: the main window with
-# both panes populated and a transfer running, drawn by gui_main_window under a real X
+# both panes populated and a transfer running, and each tab of the benchmark page comparing
+# two Go benchmark files, drawn by gui_main_window under a real X
 # server (xvfb-run) when there is one, else on the offscreen platform.
 # Usage: tests/gui/screenshots.sh [BUILD_DIR] [OUT_DIR]   (defaults: build/dev, resources/screenshots)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build/dev}
 out=${2:-$root/resources/screenshots}
-test_bin=$build/tests/gui/gui_main_window
-[ -x "$test_bin" ] || { echo "screenshots.sh: build $test_bin first (cmake --build $build)" >&2; exit 1; }
+for t in gui_main_window gui_bench_page; do
+  [ -x "$build/tests/gui/$t" ] || { echo "screenshots.sh: build $build/tests/gui/$t first (cmake --build $build)" >&2; exit 1; }
+done
 mkdir -p "$out"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export STRATA_SCREENSHOT_DIR=$out STRATA_SECRETS=file XDG_DATA_HOME=$scratch/data XDG_CONFIG_HOME=$scratch/config
-if command -v xvfb-run >/dev/null; then
-  xvfb-run -a -s "-screen 0 1280x800x24" "$test_bin" screenshotWithATransferRunning
-else
-  QT_QPA_PLATFORM=offscreen "$test_bin" screenshotWithATransferRunning
-fi
+shoot() { # shoot TEST FUNCTION
+  if command -v xvfb-run >/dev/null; then
+    xvfb-run -a -s "-screen 0 1280x800x24" "$build/tests/gui/$1" "$2"
+  else
+    QT_QPA_PLATFORM=offscreen "$build/tests/gui/$1" "$2"
+  fi
+}
+shoot gui_main_window screenshotWithATransferRunning
+shoot gui_bench_page screenshots
 ls -l "$out"/*.png

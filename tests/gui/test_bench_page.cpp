@@ -1,0 +1,297 @@
+// The benchmark page: charts built from two fixed Go benchmark files (written by hand in
+// `go test -bench -benchmem` form, a malformed line included) carry the medians and the
+// spread of the runs; the comparison table shows benchstat's deltas, "~" and p-values,
+// coloured by direction; PNG and SVG exports are valid files; a run on memory:// goes end
+// to end into the charts and the history.
+#include "tests/gui/gui_fixture.h"
+
+#include "core/bench/benchstat.h"
+#include "ui/bench_charts.h"
+#include "ui/bench_page.h"
+#include "ui/benchstat_model.h"
+#include "core/bench/bench_runner.h"
+
+#include <QBarSeries>
+#include <QBarSet>
+#include <QBoxPlotSeries>
+#include <QBoxSet>
+#include <QChart>
+#include <QChartView>
+#include <QColor>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QLineEdit>
+#include <QLogValueAxis>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QXmlStreamReader>
+
+namespace strata {
+
+using namespace gui_test;
+
+namespace {
+
+QString fixture(const char *name)
+{
+    return QStringLiteral(STRATA_GUI_DATA "/") + QLatin1String(name);
+}
+
+std::vector<BenchSet> fixtures()
+{
+    std::vector<BenchSet> sets;
+    for (auto name : {"go_test_a.txt", "go_test_b.txt"})
+        sets.push_back(*loadBenchFile(fixture(name)).set);
+    return sets;
+}
+
+QBarSet *barSet(QChart *chart, const QString &name)
+{
+    for (auto *series : chart->series())
+        if (auto *bars = qobject_cast<QBarSeries *>(series))
+            for (auto *set : bars->barSets())
+                if (set->label() == name)
+                    return set;
+    return nullptr;
+}
+
+} // namespace
+
+class TestBenchPage : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void goFileImport();
+    void throughputBarsAreMedians();
+    void latencyBoxesSpanTheRuns();
+    void allocationsOnALogAxis();
+    void comparisonTableCells();
+    void exportsPngAndSvg();
+    void runOnMemoryEndToEnd();
+    void screenshots();
+};
+
+void TestBenchPage::goFileImport()
+{
+    auto loaded = loadBenchFile(fixture("go_test_a.txt"));
+    QVERIFY2(loaded.set, qPrintable(loaded.error));
+    QCOMPARE(loaded.set->label, QStringLiteral("go_test_a.txt"));
+    QCOMPARE(loaded.set->results.size(), std::size_t(18)); // PASS, ok and the broken line are not results
+    QCOMPARE(loaded.warnings.size(), 1);
+    QVERIFY2(loaded.warnings.front().contains(QLatin1String("line 10")), qPrintable(loaded.warnings.front()));
+    const BenchKey key = benchKey(loaded.set->results.front());
+    QCOMPARE(key.op, QStringLiteral("Write"));
+    QCOMPARE(key.size, std::uint64_t(4096));
+    QCOMPARE(*loaded.set->results.front().configValue("cpu"), std::string("AMD EPYC 7B13"));
+
+    QTemporaryDir dir;
+    QFile noise(dir.filePath(QStringLiteral("noise.txt")));
+    QVERIFY(noise.open(QIODevice::WriteOnly));
+    noise.write("PASS\nok  \tpkg\t0.1s\n");
+    noise.close();
+    auto empty = loadBenchFile(noise.fileName());
+    QVERIFY(!empty.set);
+    QVERIFY2(empty.error.contains(QLatin1String("no Go benchmark results")), qPrintable(empty.error));
+    QVERIFY(loadBenchFile(dir.filePath(QStringLiteral("missing.txt"))).error.contains(QLatin1String("cannot open")));
+}
+
+void TestBenchPage::throughputBarsAreMedians()
+{
+    const auto sets = fixtures();
+    std::unique_ptr<QChart> chart(throughputChart(sets));
+    QBarSet *aWrite = barSet(chart.get(), QStringLiteral("go_test_a.txt · Write"));
+    QBarSet *bRead = barSet(chart.get(), QStringLiteral("go_test_b.txt · Read"));
+    QVERIFY(aWrite && bRead);
+    // Categories: 4KiB then 1MiB.
+    QCOMPARE(aWrite->count(), 2);
+    QCOMPARE(aWrite->at(0), (2.51 + 2.53) / 2); // median of six runs
+    QCOMPARE(aWrite->at(1), (114.0 + 112.7) / 2);
+    QCOMPARE(bRead->at(0), (2.93 + 2.94) / 2);
+    QCOMPARE(bRead->at(1), 0.0); // no Read/1MiB in the file
+    QCOMPARE(chart->series().size(), 1);
+    QCOMPARE(qobject_cast<QBarSeries *>(chart->series().front())->count(), 4); // 2 files × 2 operations
+}
+
+void TestBenchPage::latencyBoxesSpanTheRuns()
+{
+    const auto sets = fixtures();
+    std::unique_ptr<QChart> chart(latencyChart(sets));
+    QBoxPlotSeries *aWrite = nullptr;
+    for (auto *s : chart->series())
+        if (s->name() == QStringLiteral("go_test_a.txt · Write"))
+            aWrite = qobject_cast<QBoxPlotSeries *>(s);
+    QStringList names;
+    for (auto *s : chart->series())
+        names << s->name();
+    QVERIFY2(aWrite, qPrintable(names.join(QStringLiteral(" | "))));
+    QCOMPARE(aWrite->count(), 2);
+    QBoxSet *box = aWrite->boxSets().front();
+    QCOMPARE(box->label(), QStringLiteral("4KiB"));
+    // In µs: the largest value (9.5 ms) picks the unit for the whole chart.
+    QVERIFY2(chart->axes(Qt::Vertical).front()->titleText().contains(QStringLiteral("µs")),
+             qPrintable(chart->axes(Qt::Vertical).front()->titleText()));
+    const std::vector<double> runs{1600, 1610, 1620, 1630, 1640, 1650};
+    QCOMPARE(box->at(QBoxSet::LowerExtreme), 1600.0);
+    QCOMPARE(box->at(QBoxSet::UpperExtreme), 1650.0);
+    QCOMPARE(box->at(QBoxSet::Median), 1625.0);
+    QCOMPARE(box->at(QBoxSet::LowerQuartile), quantile(runs, 0.25));
+    QCOMPARE(box->at(QBoxSet::UpperQuartile), quantile(runs, 0.75));
+}
+
+void TestBenchPage::allocationsOnALogAxis()
+{
+    const auto sets = fixtures();
+    std::unique_ptr<QChart> chart(allocationChart(sets, "allocs/op"));
+    QVERIFY(qobject_cast<QLogValueAxis *>(chart->axes(Qt::Vertical).front()));
+    QBarSet *a = barSet(chart.get(), QStringLiteral("go_test_a.txt · Write"));
+    QBarSet *b = barSet(chart.get(), QStringLiteral("go_test_b.txt · Write"));
+    QCOMPARE(a->at(0), 384.0);
+    QCOMPARE(b->at(0), 38.0);
+    std::unique_ptr<QChart> bytes(allocationChart(sets, "B/op"));
+    QCOMPARE(barSet(bytes.get(), QStringLiteral("go_test_b.txt · Read"))->at(0), 4800.0);
+    // Zero sits on the axis floor, the exact value stays for the tooltip.
+    std::vector<BenchSet> zero{sets.front()};
+    for (auto &r : zero.front().results)
+        for (auto &[unit, value] : r.values)
+            if (unit == "allocs/op")
+                value = 0;
+    std::unique_ptr<QChart> floor(allocationChart(zero, "allocs/op"));
+    QBarSet *z = barSet(floor.get(), QStringLiteral("go_test_a.txt · Write"));
+    QCOMPARE(z->property("exact").toList().front().toDouble(), 0.0);
+    QVERIFY(z->at(0) > 0);
+}
+
+void TestBenchPage::comparisonTableCells()
+{
+    BenchstatModel model;
+    std::vector<BenchstatInput> inputs;
+    for (const auto &set : fixtures())
+        inputs.push_back({set.label.toStdString(), set.results});
+    model.setReport(benchstat(inputs));
+    QCOMPARE(model.columnCount(), 5); // name, A, B, vs A, p
+    QCOMPARE(model.headerData(3, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("vs go_test_a.txt"));
+    auto find = [&](const QString &unit, const QString &name) {
+        bool inUnit = false;
+        for (int r = 0; r < model.rowCount(); ++r) {
+            const QString first = model.index(r, 0).data().toString();
+            if (model.index(r, 1).data().toString().isEmpty() && !first.isEmpty() && first != QLatin1String("geomean"))
+                inUnit = first == unit;
+            else if (inUnit && first == name)
+                return r;
+        }
+        return -1;
+    };
+    const int write = find(QStringLiteral("sec/op"), QStringLiteral("Write/4KiB-8"));
+    const int read = find(QStringLiteral("sec/op"), QStringLiteral("Read/4KiB-8"));
+    const int geo = find(QStringLiteral("sec/op"), QStringLiteral("geomean"));
+    QVERIFY(write >= 0 && read >= 0 && geo >= 0);
+    QCOMPARE(model.index(write, 1).data().toString(), QStringLiteral("1.625m ± 2%")); // seconds
+    QCOMPARE(model.index(write, 2).data().toString(), QStringLiteral("825.0µ ± 3%"));
+    QCOMPARE(model.index(write, 3).data().toString(), QStringLiteral("-49.23%"));
+    QCOMPARE(model.index(write, 4).data().toString(), QStringLiteral("p=0.002 n=6"));
+    QCOMPARE(model.index(read, 3).data().toString(), QStringLiteral("~"));
+    QCOMPARE(model.index(read, 4).data().toString(), QStringLiteral("p=0.848 n=6"));
+    QCOMPARE(model.index(geo, 3).data().toString(), QStringLiteral("-23.30%"));
+    // Less time is better: green; not significant: grey. More B/s is better too.
+    QCOMPARE(model.index(write, 3).data(Qt::ForegroundRole).value<QColor>(), QColor(0x1d, 0x6b, 0x2a));
+    QCOMPARE(model.index(read, 3).data(Qt::ForegroundRole).value<QColor>(), QColor(0x80, 0x80, 0x80));
+    const int speed = find(QStringLiteral("B/s"), QStringLiteral("Write/4KiB-8"));
+    QCOMPARE(model.index(speed, 3).data().toString(), QStringLiteral("+97.02%"));
+    QCOMPARE(model.index(speed, 3).data(Qt::ForegroundRole).value<QColor>(), QColor(0x1d, 0x6b, 0x2a));
+}
+
+void TestBenchPage::exportsPngAndSvg()
+{
+    auto registry = makeRegistry();
+    BenchPage page(*registry);
+    page.resize(1000, 700);
+    page.show();
+    page.openFiles({fixture("go_test_a.txt"), fixture("go_test_b.txt")});
+    QCOMPARE(page.sets().size(), std::size_t(2));
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("chart.png")), svg = dir.filePath(QStringLiteral("chart.svg"));
+    QCOMPARE(page.saveChart(png), QString());
+    QCOMPARE(page.saveChart(svg), QString());
+    QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() > 100 && image.height() > 100);
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&file);
+    bool sawSvg = false, sawText = false;
+    while (!xml.atEnd()) {
+        xml.readNext();
+        if (xml.isStartElement() && xml.name() == QLatin1String("svg"))
+            sawSvg = true;
+        if (xml.isCharacters() && xml.text().contains(QLatin1String("Throughput")))
+            sawText = true;
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QVERIFY(sawSvg && sawText);
+    // Results: Go text reads back, JSON and CSV are benchstat's.
+    const QString text = dir.filePath(QStringLiteral("r.txt")), json = dir.filePath(QStringLiteral("r.json"));
+    QCOMPARE(page.saveResults(text), QString());
+    QCOMPARE(page.saveResults(json), QString());
+    QCOMPARE(loadBenchFile(text).set->results.size(), std::size_t(36));
+    QFile j(json);
+    QVERIFY(j.open(QIODevice::ReadOnly));
+    QVERIFY(j.readAll().contains("\"delta_pct\""));
+}
+
+void TestBenchPage::runOnMemoryEndToEnd()
+{
+    auto registry = makeRegistry();
+    BenchPage page(*registry);
+    page.targetEdit(0)->setText(QStringLiteral("memory://gui-bench/"));
+    page.targetEdit(1)->setText(QStringLiteral("memory://gui-bench-b/"));
+    page.setRunOptions(QStringLiteral("4KiB,64KiB"), 2, QStringLiteral("20ms"));
+    QSignalSpy done(&page, &BenchPage::runFinished);
+    page.startRun();
+    QVERIFY(page.running());
+    QVERIFY(done.wait(60000));
+    QVERIFY2(done[0][0].toBool(), qPrintable(done[0][1].toString()));
+    QCOMPARE(page.sets().size(), std::size_t(2));
+    QCOMPARE(page.sets().front().results.size(), std::size_t(2 * 2 * 2)); // ops × sizes × count
+    std::unique_ptr<QChart> chart(throughputChart(page.sets()));
+    QVERIFY(barSet(chart.get(), QStringLiteral("memory://gui-bench/ · Write"))->at(0) > 0);
+    QVERIFY(page.comparison()->rowCount() > 0);
+    QVERIFY(!QDir(QString::fromStdString(benchHistoryDir())).entryList({QStringLiteral("*.txt")}).isEmpty());
+    // The run removed what it wrote.
+    auto store = registry->open("memory://gui-bench/");
+    QVERIFY(store.ok());
+    auto left = store->op->listAll("/");
+    QVERIFY(left.ok());
+    QCOMPARE(left->size(), std::size_t(0));
+}
+
+// The page with two files compared, one picture per tab (STRATA_SCREENSHOT_DIR).
+void TestBenchPage::screenshots()
+{
+    auto registry = makeRegistry();
+    BenchPage page(*registry);
+    page.resize(1200, 720);
+    page.show();
+    page.openFiles({fixture("go_test_a.txt"), fixture("go_test_b.txt")});
+    auto *tabs = page.findChild<QTabWidget *>();
+    QVERIFY(tabs);
+    const QString dir = qEnvironmentVariable("STRATA_SCREENSHOT_DIR");
+    const char *names[] = {"bench-throughput", "bench-latency", "bench-bytes", "bench-allocs", "bench-comparison"};
+    for (int i = 0; i < tabs->count(); ++i) {
+        tabs->setCurrentIndex(i);
+        QTest::qWait(50);
+        const QImage picture = page.grab().toImage();
+        QVERIFY(!picture.isNull());
+        if (!dir.isEmpty())
+            QVERIFY(picture.save(dir + QLatin1Char('/') + QLatin1String(names[i]) + QStringLiteral(".png")));
+    }
+}
+
+} // namespace strata
+
+QTEST_MAIN(strata::TestBenchPage)
+#include "test_bench_page.moc"

@@ -1,0 +1,307 @@
+#include "ui/bench_charts.h"
+
+#include "core/bench/benchstat.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QBoxPlotSeries>
+#include <QBoxSet>
+#include <QChart>
+#include <QCursor>
+#include <QFile>
+#include <QFileInfo>
+#include <QLogValueAxis>
+#include <QRegularExpression>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace strata {
+
+namespace {
+
+std::optional<std::uint64_t> parseSizeLabel(const QString &text)
+{
+    static const QRegularExpression re(QStringLiteral("^(\\d+(?:\\.\\d+)?)(B|K|KB|KiB|M|MB|MiB|G|GB|GiB)?$"));
+    const auto m = re.match(text);
+    if (!m.hasMatch())
+        return std::nullopt;
+    const QString unit = m.captured(2);
+    double scale = 1;
+    if (unit.startsWith(QLatin1Char('K')))
+        scale = 1024;
+    else if (unit.startsWith(QLatin1Char('M')))
+        scale = 1024.0 * 1024;
+    else if (unit.startsWith(QLatin1Char('G')))
+        scale = 1024.0 * 1024 * 1024;
+    return std::uint64_t(m.captured(1).toDouble() * scale);
+}
+
+double medianOf(std::vector<double> v)
+{
+    return v.empty() ? 0.0 : median(std::move(v));
+}
+
+// Series in a stable order: per set, per operation as first seen.
+struct SeriesKey {
+    const BenchSet *set;
+    QString op;
+};
+
+std::vector<SeriesKey> seriesOf(const std::vector<BenchSet> &sets, bool sizedOnly)
+{
+    std::vector<SeriesKey> out;
+    for (const auto &set : sets) {
+        QStringList ops;
+        for (const auto &r : set.results) {
+            const BenchKey k = benchKey(r);
+            if ((!sizedOnly || k.size > 0) && !ops.contains(k.op))
+                ops << k.op;
+        }
+        for (const auto &op : ops)
+            out.push_back({&set, op});
+    }
+    return out;
+}
+
+QBarCategoryAxis *sizeAxis(const std::vector<BenchKey> &sizes)
+{
+    auto *axis = new QBarCategoryAxis;
+    for (const auto &k : sizes)
+        axis->append(k.sizeLabel);
+    axis->setTitleText(QObject::tr("Payload size"));
+    return axis;
+}
+
+// Only the sized categories, one per size.
+std::vector<BenchKey> sizesOf(const std::vector<BenchSet> &sets)
+{
+    std::vector<BenchKey> out;
+    for (const auto &k : benchCategories(sets))
+        if (k.size > 0 && std::none_of(out.begin(), out.end(), [&](const BenchKey &o) { return o.size == k.size; }))
+            out.push_back(k);
+    return out;
+}
+
+void tooltips(QBarSet *set, const QString &unit)
+{
+    QObject::connect(set, &QBarSet::hovered, set, [set, unit](bool status, int index) {
+        if (!status) {
+            QToolTip::hideText();
+            return;
+        }
+        const QVariantList exact = set->property("exact").toList();
+        const double v = index < exact.size() ? exact[index].toDouble() : set->at(index);
+        QToolTip::showText(QCursor::pos(), QStringLiteral("%1\n%2 %3").arg(set->label()).arg(v, 0, 'g', 6).arg(unit));
+    });
+}
+
+QChart *newChart(const QString &title)
+{
+    auto *chart = new QChart;
+    chart->setTitle(title);
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    return chart;
+}
+
+} // namespace
+
+LoadedBenchSet loadBenchFile(const QString &path)
+{
+    LoadedBenchSet out;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        out.error = QObject::tr("cannot open %1: %2").arg(path, file.errorString());
+        return out;
+    }
+    std::vector<std::string> warnings;
+    const QByteArray text = file.readAll();
+    auto parsed = parseGoBench(std::string_view(text.constData(), std::size_t(text.size())), &warnings);
+    if (!parsed) {
+        out.error = QObject::tr("cannot read %1: %2").arg(path, QString::fromStdString(parsed.error().message()));
+        return out;
+    }
+    if (parsed->empty()) {
+        out.error = QObject::tr("%1 holds no Go benchmark results (lines like \"BenchmarkRead/4KiB-8  1000  1234 ns/op\")").arg(path);
+        return out;
+    }
+    for (const auto &w : warnings)
+        out.warnings << QString::fromStdString(w);
+    out.set = BenchSet{QFileInfo(path).fileName(), std::move(*parsed)};
+    return out;
+}
+
+BenchKey benchKey(const BenchResult &result)
+{
+    const QStringList parts = QString::fromStdString(result.name).split(QLatin1Char('/'));
+    BenchKey key;
+    QStringList op;
+    for (const auto &part : parts) {
+        if (key.size == 0 && !op.isEmpty())
+            if (auto size = parseSizeLabel(part)) {
+                key.size = *size;
+                key.sizeLabel = part;
+                continue;
+            }
+        op << part;
+    }
+    key.op = op.join(QLatin1Char(' '));
+    return key;
+}
+
+std::vector<BenchKey> benchCategories(const std::vector<BenchSet> &sets)
+{
+    std::vector<BenchKey> out;
+    for (const auto &set : sets)
+        for (const auto &r : set.results) {
+            BenchKey k = benchKey(r);
+            if (std::none_of(out.begin(), out.end(), [&](const BenchKey &o) { return o.op == k.op && o.size == k.size; }))
+                out.push_back(std::move(k));
+        }
+    std::stable_sort(out.begin(), out.end(), [](const BenchKey &a, const BenchKey &b) { return a.size < b.size; });
+    return out;
+}
+
+std::vector<double> samplesOf(const BenchSet &set, const QString &op, std::uint64_t size, const char *unit)
+{
+    std::vector<double> out;
+    for (const auto &r : set.results) {
+        const BenchKey k = benchKey(r);
+        if (k.op == op && k.size == size)
+            if (const double *v = r.value(unit))
+                out.push_back(*v);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+QChart *throughputChart(const std::vector<BenchSet> &sets)
+{
+    auto *chart = newChart(QObject::tr("Throughput (median of the runs)"));
+    const auto sizes = sizesOf(sets);
+    auto *series = new QBarSeries;
+    for (const auto &[set, op] : seriesOf(sets, true)) {
+        auto *bars = new QBarSet(set->label + QStringLiteral(" · ") + op);
+        QVariantList exact;
+        for (const auto &k : sizes) {
+            const double v = medianOf(samplesOf(*set, op, k.size, "MB/s"));
+            *bars << v;
+            exact << v;
+        }
+        bars->setProperty("exact", exact);
+        tooltips(bars, QStringLiteral("MB/s"));
+        series->append(bars);
+    }
+    chart->addSeries(series);
+    auto *x = sizeAxis(sizes);
+    auto *y = new QValueAxis;
+    y->setTitleText(QStringLiteral("MB/s"));
+    y->setLabelFormat(QStringLiteral("%.0f"));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+    y->applyNiceNumbers();
+    return chart;
+}
+
+QChart *latencyChart(const std::vector<BenchSet> &sets)
+{
+    auto *chart = newChart(QObject::tr("Latency per operation (spread of the runs)"));
+    const auto sizes = sizesOf(sets);
+    // One time unit for the whole chart, from the largest value.
+    double largest = 0;
+    for (const auto &[set, op] : seriesOf(sets, true))
+        for (const auto &k : sizes)
+            for (double v : samplesOf(*set, op, k.size, "ns/op"))
+                largest = std::max(largest, v);
+    const std::pair<double, QString> unit = largest < 1e4 ? std::pair(1.0, QStringLiteral("ns"))
+                                            : largest < 1e7 ? std::pair(1e3, QStringLiteral("µs"))
+                                            : largest < 1e10 ? std::pair(1e6, QStringLiteral("ms"))
+                                                             : std::pair(1e9, QStringLiteral("s"));
+    auto *x = sizeAxis(sizes);
+    auto *y = new QValueAxis;
+    y->setTitleText(QObject::tr("time per operation (%1)").arg(unit.second));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    double top = 0;
+    for (const auto &[set, op] : seriesOf(sets, true)) {
+        auto *series = new QBoxPlotSeries;
+        series->setName(set->label + QStringLiteral(" · ") + op);
+        for (const auto &k : sizes) {
+            std::vector<double> v = samplesOf(*set, op, k.size, "ns/op");
+            for (double &x1 : v)
+                x1 /= unit.first;
+            auto *box = new QBoxSet(k.sizeLabel);
+            if (!v.empty()) {
+                box->setValue(QBoxSet::LowerExtreme, v.front());
+                box->setValue(QBoxSet::LowerQuartile, quantile(v, 0.25));
+                box->setValue(QBoxSet::Median, quantile(v, 0.5));
+                box->setValue(QBoxSet::UpperQuartile, quantile(v, 0.75));
+                box->setValue(QBoxSet::UpperExtreme, v.back());
+                top = std::max(top, v.back());
+            }
+            series->append(box);
+        }
+        QObject::connect(series, &QBoxPlotSeries::hovered, series, [series, unit](bool status, QBoxSet *box) {
+            if (!status || !box) {
+                QToolTip::hideText();
+                return;
+            }
+            QToolTip::showText(QCursor::pos(), QObject::tr("%1, %2\nmedian %3 %4 (runs %5 – %6)")
+                                                   .arg(series->name(), box->label())
+                                                   .arg(box->at(QBoxSet::Median), 0, 'g', 4)
+                                                   .arg(unit.second)
+                                                   .arg(box->at(QBoxSet::LowerExtreme), 0, 'g', 4)
+                                                   .arg(box->at(QBoxSet::UpperExtreme), 0, 'g', 4));
+        });
+        chart->addSeries(series);
+        series->attachAxis(x);
+        series->attachAxis(y);
+    }
+    y->setRange(0, top > 0 ? top * 1.1 : 1);
+    y->applyNiceNumbers();
+    return chart;
+}
+
+QChart *allocationChart(const std::vector<BenchSet> &sets, const char *unit)
+{
+    const bool bytes = std::string_view(unit) == "B/op";
+    auto *chart = newChart(bytes ? QObject::tr("Heap bytes allocated per operation") : QObject::tr("Heap allocations per operation"));
+    const auto sizes = sizesOf(sets);
+    constexpr double floorValue = 0.5; // where zero sits on a logarithmic axis
+    auto *series = new QBarSeries;
+    double top = 1;
+    for (const auto &[set, op] : seriesOf(sets, true)) {
+        auto *bars = new QBarSet(set->label + QStringLiteral(" · ") + op);
+        QVariantList exact;
+        for (const auto &k : sizes) {
+            const double v = medianOf(samplesOf(*set, op, k.size, unit));
+            exact << v;
+            *bars << std::max(v, floorValue);
+            top = std::max(top, v);
+        }
+        bars->setProperty("exact", exact);
+        tooltips(bars, QString::fromLatin1(unit));
+        series->append(bars);
+    }
+    chart->addSeries(series);
+    auto *x = sizeAxis(sizes);
+    auto *y = new QLogValueAxis;
+    y->setBase(10);
+    y->setTitleText(QString::fromLatin1(unit) + QObject::tr(" (logarithmic)"));
+    y->setLabelFormat(QStringLiteral("%g"));
+    y->setRange(floorValue, std::pow(10.0, std::ceil(std::log10(top * 1.5))));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    series->attachAxis(x);
+    series->attachAxis(y);
+    return chart;
+}
+
+} // namespace strata

@@ -1,0 +1,418 @@
+#include "ui/bench_page.h"
+
+#include "core/bench/bench_runner.h"
+#include "core/bench/benchstat.h"
+#include "ui/benchstat_model.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QDateTime>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMimeData>
+#include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSaveFile>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QSvgGenerator>
+#include <QTabWidget>
+#include <QTableView>
+#include <QThread>
+#include <QVBoxLayout>
+
+namespace strata {
+
+namespace {
+
+std::optional<std::chrono::nanoseconds> parseBenchtime(const QString &text)
+{
+    static const QRegularExpression re(QStringLiteral("^(\\d+(?:\\.\\d+)?)(ms|s|m)$"));
+    const auto m = re.match(text.trimmed());
+    if (!m.hasMatch())
+        return std::nullopt;
+    const double scale = m.captured(2) == QLatin1String("ms") ? 1e6 : m.captured(2) == QLatin1String("s") ? 1e9 : 60e9;
+    const double ns = m.captured(1).toDouble() * scale;
+    if (ns <= 0 || ns > 600e9)
+        return std::nullopt;
+    return std::chrono::nanoseconds(std::int64_t(ns));
+}
+
+// Go's header lines. Not the target: benchstat splits tables by configuration, and runs
+// of two targets must stay comparable (the file name and label say which is which).
+std::vector<std::pair<std::string, std::string>> runConfig()
+{
+    const QString arch = QSysInfo::buildCpuArchitecture();
+    return {{"goos", "linux"}, {"goarch", arch == QLatin1String("x86_64") ? std::string("amd64") : arch.toStdString()}, {"pkg", "strata"}};
+}
+
+} // namespace
+
+BenchPage::BenchPage(Registry &registry, QWidget *parent) : QWidget(parent), m_registry(registry)
+{
+    setAcceptDrops(true);
+    auto *layout = new QHBoxLayout(this);
+    auto *split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(buildControls());
+    m_tabs = new QTabWidget(split);
+    const QStringList titles{tr("Throughput"), tr("Latency"), tr("Bytes allocated"), tr("Allocations"), tr("Comparison")};
+    for (int i = 0; i < 4; ++i) {
+        auto *view = new QChartView(new QChart, m_tabs);
+        view->setRenderHint(QPainter::Antialiasing);
+        m_views.push_back(view);
+        m_tabs->addTab(view, titles[i]);
+    }
+    m_comparison = new BenchstatModel(this);
+    m_table = new QTableView(m_tabs);
+    m_table->setModel(m_comparison);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setAlternatingRowColors(true);
+    m_tabs->addTab(m_table, titles[4]);
+    split->addWidget(m_tabs);
+    split->setStretchFactor(1, 1);
+    layout->addWidget(split);
+    refreshHistory();
+}
+
+BenchPage::~BenchPage()
+{
+    if (m_worker.joinable())
+        m_worker.request_stop(); // the jthread joins: the run removes what it wrote first
+}
+
+QWidget *BenchPage::buildControls()
+{
+    auto *box = new QWidget(this);
+    auto *v = new QVBoxLayout(box);
+    auto *form = new QFormLayout;
+    m_targetA = new QLineEdit(QStringLiteral("memory://bench/"), box);
+    m_targetB = new QLineEdit(box);
+    m_targetB->setPlaceholderText(tr("optional: a second connection to compare"));
+    form->addRow(tr("Connection &A:"), m_targetA);
+    form->addRow(tr("Connection &B:"), m_targetB);
+    auto *opsRow = new QHBoxLayout;
+    for (auto op : {BenchOp::Write, BenchOp::Read, BenchOp::Stat, BenchOp::List, BenchOp::Delete}) {
+        auto *check = new QCheckBox(QString::fromStdString(std::string(benchName(op))), box);
+        check->setChecked(op == BenchOp::Write || op == BenchOp::Read);
+        check->setProperty("op", int(op));
+        m_ops.push_back(check);
+        opsRow->addWidget(check);
+    }
+    form->addRow(tr("Operations:"), opsRow);
+    m_sizes = new QLineEdit(QStringLiteral("4KiB,256KiB,4MiB,16MiB"), box);
+    form->addRow(tr("&Sizes:"), m_sizes);
+    m_count = new QSpinBox(box);
+    m_count->setRange(1, 50);
+    m_count->setValue(6);
+    form->addRow(tr("&Runs of each:"), m_count);
+    m_benchtime = new QLineEdit(QStringLiteral("1s"), box);
+    form->addRow(tr("&Time per run:"), m_benchtime);
+    m_concurrency = new QLineEdit(QStringLiteral("1"), box);
+    form->addRow(tr("&Concurrency:"), m_concurrency);
+    v->addLayout(form);
+    auto *buttons = new QHBoxLayout;
+    m_run = new QPushButton(tr("&Run"), box);
+    m_stop = new QPushButton(tr("S&top"), box);
+    m_stop->setEnabled(false);
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_stop);
+    v->addLayout(buttons);
+    m_progress = new QProgressBar(box);
+    m_status = new QLabel(tr("Run a benchmark, or open Go benchmark files (drop them here)."), box);
+    m_status->setWordWrap(true);
+    v->addWidget(m_progress);
+    v->addWidget(m_status);
+    v->addWidget(new QLabel(tr("History (select one or two):"), box));
+    m_history = new QListWidget(box);
+    m_history->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    v->addWidget(m_history, 1);
+    auto *files = new QHBoxLayout;
+    auto *open = new QPushButton(tr("&Open…"), box);
+    auto *saveResults = new QPushButton(tr("Save &results…"), box);
+    auto *saveChart = new QPushButton(tr("Save c&hart…"), box);
+    files->addWidget(open);
+    files->addWidget(saveResults);
+    files->addWidget(saveChart);
+    v->addLayout(files);
+
+    connect(m_run, &QPushButton::clicked, this, &BenchPage::startRun);
+    connect(m_stop, &QPushButton::clicked, this, &BenchPage::stopRun);
+    connect(m_history, &QListWidget::itemSelectionChanged, this, [this] {
+        QStringList paths;
+        for (auto *item : m_history->selectedItems())
+            paths << item->data(Qt::UserRole).toString();
+        if (!paths.isEmpty() && paths.size() <= 2)
+            openFiles(paths);
+    });
+    connect(open, &QPushButton::clicked, this, [this] {
+        auto *dialog = new QFileDialog(this, tr("Open benchmark results"), QString(), tr("Go benchmark text (*.txt *.bench);;All files (*)"));
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setFileMode(QFileDialog::ExistingFiles);
+        connect(dialog, &QFileDialog::filesSelected, this, &BenchPage::openFiles);
+        dialog->open();
+    });
+    connect(saveResults, &QPushButton::clicked, this, [this] {
+        auto *dialog = new QFileDialog(this, tr("Save results"), QStringLiteral("results.txt"),
+                                       tr("Go benchmark text (*.txt);;benchstat JSON (*.json);;benchstat CSV (*.csv)"));
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setAcceptMode(QFileDialog::AcceptSave);
+        connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
+            const QString error = this->saveResults(path);
+            Q_EMIT notify(error.isEmpty() ? tr("Saved %1").arg(path) : error, !error.isEmpty());
+        });
+        dialog->open();
+    });
+    connect(saveChart, &QPushButton::clicked, this, [this] {
+        auto *dialog = new QFileDialog(this, tr("Save chart"), QStringLiteral("chart.png"), tr("PNG image (*.png);;SVG drawing (*.svg)"));
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setAcceptMode(QFileDialog::AcceptSave);
+        connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
+            const QString error = this->saveChart(path);
+            Q_EMIT notify(error.isEmpty() ? tr("Saved %1").arg(path) : error, !error.isEmpty());
+        });
+        dialog->open();
+    });
+    return box;
+}
+
+void BenchPage::setRunOptions(const QString &sizes, int count, const QString &benchtime)
+{
+    m_sizes->setText(sizes);
+    m_count->setValue(count);
+    m_benchtime->setText(benchtime);
+}
+
+QChartView *BenchPage::chartView(int which) const
+{
+    return m_views[std::size_t(which)];
+}
+
+void BenchPage::showSets(std::vector<BenchSet> sets)
+{
+    m_sets = std::move(sets);
+    m_views[0]->setChart(throughputChart(m_sets)); // the view owns and deletes the old chart
+    m_views[1]->setChart(latencyChart(m_sets));
+    m_views[2]->setChart(allocationChart(m_sets, "B/op"));
+    m_views[3]->setChart(allocationChart(m_sets, "allocs/op"));
+    std::vector<BenchstatInput> inputs;
+    for (const auto &set : m_sets)
+        inputs.push_back({set.label.toStdString(), set.results});
+    m_comparison->setReport(benchstat(inputs));
+}
+
+void BenchPage::openFiles(const QStringList &paths)
+{
+    std::vector<BenchSet> sets;
+    QStringList problems;
+    for (const auto &path : paths) {
+        auto loaded = loadBenchFile(path);
+        if (loaded.set)
+            sets.push_back(std::move(*loaded.set));
+        else
+            problems << loaded.error;
+        problems << loaded.warnings;
+    }
+    if (!sets.empty())
+        showSets(std::move(sets));
+    m_status->setText(problems.isEmpty() ? tr("Showing %1").arg(paths.join(QStringLiteral(", "))) : problems.join(QLatin1Char('\n')));
+}
+
+void BenchPage::startRun()
+{
+    if (running())
+        return;
+    BenchOptions options;
+    options.ops.clear();
+    for (auto *check : m_ops)
+        if (check->isChecked())
+            options.ops.push_back(BenchOp(check->property("op").toInt()));
+    options.sizes.clear();
+    for (const auto &part : m_sizes->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        BenchResult probe;
+        probe.name = "x/" + part.trimmed().toStdString();
+        const auto size = benchKey(probe).size;
+        if (size == 0) {
+            m_status->setText(tr("'%1' is not a size like 4KiB or 16MiB").arg(part.trimmed()));
+            return;
+        }
+        options.sizes.push_back(size);
+    }
+    options.count = m_count->value();
+    const auto benchtime = parseBenchtime(m_benchtime->text());
+    options.concurrency.clear();
+    for (const auto &part : m_concurrency->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
+        if (const int c = part.trimmed().toInt(); c > 0 && c <= 256)
+            options.concurrency.push_back(c);
+    if (options.ops.empty() || options.sizes.empty() || !benchtime || options.concurrency.empty()) {
+        m_status->setText(tr("Choose at least one operation, sizes like 4KiB,1MiB, a time like 1s or 500ms and a concurrency like 1,4"));
+        return;
+    }
+    options.benchtime = *benchtime;
+    std::vector<std::string> uris{m_targetA->text().trimmed().toStdString()};
+    if (!m_targetB->text().trimmed().isEmpty())
+        uris.push_back(m_targetB->text().trimmed().toStdString());
+    const int total = int(uris.size() * options.count * options.sizes.size() * options.ops.size() * options.concurrency.size());
+    m_progress->setRange(0, total);
+    m_progress->setValue(0);
+    m_status->setText(tr("Running…"));
+    m_run->setEnabled(false);
+    m_stop->setEnabled(true);
+    m_finished = false;
+    if (m_worker.joinable())
+        m_worker.join();
+    // The run happens on a thread of its own; results come back queued.
+    m_worker = std::jthread([this, registry = &m_registry, uris, options](std::stop_token stop) {
+        std::vector<Location> locations;
+        for (const auto &uri : uris) {
+            auto at = registry->open(uri);
+            if (!at) {
+                QMetaObject::invokeMethod(this, [this, e = QString::fromStdString(at.error().message())] { runDone(e, {}); },
+                                          Qt::QueuedConnection);
+                return;
+            }
+            locations.push_back(*at);
+        }
+        std::vector<std::pair<Operator *, std::string>> targets;
+        for (auto &l : locations)
+            targets.emplace_back(l.op.get(), l.path);
+        auto runs = runBench(targets, options, stop, [this](const BenchRun &) {
+            QMetaObject::invokeMethod(this, [this] { m_progress->setValue(m_progress->value() + 1); }, Qt::QueuedConnection);
+        });
+        std::vector<BenchSet> sets;
+        QString error;
+        if (!runs) {
+            error = QString::fromStdString(runs.error().message());
+        } else {
+            const int procs = std::max(1, QThread::idealThreadCount());
+            for (std::size_t i = 0; i < runs->size(); ++i) {
+                BenchSet set{QString::fromStdString(locations[i].display()), {}};
+                for (const auto &run : (*runs)[i]) {
+                    BenchResult r = toBenchResult(run, procs);
+                    r.config = runConfig();
+                    set.results.push_back(std::move(r));
+                }
+                sets.push_back(std::move(set));
+            }
+        }
+        QMetaObject::invokeMethod(this, [this, error, sets = std::move(sets)]() mutable { runDone(error, std::move(sets)); },
+                                  Qt::QueuedConnection);
+    });
+}
+
+void BenchPage::stopRun()
+{
+    if (m_worker.joinable())
+        m_worker.request_stop();
+    m_status->setText(tr("Stopping: removing what the run wrote…"));
+}
+
+void BenchPage::runDone(const QString &error, std::vector<BenchSet> sets)
+{
+    m_finished = true;
+    m_run->setEnabled(true);
+    m_stop->setEnabled(false);
+    if (!error.isEmpty()) {
+        m_status->setText(error);
+        Q_EMIT runFinished(false, error);
+        return;
+    }
+    // Kept in the history, as the command line's runs are.
+    const QString dir = QString::fromStdString(benchHistoryDir());
+    QDir().mkpath(dir);
+    const QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    for (std::size_t i = 0; i < sets.size(); ++i) {
+        QString name = sets[i].label;
+        name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("_"));
+        QFile file(dir + QStringLiteral("/%1-%2.txt").arg(stamp, name));
+        if (file.open(QIODevice::WriteOnly))
+            file.write(QByteArray::fromStdString(formatGoBench(sets[i].results)));
+    }
+    showSets(std::move(sets));
+    refreshHistory();
+    m_status->setText(tr("Done: %n run(s)", nullptr, m_progress->value()));
+    Q_EMIT runFinished(true, m_status->text());
+}
+
+void BenchPage::refreshHistory()
+{
+    m_history->clear();
+    QDir dir(QString::fromStdString(benchHistoryDir()));
+    for (const QFileInfo &f : dir.entryInfoList({QStringLiteral("*.txt")}, QDir::Files, QDir::Time)) {
+        auto *item = new QListWidgetItem(f.completeBaseName(), m_history);
+        item->setData(Qt::UserRole, f.absoluteFilePath());
+        item->setToolTip(f.absoluteFilePath());
+    }
+}
+
+QString BenchPage::saveResults(const QString &path) const
+{
+    if (m_sets.empty())
+        return tr("there are no results to save yet");
+    std::string text;
+    if (path.endsWith(QLatin1String(".json")) || path.endsWith(QLatin1String(".csv"))) {
+        text = path.endsWith(QLatin1String(".json")) ? formatBenchstatJson(m_comparison->report())
+                                                      : formatBenchstatCsv(m_comparison->report());
+    } else {
+        for (const auto &set : m_sets)
+            text += formatGoBench(set.results);
+    }
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) || out.write(QByteArray::fromStdString(text)) < 0 || !out.commit())
+        return tr("cannot save %1: %2").arg(path, out.errorString());
+    return {};
+}
+
+QString BenchPage::saveChart(const QString &path) const
+{
+    auto *view = qobject_cast<QChartView *>(m_tabs->currentWidget());
+    if (!view)
+        view = m_views.front();
+    if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+        QSvgGenerator svg;
+        svg.setFileName(path);
+        svg.setSize(view->size());
+        svg.setViewBox(QRect(QPoint(0, 0), view->size()));
+        svg.setTitle(view->chart()->title());
+        QPainter painter;
+        if (!painter.begin(&svg))
+            return tr("cannot write %1").arg(path);
+        view->render(&painter);
+        painter.end();
+        return QFileInfo(path).size() > 0 ? QString() : tr("cannot write %1").arg(path);
+    }
+    if (!view->grab().save(path))
+        return tr("cannot write %1 (use .png or .svg)").arg(path);
+    return {};
+}
+
+void BenchPage::dragEnterEvent(QDragEnterEvent *event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void BenchPage::dropEvent(QDropEvent *event)
+{
+    QStringList paths;
+    for (const QUrl &url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    if (!paths.isEmpty())
+        openFiles(paths);
+    event->acceptProposedAction();
+}
+
+} // namespace strata

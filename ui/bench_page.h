@@ -1,0 +1,86 @@
+#pragma once
+
+#include "core/storage/registry.h"
+#include "ui/bench_charts.h"
+
+#include <QWidget>
+
+#include <memory>
+#include <stop_token>
+#include <thread>
+#include <vector>
+
+class QChartView;
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+class QTabWidget;
+class QTableView;
+
+namespace strata {
+
+class BenchstatModel;
+
+// The benchmark page: run Strata's benchmark on one or two connections (A and B, taking
+// turns run by run) with live progress and Stop, or open / drop Go benchmark files from
+// anyone (two sets = a comparison); see throughput, latency spread and allocations as
+// charts and benchstat's comparison as a table; save results (Go text, JSON, CSV) and
+// charts (PNG, SVG); pick earlier runs from the history.
+class BenchPage : public QWidget {
+    Q_OBJECT
+public:
+    explicit BenchPage(Registry &registry, QWidget *parent = nullptr);
+    ~BenchPage() override;
+
+    // Shows these sets (the first is the baseline of the comparison).
+    void showSets(std::vector<BenchSet> sets);
+    const std::vector<BenchSet> &sets() const { return m_sets; }
+    void openFiles(const QStringList &paths);
+    void startRun();
+    void stopRun();
+    bool running() const { return m_worker.joinable() && !m_finished; }
+
+    // Writes the shown results or the current chart; an error is one sentence.
+    QString saveResults(const QString &path) const; // .txt Go text, .json / .csv benchstat
+    QString saveChart(const QString &path) const;   // .png or .svg
+
+    QChartView *chartView(int which) const; // 0 throughput, 1 latency, 2 B/op, 3 allocs/op
+    BenchstatModel *comparison() const { return m_comparison; }
+    QLineEdit *targetEdit(int which) const { return which == 0 ? m_targetA : m_targetB; }
+    void setRunOptions(const QString &sizes, int count, const QString &benchtime);
+
+Q_SIGNALS:
+    void runFinished(bool ok, const QString &message);
+    void notify(const QString &message, bool error);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    QWidget *buildControls();
+    void refreshHistory();
+    void runDone(const QString &error, std::vector<BenchSet> sets);
+
+    Registry &m_registry;
+    std::vector<BenchSet> m_sets;
+    QLineEdit *m_targetA, *m_targetB, *m_sizes, *m_benchtime, *m_concurrency;
+    std::vector<QCheckBox *> m_ops;
+    QSpinBox *m_count;
+    QPushButton *m_run, *m_stop;
+    QProgressBar *m_progress;
+    QLabel *m_status;
+    QListWidget *m_history;
+    QTabWidget *m_tabs;
+    std::vector<QChartView *> m_views;
+    QTableView *m_table;
+    BenchstatModel *m_comparison;
+    std::jthread m_worker;
+    bool m_finished = true;
+};
+
+} // namespace strata

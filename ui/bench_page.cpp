@@ -164,26 +164,24 @@ QWidget *BenchPage::buildControls()
         connect(dialog, &QFileDialog::filesSelected, this, &BenchPage::openFiles);
         dialog->open();
     });
-    connect(saveResults, &QPushButton::clicked, this, [this] {
-        auto *dialog = new QFileDialog(this, tr("Save results"), QStringLiteral("results.txt"),
-                                       tr("Go benchmark text (*.txt);;benchstat JSON (*.json);;benchstat CSV (*.csv)"));
+    // Asks where to save (without a nested event loop), then writes and says how it went.
+    auto askAndSave = [this](const QString &title, const QString &name, const QString &filter,
+                             QString (BenchPage::*save)(const QString &) const) {
+        auto *dialog = new QFileDialog(this, title, name, filter);
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         dialog->setAcceptMode(QFileDialog::AcceptSave);
-        connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
-            const QString error = this->saveResults(path);
+        connect(dialog, &QFileDialog::fileSelected, this, [this, save](const QString &path) {
+            const QString error = (this->*save)(path);
             Q_EMIT notify(error.isEmpty() ? tr("Saved %1").arg(path) : error, !error.isEmpty());
         });
         dialog->open();
+    };
+    connect(saveResults, &QPushButton::clicked, this, [=, this] {
+        askAndSave(tr("Save results"), QStringLiteral("results.txt"),
+                   tr("Go benchmark text (*.txt);;benchstat JSON (*.json);;benchstat CSV (*.csv)"), &BenchPage::saveResults);
     });
-    connect(saveChart, &QPushButton::clicked, this, [this] {
-        auto *dialog = new QFileDialog(this, tr("Save chart"), QStringLiteral("chart.png"), tr("PNG image (*.png);;SVG drawing (*.svg)"));
-        dialog->setAttribute(Qt::WA_DeleteOnClose);
-        dialog->setAcceptMode(QFileDialog::AcceptSave);
-        connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &path) {
-            const QString error = this->saveChart(path);
-            Q_EMIT notify(error.isEmpty() ? tr("Saved %1").arg(path) : error, !error.isEmpty());
-        });
-        dialog->open();
+    connect(saveChart, &QPushButton::clicked, this, [=, this] {
+        askAndSave(tr("Save chart"), QStringLiteral("chart.png"), tr("PNG image (*.png);;SVG drawing (*.svg)"), &BenchPage::saveChart);
     });
     return box;
 }

@@ -79,8 +79,8 @@ private:
     std::vector<QChartView *> m_views;
     QTableView *m_table;
     BenchstatModel *m_comparison;
-    std::jthread m_worker;
     bool m_finished = true;
+    std::jthread m_worker; // last: stopped and joined before the members it uses go
 };
 
 } // namespace strata

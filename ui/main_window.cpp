@@ -11,6 +11,7 @@
 #include "ui/transfer_dock.h"
 #include "ui/transfer_queue_model.h"
 #include "ui/transfer_starter.h"
+#include "ui/usage_view.h"
 
 #include <QAction>
 #include <QApplication>
@@ -62,6 +63,8 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
     m_pages->setDocumentMode(true);
     m_pages->addTab(browse, tr("&Files"));
     m_pages->addTab(m_bench, tr("&Benchmarks"));
+    m_usage = new UsageView(this);
+    m_pages->addTab(m_usage, tr("&Usage"));
     setCentralWidget(m_pages);
     connect(m_bench, &BenchPage::notify, this, &MainWindow::showMessage);
     m_dock = new TransferDock(m_queue, this);
@@ -167,6 +170,12 @@ void MainWindow::buildMenus()
     auto *view = menuBar()->addMenu(tr("&View"));
     action(view, tr("&Files"), QKeySequence(Qt::CTRL | Qt::Key_1), none, [this] { m_pages->setCurrentIndex(0); });
     action(view, tr("&Benchmarks"), QKeySequence(Qt::CTRL | Qt::Key_2), none, [this] { m_pages->setCurrentIndex(1); });
+    action(view, tr("&Usage of This Folder"), QKeySequence(Qt::CTRL | Qt::Key_U), none, [this] {
+        if (!m_active->location().op)
+            return;
+        m_pages->setCurrentWidget(m_usage);
+        m_usage->scan(m_active->location());
+    });
     view->addAction(m_dock->toggleViewAction());
     auto *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Strata"), this, [this] {

@@ -19,6 +19,7 @@ class SecretStore;
 class TransferDock;
 class TransferQueueModel;
 class TransferStarter;
+class UsageView;
 
 // The desktop app: saved connections at the left, two browser panes side by side, the
 // transfer queue at the bottom. Menus and the toolbar carry the standard shortcuts (F5
@@ -65,6 +66,7 @@ private:
     TransferStarter *m_starter;
     FileActions *m_actions;
     BenchPage *m_bench;
+    UsageView *m_usage;
     QTabWidget *m_pages;
 };
 

@@ -1,6 +1,7 @@
 #include "ui/properties_dialog.h"
 
 #include "core/io/extent.h"
+#include "ui/allocation_map.h"
 #include "ui/entry_format.h"
 #include "ui/io_pool.h"
 
@@ -71,14 +72,12 @@ PropertiesDialog::PropertiesDialog(std::shared_ptr<Operator> op, std::string pat
                 addRow(tr("Link to:"), QString::fromStdString(e->symlinkTarget));
         }
         if (const auto &map = facts.extents) {
-            std::uint64_t dataBytes = 0, zero = 0, hole = 0;
-            for (const auto &x : *map)
-                (x.kind == ExtentKind::Data ? dataBytes : x.kind == ExtentKind::Zero ? zero : hole) += x.length;
-            const double total = double(std::max<std::uint64_t>(1, dataBytes + zero + hole));
-            addRow(tr("Allocation:"), tr("%1 data (%2%), %3 zeros, %4 holes in %n extent(s)", nullptr, int(map->size()))
-                                          .arg(formatSize(dataBytes))
-                                          .arg(100.0 * double(dataBytes) / total, 0, 'f', 1)
-                                          .arg(formatSize(zero), formatSize(hole)));
+            // Where the data is, drawn, with the totals beside it.
+            auto *picture = new AllocationMap(this);
+            picture->setObjectName(QStringLiteral("allocationMap"));
+            picture->setExtents(*map);
+            addRow(tr("Allocation:"), picture->summary() + tr(" in %n extent(s)", nullptr, int(map->size())));
+            m_form->addRow(picture);
         }
         Q_EMIT loaded();
     });

@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build/dev}
 out=${2:-$root/resources/screenshots}
-for t in gui_main_window gui_bench_page; do
+for t in gui_main_window gui_bench_page gui_storage_pictures; do
   [ -x "$build/tests/gui/$t" ] || { echo "screenshots.sh: build $build/tests/gui/$t first (cmake --build $build)" >&2; exit 1; }
 done
 mkdir -p "$out"
@@ -24,4 +24,6 @@ shoot() { # shoot TEST FUNCTION
 }
 shoot gui_main_window screenshotWithATransferRunning
 shoot gui_bench_page screenshots
+shoot gui_storage_pictures usageViewScansAndZooms
+shoot gui_storage_pictures allocationMapOfAnNbdkitImage
 ls -l "$out"/*.png

@@ -4,6 +4,7 @@
 
 #include <QBarCategoryAxis>
 #include <QBarSeries>
+#include <QBarLegendMarker>
 #include <QBarSet>
 #include <QBoxPlotSeries>
 #include <QBoxSet>
@@ -11,6 +12,8 @@
 #include <QCursor>
 #include <QFile>
 #include <QFileInfo>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLogValueAxis>
 #include <QRegularExpression>
 #include <QToolTip>
@@ -109,6 +112,40 @@ QChart *newChart(const QString &title)
     return chart;
 }
 
+// A click on a legend entry hides or shows its series (or, in grouped bars, its bar set).
+void toggleByLegend(QChart *chart)
+{
+    for (QLegendMarker *marker : chart->legend()->markers()) {
+        QObject::connect(marker, &QLegendMarker::clicked, marker, [marker] {
+            if (auto *bar = qobject_cast<QBarLegendMarker *>(marker)) {
+                QBarSet *set = bar->barset();
+                const bool hidden = set->property("hidden").toBool();
+                if (!hidden)
+                    set->setProperty("shownColor", set->color());
+                set->setColor(hidden ? set->property("shownColor").value<QColor>() : QColor(Qt::transparent));
+                set->setBorderColor(hidden ? set->property("shownColor").value<QColor>().darker() : QColor(Qt::transparent));
+                set->setProperty("hidden", !hidden);
+                marker->setLabelBrush(hidden ? QBrush(Qt::black) : QBrush(Qt::gray));
+            } else {
+                marker->series()->setVisible(!marker->series()->isVisible());
+                marker->setVisible(true); // the entry stays, to show it again
+                marker->setLabelBrush(marker->series()->isVisible() ? QBrush(Qt::black) : QBrush(Qt::gray));
+            }
+        });
+    }
+}
+
+// Go's MB/s (10^6 bytes) in the binary unit that suits the largest value.
+std::pair<double, QString> rateUnit(double largestMBps)
+{
+    const double bytes = largestMBps * 1e6;
+    if (bytes >= 10.0 * (1u << 30))
+        return {1e6 / double(1u << 30), QStringLiteral("GiB/s")};
+    if (bytes >= 10.0 * (1u << 20))
+        return {1e6 / double(1u << 20), QStringLiteral("MiB/s")};
+    return {1e6 / 1024.0, QStringLiteral("KiB/s")};
+}
+
 } // namespace
 
 LoadedBenchSet loadBenchFile(const QString &path)
@@ -184,29 +221,35 @@ QChart *throughputChart(const std::vector<BenchSet> &sets)
 {
     auto *chart = newChart(QObject::tr("Throughput (median of the runs)"));
     const auto sizes = sizesOf(sets);
+    double largest = 0;
+    for (const auto &[set, op] : seriesOf(sets, true))
+        for (const auto &k : sizes)
+            largest = std::max(largest, medianOf(samplesOf(*set, op, k.size, "MB/s")));
+    const auto [scale, unit] = rateUnit(largest);
     auto *series = new QBarSeries;
     for (const auto &[set, op] : seriesOf(sets, true)) {
         auto *bars = new QBarSet(set->label + QStringLiteral(" · ") + op);
         QVariantList exact;
         for (const auto &k : sizes) {
-            const double v = medianOf(samplesOf(*set, op, k.size, "MB/s"));
+            const double v = medianOf(samplesOf(*set, op, k.size, "MB/s")) * scale;
             *bars << v;
             exact << v;
         }
         bars->setProperty("exact", exact);
-        tooltips(bars, QStringLiteral("MB/s"));
+        tooltips(bars, unit);
         series->append(bars);
     }
     chart->addSeries(series);
     auto *x = sizeAxis(sizes);
     auto *y = new QValueAxis;
-    y->setTitleText(QStringLiteral("MB/s"));
+    y->setTitleText(unit);
     y->setLabelFormat(QStringLiteral("%.0f"));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
     y->applyNiceNumbers();
+    toggleByLegend(chart);
     return chart;
 }
 
@@ -266,6 +309,7 @@ QChart *latencyChart(const std::vector<BenchSet> &sets)
     }
     y->setRange(0, top > 0 ? top * 1.1 : 1);
     y->applyNiceNumbers();
+    toggleByLegend(chart);
     return chart;
 }
 
@@ -301,6 +345,7 @@ QChart *allocationChart(const std::vector<BenchSet> &sets, const char *unit)
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
+    toggleByLegend(chart);
     return chart;
 }
 

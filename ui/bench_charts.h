@@ -41,13 +41,15 @@ BenchKey benchKey(const BenchResult &result);
 std::vector<double> samplesOf(const BenchSet &set, const QString &op, std::uint64_t size, const char *unit);
 
 // The charts of the benchmark page, built from result sets (the caller owns them):
-// - throughput: grouped bars of the median MB/s per size, one bar set per set × operation;
+// - throughput: grouped bars of the median rate per size (in KiB/s, MiB/s or GiB/s, as
+//   suits the largest), one bar set per set × operation;
 // - latency: box plots of ns/op per size (minimum, quartiles, median, maximum of the
 //   runs), one series per set × operation, in the time unit that suits the values;
 // - allocations: B/op and allocs/op medians per size on a logarithmic axis (values below
 //   1 sit on the axis floor; tooltips and the table say exactly).
 // Each series' name is "LABEL · Operation"; the bar sets and box sets carry the exact
-// values (in the unit of the chart's axis title) for tests and tooltips.
+// values (in the unit of the chart's axis title) for tests and tooltips. A click on a
+// legend entry hides or shows its series.
 QChart *throughputChart(const std::vector<BenchSet> &sets);
 QChart *latencyChart(const std::vector<BenchSet> &sets);
 QChart *allocationChart(const std::vector<BenchSet> &sets, const char *unit); // "B/op" or "allocs/op"

@@ -65,6 +65,9 @@ private:
     std::shared_ptr<http::Client> m_client;
 };
 
+inline constexpr std::size_t kMaxKeyBytes = 1024;
+Error keyTooLong();
+
 // "/a/b" -> "a/b"; "/" -> "" (a view into path).
 std::string_view keyOf(std::string_view path);
 

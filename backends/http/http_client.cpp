@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 
 namespace strata::http {
@@ -246,6 +247,14 @@ void Client::Handle::configure(const ClientOptions &options)
     if (options.insecure) {
         curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
         curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    // Without CURLOPT_NOPROXY, curl copies no_proxy out of the environment for every
+    // request; the same value, read once per handle, keeps the environment's meaning.
+    for (const char *name : {"no_proxy", "NO_PROXY"}) {
+        if (const char *value = std::getenv(name)) {
+            curl_easy_setopt(c, CURLOPT_NOPROXY, value);
+            break;
+        }
     }
     curl_easy_setopt(c, CURLOPT_BUFFERSIZE, kReceiveBuffer);
     curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE, kUploadBuffer);

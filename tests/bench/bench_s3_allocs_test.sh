@@ -16,6 +16,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
 set -a; source "$STRATA_S3_ENVFILE"; set +a
 case "$STRATA_S3_ENDPOINT" in http://127.0.0.1:[0-9]*) ;; *) echo "FAIL: $STRATA_S3_ENDPOINT is not on 127.0.0.1"; exit 1 ;; esac
 
+# no_proxy set as in most setups (curl must not copy it out of the environment per request)
+export no_proxy=127.0.0.1
 uri="s3://$STRATA_S3_BUCKET/bench-allocs-$$/?endpoint=$STRATA_S3_ENDPOINT"
 expect 0 "bench s3" -- "$STRATA" bench "$uri" --ops write,read --sizes 4KiB,256KiB --count 2 --benchtime 50ms
 printf '%s\n' "$out" >"$work/s3.txt"

@@ -20,7 +20,8 @@ namespace {
 
 struct Curl {
     void *library = nullptr;
-    CURLcode (*globalInit)(long) = nullptr;
+    CURLcode (*globalInitMem)(long, curl_malloc_callback, curl_free_callback, curl_realloc_callback,
+                              curl_strdup_callback, curl_calloc_callback) = nullptr;
     CURL *(*easyInit)() = nullptr;
     void (*easyCleanup)(CURL *) = nullptr;
     void (*easyReset)(CURL *) = nullptr;
@@ -28,8 +29,6 @@ struct Curl {
     CURLcode (*easySetopt)(CURL *, CURLoption, ...) = nullptr;
     CURLcode (*easyGetinfo)(CURL *, CURLINFO, ...) = nullptr;
     const char *(*easyStrerror)(CURLcode) = nullptr;
-    curl_slist *(*slistAppend)(curl_slist *, const char *) = nullptr;
-    void (*slistFreeAll)(curl_slist *) = nullptr;
 };
 
 template <typename F>
@@ -49,13 +48,10 @@ const Curl &curl()
             return;
         Curl loaded;
         loaded.library = library;
-        const bool ok = bind(library, loaded.globalInit, "curl_global_init") && bind(library, loaded.easyInit, "curl_easy_init")
-            && bind(library, loaded.easyCleanup, "curl_easy_cleanup") && bind(library, loaded.easyReset, "curl_easy_reset")
-            && bind(library, loaded.easyPerform, "curl_easy_perform") && bind(library, loaded.easySetopt, "curl_easy_setopt")
+        const bool ok = bind(library, loaded.globalInitMem, "curl_global_init_mem") && bind(library, loaded.easyInit, "curl_easy_init")
+            && bind(library, loaded.easyCleanup, "curl_easy_cleanup") && bind(library, loaded.easyReset, "curl_easy_reset") && bind(library, loaded.easyPerform, "curl_easy_perform") && bind(library, loaded.easySetopt, "curl_easy_setopt")
             && bind(library, loaded.easyGetinfo, "curl_easy_getinfo")
-            && bind(library, loaded.easyStrerror, "curl_easy_strerror")
-            && bind(library, loaded.slistAppend, "curl_slist_append")
-            && bind(library, loaded.slistFreeAll, "curl_slist_free_all");
+            && bind(library, loaded.easyStrerror, "curl_easy_strerror");
         if (ok)
             c = loaded;
         // A library without one of these is not a libcurl we can use: every call then
@@ -68,9 +64,10 @@ const Curl &curl()
 
 extern "C" {
 
-CURLcode curl_global_init(long flags)
+CURLcode curl_global_init_mem(long flags, curl_malloc_callback m, curl_free_callback f, curl_realloc_callback r,
+                              curl_strdup_callback s, curl_calloc_callback c)
 {
-    return curl().globalInit ? curl().globalInit(flags) : CURLE_FAILED_INIT;
+    return curl().globalInitMem ? curl().globalInitMem(flags, m, f, r, s, c) : CURLE_FAILED_INIT;
 }
 
 CURL *curl_easy_init()
@@ -116,17 +113,6 @@ CURLcode curl_easy_getinfo(CURL *handle, CURLINFO info, ...)
 const char *curl_easy_strerror(CURLcode code)
 {
     return curl().easyStrerror ? curl().easyStrerror(code) : "libcurl (libcurl.so.4) could not be loaded";
-}
-
-curl_slist *curl_slist_append(curl_slist *list, const char *text)
-{
-    return curl().slistAppend ? curl().slistAppend(list, text) : nullptr;
-}
-
-void curl_slist_free_all(curl_slist *list)
-{
-    if (curl().slistFreeAll)
-        curl().slistFreeAll(list);
 }
 
 } // extern "C"

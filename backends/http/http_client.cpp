@@ -1,11 +1,12 @@
 #include "backends/http/http_client.h"
 
+#include "backends/http/curl_buffers.h"
 #include "core/storage/uri.h"
 
 #include <curl/curl.h>
 
 #include <algorithm>
-#include <cctype>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 
@@ -13,20 +14,30 @@ namespace strata::http {
 
 namespace {
 
+// curl's defaults (16 KiB receive, 64 KiB upload), named because the buffer recycler
+// (curl_buffers.cpp) recognises curl's buffers by these sizes.
+constexpr long kReceiveBuffer = 16 << 10;
+constexpr long kUploadBuffer = 64 << 10;
+
 struct GlobalInit {
-    GlobalInit() { curl_global_init(CURL_GLOBAL_DEFAULT); }
+    GlobalInit() { initCurlRecyclingBuffers(kReceiveBuffer, kUploadBuffer); }
 };
 
-std::string lower(std::string_view s)
+bool equalsIgnoringCase(std::string_view a, std::string_view lowerB)
 {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return out;
+    if (a.size() != lowerB.size())
+        return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const char c = a[i] >= 'A' && a[i] <= 'Z' ? char(a[i] - 'A' + 'a') : a[i];
+        if (c != lowerB[i])
+            return false;
+    }
+    return true;
 }
 
 struct Transfer {
-    const Request *request;
-    Response *response;
+    const Request *request = nullptr;
+    Response *response = nullptr;
     std::size_t sent = 0;
     std::uint64_t skipped = 0;
     long offered = 0; // CURLAUTH_* schemes a 401 answer named
@@ -110,7 +121,10 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
         t->response->headers.clear(); // a new response (after 100-continue or a redirect)
         // "HTTP/1.1 206 Partial Content": the status decides where the body goes.
         const auto space = line.find(' ');
-        t->response->status = space == std::string_view::npos ? 0 : std::atol(std::string(line.substr(space + 1, 3)).c_str());
+        long status = 0;
+        if (space != std::string_view::npos)
+            std::from_chars(line.data() + space + 1, line.data() + line.size(), status);
+        t->response->status = status;
     }
     // "Content-Range: bytes 0-0/0": a range of an empty object. Some servers (s3rver)
     // then announce a byte they never send; stop here instead of waiting for it.
@@ -134,14 +148,14 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
             value.remove_prefix(1);
         while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
             value.remove_suffix(1);
-        t->response->headers.emplace_back(lower(line.substr(0, colon)), std::string(value));
+        t->response->headers.keep(line.substr(0, colon), value);
     }
     return size * count;
 }
 
-Error transportError(CURLcode code, const char *detail, const std::string &url)
+Error transportError(CURLcode code, const char *detail, std::string_view url)
 {
-    std::string host = url;
+    std::string host(url);
     if (auto p = host.find("://"); p != std::string::npos)
         host = host.substr(p + 3);
     host = host.substr(0, host.find('/'));
@@ -174,14 +188,80 @@ Error transportError(CURLcode code, const char *detail, const std::string &url)
 
 } // namespace
 
+void KeptHeaders::clear()
+{
+    m_slots = {};
+    m_used = 0;
+    m_spill.clear();
+}
+
+void KeptHeaders::keep(std::string_view name, std::string_view value)
+{
+    for (std::size_t i = 0; i < kNames.size(); ++i) {
+        if (!equalsIgnoringCase(name, kNames[i]))
+            continue;
+        Slot &slot = m_slots[i];
+        slot.set = true;
+        slot.size = std::uint16_t(std::min<std::size_t>(value.size(), 0xffff));
+        slot.spilled = m_used + slot.size > m_text.size();
+        if (slot.spilled) {
+            slot.offset = std::uint16_t(std::min<std::size_t>(m_spill.size(), 0xffff));
+            m_spill.append(value.substr(0, slot.size));
+        } else {
+            slot.offset = m_used;
+            std::memcpy(m_text.data() + m_used, value.data(), slot.size);
+            m_used = std::uint16_t(m_used + slot.size);
+        }
+        return;
+    }
+}
+
+std::string_view KeptHeaders::get(std::string_view lowerName) const
+{
+    for (std::size_t i = 0; i < kNames.size(); ++i) {
+        if (kNames[i] != lowerName || !m_slots[i].set)
+            continue;
+        const Slot &slot = m_slots[i];
+        return slot.spilled ? std::string_view(m_spill).substr(slot.offset, slot.size)
+                            : std::string_view(m_text.data() + slot.offset, slot.size);
+    }
+    return {};
+}
+
+std::string_view Response::header(std::string_view name) const
+{
+    for (std::string_view known : KeptHeaders::kNames)
+        if (equalsIgnoringCase(name, known))
+            return headers.get(known);
+    return {};
+}
+
+// An easy handle with what its requests reuse: the options that never change are set once
+// (no curl_easy_reset, which would free and re-copy them every request), and the header
+// lines and their curl_slist nodes keep their capacity. CURLOPT_HTTPHEADER does not copy
+// the list, and struct curl_slist is public, so the nodes can be ours.
 struct Client::Handle {
     CURL *curl = nullptr;
-    Handle() : curl(curl_easy_init()) {}
+    Transfer transfer;
+    char errorBuffer[CURL_ERROR_SIZE] = {0};
+    std::string url;                // CURLOPT_URL wants a terminated string
+    std::string lines;              // header lines, each ending with '\0'
+    std::vector<curl_slist> nodes;  // over `lines`
+    long authSchemes = -1;          // offered by the last request (-1: none yet, -2: it ended in a 401)
+
+    Handle(const ClientOptions &options) : curl(curl_easy_init())
+    {
+        if (curl)
+            configure(options);
+    }
     ~Handle()
     {
         if (curl)
             curl_easy_cleanup(curl);
     }
+    void configure(const ClientOptions &options);
+    void setMethod(const Request &request);
+    void setHeaders(const Request &request, std::string_view userAgentLine);
 };
 
 bool Response::htmlBody() const
@@ -193,19 +273,117 @@ bool Response::htmlBody() const
     return startsWithNoCase(text, "<!DOCTYPE html") || startsWithNoCase(text, "<html");
 }
 
-std::string Response::header(std::string_view name) const
+void Client::Handle::configure(const ClientOptions &options)
 {
-    const std::string key = lower(name);
-    for (const auto &[k, v] : headers)
-        if (k == key)
-            return v;
-    return {};
+    CURL *c = curl;
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errorBuffer);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, long(options.connectTimeout.count()));
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, long(options.stallTimeout.count()));
+    curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    // The path goes out exactly as built (and signed): curl must not squash "/./" or "/../".
+    curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
+    if (options.insecure) {
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+        curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    // Without CURLOPT_NOPROXY, curl copies no_proxy out of the environment for every
+    // request; the same value, read once per handle, keeps the environment's meaning.
+    for (const char *name : {"no_proxy", "NO_PROXY"}) {
+        if (const char *value = std::getenv(name)) {
+            curl_easy_setopt(c, CURLOPT_NOPROXY, value);
+            break;
+        }
+    }
+    curl_easy_setopt(c, CURLOPT_BUFFERSIZE, kReceiveBuffer);
+    curl_easy_setopt(c, CURLOPT_UPLOAD_BUFFERSIZE, kUploadBuffer);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &onWrite);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &transfer);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &onHeader);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &transfer);
+    curl_easy_setopt(c, CURLOPT_READFUNCTION, &onRead);
+    curl_easy_setopt(c, CURLOPT_READDATA, &transfer);
+    curl_easy_setopt(c, CURLOPT_SEEKFUNCTION, &onSeek);
+    curl_easy_setopt(c, CURLOPT_SEEKDATA, &transfer);
+    // Credentials are the client's, the same for every request; the schemes to offer are
+    // set per request (perform()).
+    if (!options.user.empty() && !options.password.empty())
+        curl_easy_setopt(c, CURLOPT_USERNAME, options.user.c_str());
+    if (!options.password.empty())
+        curl_easy_setopt(c, CURLOPT_PASSWORD, options.password.c_str());
+    if (options.netrc)
+        curl_easy_setopt(c, CURLOPT_NETRC, long(CURL_NETRC_OPTIONAL));
+}
+
+void Client::Handle::setMethod(const Request &request)
+{
+    CURL *c = curl;
+    // Back to a plain GET first: the handle keeps the previous request's method options.
+    // (CURLOPT_POSTFIELDS makes the method POST, so it is cleared before HTTPGET.)
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, static_cast<const char *>(nullptr));
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(-1));
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, static_cast<const char *>(nullptr));
+    curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    // A body read by curl as it sends (PUT, and custom methods such as PROPFIND), from
+    // memory or produced as it goes (request.source, of announced size or chunked).
+    const auto upload = [&] {
+        curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
+        const std::optional<std::uint64_t> size = request.source ? request.sourceSize : request.body.size();
+        curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, size ? curl_off_t(*size) : curl_off_t(-1));
+    };
+    if (request.method == "GET")
+        return;
+    if (request.method == "HEAD") {
+        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+    } else if (request.method == "PUT") {
+        upload();
+    } else if (request.method == "POST") {
+        curl_easy_setopt(c, CURLOPT_POST, 1L);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, reinterpret_cast<const char *>(request.body.data()));
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.size()));
+    } else {
+        if (!request.body.empty() || request.source)
+            upload();
+        char method[16] = {0}; // DELETE and the like; curl copies it
+        request.method.copy(method, sizeof method - 1);
+        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    }
+}
+
+void Client::Handle::setHeaders(const Request &request, std::string_view userAgentLine)
+{
+    // No "Expect: 100-continue" round trip before bodies, no default Accept; the user agent
+    // as one of our lines (with CURLOPT_USERAGENT curl formats it anew every request).
+    lines.clear();
+    const auto line = [&](std::string_view a, std::string_view b = {}, std::string_view c = {}) {
+        lines.append(a).append(b).append(c).push_back('\0');
+    };
+    line("Expect:");
+    line("Accept:");
+    line(userAgentLine);
+    for (const HeaderRef &h : request.headers) {
+        if (h.value.empty())
+            line(h.name, ";");
+        else
+            line(h.name, ": ", h.value);
+    }
+    nodes.resize(3 + request.headers.size());
+    char *at = lines.data();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        nodes[i].data = at;
+        nodes[i].next = i + 1 < nodes.size() ? &nodes[i + 1] : nullptr;
+        at += std::strlen(at) + 1;
+    }
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nodes.data());
 }
 
 static_assert(kAuthBasic == long(CURLAUTH_BASIC) && kAuthDigest == long(CURLAUTH_DIGEST));
 constexpr long kAnyScheme = kAuthBasic | kAuthDigest;
 
-Client::Client(ClientOptions options) : m_options(std::move(options)), m_authSchemes(kAnyScheme)
+Client::Client(ClientOptions options)
+    : m_options(std::move(options)), m_userAgentLine("User-Agent: " + m_options.userAgent), m_authSchemes(kAnyScheme)
 {
     static GlobalInit init;
 }
@@ -222,7 +400,7 @@ std::unique_ptr<Client::Handle> Client::take()
             return h;
         }
     }
-    return std::make_unique<Handle>();
+    return std::make_unique<Handle>(m_options);
 }
 
 void Client::give(std::unique_ptr<Handle> handle)
@@ -247,85 +425,40 @@ Result<Response> Client::performOnce(const Request &request, long authSchemes)
     CURL *c = handle->curl;
     if (!c)
         return Error(ErrorKind::Unexpected, "libcurl could not start (is libcurl4 installed? it is loaded at the first request)");
-    // Reset clears options but keeps the handle's live connections and TLS sessions.
-    curl_easy_reset(c);
     Response response;
-    Transfer transfer{&request, &response};
-    char errorBuffer[CURL_ERROR_SIZE] = {0};
-    std::string url = request.url;
+    if (authenticates()) {
+        // curl keeps what it negotiated on a handle (the scheme it picked, a failed
+        // attempt) across requests; with other schemes to offer, or after a refusal, the
+        // handle starts from scratch (only then: a reset costs a re-configuration).
+        if (handle->authSchemes != authSchemes && handle->authSchemes != -1) {
+            curl_easy_reset(c);
+            handle->configure(m_options);
+        }
+        handle->authSchemes = authSchemes;
+        curl_easy_setopt(c, CURLOPT_HTTPAUTH, authSchemes);
+    }
+    handle->transfer = Transfer{&request, &response};
+    handle->errorBuffer[0] = '\0';
+    handle->url.assign(request.url);
     if (authenticates() && !m_options.user.empty() && m_options.password.empty() && m_options.netrc) {
         // libcurl looks the password up in ~/.netrc for a user named in the URL, not for
         // CURLOPT_USERNAME (which would send an empty password).
-        if (const auto scheme = url.find("://"); scheme != std::string::npos)
-            url.insert(scheme + 3, percentEncode(m_options.user) + "@");
+        if (const auto scheme = handle->url.find("://"); scheme != std::string::npos)
+            handle->url.insert(scheme + 3, percentEncode(m_options.user) + "@");
     }
-    curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errorBuffer);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, m_options.userAgent.c_str());
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, long(m_options.connectTimeout.count()));
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, long(m_options.stallTimeout.count()));
-    curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    // The path goes out exactly as built (and signed): curl must not squash "/./" or "/../".
-    curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
-    if (authenticates()) {
-        curl_easy_setopt(c, CURLOPT_HTTPAUTH, authSchemes);
-        if (!m_options.user.empty() && !m_options.password.empty())
-            curl_easy_setopt(c, CURLOPT_USERNAME, m_options.user.c_str());
-        if (!m_options.password.empty())
-            curl_easy_setopt(c, CURLOPT_PASSWORD, m_options.password.c_str());
-        if (m_options.netrc)
-            curl_easy_setopt(c, CURLOPT_NETRC, long(CURL_NETRC_OPTIONAL));
-    }
-    if (m_options.insecure) {
-        curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
-        curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
-    }
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &onWrite);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &transfer);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &onHeader);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &transfer);
-
-    // A body read by curl as it sends (PUT, and custom methods such as PROPFIND).
-    const auto upload = [&] {
-        curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-        const std::optional<std::uint64_t> size = request.source ? request.sourceSize : request.body.size();
-        curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, size ? curl_off_t(*size) : curl_off_t(-1));
-        curl_easy_setopt(c, CURLOPT_READFUNCTION, &onRead);
-        curl_easy_setopt(c, CURLOPT_READDATA, &transfer);
-        curl_easy_setopt(c, CURLOPT_SEEKFUNCTION, &onSeek);
-        curl_easy_setopt(c, CURLOPT_SEEKDATA, &transfer);
-    };
-    if (request.method == "HEAD") {
-        curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
-    } else if (request.method == "PUT") {
-        upload();
-    } else if (request.method == "POST") {
-        curl_easy_setopt(c, CURLOPT_POST, 1L);
-        curl_easy_setopt(c, CURLOPT_POSTFIELDS, reinterpret_cast<const char *>(request.body.data()));
-        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.size()));
-    } else if (request.method != "GET") {
-        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-        if (!request.body.empty() || request.source)
-            upload();
-    }
-    curl_slist *headers = nullptr;
-    // No "Expect: 100-continue" round trip before bodies; no default Accept.
-    headers = curl_slist_append(headers, "Expect:");
-    for (const auto &[name, value] : request.headers) {
-        const std::string line = value.empty() ? name + ";" : name + ": " + value;
-        headers = curl_slist_append(headers, line.c_str());
-    }
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(c, CURLOPT_URL, handle->url.c_str());
+    handle->setMethod(request);
+    handle->setHeaders(request, m_userAgentLine);
 
     const CURLcode code = curl_easy_perform(c);
-    curl_slist_free_all(headers);
+    const long offered = handle->transfer.offered;
+    handle->transfer = Transfer{}; // the request and response are the caller's: no dangling pointers
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
-    response.authOffered = transfer.offered;
-    if (authenticates() && code == CURLE_OK && response.status != 401 && transfer.offered != 0) {
-        const long seen = m_seenSchemes.fetch_or(transfer.offered) | transfer.offered;
+    if (response.status == 401)
+        handle->authSchemes = -2;
+    response.authOffered = offered;
+    if (authenticates() && code == CURLE_OK && response.status != 401 && offered != 0) {
+        const long seen = m_seenSchemes.fetch_or(offered) | offered;
         m_authSchemes = seen == kAuthBasic || seen == kAuthDigest ? seen : kAnyScheme;
     }
     if (response.emptyRange) {
@@ -340,10 +473,11 @@ Result<Response> Client::performOnce(const Request &request, long authSchemes)
     }
     if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && response.overflow)) {
         // A failed handle may hold a broken connection: drop it rather than reuse it.
+        const std::string detail(handle->errorBuffer);
         handle.reset();
         if (code == CURLE_WRITE_ERROR && request.into.empty())
             return Error(ErrorKind::Corrupt, "the server's answer is larger than expected");
-        return transportError(code, errorBuffer, request.url);
+        return transportError(code, detail.c_str(), request.url);
     }
     give(std::move(handle));
     return response;

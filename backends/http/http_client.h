@@ -2,30 +2,38 @@
 
 #include "core/storage/result.h"
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
-#include <utility>
+#include <string_view>
 #include <vector>
 
 namespace strata::http {
 
-using Header = std::pair<std::string, std::string>;
+// A header to send, by reference: the caller keeps the bytes alive during perform().
+struct HeaderRef {
+    std::string_view name;
+    std::string_view value; // empty: sent as "name;" (an empty header, not a removal)
+};
 
 // HTTP authentication schemes, as bits (libcurl's CURLAUTH_BASIC and CURLAUTH_DIGEST).
 inline constexpr long kAuthBasic = 1L << 0;
 inline constexpr long kAuthDigest = 1L << 1;
 
+// Everything is by reference so that building a request copies nothing: a request costs
+// no heap allocation on our side (the client's per-handle buffers keep their capacity).
 struct Request {
-    std::string method = "GET";
-    std::string url;                         // fully encoded
-    std::vector<Header> headers;
+    std::string_view method = "GET";
+    std::string_view url;                    // fully encoded
+    std::span<const HeaderRef> headers;
     std::span<const std::byte> body;         // sent as is (not copied)
     std::span<std::byte> into;               // response body lands here directly (ranged reads)
     std::uint64_t skip = 0;                  // bytes of the response body to drop first (a server that ignored Range)
@@ -44,9 +52,33 @@ struct Request {
     static constexpr std::size_t kAbortBody = std::size_t(-1);
 };
 
+// The response headers callers read (names in lower case), kept inline in the response:
+// storing every header of every answer would cost allocations per request for nothing.
+class KeptHeaders {
+public:
+    static constexpr std::array<std::string_view, 5> kNames = {"content-length", "content-type", "etag",
+                                                               "last-modified", "location"};
+    void clear();
+    // Keeps the value when name (any case) is one of kNames; a repeated header: the last one.
+    void keep(std::string_view name, std::string_view value);
+    std::string_view get(std::string_view lowerName) const;
+
+private:
+    struct Slot {
+        std::uint16_t offset = 0;
+        std::uint16_t size = 0;
+        bool set = false;
+        bool spilled = false; // in m_spill: a value longer than the inline room (not seen in practice)
+    };
+    std::array<Slot, kNames.size()> m_slots{};
+    std::array<char, 320> m_text{};
+    std::uint16_t m_used = 0;
+    std::string m_spill;
+};
+
 struct Response {
     long status = 0;
-    std::vector<Header> headers;  // names in lower case
+    KeptHeaders headers;
     std::string body;             // when the request had no `into`
     std::size_t received = 0;     // bytes written into `into`
     bool overflow = false;        // the server sent more than `into` holds
@@ -54,7 +86,8 @@ struct Response {
     bool sinkStopped = false;     // the request's sink refused more of the body
     long authOffered = 0;         // kAuth* schemes a 401 on the way asked for
 
-    std::string header(std::string_view name) const;
+    // One of KeptHeaders::kNames (any case); "" when absent or not kept.
+    std::string_view header(std::string_view name) const;
     // Whether the body is an HTML page (a proxy's, a login page), whatever its status.
     bool htmlBody() const;
 };
@@ -92,6 +125,7 @@ private:
     Result<Response> performOnce(const Request &request, long authSchemes);
 
     ClientOptions m_options;
+    std::string m_userAgentLine; // "User-Agent: strata", sent as one of our header lines
     std::mutex m_mutex;
     std::vector<std::unique_ptr<Handle>> m_free;
     // Basic | Digest until the server asked for a scheme; while it has asked for only that

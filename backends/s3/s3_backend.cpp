@@ -12,24 +12,6 @@ namespace strata::s3 {
 
 namespace {
 
-constexpr std::size_t kMaxKeyBytes = 1024;
-
-// Small bodies are hashed for the signature; large ones are sent UNSIGNED-PAYLOAD so the
-// bytes are not read twice.
-std::string payloadHashOf(std::span<const std::byte> body)
-{
-    if (body.empty())
-        return std::string(kEmptyPayloadHash);
-    if (body.size() > (256u << 10))
-        return std::string(kUnsignedPayload);
-    return sha256Hex({reinterpret_cast<const char *>(body.data()), body.size()});
-}
-
-Error keyTooLong()
-{
-    return Error(ErrorKind::InvalidInput, "S3 keys are at most 1024 bytes");
-}
-
 Entry fileEntry(std::string_view path, std::uint64_t size, std::optional<std::int64_t> mtime, std::string etag)
 {
     Entry e;
@@ -53,13 +35,13 @@ Entry dirEntry(std::string_view path)
 
 } // namespace
 
-std::string keyOf(std::string_view path)
+std::string_view keyOf(std::string_view path)
 {
-    return path.size() <= 1 ? std::string() : std::string(path.substr(1));
+    return path.size() <= 1 ? std::string_view() : path.substr(1);
 }
 
 S3Backend::S3Backend(Config config, Credentials credentials, std::shared_ptr<http::Client> client)
-    : m_config(std::move(config)), m_credentials(std::move(credentials)), m_client(std::move(client))
+    : m_config(std::move(config)), m_host(m_config.host()), m_credentials(std::move(credentials)), m_client(std::move(client))
 {
 }
 
@@ -75,43 +57,6 @@ Uri S3Backend::uriFor(std::string_view path) const
     Uri uri = m_config.baseUri();
     uri.setPath(std::string(path.empty() ? "/" : path));
     return uri;
-}
-
-Result<http::Response> S3Backend::send(const Call &call)
-{
-    if (call.key.size() > kMaxKeyBytes)
-        return keyTooLong();
-    SignedRequest request;
-    request.method = call.method;
-    request.host = m_config.host();
-    request.path = m_config.pathStyle ? "/" + m_config.bucket + (call.bucketRoot ? "" : "/" + call.key) : "/" + call.key;
-    if (m_config.pathStyle && call.bucketRoot)
-        request.path = "/" + m_config.bucket;
-    request.query = call.query;
-    request.headers = call.headers;
-    request.payloadHash = payloadHashOf(call.body);
-    http::Request http;
-    http.method = call.method;
-    http.url = m_config.scheme + "://" + request.host + canonicalUri(request.path);
-    if (!call.query.empty())
-        http.url += "?" + canonicalQueryString(call.query);
-    http.headers = call.headers;
-    for (auto &h : signV4(request, m_credentials, m_config.region, "s3", std::chrono::system_clock::now()))
-        http.headers.push_back(std::move(h));
-    http.body = call.body;
-    http.into = call.into;
-    http.skip = call.skip;
-    return m_client->perform(http);
-}
-
-Result<http::Response> S3Backend::sendOk(const Call &call)
-{
-    auto response = send(call);
-    if (!response)
-        return response;
-    if (response->status < 200 || response->status >= 300)
-        return s3Error(*response, m_config.bucket);
-    return response;
 }
 
 Result<http::Response> S3Backend::head(const std::string &key)
@@ -160,7 +105,7 @@ Result<Entry> S3Backend::stat(std::string_view path)
         }
         return dirEntry("/");
     }
-    const std::string key = keyOf(path);
+    const std::string key(keyOf(path));
     auto response = head(key);
     if (!response)
         return std::move(response).error();
@@ -169,14 +114,15 @@ Result<Entry> S3Backend::stat(std::string_view path)
     if (response->status < 200 || response->status >= 300)
         return s3Error(*response, m_config.bucket);
     std::uint64_t size = 0;
-    const std::string length = response->header("content-length");
+    const std::string_view length = response->header("content-length");
     std::from_chars(length.data(), length.data() + length.size(), size);
-    return fileEntry(path, size, parseTime(response->header("last-modified")), response->header("etag"));
+    return fileEntry(path, size, parseTime(std::string(response->header("last-modified"))),
+                     std::string(response->header("etag")));
 }
 
 Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &options)
 {
-    const std::string key = keyOf(dir);
+    const std::string key(keyOf(dir));
     const std::string prefix = key.empty() ? std::string() : key + "/";
     Call call;
     call.bucketRoot = true;
@@ -260,7 +206,7 @@ Result<std::size_t> S3Backend::readVersion(std::string_view path, std::uint64_t 
     // a changed object as surely, without asking the server to evaluate a precondition.
     const bool whole = offset == 0 && !etag.empty() && version.size > 0 && version.size <= buffer.size();
     if (!whole)
-        call.headers = {{"range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + buffer.size() - 1)}};
+        call.range = {{offset, offset + buffer.size() - 1}};
     call.into = buffer;
     auto response = send(call);
     if (!response)
@@ -268,7 +214,7 @@ Result<std::size_t> S3Backend::readVersion(std::string_view path, std::uint64_t 
     if (response->status == 416)
         return std::size_t(0); // at or past the end
     if (response->status == 404) {
-        auto dir = prefixExists(call.key + "/");
+        auto dir = prefixExists(std::string(call.key) + "/");
         if (!dir)
             return std::move(dir).error(); // e.g. the bucket does not exist
         if (*dir)
@@ -277,7 +223,7 @@ Result<std::size_t> S3Backend::readVersion(std::string_view path, std::uint64_t 
     }
     if (response->status == 200 && offset > 0) {
         // The server ignored Range and sent the whole object: ask again, dropping the head.
-        call.headers.clear();
+        call.range.reset();
         call.skip = offset;
         response = send(call);
         if (!response)
@@ -287,14 +233,14 @@ Result<std::size_t> S3Backend::readVersion(std::string_view path, std::uint64_t 
         http::Response copy = *response;
         return s3Error(copy, m_config.bucket);
     }
-    if (!etag.empty() && !response->header("etag").empty() && response->header("etag") != etag)
+    if (const std::string_view got = response->header("etag"); !etag.empty() && !got.empty() && got != etag)
         return Error(ErrorKind::Corrupt, "the object changed while it was being read");
     return response->received;
 }
 
 Result<std::unique_ptr<Writer>> S3Backend::write(std::string_view path, const WriteOptions &options)
 {
-    const std::string key = keyOf(path);
+    const std::string key(keyOf(path));
     if (key.size() > kMaxKeyBytes)
         return keyTooLong();
     if (!options.overwrite) {
@@ -324,7 +270,8 @@ Status S3Backend::put(std::string_view path, std::span<const std::byte> data, co
 
 Status S3Backend::remove(std::string_view path)
 {
-    const std::string key = keyOf(path);
+    const std::string key(keyOf(path));
+    const std::string markerKey = key + "/";
     // A "directory": its marker goes, and only when nothing else is under it.
     if (auto under = prefixExists(key + "/"); under && *under) {
         Call list;
@@ -343,7 +290,7 @@ Status S3Backend::remove(std::string_view path)
             return Error(ErrorKind::DirectoryNotEmpty);
         Call marker;
         marker.method = "DELETE";
-        marker.key = key + "/";
+        marker.key = markerKey;
         if (auto st = sendOk(marker); !st)
             return std::move(st).error();
     }
@@ -364,7 +311,7 @@ Status S3Backend::removeMany(std::span<const std::string> paths)
     for (std::size_t at = 0; at < paths.size(); at += 1000) {
         std::vector<std::string> keys;
         for (std::size_t i = at; i < std::min(paths.size(), at + 1000); ++i)
-            keys.push_back(keyOf(paths[i]));
+            keys.emplace_back(keyOf(paths[i]));
         const std::string xml = deleteObjectsXml(keys);
         const auto body = std::as_bytes(std::span(xml.data(), xml.size()));
         Call call;
@@ -399,14 +346,15 @@ Status S3Backend::removeMany(std::span<const std::string> paths)
 
 Status S3Backend::createDir(std::string_view path)
 {
-    const std::string key = keyOf(path);
+    const std::string key(keyOf(path));
+    const std::string markerKey = key + "/";
     if (auto exists = prefixExists(key + "/"); !exists)
         return std::move(exists).error();
     else if (*exists)
         return Error(ErrorKind::AlreadyExists);
     Call call;
     call.method = "PUT";
-    call.key = key + "/";
+    call.key = markerKey;
     auto response = sendOk(call);
     if (!response)
         return std::move(response).error();
@@ -418,12 +366,12 @@ Status S3Backend::copy(std::string_view from, std::string_view to)
     Call call;
     call.method = "PUT";
     call.key = keyOf(to);
-    call.headers = {{"x-amz-copy-source", uriEncode("/" + m_config.bucket + "/" + keyOf(from), false)}};
+    call.headers = {{"x-amz-copy-source", uriEncode("/" + m_config.bucket + "/" + std::string(keyOf(from)), false)}};
     auto response = send(call);
     if (!response)
         return std::move(response).error();
     if (response->status == 404) {
-        if (auto dir = prefixExists(keyOf(from) + "/"); dir && *dir)
+        if (auto dir = prefixExists(std::string(keyOf(from)) + "/"); dir && *dir)
             return Error(ErrorKind::IsDirectory, "server-side copy takes objects only");
         return Error(ErrorKind::NotFound);
     }
@@ -443,7 +391,7 @@ Status S3Backend::rename(std::string_view from, std::string_view to)
     // S3 has no rename: copy, then delete (objects only).
     if (to.starts_with(from) && to.size() > from.size() && to[from.size()] == '/')
         return Error(ErrorKind::InvalidInput, "a directory cannot be moved into itself");
-    if (auto dir = prefixExists(keyOf(from) + "/"); dir && *dir)
+    if (auto dir = prefixExists(std::string(keyOf(from)) + "/"); dir && *dir)
         return Error(ErrorKind::Unsupported, "renaming a directory on S3 means copying every object; use mv");
     if (auto st = copy(from, to); !st)
         return st;

@@ -5,19 +5,23 @@
 #include "core/storage/backend.h"
 
 #include <memory>
+#include <optional>
 
 namespace strata::s3 {
 
 // One S3 request before signing: method, key (raw, no leading '/'; empty for the bucket),
-// query, headers and body.
+// query, headers and body. The method and key are views: the caller keeps them alive.
 struct Call {
-    std::string method = "GET";
-    std::string key;
+    std::string_view method = "GET";
+    std::string_view key;
     std::vector<Header> query;
     std::vector<Header> headers;
     std::span<const std::byte> body;
     std::span<std::byte> into;
     std::uint64_t skip = 0;
+    // Sends "Range: bytes=first-last" (built on the stack: reads are frequent enough that a
+    // header vector per read would show in their allocation count).
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> range;
     bool bucketRoot = false; // the bucket itself (HEAD bucket, list), no key segment
 };
 
@@ -56,11 +60,15 @@ private:
     Result<Entry> statDirectory(std::string_view path, const std::string &key);
 
     Config m_config;
+    std::string m_host; // m_config.host(), made once
     Credentials m_credentials;
     std::shared_ptr<http::Client> m_client;
 };
 
-// "/a/b" -> "a/b"; "/" -> "".
-std::string keyOf(std::string_view path);
+inline constexpr std::size_t kMaxKeyBytes = 1024;
+Error keyTooLong();
+
+// "/a/b" -> "a/b"; "/" -> "" (a view into path).
+std::string_view keyOf(std::string_view path);
 
 } // namespace strata::s3

@@ -80,7 +80,7 @@ Status S3Writer::sendPart(std::vector<std::byte> data)
         std::lock_guard lock(m_mutex);
         if (!response)
             m_error = std::move(response).error();
-        else if (std::string etag = response->header("etag"); etag.empty())
+        else if (std::string etag(response->header("etag")); etag.empty())
             m_error = Error(ErrorKind::Corrupt, "the server did not return an ETag for part " + std::to_string(number));
         else
             m_etags[number - 1] = std::move(etag);

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <array>
 #include <chrono>
+#include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +23,12 @@ struct Credentials {
 
 using Header = std::pair<std::string, std::string>;
 
+// A header or query parameter by reference (the caller keeps the bytes alive).
+struct HeaderRef {
+    std::string_view name;
+    std::string_view value;
+};
+
 struct SignedRequest {
     std::string method;           // "GET"
     std::string host;             // "bucket.s3.amazonaws.com", "127.0.0.1:4569": port when not default
@@ -29,10 +38,59 @@ struct SignedRequest {
     std::string payloadHash;      // hex sha256 of the body or "UNSIGNED-PAYLOAD"; empty = empty body
 };
 
-// The headers to send besides the request's own: "Authorization", "x-amz-date",
-// "x-amz-content-sha256" and, with a session token, "x-amz-security-token". Anonymous
-// credentials give only "x-amz-content-sha256". Headers in request.headers named like the
-// ones returned here (or "host") are not signed: the signer's values are the ones sent.
+// SignedRequest by reference: what the backend signs, without copying anything.
+struct RequestRef {
+    std::string_view method;
+    std::string_view host;
+    std::string_view path;
+    std::span<const HeaderRef> query;
+    std::span<const HeaderRef> headers;
+    std::string_view payloadHash;
+};
+
+// Signs requests in buffers it keeps between calls: once they have grown to a request's
+// size, signing allocates nothing (the backend keeps one Signer per thread). The views it
+// returns stay valid until the next sign().
+class Signer {
+public:
+    // The headers to send besides the request's own: "Authorization", "x-amz-date",
+    // "x-amz-content-sha256" and, with a session token, "x-amz-security-token". Anonymous
+    // credentials give only "x-amz-content-sha256". Headers in request.headers named like
+    // these (or "host") are not signed: the signer's values are the ones sent.
+    std::span<const HeaderRef> sign(const RequestRef &request, const Credentials &credentials,
+                                    std::string_view region, std::string_view service,
+                                    std::chrono::system_clock::time_point now);
+    // The request's path and query as signed, which is how they must appear in the URL.
+    std::string_view encodedPath() const;
+    std::string_view encodedQuery() const; // "" when none
+
+    // The canonical request of request with exactly allSignedHeaders (see canonicalRequest).
+    const std::string &canonicalize(const RequestRef &request, std::span<const HeaderRef> allSignedHeaders);
+
+private:
+    struct Entry {
+        std::uint32_t name, nameSize, value, valueSize; // in m_work
+    };
+    void addCanonicalQuery(std::span<const HeaderRef> query);
+    // own all signed; extra signed except those named like the signer's own headers.
+    void addCanonicalHeaders(std::span<const HeaderRef> own, std::span<const HeaderRef> extra);
+    void build(const RequestRef &request, std::span<const HeaderRef> own, std::span<const HeaderRef> extra);
+    std::string_view nameOf(const Entry &e) const;
+    std::string_view valueOf(const Entry &e) const;
+
+    std::string m_canonical;      // the canonical request
+    std::string m_work;           // encoded query pairs, then normalised headers, then the string to sign
+    std::string m_signedNames;    // "host;range;x-amz-date"
+    std::string m_authorization;
+    std::vector<Entry> m_entries;
+    std::size_t m_pathAt = 0, m_pathSize = 0, m_queryAt = 0, m_querySize = 0;
+    char m_date[16] = {};         // "20130524T000000Z"
+    std::array<char, 64> m_payloadHash = {};
+    std::size_t m_payloadHashSize = 0;
+    std::array<HeaderRef, 4> m_out;
+};
+
+// The same as Signer::sign, with copies: for tests and rare callers.
 std::vector<Header> signV4(const SignedRequest &request, const Credentials &credentials,
                            std::string_view region, std::string_view service,
                            std::chrono::system_clock::time_point now);
@@ -40,9 +98,11 @@ std::vector<Header> signV4(const SignedRequest &request, const Credentials &cred
 // AWS UriEncode: A-Za-z0-9 - . _ ~ kept, every other byte %XX (uppercase); '/' kept
 // unless encodeSlash. Independent of the C locale.
 std::string uriEncode(std::string_view text, bool encodeSlash);
+void appendUriEncoded(std::string &out, std::string_view text, bool encodeSlash);
 // The path as signed and as it must appear in the URL: encoded once, never normalised
 // ("a//b", "../" stay as they are), "/" when empty, a leading '/' added when missing.
 std::string canonicalUri(std::string_view path);
+void appendCanonicalUri(std::string &out, std::string_view path);
 // Names and values uriEncode'd (slash included), sorted by name then value, joined by
 // '&'; a bare name becomes "name=". Also the query string to put in the URL.
 std::string canonicalQueryString(std::vector<Header> query);

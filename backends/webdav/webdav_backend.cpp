@@ -70,8 +70,10 @@ Uri WebDavBackend::uriFor(std::string_view path) const
 Result<http::Response> WebDavBackend::send(std::string_view method, std::string_view path, http::Request request,
                                            bool collection)
 {
-    request.method = std::string(method);
-    request.url = m_config.origin() + encodePath(path, collection);
+    // The request holds views: the URL lives here until perform() returns.
+    const std::string url = m_config.origin() + encodePath(path, collection);
+    request.method = method;
+    request.url = url;
     return m_client->perform(request);
 }
 
@@ -88,7 +90,8 @@ Status WebDavBackend::propfind(std::string_view path, int depth, const OnResourc
             onResource(std::move(*at), std::move(resource));
     });
     http::Request request;
-    request.headers = {{"Depth", depth == 0 ? "0" : "1"}, {"Content-Type", "application/xml; charset=utf-8"}};
+    const http::HeaderRef headers[] = {{"Depth", depth == 0 ? "0" : "1"}, {"Content-Type", "application/xml; charset=utf-8"}};
+    request.headers = headers;
     request.body = std::as_bytes(std::span(kPropfindBody.data(), kPropfindBody.size()));
     request.sink = [&](std::string_view data) {
         head.append(data.substr(0, std::min(data.size(), 512 - std::min<std::size_t>(512, head.size()))));
@@ -207,8 +210,10 @@ Result<std::size_t> WebDavBackend::readVersion(std::string_view path, std::uint6
     // A whole object of known version is asked for without a range (less work for the
     // server); the version is checked on the ETag every answer carries.
     const bool whole = offset == 0 && !version.etag.empty() && version.size > 0 && version.size <= buffer.size();
+    const std::string range = "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + buffer.size() - 1);
+    const http::HeaderRef rangeHeader{"Range", range};
     if (!whole)
-        request.headers = {{"Range", "bytes=" + std::to_string(offset) + "-" + std::to_string(offset + buffer.size() - 1)}};
+        request.headers = {&rangeHeader, 1};
     request.into = buffer;
     auto response = send("GET", path, request);
     if (!response)
@@ -217,7 +222,7 @@ Result<std::size_t> WebDavBackend::readVersion(std::string_view path, std::uint6
         return std::size_t(0); // at or past the end
     if (response->status == 200 && offset > 0) {
         // The server ignored Range and sent the whole object: ask again, dropping the head.
-        request.headers.clear();
+        request.headers = {};
         request.skip = offset;
         response = send("GET", path, request);
         if (!response)
@@ -289,7 +294,8 @@ void WebDavBackend::discard(std::string_view path)
 Result<long> WebDavBackend::authSchemeFor(std::string_view dir)
 {
     http::Request request;
-    request.headers = {{"Depth", "0"}};
+    static constexpr http::HeaderRef depth0[] = {{"Depth", "0"}};
+    request.headers = depth0;
     auto response = send("PROPFIND", dir, std::move(request));
     if (!response)
         return std::move(response).error();
@@ -305,8 +311,9 @@ Status WebDavBackend::relocate(std::string_view method, std::string_view from, s
     bool collection = false; // known once the server redirected to the source's '/' URL
     const auto attempt = [&](std::string_view source, std::string_view destination, bool replace) {
         http::Request request;
-        request.headers = {{"Destination", m_config.origin() + encodePath(destination, collection)},
-                           {"Overwrite", replace ? "T" : "F"}};
+        const std::string target = m_config.origin() + encodePath(destination, collection);
+        const http::HeaderRef headers[] = {{"Destination", target}, {"Overwrite", replace ? "T" : "F"}};
+        request.headers = headers;
         return send(method, source, std::move(request), collection);
     };
     auto answer = attempt(from, to, false);

@@ -14,7 +14,7 @@ Error make(ErrorKind kind, std::string why, bool temporary)
 // Where a redirect points, without a query (it could hold a token) or user info.
 std::string redirectTarget(const http::Response &response)
 {
-    std::string location = response.header("location");
+    std::string location(response.header("location"));
     location = location.substr(0, location.find('?'));
     if (auto scheme = location.find("://"); scheme != std::string::npos)
         if (auto at = location.find('@', scheme); at != std::string::npos && at < location.find('/', scheme + 3))

@@ -15,8 +15,8 @@ void TransferSuite::noAllocationPerChunk()
     // by the protocol, once per request, not by the engine's data path.
     if (m_src->backend() != "memory" && m_src->backend() != "file")
         QSKIP("counts the engine's allocations with an in-process or local source only");
-    QVERIFY(putPattern(m_src->op(), m_src->path("16.bin"), 16u << 20, 1));
-    QVERIFY(putPattern(m_src->op(), m_src->path("64.bin"), 64u << 20, 2));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("16.bin"), 16u << 20, 1));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("64.bin"), 64u << 20, 2));
     // Small chunks make a per-chunk allocation stand out: 256 against 1024 chunks.
     auto o = options();
     o.chunkSize = 64u << 10;

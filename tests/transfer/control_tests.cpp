@@ -19,7 +19,7 @@ bool hasTemporaryName(const std::vector<std::string> &names)
 
 void TransferSuite::nothingUnderFinalNameUntilDone()
 {
-    QVERIFY(putPattern(m_src->op(), m_src->path("slow.bin"), 32u << 20, 3));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("slow.bin"), 32u << 20, 3));
     auto o = options();
     o.bandwidthLimit = 64'000'000; // half a second
     const auto id = start(spec({m_src->uri("slow.bin")}, m_dst->uri("slow.bin"), o));
@@ -43,7 +43,7 @@ void TransferSuite::nothingUnderFinalNameUntilDone()
 void TransferSuite::pauseAndResume()
 {
     const bool keeps = keepsPartialState(m_dst->op(), m_dst->path());
-    QVERIFY(putPattern(m_src->op(), m_src->path("paused.bin"), kSlowSize, 4));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("paused.bin"), kSlowSize, 4));
     auto o = options();
     o.bandwidthLimit = kSlowRate;
     o.partsInFlight = 1; // parts finish one after another: some are whole when it pauses
@@ -69,7 +69,7 @@ void TransferSuite::resumeWithoutPartialFile()
 {
     if (!keepsPartialState(m_dst->op(), m_dst->path()))
         QSKIP("this destination keeps no partial state to lose");
-    QVERIFY(putPattern(m_src->op(), m_src->path("lost.bin"), kSlowSize, 8));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("lost.bin"), kSlowSize, 8));
     auto o = options();
     o.bandwidthLimit = kSlowRate;
     o.partsInFlight = 1;
@@ -88,9 +88,9 @@ void TransferSuite::resumeWithoutPartialFile()
 void TransferSuite::resumeChecksFilesAlreadyDone()
 {
     QVERIFY(makeDirs(m_src->op(), m_src->path("r")));
-    QVERIFY(putPattern(m_src->op(), m_src->path("r/big.bin"), kSlowSize, 9));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("r/big.bin"), kSlowSize, 9));
     for (int i = 0; i < 4; ++i)
-        QVERIFY(putPattern(m_src->op(), m_src->path("r/s" + std::to_string(i)), 1000, std::uint64_t(i)));
+        REQUIRE_DONE(putPattern(m_src->op(), m_src->path("r/s" + std::to_string(i)), 1000, std::uint64_t(i)));
     auto o = options();
     o.bandwidthLimit = kSlowRate;
     o.recursive = true;
@@ -109,11 +109,11 @@ void TransferSuite::resumeChecksFilesAlreadyDone()
 void TransferSuite::cancelLeavesNothing()
 {
     QVERIFY(makeDirs(m_src->op(), m_src->path("c")));
-    QVERIFY(putPattern(m_src->op(), m_src->path("c/big.bin"), kSlowSize, 5));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("c/big.bin"), kSlowSize, 5));
     std::vector<std::string> small;
     for (int i = 0; i < 5; ++i) {
         small.push_back("s" + std::to_string(i));
-        QVERIFY(putPattern(m_src->op(), m_src->path("c/" + small.back()), 1000, std::uint64_t(i)));
+        REQUIRE_DONE(putPattern(m_src->op(), m_src->path("c/" + small.back()), 1000, std::uint64_t(i)));
     }
     auto o = options();
     o.bandwidthLimit = kSlowRate;
@@ -140,7 +140,7 @@ void TransferSuite::cancelLeavesNothing()
 void TransferSuite::survivesRestart()
 {
     const bool keeps = keepsPartialState(m_dst->op(), m_dst->path());
-    QVERIFY(putPattern(m_src->op(), m_src->path("restart.bin"), kSlowSize, 6));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("restart.bin"), kSlowSize, 6));
     auto o = options();
     o.bandwidthLimit = kSlowRate;
     o.partsInFlight = 1;
@@ -168,7 +168,7 @@ void TransferSuite::progressIsThrottledAndComplete()
 {
     QVERIFY(makeDirs(m_src->op(), m_src->path("p")));
     for (int i = 0; i < 8; ++i)
-        QVERIFY(putPattern(m_src->op(), m_src->path("p/f" + std::to_string(i)), 8u << 20, std::uint64_t(i)));
+        REQUIRE_DONE(putPattern(m_src->op(), m_src->path("p/f" + std::to_string(i)), 8u << 20, std::uint64_t(i)));
     auto o = options();
     o.recursive = true;
     o.bandwidthLimit = 32'000'000; // 64 MiB: about two seconds
@@ -201,7 +201,7 @@ void TransferSuite::queueRunsJobsIndividually()
     std::vector<std::string> ids;
     // Sources first: on a slow source, writing one while a job runs could let a job end.
     for (int i = 0; i < 3; ++i)
-        QVERIFY(putPattern(m_src->op(), m_src->path("job" + std::to_string(i)), 32u << 20, std::uint64_t(i)));
+        REQUIRE_DONE(putPattern(m_src->op(), m_src->path("job" + std::to_string(i)), 32u << 20, std::uint64_t(i)));
     for (int i = 0; i < 3; ++i) {
         const std::string name = "job" + std::to_string(i);
         ids.push_back(start(spec({m_src->uri(name)}, m_dst->uri(name), o)));

@@ -81,7 +81,7 @@ void TransferSuite::zstdRoundTrip()
 {
     const auto plain = compressibleText((4u << 20) + 123);
     QVERIFY(putBytes(m_src->op(), m_src->path("doc.txt"), plain));
-    QVERIFY(putPattern(m_src->op(), m_src->path("noise.bin"), (3u << 20) + 7, 11));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("noise.bin"), (3u << 20) + 7, 11));
     auto o = options();
     o.verify = true;
 
@@ -125,9 +125,9 @@ void TransferSuite::verifyCountsCheckedFiles()
 {
     QVERIFY(makeDirs(m_src->op(), m_src->path("v/sub")));
     for (int i = 0; i < 5; ++i)
-        QVERIFY(putPattern(m_src->op(), m_src->path("v/sub/f" + std::to_string(i)), 3000u * std::uint64_t(i), std::uint64_t(i)));
-    QVERIFY(putPattern(m_src->op(), m_src->path("v/large.bin"), (20u << 20) + 5, 8)); // three parts
-    QVERIFY(putPattern(m_src->op(), m_src->path("v/empty"), 0, 0));
+        REQUIRE_DONE(putPattern(m_src->op(), m_src->path("v/sub/f" + std::to_string(i)), 3000u * std::uint64_t(i), std::uint64_t(i)));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("v/large.bin"), (20u << 20) + 5, 8)); // three parts
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("v/empty"), 0, 0));
     auto o = options();
     o.verify = true;
     o.recursive = true;
@@ -141,14 +141,14 @@ void TransferSuite::verifyCountsCheckedFiles()
 void TransferSuite::sourceChangedDuringCopyFails()
 {
     const std::uint64_t size = 48u << 20;
-    QVERIFY(putPattern(m_src->op(), m_src->path("moving.bin"), size, 1));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("moving.bin"), size, 1));
     auto o = options();
     o.bandwidthLimit = 64'000'000; // most of a second
     const auto id = start(spec({m_src->uri("moving.bin")}, m_dst->uri("moving.bin"), o));
     QVERIFY(!id.empty());
     QVERIFY(waitForBytes(id, 4u << 20));
     // Rewritten midway, same size, other bytes.
-    QVERIFY(putPattern(m_src->op(), m_src->path("moving.bin"), size, 2));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("moving.bin"), size, 2));
     auto out = finish(id);
     QCOMPARE_STATE(out.state, JobState::Failed);
     QCOMPARE(out.report.failures.size(), std::size_t(1));
@@ -174,7 +174,7 @@ void TransferSuite::existingDestination()
 {
     QFETCH(int, policy);
     QFETCH(quint64, size);
-    QVERIFY(putPattern(m_src->op(), m_src->path("f.bin"), size, 1));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("f.bin"), size, 1));
     QVERIFY(putBytes(m_dst->op(), m_dst->path("f.bin"), asBytes("the old content")));
     auto o = options();
     o.existing = ExistingPolicy(policy);

@@ -144,7 +144,7 @@ void TransferSuite::blockedDirectoryFailsItsFilesOnly()
         QVERIFY(makeDirs(m_src->op(), m_src->path(dir)));
     const std::vector<std::string> files{"t/ok1.txt", "t/ok2.txt", "t/blocked/x.txt", "t/blocked/y.txt", "t/other/z.txt"};
     for (std::size_t i = 0; i < files.size(); ++i)
-        QVERIFY(putPattern(m_src->op(), m_src->path(files[i]), 2000, i));
+        REQUIRE_DONE(putPattern(m_src->op(), m_src->path(files[i]), 2000, i));
     // A file stands where the copy needs the directory t/blocked.
     QVERIFY(makeDirs(m_dst->op(), m_dst->path("t")));
     QVERIFY(putBytes(m_dst->op(), m_dst->path("t/blocked"), asBytes("in the way")));
@@ -191,9 +191,9 @@ void TransferSuite::destinationFullFailsThatFile()
     if (!m_dst->localPath())
         QSKIP("fills a local destination; remote stores report a full disk in their own tests");
     QVERIFY(makeDirs(m_src->op(), m_src->path("full")));
-    QVERIFY(putPattern(m_src->op(), m_src->path("full/huge.bin"), 40u << 20, 1));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("full/huge.bin"), 40u << 20, 1));
     for (const std::string name : {"full/a", "full/b"})
-        QVERIFY(putPattern(m_src->op(), m_src->path(name), 1000, name.size()));
+        REQUIRE_DONE(putPattern(m_src->op(), m_src->path(name), 1000, name.size()));
     auto o = options();
     o.recursive = true;
     Outcome out;
@@ -214,7 +214,7 @@ void TransferSuite::linksAreNamedNotFollowed()
     if (!local || !m_src->caps().has(Capability::Symlinks))
         QSKIP("needs a source that reports symbolic links");
     QVERIFY(makeDirs(m_src->op(), m_src->path("linked/real")));
-    QVERIFY(putPattern(m_src->op(), m_src->path("linked/real/file"), 1000, 1));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("linked/real/file"), 1000, 1));
     QVERIFY(::symlink("real", (*local + "/to-dir").c_str()) == 0);
     QVERIFY(::symlink("/etc/passwd", (*local + "/to-outside").c_str()) == 0);
     auto o = options();

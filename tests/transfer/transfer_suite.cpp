@@ -157,7 +157,7 @@ void TransferSuite::singleObject_data()
 void TransferSuite::singleObject()
 {
     QFETCH(quint64, size);
-    QVERIFY(putPattern(m_src->op(), m_src->path("object.bin"), size, 7));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("object.bin"), size, 7));
     auto out = run(spec({m_src->uri("object.bin")}, m_dst->uri("copy.bin")));
     QCOMPARE_STATE(out.state, JobState::Completed);
     QCOMPARE(out.report.filesCopied, 1u);

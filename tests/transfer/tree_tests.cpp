@@ -28,7 +28,7 @@ void TransferSuite::recursiveTree()
             const std::string name = "f" + std::to_string(f) + (f % 3 == 0 ? " with space" : "") + (f % 5 == 0 ? "-é" : "") + ".bin";
             const auto size = sizes(rng);
             total += size;
-            QVERIFY(putPattern(m_src->op(), m_src->path(dir + "/" + name), size, std::uint64_t(d * 100 + f)));
+            REQUIRE_DONE(putPattern(m_src->op(), m_src->path(dir + "/" + name), size, std::uint64_t(d * 100 + f)));
         }
     }
     auto o = options();
@@ -49,9 +49,9 @@ void TransferSuite::severalSourcesIntoOneDirectory()
 {
     QVERIFY(makeDirs(m_src->op(), m_src->path("set/d")));
     QVERIFY(putBytes(m_src->op(), m_src->path("set/a.txt"), asBytes("alpha")));
-    QVERIFY(putPattern(m_src->op(), m_src->path("set/b.bin"), 1u << 20, 2));
-    QVERIFY(putPattern(m_src->op(), m_src->path("set/d/x"), 1000, 3));
-    QVERIFY(putPattern(m_src->op(), m_src->path("set/d/y"), 0, 4));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("set/b.bin"), 1u << 20, 2));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("set/d/x"), 1000, 3));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("set/d/y"), 0, 4));
     auto o = options();
     o.recursive = true;
     // A missing destination becomes a directory when several sources go there.
@@ -111,8 +111,8 @@ void TransferSuite::boundedParallelism()
 {
     QVERIFY(makeDirs(m_src->op(), m_src->path("many")));
     for (int i = 0; i < 200; ++i)
-        QVERIFY(putPattern(m_src->op(), m_src->path("many/f" + std::to_string(i)), 1u << 20, std::uint64_t(i)));
-    QVERIFY(putPattern(m_src->op(), m_src->path("many/big.bin"), 64u << 20, 999));
+        REQUIRE_DONE(putPattern(m_src->op(), m_src->path("many/f" + std::to_string(i)), 1u << 20, std::uint64_t(i)));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("many/big.bin"), 64u << 20, 999));
     auto o = options();
     o.recursive = true;
     o.chunkSize = 1u << 20;
@@ -152,11 +152,11 @@ void TransferSuite::syncCopiesOnlyWhatChanged()
         QVERIFY(makeDirs(m_src->op(), m_src->path(dir)));
         for (int i = 0; i < 4; ++i) {
             files.push_back(dir + "/f" + std::to_string(i));
-            QVERIFY(putPattern(m_src->op(), m_src->path(files.back()), 1000u * std::uint64_t(i + 1), files.size()));
+            REQUIRE_DONE(putPattern(m_src->op(), m_src->path(files.back()), 1000u * std::uint64_t(i + 1), files.size()));
         }
     }
     files.push_back("site/large.bin"); // in parts, journaled
-    QVERIFY(putPattern(m_src->op(), m_src->path(files.back()), 10u << 20, 77));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path(files.back()), 10u << 20, 77));
     ageSources(files);
     auto o = options();
     o.mode = TransferMode::Sync;
@@ -175,7 +175,7 @@ void TransferSuite::syncCopiesOnlyWhatChanged()
     QCOMPARE(second.report.bytesCopied, 0u);
 
     // One file changes size: only it is copied.
-    QVERIFY(putPattern(m_src->op(), m_src->path("site/b/f2"), 1234, 5));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("site/b/f2"), 1234, 5));
     auto third = run(sync);
     QCOMPARE_STATE(third.state, JobState::Completed);
     QCOMPARE(third.report.filesCopied, 1u);
@@ -203,14 +203,14 @@ void TransferSuite::syncDryRunChangesNothing()
 {
     QVERIFY(makeDirs(m_src->op(), m_src->path("site")));
     for (const std::string name : {"keep.txt", "change.txt"})
-        QVERIFY(putPattern(m_src->op(), m_src->path("site/" + name), 100, 1));
+        REQUIRE_DONE(putPattern(m_src->op(), m_src->path("site/" + name), 100, 1));
     ageSources({"site/keep.txt", "site/change.txt"});
     auto o = options();
     o.mode = TransferMode::Sync;
     QCOMPARE_STATE(run(spec({m_src->uri("site")}, m_dst->uri("mirror"), o)).state, JobState::Completed);
 
-    QVERIFY(putPattern(m_src->op(), m_src->path("site/change.txt"), 200, 2));
-    QVERIFY(putPattern(m_src->op(), m_src->path("site/new.txt"), 300, 3));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("site/change.txt"), 200, 2));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("site/new.txt"), 300, 3));
     QVERIFY(putBytes(m_dst->op(), m_dst->path("mirror/extra.txt"), asBytes("extra")));
     const auto before = snapshot(m_dst->op(), m_dst->path("mirror"));
     o.dryRun = true;
@@ -239,8 +239,8 @@ void TransferSuite::moveRemovesSources()
     QVERIFY(makeDirs(m_src->op(), m_src->path("out/inner/deeper")));
     std::vector<std::string> files{"out/a.bin", "out/inner/b.bin", "out/inner/deeper/c.bin"};
     for (std::size_t i = 0; i < files.size(); ++i)
-        QVERIFY(putPattern(m_src->op(), m_src->path(files[i]), 5000 * (i + 1), i));
-    QVERIFY(putPattern(m_src->op(), m_src->path("single.bin"), 12u << 20, 9));
+        REQUIRE_DONE(putPattern(m_src->op(), m_src->path(files[i]), 5000 * (i + 1), i));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("single.bin"), 12u << 20, 9));
     const auto tree = snapshot(m_src->op(), m_src->path("out"));
     const auto single = digest(m_src->op(), m_src->path("single.bin"));
     auto o = options();
@@ -267,7 +267,7 @@ void TransferSuite::copyOntoItselfRefused()
 {
     // Both ends on the source's backend: the same object, or a tree into itself.
     QVERIFY(makeDirs(m_src->op(), m_src->path("self/sub")));
-    QVERIFY(putPattern(m_src->op(), m_src->path("self/a.bin"), 1000, 1));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("self/a.bin"), 1000, 1));
     const auto before = snapshot(m_src->op(), m_src->path("self"));
     auto o = options();
     o.existing = ExistingPolicy::Overwrite;

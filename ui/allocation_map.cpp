@@ -65,9 +65,25 @@ AllocationMap::AllocationMap(QWidget *parent) : QWidget(parent)
     setMinimumSize(320, 160);
 }
 
+void AllocationMap::setProgress(std::optional<double> fraction)
+{
+    m_progress = fraction;
+    update();
+}
+
+void AllocationMap::clear()
+{
+    ++m_generation;
+    m_loading = false;
+    m_error.clear();
+    m_progress.reset();
+    setExtents({});
+}
+
 void AllocationMap::load(std::shared_ptr<Operator> op, std::string path)
 {
     m_loading = true;
+    const int generation = ++m_generation;
     update();
     QtConcurrent::run(ioPool(), [op, path] {
         Loaded out;
@@ -77,7 +93,9 @@ void AllocationMap::load(std::shared_ptr<Operator> op, std::string path)
         else
             out.error = QString::fromStdString(map.error().message());
         return out;
-    }).then(this, [this](const Loaded &result) {
+    }).then(this, [this, generation](const Loaded &result) {
+        if (generation != m_generation)
+            return;
         m_loading = false;
         m_error = result.error;
         setExtents(result.extents);
@@ -121,9 +139,16 @@ void AllocationMap::paintEvent(QPaintEvent *)
     constexpr int cell = 8;
     const int columns = std::max(1, grid.width() / cell), rows = std::max(1, grid.height() / cell);
     const auto shares = allocationCells(m_extents, m_size, columns * rows);
-    for (int i = 0; i < columns * rows; ++i)
-        p.fillRect(QRect(grid.left() + (i % columns) * cell, grid.top() + (i / columns) * cell, cell - 1, cell - 1),
-                   mix(shares[std::size_t(i)]));
+    // During a copy, the cells done so far are outlined.
+    const int done = m_progress ? int(*m_progress * columns * rows) : 0;
+    for (int i = 0; i < columns * rows; ++i) {
+        const QRect r(grid.left() + (i % columns) * cell, grid.top() + (i / columns) * cell, cell - 1, cell - 1);
+        p.fillRect(r, mix(shares[std::size_t(i)]));
+        if (i < done) {
+            p.setPen(QColor(0x1d, 0x6b, 0x2a));
+            p.drawRect(r.adjusted(0, 0, -1, -1));
+        }
+    }
     // Legend and totals.
     int x = grid.left();
     const int y = grid.bottom() + 6;
@@ -134,8 +159,11 @@ void AllocationMap::paintEvent(QPaintEvent *)
         p.drawText(QPoint(x + 14, y + fontMetrics().ascent()), label);
         x += 14 + fontMetrics().horizontalAdvance(label) + 16;
     }
+    QString line = summary() + tr(" — one cell is %1").arg(formatSize(m_size / std::uint64_t(columns * rows)));
+    if (m_progress)
+        line += tr(" — %1% copied (outlined)").arg(int(*m_progress * 100));
     p.drawText(QRect(grid.left(), y + fontMetrics().height(), grid.width(), fontMetrics().height() + 4), Qt::AlignLeft,
-               summary() + tr(" — one cell is %1").arg(formatSize(m_size / std::uint64_t(columns * rows))));
+               fontMetrics().elidedText(line, Qt::ElideRight, grid.width()));
 }
 
 } // namespace strata

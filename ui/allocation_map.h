@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ public:
     void load(std::shared_ptr<Operator> op, std::string path);
     void setExtents(std::vector<Extent> extents);
     const AllocationTotals &totals() const { return m_totals; }
+    // During a copy: the share of the image done, drawn over the cells (nullopt: none).
+    void setProgress(std::optional<double> fraction);
+    void clear();
     QString summary() const;
     QSize sizeHint() const override { return {520, 220}; }
 
@@ -52,6 +56,8 @@ private:
     AllocationTotals m_totals;
     QString m_error;
     bool m_loading = false;
+    std::optional<double> m_progress;
+    int m_generation = 0; // a load answered after clear() or another load is dropped
 };
 
 } // namespace strata

@@ -1,7 +1,9 @@
 #include "ui/main_window.h"
 
 #include "core/storage/path.h"
+#include "ui/allocation_map.h"
 #include "ui/bench_page.h"
+#include "ui/io_pool.h"
 #include "ui/browser_pane.h"
 #include "ui/connection_sidebar.h"
 #include "ui/directory_model.h"
@@ -29,6 +31,9 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
+#include <QItemSelectionModel>
+#include <QTableView>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace strata {
 
@@ -103,6 +108,7 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
             }
         }
     });
+    connect(m_dock, &TransferDock::currentJobChanged, this, &MainWindow::showJobImage);
     connect(m_sidebar, &ConnectionSidebar::openRequested, this, [this](const ConnectionProfile &p) { openProfile(p); });
     connect(m_sidebar, &ConnectionSidebar::addRequested, this, [this] { editConnection(std::nullopt); });
     connect(m_sidebar, &ConnectionSidebar::editRequested, this, [this](const ConnectionProfile &p) { editConnection(p); });
@@ -191,6 +197,31 @@ void MainWindow::buildMenus()
     for (auto *a : {newConnection, refresh, newFolder, copy, remove, properties})
         bar->addAction(a);
     (void)rename;
+}
+
+// The selected job copies one image (a file with an allocation map, an NBD export): its
+// map is drawn in the dock, with the part already copied outlined.
+void MainWindow::showJobImage(const QString &jobId)
+{
+    AllocationMap *map = m_dock->imageMap();
+    map->clear();
+    const auto spec = jobId.isEmpty() ? std::nullopt : m_queue->specOf(jobId.toStdString());
+    if (!spec || spec->sources.size() != 1)
+        return;
+    Registry *registry = &m_registry;
+    QtConcurrent::run(ioPool(), [registry, source = spec->sources.front()]() -> std::optional<Location> {
+        auto at = registry->open(source);
+        if (!at || !at->op->capabilities().has(Capability::Extents))
+            return std::nullopt;
+        auto entry = at->op->stat(at->path);
+        if (!entry || !entry->isFile() || entry->size == 0)
+            return std::nullopt;
+        return *at;
+    }).then(this, [this, jobId](const std::optional<Location> &image) {
+        if (!image || m_dock->view()->selectionModel()->currentIndex().data(TransferQueueModel::JobIdRole).toString() != jobId)
+            return;
+        m_dock->imageMap()->load(image->op, image->path);
+    });
 }
 
 void MainWindow::setActive(BrowserPane *pane)

@@ -38,6 +38,7 @@ public:
     TransferStarter *starter() const { return m_starter; }
     FileActions *actions() const { return m_actions; }
     BenchPage *benchPage() const { return m_bench; }
+    TransferDock *dock() const { return m_dock; }
     ConnectionSidebar *sidebar() const { return m_sidebar; }
     void openProfile(const ConnectionProfile &profile, BrowserPane *pane = nullptr);
 
@@ -51,6 +52,7 @@ private:
     void saveConnection(const ConnectionProfile &profile, const QString &secret);
     void removeConnection(const ConnectionProfile &profile);
     void toOtherPane(bool move);
+    void showJobImage(const QString &jobId);
     void refreshPanesShowing(const QString &folderUri);
     void showMessage(const QString &message, bool error);
     void updateStatus();

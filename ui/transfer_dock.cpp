@@ -1,5 +1,6 @@
 #include "ui/transfer_dock.h"
 
+#include "ui/allocation_map.h"
 #include "ui/transfer_queue_model.h"
 
 #include <QApplication>
@@ -10,6 +11,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStyledItemDelegate>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -54,8 +56,11 @@ TransferDock::TransferDock(TransferQueueModel *model, QWidget *parent)
     m_view->setShowGrid(false);
     m_view->setAlternatingRowColors(true);
     m_view->horizontalHeader()->setSectionResizeMode(TransferQueueModel::Transfer, QHeaderView::Stretch);
-    m_view->horizontalHeader()->resizeSection(TransferQueueModel::Progress, 140);
-    m_view->horizontalHeader()->resizeSection(TransferQueueModel::Bytes, 150);
+    m_view->horizontalHeader()->resizeSection(TransferQueueModel::Progress, 110);
+    m_view->horizontalHeader()->resizeSection(TransferQueueModel::Bytes, 140);
+    m_view->horizontalHeader()->resizeSection(TransferQueueModel::Rate, 80);
+    m_view->horizontalHeader()->resizeSection(TransferQueueModel::Eta, 70);
+    m_view->horizontalHeader()->resizeSection(TransferQueueModel::State, 80);
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 10);
     layout->addWidget(m_view, 1);
 
@@ -69,11 +74,16 @@ TransferDock::TransferDock(TransferQueueModel *model, QWidget *parent)
     side->addStretch();
     layout->addLayout(side);
 
-    m_failures = new QPlainTextEdit(body);
+    m_side = new QTabWidget(body);
+    m_side->setMaximumWidth(380);
+    m_failures = new QPlainTextEdit(m_side);
     m_failures->setReadOnly(true);
     m_failures->setPlaceholderText(tr("Why files failed shows here for the selected transfer."));
-    m_failures->setMaximumWidth(340);
-    layout->addWidget(m_failures);
+    m_side->addTab(m_failures, tr("Problems"));
+    m_map = new AllocationMap(m_side);
+    m_map->setMinimumSize(200, 100);
+    m_side->addTab(m_map, tr("Image map"));
+    layout->addWidget(m_side);
     setWidget(body);
 
     auto selected = [this] { return m_view->selectionModel()->currentIndex(); };
@@ -93,9 +103,16 @@ TransferDock::TransferDock(TransferQueueModel *model, QWidget *parent)
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
         updateButtons();
         showFailures();
+        const QModelIndex current = m_view->selectionModel()->currentIndex();
+        Q_EMIT currentJobChanged(current.isValid() ? current.data(TransferQueueModel::JobIdRole).toString() : QString());
     });
     connect(m_model, &TransferQueueModel::jobFinished, this, &TransferDock::showFailures);
-    connect(m_model, &QAbstractItemModel::dataChanged, this, &TransferDock::updateButtons);
+    connect(m_model, &QAbstractItemModel::dataChanged, this, [this] {
+        updateButtons();
+        const QModelIndex current = m_view->selectionModel()->currentIndex();
+        if (current.isValid())
+            m_map->setProgress(current.data(TransferQueueModel::FractionRole).toDouble());
+    });
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, &TransferDock::updateButtons);
     updateButtons();
 }

@@ -5,9 +5,11 @@
 class QPlainTextEdit;
 class QPushButton;
 class QTableView;
+class QTabWidget;
 
 namespace strata {
 
+class AllocationMap;
 class TransferQueueModel;
 
 // The transfer queue at the bottom of the window: one row per job with a progress bar,
@@ -18,6 +20,11 @@ class TransferDock : public QDockWidget {
 public:
     TransferDock(TransferQueueModel *model, QWidget *parent = nullptr);
     QTableView *view() const { return m_view; }
+    // The allocation map of the selected job's image, while one is copied.
+    AllocationMap *imageMap() const { return m_map; }
+
+Q_SIGNALS:
+    void currentJobChanged(const QString &jobId); // empty: none selected
 
 private:
     void updateButtons();
@@ -28,6 +35,8 @@ private:
     QTableView *m_view;
     QPushButton *m_pause, *m_resume, *m_cancel, *m_clear;
     QPlainTextEdit *m_failures;
+    QTabWidget *m_side;
+    AllocationMap *m_map;
 };
 
 } // namespace strata

@@ -9,6 +9,8 @@
 #include "ui/directory_model.h"
 #include "ui/file_actions.h"
 #include "ui/main_window.h"
+#include "ui/allocation_map.h"
+#include "ui/transfer_dock.h"
 #include "ui/transfer_queue_model.h"
 #include "ui/transfer_starter.h"
 
@@ -27,6 +29,8 @@
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTest>
 #include <QTreeView>
 #include <QUrl>
@@ -385,6 +389,11 @@ void TestMainWindow::screenshotWithATransferRunning()
         return job.isValid() && JobState(job.data(TransferQueueModel::JobStateRole).toInt()) == JobState::Running
             && job.data(TransferQueueModel::FractionRole).toDouble() > 0.1;
     }));
+    // Selecting the job draws the image's allocation map in the dock.
+    m_window->dock()->view()->selectRow(0);
+    m_window->dock()->findChild<QTabWidget *>()->setCurrentIndex(1);
+    QVERIFY(waitFor([&] { return m_window->dock()->imageMap()->totals().total() == (64u << 20); }));
+    QCOMPARE(m_window->dock()->imageMap()->totals().data, std::uint64_t(64u << 20));
     QTest::qWait(300);
     const QImage picture = m_window->grab().toImage();
     QVERIFY(!picture.isNull());

@@ -64,6 +64,8 @@ PropertiesDialog::PropertiesDialog(std::shared_ptr<Operator> op, std::string pat
                 addRow(tr("Modified:"), formatTime(*e->mtimeNs));
             if (!e->etag.empty())
                 addRow(tr("Version tag (ETag):"), QString::fromStdString(e->etag));
+            if (!e->storageClass.empty())
+                addRow(tr("Storage class:"), QString::fromStdString(e->storageClass));
             if (!e->contentHash.empty())
                 addRow(tr("Hash:"), QString::fromStdString(e->contentHash));
             if (e->mode)

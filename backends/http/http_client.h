@@ -56,8 +56,8 @@ struct Request {
 // storing every header of every answer would cost allocations per request for nothing.
 class KeptHeaders {
 public:
-    static constexpr std::array<std::string_view, 5> kNames = {"content-length", "content-type", "etag",
-                                                               "last-modified", "location"};
+    static constexpr std::array<std::string_view, 6> kNames = {"content-length", "content-type", "etag",
+                                                               "last-modified", "location", "x-amz-storage-class"};
     void clear();
     // Keeps the value when name (any case) is one of kNames; a repeated header: the last one.
     void keep(std::string_view name, std::string_view value);

@@ -116,8 +116,12 @@ Result<Entry> S3Backend::stat(std::string_view path)
     std::uint64_t size = 0;
     const std::string_view length = response->header("content-length");
     std::from_chars(length.data(), length.data() + length.size(), size);
-    return fileEntry(path, size, parseTime(std::string(response->header("last-modified"))),
-                     std::string(response->header("etag")));
+    Entry entry = fileEntry(path, size, parseTime(std::string(response->header("last-modified"))),
+                            std::string(response->header("etag")));
+    // HEAD names the class only when it is not STANDARD.
+    const std::string_view storageClass = response->header("x-amz-storage-class");
+    entry.storageClass = storageClass.empty() ? std::string("STANDARD") : std::string(storageClass);
+    return entry;
 }
 
 Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &options)
@@ -167,6 +171,7 @@ Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &option
             continue;
         }
         page.entries.push_back(fileEntry(joinPath(dir, rest), object.size, object.mtimeNs, object.etag));
+        page.entries.back().storageClass = object.storageClass;
     }
     for (const auto &p : listed->prefixes) {
         if (!p.starts_with(prefix) || p.size() <= prefix.size() || p == lastPrefix)

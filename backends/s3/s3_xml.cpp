@@ -63,6 +63,8 @@ Result<ListResult> parseList(const std::string &xml)
                     object.mtimeNs = parseTime(text(reader));
                 } else if (field == QLatin1String("ETag")) {
                     object.etag = text(reader);
+                } else if (field == QLatin1String("StorageClass")) {
+                    object.storageClass = text(reader);
                 } else {
                     reader.skipCurrentElement();
                 }

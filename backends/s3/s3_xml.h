@@ -16,6 +16,7 @@ struct ListedObject {
     std::uint64_t size = 0;
     std::optional<std::int64_t> mtimeNs;
     std::string etag;
+    std::string storageClass;
 };
 
 struct ListResult {

@@ -21,6 +21,7 @@ struct Entry {
     std::optional<std::int64_t> mtimeNs;    // modification time, ns since the Unix epoch
     std::string etag;                  // opaque version tag, where known
     std::string contentHash;           // "sha256:…" / "md5:…", where known
+    std::string storageClass;          // an object store's class (STANDARD, GLACIER…), where known
     std::optional<std::uint32_t> mode; // POSIX permission bits, where known
     std::string symlinkTarget;         // for symlinks, where known
     std::optional<std::uint64_t> device; // (device, inode) identify local files

@@ -134,6 +134,7 @@ private Q_SLOTS:
     void truncatedListingIsCorrupt();
     void abortedMultipartUploadIsAborted();
     void committedMultipartUploadCompletesPartsInOrder();
+    void storageClassIsReported();
 
 private:
     // Writes 20 MiB (two full 8 MiB parts and 4 MiB more) to /big.bin on a multipart stub,
@@ -246,6 +247,24 @@ void S3Faults::doubleSlashCollapses()
     REQUIRE_OK(viaUri);
     QCOMPARE(viaUri->path, "/" + m_prefix + "/slashes/a.txt");
     REQUIRE_OK(viaUri->op->stat(viaUri->path));
+}
+
+// The storage class comes with listings and stat (HEAD names it only when not STANDARD);
+// the desktop app's properties show it.
+void S3Faults::storageClassIsReported()
+{
+    auto root = m_registry.open(fixtureUri());
+    REQUIRE_OK(root);
+    Operator &op = *root->op;
+    const std::string dir = root->path + "/classes";
+    REQUIRE_OK(op.writeAll(dir + "/a.txt", asBytes("a")));
+    auto entry = op.stat(dir + "/a.txt");
+    REQUIRE_OK(entry);
+    QCOMPARE(entry->storageClass, std::string("STANDARD"));
+    auto listed = op.listAll(dir);
+    REQUIRE_OK(listed);
+    QCOMPARE(listed->size(), std::size_t(1));
+    QCOMPARE(listed->front().storageClass, std::string("STANDARD"));
 }
 
 void S3Faults::unicodeKeyRoundTrips()

@@ -53,7 +53,7 @@ void TransferSuite::pauseAndResume()
     QVERIFY(!journalFiles().empty()); // what is done is remembered
 
     auto out = resumeUnthrottled(id, o);
-    QCOMPARE_STATE(out.state, JobState::Completed);
+    REQUIRE_COMPLETED(out);
     QCOMPARE(digest(m_dst->op(), m_dst->path("paused.bin")), digest(m_src->op(), m_src->path("paused.bin")));
     QCOMPARE(out.report.bytesCopied + out.report.bytesResumed, kSlowSize);
     if (keeps)
@@ -156,7 +156,7 @@ void TransferSuite::survivesRestart()
     QCOMPARE(m_queue->findByIdentity(transfer.identity()), std::optional<std::string>(id));
 
     auto out = resumeUnthrottled(id, o);
-    QCOMPARE_STATE(out.state, JobState::Completed);
+    REQUIRE_COMPLETED(out);
     QCOMPARE(digest(m_dst->op(), m_dst->path("restart.bin")), digest(m_src->op(), m_src->path("restart.bin")));
     if (keeps)
         QVERIFY2(out.report.bytesResumed >= (8u << 20), std::to_string(out.report.bytesResumed).c_str());
@@ -173,7 +173,7 @@ void TransferSuite::progressIsThrottledAndComplete()
     o.recursive = true;
     o.bandwidthLimit = 32'000'000; // 64 MiB: about two seconds
     auto out = run(spec({m_src->uri("p")}, m_dst->uri(), o));
-    QCOMPARE_STATE(out.state, JobState::Completed);
+    REQUIRE_COMPLETED(out);
     const auto ticks = m_observer.ticks(out.id);
     QVERIFY2(ticks.size() >= 5, std::to_string(ticks.size()).c_str());
     QVERIFY2(ticks.size() <= 25, std::to_string(ticks.size()).c_str()); // at most ~10 a second

@@ -52,7 +52,7 @@ void TransferSuite::sparseStaysSparse()
         o.verify = verify;
         const std::string name = verify ? "verified.img" : "plain.img";
         auto out = run(spec({m_src->uri("sparse.img")}, m_dst->uri(name), o));
-        QCOMPARE_STATE(out.state, JobState::Completed);
+        REQUIRE_COMPLETED(out);
         QCOMPARE(out.report.filesVerified, verify ? 1u : 0u);
         QCOMPARE(digest(m_dst->op(), m_dst->path(name)), expected);
         // Holes were not read: only the data regions moved.
@@ -132,7 +132,7 @@ void TransferSuite::verifyCountsCheckedFiles()
     o.verify = true;
     o.recursive = true;
     auto out = run(spec({m_src->uri("v")}, m_dst->uri(), o));
-    QCOMPARE_STATE(out.state, JobState::Completed);
+    REQUIRE_COMPLETED(out);
     QCOMPARE(out.report.filesCopied, 7u);
     QCOMPARE(out.report.filesVerified, 7u);
     QCOMPARE(snapshot(m_dst->op(), m_dst->path("v")), snapshot(m_src->op(), m_src->path("v")));
@@ -188,13 +188,13 @@ void TransferSuite::existingDestination()
         QCOMPARE(text(m_dst->op(), m_dst->path("f.bin")), std::string("the old content"));
         break;
     case ExistingPolicy::Skip:
-        QCOMPARE_STATE(out.state, JobState::Completed);
+        REQUIRE_COMPLETED(out);
         QCOMPARE(out.report.filesSkipped, 1u);
         QCOMPARE(out.report.filesCopied, 0u);
         QCOMPARE(text(m_dst->op(), m_dst->path("f.bin")), std::string("the old content"));
         break;
     case ExistingPolicy::Overwrite:
-        QCOMPARE_STATE(out.state, JobState::Completed);
+        REQUIRE_COMPLETED(out);
         QCOMPARE(out.report.filesCopied, 1u);
         QCOMPARE(digest(m_dst->op(), m_dst->path("f.bin")), digest(m_src->op(), m_src->path("f.bin")));
         break;

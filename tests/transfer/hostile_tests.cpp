@@ -220,7 +220,7 @@ void TransferSuite::linksAreNamedNotFollowed()
     auto o = options();
     o.recursive = true;
     auto out = run(spec({m_src->uri("linked")}, m_dst->uri(), o));
-    QCOMPARE_STATE(out.state, JobState::Completed);
+    REQUIRE_COMPLETED(out);
     QCOMPARE(out.report.filesCopied, 1u);
     QCOMPARE(out.report.notCopied.size(), std::size_t(2));
     for (const auto &item : out.report.notCopied)

@@ -159,7 +159,7 @@ void TransferSuite::singleObject()
     QFETCH(quint64, size);
     REQUIRE_DONE(putPattern(m_src->op(), m_src->path("object.bin"), size, 7));
     auto out = run(spec({m_src->uri("object.bin")}, m_dst->uri("copy.bin")));
-    QCOMPARE_STATE(out.state, JobState::Completed);
+    REQUIRE_COMPLETED(out);
     QCOMPARE(out.report.filesCopied, 1u);
     QCOMPARE(out.report.filesFailed, 0u);
     QCOMPARE(out.report.bytesTotal, size);

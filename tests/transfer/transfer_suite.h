@@ -49,6 +49,10 @@ inline char *toString(const std::map<std::string, std::string> &map)
         QVERIFY2(st_.ok(), st_.ok() ? "" : (std::string(#expr ": ") + st_.error().message()).c_str()); \
     } while (false)
 
+// The outcome of run() must be a completed job; otherwise the test says why it was not.
+#define REQUIRE_COMPLETED(out) \
+    QVERIFY2((out).state == JobState::Completed, strata::test::whyNotCompleted((out).state, (out).report).c_str())
+
 #define QCOMPARE_STATE(actual, expected) QCOMPARE(strata::test::stateName(actual), strata::test::stateName(expected))
 
 namespace strata::test {
@@ -57,6 +61,17 @@ inline QByteArray stateName(JobState state)
 {
     const auto name = toString(state);
     return QByteArray(name.data(), qsizetype(name.size()));
+}
+
+// Why a job did not complete: its state, the job's error and its first failures.
+inline std::string whyNotCompleted(JobState state, const TransferReport &report)
+{
+    std::string why = "the job ended " + std::string(toString(state));
+    if (!report.error.empty())
+        why += ": " + report.error;
+    for (std::size_t i = 0; i < report.failures.size() && i < 3; ++i)
+        why += "; " + report.failures[i].message;
+    return why;
 }
 
 // The transfer engine, driven through TransferQueue and TransferObserver, between the

@@ -34,7 +34,7 @@ void TransferSuite::recursiveTree()
     auto o = options();
     o.recursive = true;
     auto out = run(spec({m_src->uri("tree")}, m_dst->uri(), o));
-    QCOMPARE_STATE(out.state, JobState::Completed);
+    REQUIRE_COMPLETED(out);
     QVERIFY(out.report.failures.empty());
     QCOMPARE(out.report.filesCopied, 500u);
     QCOMPARE(out.report.bytesTotal, total);
@@ -56,7 +56,7 @@ void TransferSuite::severalSourcesIntoOneDirectory()
     o.recursive = true;
     // A missing destination becomes a directory when several sources go there.
     auto out = run(spec({m_src->uri("set/a.txt"), m_src->uri("set/b.bin"), m_src->uri("set/d")}, m_dst->uri("multi"), o));
-    QCOMPARE_STATE(out.state, JobState::Completed);
+    REQUIRE_COMPLETED(out);
     QCOMPARE(out.report.filesCopied, 4u);
     QCOMPARE(snapshot(m_dst->op(), m_dst->path("multi")), snapshot(m_src->op(), m_src->path("set")));
 
@@ -126,7 +126,7 @@ void TransferSuite::boundedParallelism()
         const std::uint64_t liveBefore = bigLiveBytes();
         resetBigPeak();
         auto out = run(spec({m_src->uri("many")}, m_dst->uri("jobs" + std::to_string(jobs)), o));
-        QCOMPARE_STATE(out.state, JobState::Completed);
+        REQUIRE_COMPLETED(out);
         QCOMPARE(out.report.filesCopied, 201u);
         // Buffers in flight stay under the limit whatever the number of files.
         const std::uint64_t peak = bigPeakBytes() - liveBefore;
@@ -216,7 +216,7 @@ void TransferSuite::syncDryRunChangesNothing()
     o.dryRun = true;
     o.deleteExtra = true;
     auto out = run(spec({m_src->uri("site")}, m_dst->uri("mirror"), o));
-    QCOMPARE_STATE(out.state, JobState::Completed);
+    REQUIRE_COMPLETED(out);
     QCOMPARE(snapshot(m_dst->op(), m_dst->path("mirror")), before);
     QCOMPARE(out.report.filesCopied, 0u);
     QCOMPARE(out.report.filesDeleted, 0u);
@@ -248,7 +248,7 @@ void TransferSuite::moveRemovesSources()
     o.recursive = true;
 
     auto out = run(spec({m_src->uri("out")}, m_dst->uri(), o));
-    QCOMPARE_STATE(out.state, JobState::Completed);
+    REQUIRE_COMPLETED(out);
     QCOMPARE(out.report.filesCopied, 3u);
     QCOMPARE(out.report.filesDeleted, 3u);
     QCOMPARE(snapshot(m_dst->op(), m_dst->path("out")), tree);
@@ -256,7 +256,7 @@ void TransferSuite::moveRemovesSources()
     QVERIFY(!exists(m_src->op(), m_src->path("out")));
 
     out = run(spec({m_src->uri("single.bin")}, m_dst->uri("moved.bin"), o));
-    QCOMPARE_STATE(out.state, JobState::Completed);
+    REQUIRE_COMPLETED(out);
     QCOMPARE(digest(m_dst->op(), m_dst->path("moved.bin")), single);
     QVERIFY(!exists(m_src->op(), m_src->path("single.bin")));
     QVERIFY(!contains(names(m_src->op(), m_src->path()), "single.bin"));

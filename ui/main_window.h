@@ -40,6 +40,9 @@ public:
     BenchPage *benchPage() const { return m_bench; }
     ConnectionSidebar *sidebar() const { return m_sidebar; }
     void openProfile(const ConnectionProfile &profile, BrowserPane *pane = nullptr);
+    // Pages chosen from outside too: the desktop entry's actions and `strata open`.
+    void showBenchmarks();
+    void showUsage(const Location &location);
 
 protected:
     void closeEvent(QCloseEvent *event) override;

@@ -60,7 +60,7 @@ QString manPage()
     t += QStringLiteral(".TH STRATA 1 \"\" \"Strata %1\" \"User Commands\"\n").arg(QStringLiteral(STRATA_VERSION));
     t += QStringLiteral(".SH NAME\nstrata \\- browse, move and measure storage\n");
     t += QStringLiteral(".SH SYNOPSIS\n.B strata\n.br\n"
-                        ".B strata open\n.RI [ FILE | FOLDER ...]\n.br\n"
+                        ".B strata open\n.RB [ \\-\\-benchmarks | \\-\\-usage ]\n.RI [ FOLDER | IMAGE | RESULTS.bench ...]\n.br\n"
                         ".B strata\n.RB [ \\-v ]\n.I COMMAND\n.RI [ OPTIONS ] \" ARGS\" ...\n.br\n"
                         ".B strata\n.BR \\-\\-version \" | \" \\-\\-help\n");
     t += QStringLiteral(
@@ -68,7 +68,13 @@ QString manPage()
         "servers and NBD disk images, copies files and whole images between any two of them, and measures "
         "them with benchmarks compared by sound statistics.\n.PP\nWithout a command, \\fBstrata\\fR opens the "
         "desktop app; \\fBstrata open\\fR opens it on the folders, disk images and Go benchmark files given. "
-        "Every command below works without a display.\n");
+        "Every command below works without a display.\n"
+        ".SS \"strata open [OPTIONS] [FOLDER|IMAGE|RESULTS.bench...]\"\n"
+        "A folder opens in the left pane, a Go benchmark file (\\fI*.bench\\fR, or text starting with "
+        "\\fBgoos:\\fR or \\fBBenchmark\\fR) on the Benchmarks page, any other file (a disk image) in "
+        "the left pane's view of its folder. The desktop entry runs this.\n"
+        ".TP\n\\fB\\-\\-benchmarks\\fR\nShow the Benchmarks page.\n"
+        ".TP\n\\fB\\-\\-usage\\fR\nShow the disk usage of the home folder.\n");
     t += QStringLiteral(".SH GLOBAL OPTIONS\n");
     for (const auto &o : commonOptions())
         t += manOption(o);
@@ -167,7 +173,7 @@ QString bashCompletion()
 QString zshText(QString text)
 {
     static const QRegularExpression special(QStringLiteral("([:\\[\\]\\\\])"));
-    text.replace(special, QStringLiteral("\\\\\\1"));
+    text.replace(special, QStringLiteral("\\\\1"));
     text.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
     return text;
 }

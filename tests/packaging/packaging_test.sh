@@ -23,6 +23,7 @@ expected_files=(
   share/applications/$app_id.desktop share/metainfo/$app_id.metainfo.xml
   share/mime/packages/$app_id.xml share/icons/hicolor/scalable/apps/$app_id.svg
   share/man/man1/strata.1.gz share/bash-completion/completions/strata share/doc/strata/copyright
+  share/zsh/vendor-completions/_strata share/zsh/site-functions/_strata
 )
 for size in 16 22 24 32 48 64 128 256; do
   expected_files+=("share/icons/hicolor/${size}x${size}/apps/$app_id.png")
@@ -45,6 +46,7 @@ check_runs() { # check_runs PREFIX
   if QT_QPA_PLATFORM=offscreen STRATA_SCREENSHOT="$work/shot.png" STRATA_SECRETS=file XDG_CONFIG_HOME="$work/config" \
     XDG_DATA_HOME="$work/data" STRATA_STATE_DIR="$work/state" timeout 60 "$1/bin/strata" 2>"$work/gui.err"; then
     [ -s "$work/shot.png" ] || fail "the installed desktop app drew no window"
+    echo "$1/bin/strata: commands run, the desktop app drew its window"
   else
     ! grep -q "cannot open the desktop app" "$work/gui.err" || fail "installed strata did not find strata-gui.so: $(cat "$work/gui.err")"
   fi
@@ -85,16 +87,29 @@ files)
       grep -qF -- "$opt" "$work/man.txt" || fail "man page lacks $cmd $opt"
     done
   done
+  # The desktop entry's command line: files and folders open in the window, they are not
+  # read as a command (Exec=strata open %F; the actions add --benchmarks, --usage).
+  grep -qx 'Exec=strata open %F' "$root/usr/share/applications/$app_id.desktop" || fail "unexpected Exec line"
+  printf 'goos: linux\nBenchmarkRead/size=4KiB-8 \t 1000\t 2000 ns/op\n' >"$work/run.bench"
+  for args in "open $work $work/run.bench" "open --benchmarks" "open --usage"; do
+    # shellcheck disable=SC2086 # the words of $args are separate arguments
+    QT_QPA_PLATFORM=offscreen STRATA_SCREENSHOT="$work/open.png" STRATA_SECRETS=file XDG_CONFIG_HOME="$work/config" \
+      XDG_DATA_HOME="$work/data" STRATA_STATE_DIR="$work/state" timeout 60 "$strata" $args 2>"$work/open.err" \
+      || fail "strata $args: $(cat "$work/open.err")"
+    [ -s "$work/open.png" ] || fail "strata $args drew no window"
+    rm -f "$work/open.png"
+  done
   # Bash completes commands and a command's options from the generated script.
   completion=$root/usr/share/bash-completion/completions/strata
   check bash -n "$completion"
   got=$(bash -c 'source "$1"; COMP_WORDS=(strata l); COMP_CWORD=1; _strata; echo "${COMPREPLY[*]}"' _ "$completion")
   [ "$got" = ls ] || fail "bash completion of 'strata l' gave '$got'"
-  got=$(bash -c 'source "$1"; COMP_WORDS=(strata cp --ver); COMP_CWORD=2; _strata; echo "${COMPREPLY[*]}"' _ "$completion")
-  [ "$got" = --verify ] || fail "bash completion of 'strata cp --ver' gave '$got'"
-  zsh_file=$(find "$root/usr/share/zsh" -name _strata)
-  [ -n "$zsh_file" ] || fail "no zsh completion"
-  if command -v zsh >/dev/null; then check zsh -n "$zsh_file"; fi
+  got=$(bash -c 'source "$1"; COMP_WORDS=(strata cp --veri); COMP_CWORD=2; _strata; echo "${COMPREPLY[*]}"' _ "$completion")
+  [ "$got" = --verify ] || fail "bash completion of 'strata cp --veri' gave '$got'"
+  for zsh_file in "$root"/usr/share/zsh/{vendor-completions,site-functions}/_strata; do
+    [ -f "$zsh_file" ] || fail "no $zsh_file"
+    if [ -f "$zsh_file" ] && command -v zsh >/dev/null; then check zsh -n "$zsh_file"; fi
+  done
   ;;
 deb)
   deb=$(cpack_build DEB deb)
@@ -135,15 +150,20 @@ deb)
     snapshot >"$work/before"
     if dpkg_retry dpkg -i "$deb"; then
       check_runs /usr
+      snapshot >"$work/during"
+      [ -s "$work/during" ] || fail "the file list does not see the installed package"
       [ "$(command -v strata)" = /usr/bin/strata ] || fail "strata is not on PATH after dpkg -i"
       dpkg -L strata | grep -qx /usr/share/man/man1/strata.1.gz || fail "dpkg -L lacks the man page"
       dpkg_retry dpkg -r strata || fail "dpkg -r strata failed"
       snapshot >"$work/after"
+      # -r keeps a record of the package (its state: config-files); purge forgets it too.
+      dpkg_retry dpkg -P strata || fail "dpkg -P strata failed"
       if ! diff -u "$work/before" "$work/after" >"$work/diff"; then
         fail "dpkg -r left the file list changed:"
         cat "$work/diff" >&2
       fi
       [ ! -e /usr/share/mime/application/x-go-benchmark.xml ] || fail "the MIME database still has x-go-benchmark"
+      echo "dpkg -i / dpkg -r round trip done; files before, installed, after: $(wc -l <"$work/before"), $(wc -l <"$work/during"), $(wc -l <"$work/after")"
     else
       # Installing was not possible (dpkg busy or a dependency missing): not a package fault.
       echo "dpkg -i round trip skipped: dpkg -i did not run"

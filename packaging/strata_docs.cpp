@@ -151,7 +151,7 @@ QString bashCompletion()
                "  fi\n"
                "  local opts= values=-\n"
                "  case $cmd in\n%2"
-               "    open) opts= ;;\n"
+               "    open) opts='--benchmarks --usage' ;;\n"
                "    *) return ;;\n"
                "  esac\n"
                "  # An option's value (a number, a list) has no completion.\n"
@@ -208,7 +208,8 @@ QString zshCompletion()
                           "  local cmd=$words[2]\n"
                           "  shift words; (( CURRENT-- ))\n"
                           "  case $cmd in\n%2"
-                          "    open) _files ;;\n"
+                          "    open)\n      _arguments '--benchmarks[Show the Benchmarks page]' "
+                          "'--usage[Show the disk usage of the home folder]' '*:file:_files' ;;\n"
                           "  esac\n"
                           "}\n"
                           "_strata \"$@\"\n")

@@ -67,6 +67,12 @@ files)
   check desktop-file-validate "$root/usr/share/applications/$app_id.desktop"
   check appstreamcli validate --no-net --pedantic "$root/usr/share/metainfo/$app_id.metainfo.xml"
   check xmllint --noout "$root/usr/share/mime/packages/$app_id.xml"
+  # Each screenshot the metainfo shows is one tests/gui/screenshots.sh makes.
+  shots=$(grep -oE '<image>[^<]+</image>' "$root/usr/share/metainfo/$app_id.metainfo.xml" | sed -E 's#.*/([^/<]+)</image>#\1#')
+  [ -n "$shots" ] || fail "the metainfo has no screenshots"
+  for shot in $shots; do
+    [ -f "$(dirname "$0")/../../resources/screenshots/$shot" ] || fail "no resources/screenshots/$shot"
+  done
   # Each PNG is the size its folder names (bytes 16-23 of a PNG: width and height).
   for size in 16 22 24 32 48 64 128 256; do
     png=$root/usr/share/icons/hicolor/${size}x${size}/apps/$app_id.png

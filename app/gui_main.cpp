@@ -5,10 +5,64 @@
 #include "backends/builtin_backends.h"
 #include "core/storage/registry.h"
 #include "core/transfer/transfer_journal.h"
+#include "ui/bench_page.h"
+#include "ui/browser_pane.h"
 #include "ui/main_window.h"
 
 #include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QTimer>
+
+namespace {
+
+// Go benchmark results: by name (*.bench) or by their first bytes, whatever the name.
+bool isBenchmarkFile(const QString &path)
+{
+    if (path.endsWith(QLatin1String(".bench")))
+        return true;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return false;
+    const QByteArray head = file.read(16);
+    return head.startsWith("goos: ") || head.startsWith("Benchmark");
+}
+
+QString localUri(const QString &path)
+{
+    return QString::fromStdString(strata::Uri::fromLocalPath(QFileInfo(path).absoluteFilePath().toStdString()).toString());
+}
+
+// `strata open [--benchmarks|--usage] [PATH…]` (the desktop entry): folders open in the
+// left pane, benchmark files on the Benchmarks page, any other file (a disk image) in the
+// left pane's view of its folder.
+void openArguments(strata::MainWindow &window, strata::Registry &registry, const QStringList &arguments)
+{
+    if (arguments.size() < 2 || arguments[1] != QLatin1String("open"))
+        return;
+    QStringList benchFiles;
+    for (const QString &a : arguments.mid(2)) {
+        if (a == QLatin1String("--benchmarks")) {
+            window.showBenchmarks();
+        } else if (a == QLatin1String("--usage")) {
+            if (auto home = registry.open(localUri(QDir::homePath()).toStdString()))
+                window.showUsage(*home);
+        } else if (QFileInfo(a).isDir()) {
+            window.pane(0)->openUri(localUri(a));
+        } else if (isBenchmarkFile(a)) {
+            benchFiles << QFileInfo(a).absoluteFilePath();
+        } else {
+            window.pane(0)->openUri(localUri(QFileInfo(a).absolutePath()));
+        }
+    }
+    if (!benchFiles.isEmpty()) {
+        window.benchPage()->openFiles(benchFiles);
+        window.showBenchmarks();
+    }
+}
+
+} // namespace
 
 extern "C" __attribute__((visibility("default"))) int strata_gui_main(int argc, char **argv)
 {
@@ -16,6 +70,8 @@ extern "C" __attribute__((visibility("default"))) int strata_gui_main(int argc, 
     QApplication::setApplicationName(QStringLiteral("Strata"));
     QApplication::setOrganizationName(QStringLiteral("Strata"));
     QApplication::setApplicationVersion(QStringLiteral(STRATA_VERSION));
+    // Ties the window to its desktop entry (icon and name in Wayland docks and task bars).
+    QApplication::setDesktopFileName(QStringLiteral("io.github.strata.Strata"));
     strata::Registry registry;
     strata::registerBuiltinBackends(registry);
     // The connection dialog's Test opens its own registry: nothing it tries stays open.
@@ -27,6 +83,7 @@ extern "C" __attribute__((visibility("default"))) int strata_gui_main(int argc, 
     // The same journals as the command line: a transfer interrupted in either comes back.
     strata::MainWindow window(registry, makeRegistry, strata::QueueOptions{strata::defaultJournalDir(), 2});
     window.show();
+    openArguments(window, registry, QApplication::arguments());
     // STRATA_SCREENSHOT=file.png: save a picture of the window once it is drawn, then quit
     // (for checking the GUI headless and for the AppStream screenshots).
     if (const QString shot = qEnvironmentVariable("STRATA_SCREENSHOT"); !shot.isEmpty()) {

@@ -175,12 +175,10 @@ void MainWindow::buildMenus()
 
     auto *view = menuBar()->addMenu(tr("&View"));
     action(view, tr("&Files"), QKeySequence(Qt::CTRL | Qt::Key_1), none, [this] { m_pages->setCurrentIndex(0); });
-    action(view, tr("&Benchmarks"), QKeySequence(Qt::CTRL | Qt::Key_2), none, [this] { m_pages->setCurrentIndex(1); });
+    action(view, tr("&Benchmarks"), QKeySequence(Qt::CTRL | Qt::Key_2), none, [this] { showBenchmarks(); });
     action(view, tr("&Usage of This Folder"), QKeySequence(Qt::CTRL | Qt::Key_U), none, [this] {
-        if (!m_active->location().op)
-            return;
-        m_pages->setCurrentWidget(m_usage);
-        m_usage->scan(m_active->location());
+        if (m_active->location().op)
+            showUsage(m_active->location());
     });
     view->addAction(m_dock->toggleViewAction());
     auto *help = menuBar()->addMenu(tr("&Help"));
@@ -222,6 +220,17 @@ void MainWindow::showJobImage(const QString &jobId)
             return;
         m_dock->imageMap()->load(image->op, image->path);
     });
+}
+
+void MainWindow::showBenchmarks()
+{
+    m_pages->setCurrentWidget(m_bench);
+}
+
+void MainWindow::showUsage(const Location &location)
+{
+    m_pages->setCurrentWidget(m_usage);
+    m_usage->scan(location);
 }
 
 void MainWindow::setActive(BrowserPane *pane)

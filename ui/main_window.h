@@ -41,6 +41,9 @@ public:
     TransferDock *dock() const { return m_dock; }
     ConnectionSidebar *sidebar() const { return m_sidebar; }
     void openProfile(const ConnectionProfile &profile, BrowserPane *pane = nullptr);
+    // Pages chosen from outside too: the desktop entry's actions and `strata open`.
+    void showBenchmarks();
+    void showUsage(const Location &location);
 
 protected:
     void closeEvent(QCloseEvent *event) override;

@@ -33,7 +33,9 @@ QString globalHelp()
 {
     QString text = QStringLiteral("Strata %1 — browse, move and measure storage.\n\n"
                                   "Usage: strata [COMMAND] [OPTIONS] ARGS…\n"
-                                  "       strata            (no command) opens the desktop app\n\n"
+                                  "       strata            (no command) opens the desktop app\n"
+                                  "       strata open [--benchmarks|--usage] [FOLDER|IMAGE|RESULTS.bench…]\n"
+                                  "                         opens it on folders, disk images or benchmark files\n\n"
                                   "Commands:\n")
                        .arg(QStringLiteral(STRATA_VERSION));
     for (const auto &c : commands())
@@ -191,6 +193,9 @@ bool wantsCommandLine(const QStringList &arguments)
         const QString &a = arguments[i];
         if (a == QLatin1String("-v") || a == QLatin1String("--verbose"))
             continue;
+        // `strata open FILE…`, the desktop entry's command: the window, never a command.
+        if (a == QLatin1String("open"))
+            return false;
         return true; // a command, --help, --version or a mistake the CLI should report
     }
     return false;

@@ -1,0 +1,245 @@
+// Writes strata(1) and the bash and zsh completions from the command table that parses
+// the command line (strata::cli::commands()), at build time: the documentation cannot
+// name an option the program does not have, nor miss one it has.
+// Usage: strata-docs man|bash|zsh OUTPUT
+#include "app/cli/cli.h"
+#include "app/version.h"
+
+#include <QFile>
+#include <QRegularExpression>
+#include <QStringList>
+
+#include <cstdio>
+
+namespace {
+
+using strata::cli::CommandSpec;
+
+// Every command also takes these (added by strata::cli::run).
+const QList<QCommandLineOption> &commonOptions()
+{
+    static const QList<QCommandLineOption> list{
+        {{QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show the command's options.")},
+        {{QStringLiteral("v"), QStringLiteral("verbose")},
+         QStringLiteral("Log each storage request to stderr (secrets are never shown).")}};
+    return list;
+}
+
+QString dashed(const QString &name)
+{
+    return (name.size() == 1 ? QStringLiteral("-") : QStringLiteral("--")) + name;
+}
+
+// Roff: backslashes escaped, a line never starting with a control character, typographic
+// characters spelled in ASCII for any man formatter.
+QString roff(QString text)
+{
+    text.replace(QLatin1Char('\\'), QStringLiteral("\\e"));
+    text.replace(QStringLiteral("…"), QStringLiteral("..."));
+    text.replace(QStringLiteral("—"), QStringLiteral("\\(em"));
+    if (text.startsWith(QLatin1Char('.')) || text.startsWith(QLatin1Char('\'')))
+        text.prepend(QStringLiteral("\\&"));
+    return text;
+}
+
+QString manOption(const QCommandLineOption &o)
+{
+    QStringList names;
+    for (const auto &n : o.names())
+        // Option dashes are minus signs, so that searching and copying from the page work.
+        names << QStringLiteral("\\fB%1\\fR").arg(dashed(n).replace(QLatin1Char('-'), QStringLiteral("\\-")));
+    QString head = names.join(QStringLiteral(", "));
+    if (!o.valueName().isEmpty())
+        head += QStringLiteral(" \\fI%1\\fR").arg(roff(o.valueName()));
+    return QStringLiteral(".TP\n%1\n%2\n").arg(head, roff(o.description()));
+}
+
+QString manPage()
+{
+    QString t;
+    t += QStringLiteral(".TH STRATA 1 \"\" \"Strata %1\" \"User Commands\"\n").arg(QStringLiteral(STRATA_VERSION));
+    t += QStringLiteral(".SH NAME\nstrata \\- browse, move and measure storage\n");
+    t += QStringLiteral(".SH SYNOPSIS\n.B strata\n.br\n"
+                        ".B strata open\n.RB [ \\-\\-benchmarks | \\-\\-usage ]\n.RI [ FOLDER | IMAGE | RESULTS.bench ...]\n.br\n"
+                        ".B strata\n.RB [ \\-v ]\n.I COMMAND\n.RI [ OPTIONS ] \" ARGS\" ...\n.br\n"
+                        ".B strata\n.BR \\-\\-version \" | \" \\-\\-help\n");
+    t += QStringLiteral(
+        ".SH DESCRIPTION\nStrata browses local disks, in-memory stores, S3-compatible object storage, WebDAV "
+        "servers and NBD disk images, copies files and whole images between any two of them, and measures "
+        "them with benchmarks compared by sound statistics.\n.PP\nWithout a command, \\fBstrata\\fR opens the "
+        "desktop app; \\fBstrata open\\fR opens it on the folders, disk images and Go benchmark files given. "
+        "Every command below works without a display.\n"
+        ".SS \"strata open [OPTIONS] [FOLDER|IMAGE|RESULTS.bench...]\"\n"
+        "A folder opens in the left pane, a Go benchmark file (\\fI*.bench\\fR, or text starting with "
+        "\\fBgoos:\\fR or \\fBBenchmark\\fR) on the Benchmarks page, any other file (a disk image) in "
+        "the left pane's view of its folder. The desktop entry runs this.\n"
+        ".TP\n\\fB\\-\\-benchmarks\\fR\nShow the Benchmarks page.\n"
+        ".TP\n\\fB\\-\\-usage\\fR\nShow the disk usage of the home folder.\n");
+    t += QStringLiteral(".SH GLOBAL OPTIONS\n");
+    for (const auto &o : commonOptions())
+        t += manOption(o);
+    t += QStringLiteral(".TP\n\\fB\\-\\-version\\fR\nPrint the version.\n");
+    t += QStringLiteral(".SH COMMANDS\nEvery command also takes \\fB\\-h\\fR, \\fB\\-\\-help\\fR and "
+                        "\\fB\\-v\\fR, \\fB\\-\\-verbose\\fR.\n");
+    for (const CommandSpec &c : strata::cli::commands()) {
+        t += QStringLiteral(".SS \"strata %1 [OPTIONS] %2\"\n%3\n").arg(c.name, roff(c.arguments), roff(c.summary));
+        for (const auto &o : c.options)
+            t += manOption(o);
+    }
+    t += QStringLiteral(
+        ".SH LOCATIONS\n.TP\n\\fBfile:///\\fR\\fIpath\\fR, a plain path\nThe local file system.\n"
+        ".TP\n\\fBmemory://\\fR\\fISTORE/path\\fR\nAn in-memory store; \\fBmemory://demo/\\fR starts with sample files.\n"
+        ".TP\n\\fBs3://\\fR\\fIbucket/key\\fR[\\fB?endpoint=\\fR\\fIURL\\fR\\fB&region=\\fR\\fIR\\fR]\n"
+        "S3 and compatible object stores.\n"
+        ".TP\n\\fBwebdav://\\fR\\fIhost:port/path\\fR, \\fBwebdavs://\\fR...\nA WebDAV server.\n"
+        ".TP\n\\fBnbd://\\fR\\fIhost:port/export\\fR, \\fBnbd+unix:///\\fR\\fIexport\\fR\\fB?socket=\\fR\\fIpath\\fR\n"
+        "An NBD export (one object: the image).\n"
+        ".TP\n\\fBnull:\\fR\nA destination that discards what it is given.\n");
+    t += QStringLiteral(
+        ".SH ENVIRONMENT\n.TP\n\\fBAWS_ACCESS_KEY_ID\\fR, \\fBAWS_SECRET_ACCESS_KEY\\fR, \\fBAWS_SESSION_TOKEN\\fR, "
+        "\\fBAWS_PROFILE\\fR\nS3 credentials (else \\fI~/.aws/credentials\\fR).\n"
+        ".TP\n\\fBSTRATA_WEBDAV_USER\\fR, \\fBSTRATA_WEBDAV_PASSWORD\\fR\nWebDAV credentials (else \\fI~/.netrc\\fR).\n"
+        ".TP\n\\fBSTRATA_STATE_DIR\\fR\nWhere transfer journals are kept (default \\fI~/.local/state/strata\\fR).\n");
+    t += QStringLiteral(
+        ".SH EXIT STATUS\n0 success, 1 an operation failed, 2 the command line was wrong, "
+        "130 a transfer was interrupted and can be resumed by running the same command again.\n");
+    t += QStringLiteral(".SH EXAMPLES\n.nf\nstrata ls \\-l memory://demo/\nstrata cp \\-r \\-\\-verify ~/photos /mnt/backup/\n"
+                        "strata du \\-\\-top 10 ~\nstrata bench memory://bench/ \\-\\-count 3\n.fi\n");
+    t += QStringLiteral(".SH SEE ALSO\n.BR nbdcopy (1),\n.BR rclone (1)\n");
+    return t;
+}
+
+QString allNames(const QList<QCommandLineOption> &options)
+{
+    QStringList names;
+    for (const auto &o : options)
+        for (const auto &n : o.names())
+            names << dashed(n);
+    return names.join(QLatin1Char(' '));
+}
+
+QString valueNames(const QList<QCommandLineOption> &options)
+{
+    QStringList names;
+    for (const auto &o : options)
+        if (!o.valueName().isEmpty())
+            for (const auto &n : o.names())
+                names << dashed(n);
+    return names.join(QLatin1Char('|'));
+}
+
+QString bashCompletion()
+{
+    QStringList names{QStringLiteral("open")};
+    QString cases;
+    for (const CommandSpec &c : strata::cli::commands()) {
+        names << c.name;
+        const QString values = valueNames(c.options);
+        cases += QStringLiteral("    %1) opts='%2 %3'; values='%4' ;;\n")
+                     .arg(c.name, allNames(c.options), allNames(commonOptions()), values.isEmpty() ? QStringLiteral("-") : values);
+    }
+    return QStringLiteral(
+               "# bash completion for strata (generated from its command table)\n"
+               "_strata() {\n"
+               "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd= i\n"
+               "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+               "    [[ ${COMP_WORDS[i]} != -* ]] && { cmd=${COMP_WORDS[i]}; break; }\n"
+               "  done\n"
+               "  if [[ -z $cmd ]]; then\n"
+               "    COMPREPLY=($(compgen -W '%1 -v --verbose --version -h --help' -- \"$cur\"))\n"
+               "    return\n"
+               "  fi\n"
+               "  local opts= values=-\n"
+               "  case $cmd in\n%2"
+               "    open) opts='--benchmarks --usage' ;;\n"
+               "    *) return ;;\n"
+               "  esac\n"
+               "  # An option's value (a number, a list) has no completion.\n"
+               "  if [[ \"|$values|\" == *\"|$prev|\"* ]]; then\n"
+               "    return\n"
+               "  fi\n"
+               "  if [[ $cur == -* ]]; then\n"
+               "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+               "  else\n"
+               "    compopt -o filenames 2>/dev/null\n"
+               "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+               "  fi\n"
+               "}\n"
+               "complete -F _strata strata\n")
+        .arg(names.join(QLatin1Char(' ')), cases);
+}
+
+// zsh's _arguments and _describe give ':' '[' ']' and quotes meanings of their own.
+QString zshText(QString text)
+{
+    static const QRegularExpression special(QStringLiteral("([:\\[\\]\\\\])"));
+    text.replace(special, QStringLiteral("\\\\1"));
+    text.replace(QLatin1Char('\''), QStringLiteral("'\\''"));
+    return text;
+}
+
+QString zshCompletion()
+{
+    QString describe;
+    QString cases;
+    describe += QStringLiteral("    'open:Open the desktop app on folders, disk images or benchmark files'\n");
+    for (const CommandSpec &c : strata::cli::commands()) {
+        describe += QStringLiteral("    '%1:%2'\n").arg(c.name, zshText(c.summary));
+        QString specs;
+        for (const auto &o : c.options + commonOptions()) {
+            for (const auto &n : o.names()) {
+                specs += QStringLiteral(" \\\n        '%1[%2]").arg(dashed(n), zshText(o.description()));
+                if (!o.valueName().isEmpty())
+                    specs += QStringLiteral(":%1:").arg(zshText(o.valueName()));
+                specs += QLatin1Char('\'');
+            }
+        }
+        cases += QStringLiteral("    %1)\n      _arguments -s%2 \\\n        '*:location:_files' ;;\n").arg(c.name, specs);
+    }
+    return QStringLiteral("#compdef strata\n"
+                          "# zsh completion for strata (generated from its command table)\n"
+                          "_strata() {\n"
+                          "  local -a commands\n"
+                          "  commands=(\n%1  )\n"
+                          "  if (( CURRENT == 2 )); then\n"
+                          "    _describe -t commands 'strata command' commands\n"
+                          "    return\n"
+                          "  fi\n"
+                          "  local cmd=$words[2]\n"
+                          "  shift words; (( CURRENT-- ))\n"
+                          "  case $cmd in\n%2"
+                          "    open)\n      _arguments '--benchmarks[Show the Benchmarks page]' "
+                          "'--usage[Show the disk usage of the home folder]' '*:file:_files' ;;\n"
+                          "  esac\n"
+                          "}\n"
+                          "_strata \"$@\"\n")
+        .arg(describe, cases);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        std::fprintf(stderr, "usage: strata-docs man|bash|zsh OUTPUT\n");
+        return 2;
+    }
+    const QString kind = QString::fromLocal8Bit(argv[1]);
+    QString text;
+    if (kind == QLatin1String("man"))
+        text = manPage();
+    else if (kind == QLatin1String("bash"))
+        text = bashCompletion();
+    else if (kind == QLatin1String("zsh"))
+        text = zshCompletion();
+    else {
+        std::fprintf(stderr, "strata-docs: unknown kind '%s'\n", argv[1]);
+        return 2;
+    }
+    QFile out(QString::fromLocal8Bit(argv[2]));
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Truncate) || out.write(text.toUtf8()) < 0) {
+        std::fprintf(stderr, "strata-docs: cannot write %s\n", argv[2]);
+        return 1;
+    }
+    return 0;
+}

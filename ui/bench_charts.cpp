@@ -319,26 +319,35 @@ QChart *allocationChart(const std::vector<BenchSet> &sets, const char *unit)
     auto *chart = newChart(bytes ? QObject::tr("Heap bytes allocated per operation") : QObject::tr("Heap allocations per operation"));
     const auto sizes = sizesOf(sets);
     constexpr double floorValue = 0.5; // where zero sits on a logarithmic axis
+    // Bytes in KiB or MiB when they are that large.
+    double largest = 0;
+    for (const auto &[set, op] : seriesOf(sets, true))
+        for (const auto &k : sizes)
+            largest = std::max(largest, medianOf(samplesOf(*set, op, k.size, unit)));
+    const auto [scale, shownUnit] = !bytes             ? std::pair(1.0, QString::fromLatin1(unit))
+                                    : largest >= 10 << 20 ? std::pair(1.0 / (1 << 20), QStringLiteral("MiB/op"))
+                                    : largest >= 10 << 10 ? std::pair(1.0 / (1 << 10), QStringLiteral("KiB/op"))
+                                                          : std::pair(1.0, QStringLiteral("B/op"));
     auto *series = new QBarSeries;
     double top = 1;
     for (const auto &[set, op] : seriesOf(sets, true)) {
         auto *bars = new QBarSet(set->label + QStringLiteral(" · ") + op);
         QVariantList exact;
         for (const auto &k : sizes) {
-            const double v = medianOf(samplesOf(*set, op, k.size, unit));
+            const double v = medianOf(samplesOf(*set, op, k.size, unit)) * scale;
             exact << v;
             *bars << std::max(v, floorValue);
             top = std::max(top, v);
         }
         bars->setProperty("exact", exact);
-        tooltips(bars, QString::fromLatin1(unit));
+        tooltips(bars, shownUnit);
         series->append(bars);
     }
     chart->addSeries(series);
     auto *x = sizeAxis(sizes);
     auto *y = new QLogValueAxis;
     y->setBase(10);
-    y->setTitleText(QString::fromLatin1(unit) + QObject::tr(" (logarithmic)"));
+    y->setTitleText(shownUnit + QObject::tr(" (logarithmic)"));
     y->setLabelFormat(QStringLiteral("%g"));
     y->setRange(floorValue, std::pow(10.0, std::ceil(std::log10(top * 1.5))));
     chart->addAxis(x, Qt::AlignBottom);

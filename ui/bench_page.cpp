@@ -2,12 +2,12 @@
 
 #include "core/bench/bench_runner.h"
 #include "core/bench/benchstat.h"
+#include "ui/bench_job.h"
 #include "ui/benchstat_model.h"
 
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
-#include <QDateTime>
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QFile>
@@ -30,7 +30,6 @@
 #include <QSvgGenerator>
 #include <QTabWidget>
 #include <QTableView>
-#include <QThread>
 #include <QVBoxLayout>
 
 namespace strata {
@@ -50,19 +49,14 @@ std::optional<std::chrono::nanoseconds> parseBenchtime(const QString &text)
     return std::chrono::nanoseconds(std::int64_t(ns));
 }
 
-// Go's header lines. Not the target: benchstat splits tables by configuration, and runs
-// of two targets must stay comparable (the file name and label say which is which).
-std::vector<std::pair<std::string, std::string>> runConfig()
-{
-    const QString arch = QSysInfo::buildCpuArchitecture();
-    return {{"goos", "linux"}, {"goarch", arch == QLatin1String("x86_64") ? std::string("amd64") : arch.toStdString()}, {"pkg", "strata"}};
-}
-
 } // namespace
 
 BenchPage::BenchPage(Registry &registry, QWidget *parent) : QWidget(parent), m_registry(registry)
 {
     setAcceptDrops(true);
+    m_job = new BenchJob(registry, this);
+    connect(m_job, &BenchJob::progressed, this, [this] { m_progress->setValue(m_progress->value() + 1); });
+    connect(m_job, &BenchJob::finished, this, &BenchPage::runDone);
     auto *layout = new QHBoxLayout(this);
     auto *split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(buildControls());
@@ -87,11 +81,7 @@ BenchPage::BenchPage(Registry &registry, QWidget *parent) : QWidget(parent), m_r
     refreshHistory();
 }
 
-BenchPage::~BenchPage()
-{
-    if (m_worker.joinable())
-        m_worker.request_stop(); // the jthread joins: the run removes what it wrote first
-}
+BenchPage::~BenchPage() = default;
 
 QWidget *BenchPage::buildControls()
 {
@@ -268,58 +258,22 @@ void BenchPage::startRun()
     m_status->setText(tr("Running…"));
     m_run->setEnabled(false);
     m_stop->setEnabled(true);
-    m_finished = false;
-    if (m_worker.joinable())
-        m_worker.join();
-    // The run happens on a thread of its own; results come back queued.
-    m_worker = std::jthread([this, registry = &m_registry, uris, options](std::stop_token stop) {
-        std::vector<Location> locations;
-        for (const auto &uri : uris) {
-            auto at = registry->open(uri);
-            if (!at) {
-                QMetaObject::invokeMethod(this, [this, e = QString::fromStdString(at.error().message())] { runDone(e, {}); },
-                                          Qt::QueuedConnection);
-                return;
-            }
-            locations.push_back(*at);
-        }
-        std::vector<std::pair<Operator *, std::string>> targets;
-        for (auto &l : locations)
-            targets.emplace_back(l.op.get(), l.path);
-        auto runs = runBench(targets, options, stop, [this](const BenchRun &) {
-            QMetaObject::invokeMethod(this, [this] { m_progress->setValue(m_progress->value() + 1); }, Qt::QueuedConnection);
-        });
-        std::vector<BenchSet> sets;
-        QString error;
-        if (!runs) {
-            error = QString::fromStdString(runs.error().message());
-        } else {
-            const int procs = std::max(1, QThread::idealThreadCount());
-            for (std::size_t i = 0; i < runs->size(); ++i) {
-                BenchSet set{QString::fromStdString(locations[i].display()), {}};
-                for (const auto &run : (*runs)[i]) {
-                    BenchResult r = toBenchResult(run, procs);
-                    r.config = runConfig();
-                    set.results.push_back(std::move(r));
-                }
-                sets.push_back(std::move(set));
-            }
-        }
-        QMetaObject::invokeMethod(this, [this, error, sets = std::move(sets)]() mutable { runDone(error, std::move(sets)); },
-                                  Qt::QueuedConnection);
-    });
+    m_job->start(std::move(uris), std::move(options));
+}
+
+bool BenchPage::running() const
+{
+    return m_job->running();
 }
 
 void BenchPage::stopRun()
 {
-    if (m_worker.joinable())
-        m_worker.request_stop();
+    m_job->stop();
     m_status->setText(tr("Stopping: removing what the run wrote…"));
 }
 
-void BenchPage::runDone(const QString &error, std::vector<BenchSet> sets)
+void BenchPage::runDone(const QString &error, const std::vector<BenchSet> &sets)
 {
-    m_finished = true;
     m_run->setEnabled(true);
     m_stop->setEnabled(false);
     if (!error.isEmpty()) {
@@ -327,18 +281,7 @@ void BenchPage::runDone(const QString &error, std::vector<BenchSet> sets)
         Q_EMIT runFinished(false, error);
         return;
     }
-    // Kept in the history, as the command line's runs are.
-    const QString dir = QString::fromStdString(benchHistoryDir());
-    QDir().mkpath(dir);
-    const QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
-    for (std::size_t i = 0; i < sets.size(); ++i) {
-        QString name = sets[i].label;
-        name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("_"));
-        QFile file(dir + QStringLiteral("/%1-%2.txt").arg(stamp, name));
-        if (file.open(QIODevice::WriteOnly))
-            file.write(QByteArray::fromStdString(formatGoBench(sets[i].results)));
-    }
-    showSets(std::move(sets));
+    showSets(sets);
     refreshHistory();
     m_status->setText(tr("Done: %n run(s)", nullptr, m_progress->value()));
     Q_EMIT runFinished(true, m_status->text());

@@ -6,8 +6,6 @@
 #include <QWidget>
 
 #include <memory>
-#include <stop_token>
-#include <thread>
 #include <vector>
 
 class QChartView;
@@ -23,6 +21,7 @@ class QTableView;
 
 namespace strata {
 
+class BenchJob;
 class BenchstatModel;
 
 // The benchmark page: run Strata's benchmark on one or two connections (A and B, taking
@@ -42,7 +41,7 @@ public:
     void openFiles(const QStringList &paths);
     void startRun();
     void stopRun();
-    bool running() const { return m_worker.joinable() && !m_finished; }
+    bool running() const;
 
     // Writes the shown results or the current chart; an error is one sentence.
     QString saveResults(const QString &path) const; // .txt Go text, .json / .csv benchstat
@@ -64,7 +63,7 @@ protected:
 private:
     QWidget *buildControls();
     void refreshHistory();
-    void runDone(const QString &error, std::vector<BenchSet> sets);
+    void runDone(const QString &error, const std::vector<BenchSet> &sets);
 
     Registry &m_registry;
     std::vector<BenchSet> m_sets;
@@ -79,8 +78,7 @@ private:
     std::vector<QChartView *> m_views;
     QTableView *m_table;
     BenchstatModel *m_comparison;
-    bool m_finished = true;
-    std::jthread m_worker; // last: stopped and joined before the members it uses go
+    BenchJob *m_job;
 };
 
 } // namespace strata

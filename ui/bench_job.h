@@ -1,0 +1,40 @@
+#pragma once
+
+#include "core/bench/bench_runner.h"
+#include "core/storage/registry.h"
+#include "ui/bench_charts.h"
+
+#include <QObject>
+
+#include <thread>
+#include <vector>
+
+namespace strata {
+
+// One benchmark run for the desktop app, on a thread of its own: opens the connections,
+// runs the matrix (targets taking turns), turns the runs into Go benchmark results and
+// keeps them in the history like the command line's. Reports on the GUI thread.
+class BenchJob : public QObject {
+    Q_OBJECT
+public:
+    BenchJob(Registry &registry, QObject *parent = nullptr);
+    ~BenchJob() override; // stops the run and waits: it removes what it wrote first
+
+    void start(std::vector<std::string> uris, BenchOptions options);
+    void stop();
+    bool running() const { return m_running; }
+
+Q_SIGNALS:
+    void progressed(); // one more run done
+    // error is one sentence (empty on success); sets, one per connection, are saved.
+    void finished(const QString &error, const std::vector<strata::BenchSet> &sets);
+
+private:
+    void done(const QString &error, std::vector<BenchSet> sets);
+
+    Registry &m_registry;
+    bool m_running = false;
+    std::jthread m_worker; // last: stopped and joined before the members it uses go
+};
+
+} // namespace strata

@@ -12,6 +12,8 @@
 #include <QUrl>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <unordered_map>
+
 namespace strata {
 
 namespace {
@@ -64,6 +66,7 @@ DirectoryModel::~DirectoryModel()
 void DirectoryModel::setLocation(const Location &location)
 {
     stopListing();
+    m_refreshing = false;
     beginResetModel();
     m_location = location;
     m_entries.clear();
@@ -72,10 +75,75 @@ void DirectoryModel::setLocation(const Location &location)
     startListing();
 }
 
+// Lists again and applies the differences when the new listing is complete: rows that
+// stayed keep their place (and the view its selection and scroll position), gone ones
+// are removed, changed ones updated, new ones appended.
 void DirectoryModel::refresh()
 {
-    if (m_location.op)
-        setLocation(m_location);
+    if (!m_location.op)
+        return;
+    if (m_watcher && !m_refreshing) {
+        setLocation(m_location); // still on the first listing: start it again
+        return;
+    }
+    stopListing();
+    m_refreshing = true;
+    m_incoming.clear();
+    m_incomingError.clear();
+    startListing();
+}
+
+void DirectoryModel::applyRefresh()
+{
+    m_refreshing = false;
+    if (!m_incomingError.isEmpty()) {
+        m_error = m_incomingError; // the old rows stay, under the reason
+        return;
+    }
+    m_error.clear();
+    std::unordered_map<std::string_view, std::size_t> fresh;
+    fresh.reserve(m_incoming.size());
+    for (std::size_t i = 0; i < m_incoming.size(); ++i)
+        fresh.emplace(m_incoming[i].name, i);
+    for (int row = int(m_entries.size()) - 1; row >= 0; --row) {
+        if (fresh.contains(m_entries[std::size_t(row)].name))
+            continue;
+        // A run of vanished rows goes in one removal.
+        int first = row;
+        while (first > 0 && !fresh.contains(m_entries[std::size_t(first - 1)].name))
+            --first;
+        beginRemoveRows({}, first, row);
+        m_entries.erase(m_entries.begin() + first, m_entries.begin() + row + 1);
+        endRemoveRows();
+        row = first;
+    }
+    // Matched first, moved after: the map's keys view the incoming names.
+    std::vector<bool> known(m_incoming.size(), false);
+    std::vector<std::size_t> match(m_entries.size());
+    for (std::size_t row = 0; row < m_entries.size(); ++row) {
+        match[row] = fresh.at(m_entries[row].name);
+        known[match[row]] = true;
+    }
+    fresh.clear();
+    for (std::size_t row = 0; row < m_entries.size(); ++row) {
+        Entry &now = m_incoming[match[row]];
+        Entry &was = m_entries[row];
+        if (now.kind != was.kind || now.size != was.size || now.mtimeNs != was.mtimeNs || now.etag != was.etag) {
+            was = std::move(now);
+            Q_EMIT dataChanged(index(int(row), 0), index(int(row), ColumnCount - 1));
+        }
+    }
+    std::vector<Entry> added;
+    for (std::size_t i = 0; i < m_incoming.size(); ++i)
+        if (!known[i])
+            added.push_back(std::move(m_incoming[i]));
+    if (!added.empty()) {
+        const int first = int(m_entries.size());
+        beginInsertRows({}, first, first + int(added.size()) - 1);
+        m_entries.insert(m_entries.end(), std::make_move_iterator(added.begin()), std::make_move_iterator(added.end()));
+        endInsertRows();
+    }
+    m_incoming.clear();
 }
 
 QString DirectoryModel::uri() const
@@ -117,6 +185,13 @@ void DirectoryModel::stopListing()
 void DirectoryModel::appendPage(int index)
 {
     ListingChunk chunk = m_watcher->resultAt(index);
+    if (m_refreshing) { // gathered until the listing is complete
+        if (!chunk.error.isEmpty())
+            m_incomingError = chunk.error;
+        m_incoming.insert(m_incoming.end(), std::make_move_iterator(chunk.entries.begin()),
+                          std::make_move_iterator(chunk.entries.end()));
+        return;
+    }
     if (!chunk.error.isEmpty())
         m_error = chunk.error;
     if (chunk.entries.empty())
@@ -133,6 +208,8 @@ void DirectoryModel::listingFinished()
 {
     m_watcher->deleteLater();
     m_watcher = nullptr;
+    if (m_refreshing)
+        applyRefresh();
     Q_EMIT stateChanged();
 }
 

@@ -38,6 +38,7 @@ public:
 
     // Lists `path` of `location`; what was shown goes at once.
     void setLocation(const Location &location);
+    // Lists again; rows that stayed keep their place (selection and scroll survive).
     void refresh();
     const Location &location() const { return m_location; }
     QString uri() const; // redacted, for display
@@ -82,6 +83,7 @@ private:
     void stopListing();
     void appendPage(int index);
     void listingFinished();
+    void applyRefresh();
 
     Location m_location;
     std::vector<Entry> m_entries;
@@ -89,6 +91,9 @@ private:
     QFutureWatcher<ListingChunk> *m_watcher = nullptr;
     QElapsedTimer m_started;
     DesktopExport m_desktopExport;
+    bool m_refreshing = false;       // a refresh gathers the listing here, then applies it
+    std::vector<Entry> m_incoming;
+    QString m_incomingError;
 };
 
 } // namespace strata

@@ -33,6 +33,7 @@ private Q_SLOTS:
     void testerOnFiles();
     void twentyThousandEntriesStreamIn();
     void aFailedListingIsState();
+    void refreshAppliesOnlyTheDifferences();
     void dropsAskForTransfers();
     void desktopDropsAreFileUris();
     void aSlowStorageNeverBlocksTheEventLoop();
@@ -135,6 +136,38 @@ void TestDirectoryModel::aFailedListingIsState()
     QCOMPARE(model.rowCount(), 0);
     QVERIFY2(model.error().contains(QLatin1String("memory://t/not-there")), qPrintable(model.error()));
     QVERIFY(state.count() >= 2);
+}
+
+void TestDirectoryModel::refreshAppliesOnlyTheDifferences()
+{
+    for (auto name : {"a.txt", "b.txt", "c.txt", "d.txt"})
+        put(*m_registry, QStringLiteral("memory://r/") + QLatin1String(name), "x");
+    DirectoryModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setLocation(open(QStringLiteral("memory://r/")));
+    QVERIFY(waitFor([&] { return !model.loading(); }));
+    QCOMPARE(model.rowCount(), 4);
+    auto at = open(QStringLiteral("memory://r/"));
+    QVERIFY(at.op->remove("/b.txt").ok());
+    QVERIFY(at.op->remove("/c.txt").ok());
+    put(*m_registry, QStringLiteral("memory://r/a.txt"), "longer now");
+    put(*m_registry, QStringLiteral("memory://r/e.txt"), "new");
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.refresh();
+    QCOMPARE(model.rowCount(), 4); // the old rows stay until the new listing is complete
+    QVERIFY(waitFor([&] { return !model.loading(); }));
+    QCOMPARE(reset.count(), 0);
+    QCOMPARE(removed.count(), 1); // b and c, one run
+    QCOMPARE(inserted.count(), 1);
+    QCOMPARE(changed.count(), 1); // a's size
+    QStringList names;
+    for (int r = 0; r < model.rowCount(); ++r)
+        names << model.index(r, DirectoryModel::Name).data().toString();
+    QCOMPARE(names, (QStringList{QStringLiteral("a.txt"), QStringLiteral("d.txt"), QStringLiteral("e.txt")}));
+    QCOMPARE(model.entryAt(0)->size, std::uint64_t(10));
 }
 
 void TestDirectoryModel::dropsAskForTransfers()

@@ -32,7 +32,7 @@ Result<Location> Registry::open(std::string_view uriText)
 
 Result<Location> Registry::open(const Uri &uri)
 {
-    std::lock_guard lock(m_mutex);
+    std::unique_lock lock(m_mutex);
     auto factory = m_factories.find(uri.scheme());
     if (factory == m_factories.end()) {
         std::string known;
@@ -48,15 +48,22 @@ Result<Location> Registry::open(const Uri &uri)
     auto path = normalizePath(target->path);
     if (!path)
         return std::move(path.error()).withContext("open", uri.redacted());
-    auto cached = m_operators.find(target->key);
-    if (cached == m_operators.end()) {
-        auto secret = m_secrets.find(target->key);
-        auto backend = secret == m_secrets.end() ? factory->second->create(uri, *target)
-                                                 : factory->second->create(uri, *target, secret->second);
-        if (!backend)
-            return std::move(backend.error()).withContext("open", uri.redacted());
-        cached = m_operators.emplace(target->key, std::make_shared<Operator>(std::move(*backend), m_options)).first;
-    }
+    if (auto cached = m_operators.find(target->key); cached != m_operators.end())
+        return Location{cached->second, std::move(*path)};
+    // Creating a backend may connect to a server: not under the lock, so other threads
+    // (the desktop app's GUI thread setting a secret, say) never wait for the network.
+    BackendFactory *maker = factory->second.get(); // factories are never removed
+    std::optional<ConnectionSecret> secret;
+    if (auto s = m_secrets.find(target->key); s != m_secrets.end())
+        secret = s->second;
+    lock.unlock();
+    auto backend = secret ? maker->create(uri, *target, *secret) : maker->create(uri, *target);
+    if (!backend)
+        return std::move(backend.error()).withContext("open", uri.redacted());
+    auto made = std::make_shared<Operator>(std::move(*backend), m_options);
+    lock.lock();
+    // Opened meanwhile by another thread: theirs is kept, ours dropped.
+    auto cached = m_operators.try_emplace(target->key, std::move(made)).first;
     return Location{cached->second, std::move(*path)};
 }
 

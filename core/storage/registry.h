@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,7 @@ class Registry {
 public:
     explicit Registry(OperatorOptions options = {});
 
+    // Factories are added before use and never removed.
     void add(std::unique_ptr<BackendFactory> factory);
     std::vector<std::string> schemes() const;
 

@@ -304,11 +304,10 @@ bool FileCopier::versioned() const
 
 Status FileCopier::sourceUnchanged()
 {
-    // Reads that each named the listed version (and failed had it changed) are a
-    // consistent copy of exactly it: a request to re-check would add nothing (small files
-    // on S3: a GET, no HEAD; a large file over WebDAV: its ranged GETs, no PROPFIND).
-    // Parts resumed from an earlier run were not read now: those are checked.
-    if (versioned() && m_outcome.bytesResumed == 0 && m_outcome.bytesThroughBuffers == m_task.source.size)
+    // One read that named the listed version is a consistent copy of exactly it: a
+    // request to re-check would add nothing (small files on S3: a GET, no HEAD).
+    if (versioned() && m_parts.size() == 1 && m_task.source.size <= m_ctx.buffers.bufferSize()
+        && m_outcome.bytesThroughBuffers == m_task.source.size)
         return {};
     auto now = m_src.stat(m_task.srcPath);
     if (!now)

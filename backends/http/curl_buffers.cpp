@@ -11,7 +11,9 @@
 // size, goes straight to malloc/calloc/realloc/strdup and is counted as usual. When every
 // slot is busy (more concurrent transfers than slots), the buffer is an ordinary malloc.
 // At most kSlots buffers of each size are kept (16 × (16 KiB + 64 KiB) ≈ 1.3 MiB, reached
-// only after 16 transfers ran at once), for the process's lifetime.
+// only after 16 transfers ran at once), for the process's lifetime. Large bodies use larger
+// buffers (http_client.cpp: fewer, larger socket reads and writes); those sizes are a class
+// of their own with fewer slots (8 × (512 KiB + 1 MiB) = 12 MiB at most).
 #include "backends/http/curl_buffers.h"
 
 #include <curl/curl.h>
@@ -20,12 +22,14 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 
 namespace strata::http {
 
 namespace {
 
 constexpr int kSlots = 16;
+constexpr int kLargeSlots = 8;
 
 struct Slot {
     std::atomic<void *> buffer{nullptr}; // set once by the slot's first holder, never changed after
@@ -34,14 +38,15 @@ struct Slot {
 
 struct SizeClass {
     std::size_t size = 0;
+    int count = kSlots; // slots in use of `slots`
     Slot slots[kSlots];
 };
 
-SizeClass g_classes[2];
+SizeClass g_classes[4];
 
 void *takeSlot(SizeClass &c)
 {
-    for (Slot &slot : c.slots) {
+    for (Slot &slot : std::span(c.slots, std::size_t(c.count))) {
         bool expected = false;
         if (!slot.busy.compare_exchange_strong(expected, true, std::memory_order_acquire))
             continue;
@@ -64,7 +69,7 @@ void *takeSlot(SizeClass &c)
 Slot *slotOf(void *p, std::size_t *size = nullptr)
 {
     for (SizeClass &c : g_classes) {
-        for (Slot &slot : c.slots) {
+        for (Slot &slot : std::span(c.slots, std::size_t(c.count))) {
             if (slot.buffer.load(std::memory_order_acquire) == p) {
                 if (size)
                     *size = c.size;
@@ -120,10 +125,13 @@ void *curlCalloc(std::size_t n, std::size_t size)
 
 } // namespace
 
-int initCurlRecyclingBuffers(std::size_t receiveBufferSize, std::size_t uploadBufferSize)
+int initCurlRecyclingBuffers(const CurlBufferSizes &small, const CurlBufferSizes &large)
 {
-    g_classes[0].size = receiveBufferSize + 1; // curl asks for one byte more (a terminating zero)
-    g_classes[1].size = uploadBufferSize;
+    g_classes[0].size = small.receive + 1; // curl asks for one byte more (a terminating zero)
+    g_classes[1].size = small.upload;
+    g_classes[2].size = large.receive + 1;
+    g_classes[3].size = large.upload;
+    g_classes[2].count = g_classes[3].count = kLargeSlots;
     return curl_global_init_mem(CURL_GLOBAL_DEFAULT, curlMalloc, curlFree, curlRealloc, curlStrdup, curlCalloc);
 }
 

@@ -244,7 +244,7 @@ Result<std::unique_ptr<Writer>> WebDavBackend::write(std::string_view path, cons
 {
     // The MOVE that publishes the upload refuses to replace anything (Overwrite: F); a large
     // upload is also checked first, so its bytes are not sent only to be refused.
-    if (!options.overwrite && (!options.sizeHint || *options.sizeHint >= kEarlyCheckFrom)) {
+    if (!options.overwrite && !options.fresh && (!options.sizeHint || *options.sizeHint >= kEarlyCheckFrom)) {
         auto there = stat(path);
         if (there)
             return Error(there->isDir() ? ErrorKind::IsDirectory : ErrorKind::AlreadyExists);
@@ -293,6 +293,11 @@ void WebDavBackend::discard(std::string_view path)
 
 Result<long> WebDavBackend::authSchemeFor(std::string_view dir)
 {
+    {
+        std::lock_guard lock(m_schemesMutex);
+        if (auto it = m_schemes.find(dir); it != m_schemes.end())
+            return it->second;
+    }
     http::Request request;
     static constexpr http::HeaderRef depth0[] = {{"Depth", "0"}};
     request.headers = depth0;
@@ -303,7 +308,12 @@ Result<long> WebDavBackend::authSchemeFor(std::string_view dir)
         return fail(*response, "PROPFIND");
     // Digest where offered: the streamed PUT then goes first without a body (curl's probe).
     const long offered = response->authOffered;
-    return offered & http::kAuthDigest ? http::kAuthDigest : offered;
+    const long scheme = offered & http::kAuthDigest ? http::kAuthDigest : offered;
+    std::lock_guard lock(m_schemesMutex);
+    if (m_schemes.size() >= 256)
+        m_schemes.clear(); // a bound, not a policy: a directory asked again costs one request
+    m_schemes.emplace(std::string(dir), scheme);
+    return scheme;
 }
 
 Status WebDavBackend::relocate(std::string_view method, std::string_view from, std::string_view to, bool overwrite)

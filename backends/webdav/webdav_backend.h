@@ -7,7 +7,9 @@
 #include "core/storage/backend.h"
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 
 namespace strata::webdav {
 
@@ -43,7 +45,8 @@ public:
     // Removes a temporary upload, best effort.
     void discard(std::string_view path);
     // The authentication scheme the server wants in `dir` (http::kAuth* bits; 0: the client's
-    // choice will do), asked before a body that cannot be sent twice for a 401 round trip.
+    // choice will do), asked before a body that cannot be sent twice for a 401 round trip;
+    // once per directory (the uploads of a tree ask it once, not once per file).
     Result<long> authSchemeFor(std::string_view dir);
 
 private:
@@ -63,6 +66,8 @@ private:
     Config m_config;
     std::shared_ptr<http::Client> m_client;
     ListingCache m_listings;
+    std::mutex m_schemesMutex;
+    std::map<std::string, long, std::less<>> m_schemes; // authSchemeFor's answers, by directory
 };
 
 } // namespace strata::webdav

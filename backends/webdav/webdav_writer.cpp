@@ -11,7 +11,7 @@ namespace strata::webdav {
 WebDavWriter::WebDavWriter(std::shared_ptr<WebDavBackend> backend, std::string path, WriteOptions options)
     : m_backend(std::move(backend)), m_path(std::move(path)), m_temp(temporaryPath(m_path)), m_options(std::move(options))
 {
-    if (m_options.sizeHint && *m_options.sizeHint <= kBufferLimit)
+    if (m_options.sizeHint && *m_options.sizeHint <= kStreamFrom)
         m_buffer.reserve(std::size_t(*m_options.sizeHint));
 }
 
@@ -26,7 +26,7 @@ Status WebDavWriter::write(std::span<const std::byte> data)
         return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
     m_written += data.size();
     if (!m_thread.joinable()) {
-        const bool large = m_options.sizeHint && *m_options.sizeHint > kBufferLimit;
+        const bool large = m_options.sizeHint && *m_options.sizeHint > kStreamFrom;
         if (!large && m_buffer.size() + data.size() <= kBufferLimit) {
             m_buffer.insert(m_buffer.end(), data.begin(), data.end());
             return {};
@@ -37,7 +37,13 @@ Status WebDavWriter::write(std::span<const std::byte> data)
     if (m_options.sizeHint && m_written > *m_options.sizeHint)
         return Error(ErrorKind::InvalidInput, "more bytes were written than the " + std::to_string(*m_options.sizeHint)
                                                   + " announced");
-    return enqueue(data);
+    if (!m_buffer.empty()) { // what was kept before the stream started goes first
+        auto st = handOver(m_buffer);
+        m_buffer = {};
+        if (!st)
+            return st;
+    }
+    return handOver(data);
 }
 
 Status WebDavWriter::startStream()
@@ -48,11 +54,6 @@ Status WebDavWriter::startStream()
     if (!scheme)
         return std::move(scheme).error();
     m_sentSome = true;
-    if (!m_buffer.empty()) {
-        m_queued = m_buffer.size();
-        m_queue.push_back(std::move(m_buffer));
-        m_buffer = {};
-    }
     http::Request request;
     request.source = [this](std::span<std::byte> out) { return pull(out); };
     request.sourceSize = m_options.sizeHint; // none: sent chunked
@@ -68,38 +69,32 @@ Status WebDavWriter::startStream()
     return {};
 }
 
-Status WebDavWriter::enqueue(std::span<const std::byte> data)
+Status WebDavWriter::handOver(std::span<const std::byte> data)
 {
+    if (data.empty())
+        return {};
     std::unique_lock lock(m_mutex);
-    m_cv.wait(lock, [this] { return m_queued < kQueueLimit || m_done; });
-    if (m_done)
-        return m_streamError ? *m_streamError : Error(ErrorKind::Network, "the server ended the upload early");
-    m_queue.emplace_back(data.begin(), data.end());
-    m_queued += data.size();
+    m_pending = data;
     m_cv.notify_all();
+    m_cv.wait(lock, [this] { return m_pending.empty() || m_done; });
+    if (!m_pending.empty()) {
+        m_pending = {}; // the caller's bytes: never touched once write() returned
+        return m_streamError ? *m_streamError : Error(ErrorKind::Network, "the server ended the upload early");
+    }
     return {};
 }
 
 std::size_t WebDavWriter::pull(std::span<std::byte> out)
 {
     std::unique_lock lock(m_mutex);
-    m_cv.wait(lock, [this] { return !m_queue.empty() || m_end || m_cancel; });
+    m_cv.wait(lock, [this] { return !m_pending.empty() || m_end || m_cancel; });
     if (m_cancel)
         return http::Request::kAbortBody;
-    std::size_t n = 0;
-    while (n < out.size() && !m_queue.empty()) {
-        auto &front = m_queue.front();
-        const std::size_t take = std::min(out.size() - n, front.size() - m_frontSent);
-        std::memcpy(out.data() + n, front.data() + m_frontSent, take);
-        n += take;
-        m_frontSent += take;
-        if (m_frontSent == front.size()) {
-            m_queue.pop_front();
-            m_frontSent = 0;
-        }
-    }
-    m_queued -= n;
-    m_cv.notify_all();
+    const std::size_t n = std::min(out.size(), m_pending.size());
+    std::memcpy(out.data(), m_pending.data(), n);
+    m_pending = m_pending.subspan(n);
+    if (m_pending.empty())
+        m_cv.notify_all();
     return n; // 0 only at the end
 }
 

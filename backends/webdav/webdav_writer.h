@@ -3,7 +3,7 @@
 #include "core/storage/backend.h"
 
 #include <condition_variable>
-#include <deque>
+#include <span>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,13 +18,15 @@ class WebDavBackend;
 // Uploads to a temporary name beside the destination and MOVEs it there at commit, so
 // nothing half-written is ever visible under the name; abort (or destruction) removes the
 // temporary. Small objects are kept in memory and sent in one PUT at commit; larger ones
-// stream in one PUT from a thread while more is written (memory stays bounded).
+// stream in one PUT from a thread while they are written: each write() hands its bytes to
+// curl's read callback and returns once curl has taken them (no copy of ours, memory stays
+// bounded by curl's upload buffer).
 class WebDavWriter final : public Writer {
 public:
-    // Up to this size, one PUT at commit from memory.
+    // An object announced larger than this streams from its first write.
+    static constexpr std::size_t kStreamFrom = 1u << 20;
+    // Up to this size (when none was announced), one PUT at commit from memory.
     static constexpr std::size_t kBufferLimit = 8u << 20;
-    // Bytes written but not yet sent that a streamed upload may hold before write() waits.
-    static constexpr std::size_t kQueueLimit = 16u << 20;
 
     WebDavWriter(std::shared_ptr<WebDavBackend> backend, std::string path, WriteOptions options);
     ~WebDavWriter() override;
@@ -36,7 +38,8 @@ public:
 
 private:
     Status startStream();
-    Status enqueue(std::span<const std::byte> data);
+    // Gives `data` to the streamed PUT; returns once curl has taken all of it.
+    Status handOver(std::span<const std::byte> data);
     // curl's read callback on the upload thread: the next bytes, 0 at the end, or abort.
     std::size_t pull(std::span<std::byte> out);
     Status finishStream();
@@ -55,9 +58,7 @@ private:
     std::thread m_thread; // runs the streamed PUT
     std::mutex m_mutex;
     std::condition_variable m_cv;
-    std::deque<std::vector<std::byte>> m_queue;
-    std::size_t m_queued = 0;     // bytes in m_queue
-    std::size_t m_frontSent = 0;  // bytes of m_queue.front() already handed to curl
+    std::span<const std::byte> m_pending; // bytes handed over that curl has not taken yet
     bool m_end = false;           // commit: no more bytes will come
     bool m_cancel = false;        // abort: fail the PUT
     bool m_done = false;          // the PUT finished (well or not)

@@ -28,6 +28,10 @@ struct WriteOptions {
     // the same key (even in a new process) finds what an earlier, suspended or killed
     // writer left, where the backend can keep it (see Writer::keepsPartialState).
     std::string resumeKey;
+    // Nothing is expected under the name (its directory did not exist when the copy was
+    // planned): a backend may skip a check made only to fail early. commit() still never
+    // replaces anything when `overwrite` is false.
+    bool fresh = false;
 };
 
 // Receives an object's bytes; nothing is visible under the destination name before commit().

@@ -108,6 +108,7 @@ Result<FileOutcome> FileCopier::run()
     writeOptions.overwrite = options.existing == ExistingPolicy::Overwrite || options.mode == TransferMode::Sync;
     writeOptions.sync = options.sync;
     writeOptions.mtimeNs = m_task.source.mtimeNs;
+    writeOptions.fresh = m_task.fresh;
     if (m_ctx.journal && positional && size >= options.partSize)
         writeOptions.resumeKey = resumeKeyFor(m_ctx.journal->jobId(), m_task.dstPath);
     auto writer = m_dst.write(m_task.dstPath, writeOptions);

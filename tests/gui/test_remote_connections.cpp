@@ -1,0 +1,136 @@
+// The desktop app on real servers (s3rver and lighttpd, CTest fixtures): the connection
+// dialog's Test with the right and a wrong secret (the sentence never shows the secret),
+// and a pane browsing each connection once its secret is handed to the registry.
+#include "tests/gui/gui_fixture.h"
+
+#include "tests/behavior/behavior_root.h"
+#include "ui/browser_pane.h"
+#include "ui/connection_dialog.h"
+#include "ui/directory_model.h"
+
+#include <QDateTime>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+
+namespace strata {
+
+using namespace gui_test;
+
+namespace {
+
+QString env(const char *name)
+{
+    return qEnvironmentVariable(name);
+}
+
+void fill(ConnectionDialog &d, const QString &name, const QString &value)
+{
+    auto *edit = qobject_cast<QLineEdit *>(d.field(name));
+    QVERIFY2(edit, qPrintable(name));
+    edit->setText(value);
+}
+
+void test(ConnectionDialog &d)
+{
+    for (auto *b : d.findChildren<QPushButton *>())
+        if (b->text() == QLatin1String("&Test"))
+            b->click();
+}
+
+} // namespace
+
+class TestRemoteConnections : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void webdavDialogAndPane();
+    void s3DialogAndPane();
+};
+
+void TestRemoteConnections::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    loadEnvFile(env("STRATA_WEBDAV_ENVFILE").toStdString());
+    loadEnvFile(env("STRATA_S3_ENVFILE").toStdString());
+    if (env("STRATA_WEBDAV_ENDPOINT").isEmpty() || env("STRATA_S3_ENDPOINT").isEmpty())
+        QSKIP("no servers: run through CTest (fixtures lighttpd and s3rver)");
+}
+
+void TestRemoteConnections::webdavDialogAndPane()
+{
+    const QString endpoint = env("STRATA_WEBDAV_ENDPOINT"), user = env("STRATA_WEBDAV_USER");
+    const QString password = env("STRATA_WEBDAV_PASSWORD");
+    // The environment's password must not help: the dialog's secret is what is tried.
+    qunsetenv("STRATA_WEBDAV_PASSWORD");
+    auto registry = makeRegistry();
+    const QString dir = endpoint + QStringLiteral("/auth/gui-") + QString::number(QDateTime::currentMSecsSinceEpoch());
+    QString webdavDir = dir;
+    webdavDir.replace(QStringLiteral("http://"), QStringLiteral("webdav://"));
+    {
+        ConnectionSecret secret{user.toStdString(), password.toStdString(), {}};
+        QVERIFY(registry->setSecret(webdavDir.toStdString(), secret).ok());
+        put(*registry, webdavDir + QStringLiteral("/hello.txt"), "hello over WebDAV");
+    }
+
+    ConnectionDialog dialog([] { return makeRegistry(); });
+    dialog.setKind(ConnectionDialog::WebDav);
+    fill(dialog, QStringLiteral("url"), dir);
+    fill(dialog, QStringLiteral("user"), user);
+    const QString wrong = QStringLiteral("not-the-PASSWORD-7b1e");
+    fill(dialog, QStringLiteral("password"), wrong);
+    QSignalSpy done(&dialog, &ConnectionDialog::testFinished);
+    test(dialog);
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 15000);
+    QCOMPARE(done[0][0].toBool(), false);
+    QVERIFY2(done[0][1].toString().contains(QLatin1String("authentication failed")), qPrintable(done[0][1].toString()));
+    QVERIFY(!done[0][1].toString().contains(wrong));
+    fill(dialog, QStringLiteral("password"), password);
+    test(dialog);
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 15000);
+    QVERIFY2(done[1][0].toBool(), qPrintable(done[1][1].toString()));
+    QVERIFY(!done[1][1].toString().contains(password));
+    QCOMPARE(dialog.profile().uri, webdavDir);
+
+    BrowserPane pane(*registry);
+    pane.openUri(webdavDir);
+    QVERIFY(waitFor([&] { return pane.model()->rowCount() == 1 && !pane.model()->loading(); }, 15000));
+    QCOMPARE(pane.model()->index(0, DirectoryModel::Name).data().toString(), QStringLiteral("hello.txt"));
+    qputenv("STRATA_WEBDAV_PASSWORD", password.toUtf8());
+}
+
+void TestRemoteConnections::s3DialogAndPane()
+{
+    const QString endpoint = env("STRATA_S3_ENDPOINT"), bucket = env("STRATA_S3_BUCKET");
+    const QString key = env("AWS_ACCESS_KEY_ID"), secret = env("AWS_SECRET_ACCESS_KEY");
+    auto registry = makeRegistry();
+    const QString prefix = QStringLiteral("gui-") + QString::number(QDateTime::currentMSecsSinceEpoch());
+    const QString uri = QStringLiteral("s3://%1/%2?endpoint=%3").arg(bucket, prefix, endpoint);
+    put(*registry, QStringLiteral("s3://%1/%2/a.txt?endpoint=%3").arg(bucket, prefix, endpoint), "object");
+
+    ConnectionDialog dialog([] { return makeRegistry(); });
+    dialog.setKind(ConnectionDialog::S3);
+    fill(dialog, QStringLiteral("bucket"), bucket);
+    fill(dialog, QStringLiteral("prefix"), prefix);
+    fill(dialog, QStringLiteral("endpoint"), endpoint);
+    fill(dialog, QStringLiteral("accessKey"), key);
+    fill(dialog, QStringLiteral("secretKey"), secret);
+    QSignalSpy done(&dialog, &ConnectionDialog::testFinished);
+    test(dialog);
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 15000);
+    QVERIFY2(done[0][0].toBool(), qPrintable(done[0][1].toString()));
+    QVERIFY(!done[0][1].toString().contains(secret));
+
+    BrowserPane pane(*registry);
+    pane.openUri(uri);
+    QVERIFY(waitFor([&] { return pane.model()->rowCount() == 1 && !pane.model()->loading(); }, 15000));
+    QCOMPARE(pane.model()->index(0, DirectoryModel::Name).data().toString(), QStringLiteral("a.txt"));
+}
+
+} // namespace strata
+
+QTEST_MAIN(strata::TestRemoteConnections)
+#include "test_remote_connections.moc"

@@ -1,8 +1,10 @@
-// Go benchmark text and benchstat's statistics: hand-checked medians, order-statistic
-// confidence intervals, Mann-Whitney p-values (exact, with ties, normal approximation) and
-// geomeans; the parser on real `go test -bench -benchmem` output and its round trip; and
-// whole tables compared byte for byte with golang.org/x/perf's own benchstat golden files.
+// benchstat's statistics: hand-checked medians, order-statistic confidence intervals,
+// Mann-Whitney p-values (exact, with ties, normal approximation) and geomeans; whole
+// tables compared byte for byte with golang.org/x/perf's own benchstat golden files.
+// (The Go benchmark text parser and writer: test_go_bench.cpp.)
 #include "tests/unit/unit_checks.h"
+
+#include "tests/unit/bench_samples.h"
 
 #include "core/bench/benchstat.h"
 #include "core/bench/go_bench.h"
@@ -18,14 +20,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::vector<BenchResult> parse(std::string_view text, std::vector<std::string> *warnings = nullptr,
-                               BenchUnitMetadata *units = nullptr)
-{
-    auto results = parseGoBench(text, warnings, units);
-    if (!results.ok())
-        qFatal("parseGoBench failed: %s", results.error().message().c_str());
-    return std::move(results).value();
-}
 
 // benchstat's `-col note`: one input per value of the "note" configuration key.
 std::vector<BenchstatInput> splitByNote(const std::vector<BenchResult> &results)
@@ -110,38 +104,6 @@ BenchmarkEncode/format=gob-48          	  394274	      3062 ns/op
 PASS
 )";
 
-// What `go test -bench . -benchmem -count 2 ./...` prints for two packages, with test log
-// output, a -v style bare name line, a failed benchmark and a line damaged by interleaved
-// output.
-constexpr std::string_view kGoTest = R"(goos: linux
-goarch: amd64
-pkg: example.com/strata/store
-cpu: Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz
-BenchmarkPut/size=4KiB-8         	  120000	      9876 ns/op	 414.73 MB/s	    4200 B/op	      12 allocs/op
-BenchmarkPut/size=4KiB-8         	  118000	     10012 ns/op	 409.10 MB/s	    4200 B/op	      12 allocs/op
-BenchmarkPut/size=1MiB-8         	     900	   1320456 ns/op	 794.10 MB/s	 1049200 B/op	      14 allocs/op
-BenchmarkPut/size=1MiB-8         	     903	   1301122 ns/op	 805.90 MB/s	 1049200 B/op	      14 allocs/op
-BenchmarkGet
-    store_test.go:88: warming cache
-BenchmarkGet-8                   	 1000000	      1021 ns/op	       0 B/op	       0 allocs/op
-BenchmarkGet-8                   	 1000000	      1017 ns/op	       0 B/op	       0 allocs/op
-BenchmarkList-8                  	   50000	     23456 ns/op	      0.5 hit-ratio	    2048 B/op
---- FAIL: BenchmarkBroken-8
-    store_test.go:120: backend went away
-BenchmarkTorn-8   	   store_test.go:130: interleaved log
-PASS
-ok  	example.com/strata/store	12.345s
-goos: linux
-goarch: amd64
-pkg: example.com/strata/walk
-cpu: Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz
-BenchmarkWalk/depth=3/files=1000-8 	    2000	    612345 ns/op
-BenchmarkWalk/depth=3/files=1000-8 	    2000	    609876 ns/op
-BenchmarkSingle                  	     100	     12.5 ns/op
-BenchmarkOdd-8                   	     100	       42
-PASS
-ok  	example.com/strata/walk	3.210s
-)";
 
 } // namespace
 
@@ -160,11 +122,6 @@ private Q_SLOTS:
     void threeRunsAreNeverSignificant();
     void deltaAndNotes();
     void unitsAreTidiedAndScaled();
-    void parsesGoTestOutput();
-    void roundTripsThroughTheWriter();
-    void writerOutputIsGoLike();
-    void rejectsTextThatIsNotUtf8();
-    void goFloatFormatting();
     void matchesBenchstatDocumentationExample();
     void matchesBenchstatCsv();
     void matchesBenchstatGoldenFiles_data();
@@ -449,149 +406,6 @@ void TestBenchstat::unitsAreTidiedAndScaled()
     QCOMPARE(scaleValue(3321.3e6, true), std::string("3.093Gi"));
     QCOMPARE(scaleValue(0, false), std::string("0.000"));
     QCOMPARE(scaleValue(12, false), std::string("12.00"));
-}
-
-void TestBenchstat::parsesGoTestOutput()
-{
-    std::vector<std::string> warnings;
-    const auto results = parse(kGoTest, &warnings);
-    QCOMPARE(int(results.size()), 10);
-
-    const auto &put = results[0];
-    QCOMPARE(put.name, std::string("Put/size=4KiB"));
-    QCOMPARE(put.procs, 8);
-    QCOMPARE(put.fullName(), std::string("Put/size=4KiB-8"));
-    QCOMPARE(put.iterations, std::uint64_t(120000));
-    QCOMPARE(int(put.values.size()), 4);
-    QCOMPARE(put.values[0], (std::pair<std::string, double>{"ns/op", 9876}));
-    QCOMPARE(put.values[1], (std::pair<std::string, double>{"MB/s", 414.73}));
-    QCOMPARE(put.values[2], (std::pair<std::string, double>{"B/op", 4200}));
-    QCOMPARE(put.values[3], (std::pair<std::string, double>{"allocs/op", 12}));
-    QCOMPARE(*put.configValue("goos"), std::string("linux"));
-    QCOMPARE(*put.configValue("pkg"), std::string("example.com/strata/store"));
-    QCOMPARE(*put.configValue("cpu"), std::string("Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz"));
-    QCOMPARE(put.config.front().first, std::string("goos")); // in the order of the lines
-    QCOMPARE(put.config.back().first, std::string("cpu"));
-
-    QCOMPARE(results[4].fullName(), std::string("Get-8"));
-    QCOMPARE(results[6].name, std::string("List"));
-    QCOMPARE(*results[6].value("hit-ratio"), 0.5); // a custom unit
-    QCOMPARE(results[7].name, std::string("Walk/depth=3/files=1000"));
-    QCOMPARE(*results[7].configValue("pkg"), std::string("example.com/strata/walk"));
-    QCOMPARE(results[9].name, std::string("Single"));
-    QCOMPARE(results[9].procs, 0);
-    QCOMPARE(results[9].fullName(), std::string("Single"));
-    QCOMPARE(*results[9].value("ns/op"), 12.5);
-
-    // The torn line and the value without a unit are reported with their line numbers;
-    // PASS, ok, --- FAIL, log lines and the bare name printed by -v are not.
-    QCOMPARE(warnings, (std::vector<std::string>{"line 16: parsing iteration count: invalid syntax",
-                                                 "line 26: missing units"}));
-
-    // Configuration: a later value replaces, an empty one deletes.
-    const auto cfg = parse("a: 1\nb: 2\nBenchmarkX 1 1 ns/op\na: 3\nb:\nBenchmarkX 1 2 ns/op\n");
-    QCOMPARE(cfg[0].config, (std::vector<std::pair<std::string, std::string>>{{"a", "1"}, {"b", "2"}}));
-    QCOMPARE(cfg[1].config, (std::vector<std::pair<std::string, std::string>>{{"a", "3"}}));
-    // Not configuration: upper case, no space after the colon, a leading space.
-    const auto none = parse("Key: v\nfile.go:12: v\n key: v\nBenchmarkX 1 1 ns/op\n");
-    QVERIFY(none[0].config.empty());
-
-    // Other malformed lines, CRLF line ends, names that only look like a -N suffix.
-    warnings.clear();
-    const auto odd = parse("BenchmarkA-8 10\r\nBenchmarkB x 1 ns/op\r\nBenchmarkC 1 one ns/op\r\n"
-                           "BenchmarkD/n=-1 5 7 ns/op\r\nBenchmarkE-08 5 7 ns/op\r\nBenchmarkF-8 5 7 ns/op\r\n",
-                           &warnings);
-    QCOMPARE(warnings, (std::vector<std::string>{"line 1: missing measurements",
-                                                 "line 2: parsing iteration count: invalid syntax",
-                                                 "line 3: parsing measurement: invalid syntax: one"}));
-    QCOMPARE(int(odd.size()), 3);
-    QCOMPARE(odd[0].name, std::string("D/n="));
-    QCOMPARE(odd[0].procs, 1);
-    QCOMPARE(odd[1].name, std::string("E-08"));
-    QCOMPARE(odd[1].procs, 0);
-    QCOMPARE(odd[2].values.back().second, 7.0);
-
-    // Unit metadata.
-    BenchUnitMetadata units;
-    warnings.clear();
-    parse("Unit text-bytes assume=exact better=lower\nUnit text-bytes assume=nothing\nUnit\n", &warnings, &units);
-    QCOMPARE(units["text-bytes"]["assume"], std::string("exact"));
-    QCOMPARE(units["text-bytes"]["better"], std::string("lower"));
-    QCOMPARE(warnings, (std::vector<std::string>{"line 2: metadata assume of unit text-bytes already set to exact",
-                                                 "line 3: missing unit"}));
-}
-
-void TestBenchstat::roundTripsThroughTheWriter()
-{
-    const auto results = parse(kGoTest);
-    const std::string text = formatGoBench(results);
-    std::vector<std::string> warnings;
-    QCOMPARE(parse(text, &warnings), results);
-    QVERIFY(warnings.empty());
-
-    // Values that Go's own fixed formats would round, configuration that changes order,
-    // loses keys and gains new ones.
-    std::vector<BenchResult> made;
-    BenchResult r;
-    r.name = "Write/4KiB/memory";
-    r.procs = 2;
-    r.iterations = 1000;
-    r.values = {{"ns/op", 1234.5678}, {"MB/s", 3321.3}, {"B/op", 0}, {"allocs/op", 0}, {"sec/op", 1.25e-7}};
-    r.config = {{"goos", "linux"}, {"goarch", "amd64"}, {"pkg", "strata"}, {"cpu", "Example CPU @ 2.00GHz"}};
-    made.push_back(r);
-    r.values = {{"ns/op", 1e21}, {"custom-unit", -0.001}};
-    r.config = {{"goos", "linux"}, {"pkg", "strata"}, {"label", "run 2"}};
-    made.push_back(r);
-    r.config = {{"label", "run 2"}, {"goos", "linux"}};
-    r.procs = 0;
-    r.name = "Read";
-    made.push_back(r);
-    r.config.clear();
-    made.push_back(r);
-    QCOMPARE(parse(formatGoBench(made)), made);
-}
-
-void TestBenchstat::writerOutputIsGoLike()
-{
-    BenchResult r;
-    r.name = "Read/4KiB/memory";
-    r.procs = 2;
-    r.iterations = 1000;
-    r.values = {{"ns/op", 1234}, {"MB/s", 3321.3}, {"B/op", 0}, {"allocs/op", 0}};
-    r.config = {{"goos", "linux"}, {"goarch", "amd64"}, {"pkg", "strata"}, {"cpu", "Example CPU"}};
-    BenchResult w = r;
-    w.name = "Write/16MiB/memory";
-    w.iterations = 12;
-    w.values = {{"ns/op", 70123456}, {"MB/s", 239.25}, {"B/op", 512}, {"allocs/op", 2}};
-    QCOMPARE(formatGoBench({r, w}),
-             std::string("goos: linux\ngoarch: amd64\npkg: strata\ncpu: Example CPU\n"
-                         "BenchmarkRead/4KiB/memory-2  \t    1000\t      1234 ns/op\t    3321.3 MB/s\t         0 B/op\t         0 allocs/op\n"
-                         "BenchmarkWrite/16MiB/memory-2\t      12\t  70123456 ns/op\t    239.25 MB/s\t       512 B/op\t         2 allocs/op\n"));
-}
-
-void TestBenchstat::rejectsTextThatIsNotUtf8()
-{
-    REQUIRE_KIND(parseGoBench("goos: linux\nBenchmarkX 1 1 ns/op\nbad: \xff\xfe\n"), ErrorKind::InvalidInput);
-    QVERIFY(parseGoBench("goos: linux\nBenchmarkX 1 1 ns/op\nbad: \xff\n").error().cause().find("line 3") != std::string::npos);
-    REQUIRE_OK(parseGoBench("cpu: caf\xc3\xa9 \xc2\xb5\n"));
-    REQUIRE_OK(parseGoBench(""));
-}
-
-void TestBenchstat::goFloatFormatting()
-{
-    QCOMPARE(formatGoFloat(1.7180000000000001e-06), std::string("1.7180000000000001e-06"));
-    QCOMPARE(formatGoFloat(3.0655e-06), std::string("3.0655e-06"));
-    QCOMPARE(formatGoFloat(100), std::string("100"));
-    QCOMPARE(formatGoFloat(0.95), std::string("0.95"));
-    QCOMPARE(formatGoFloat(0.0001), std::string("0.0001"));
-    QCOMPARE(formatGoFloat(0.00001), std::string("1e-05"));
-    QCOMPARE(formatGoFloat(123456), std::string("123456"));
-    QCOMPARE(formatGoFloat(1e6), std::string("1e+06"));
-    QCOMPARE(formatGoFloat(1234567890), std::string("1.23456789e+09"));
-    QCOMPARE(formatGoFloat(-2.5), std::string("-2.5"));
-    QCOMPARE(formatGoFloat(1e100), std::string("1e+100"));
-    QCOMPARE(formatGoFloat(0), std::string("0"));
-    QCOMPARE(formatGoFloat(kInf), std::string("+Inf"));
 }
 
 void TestBenchstat::matchesBenchstatDocumentationExample()

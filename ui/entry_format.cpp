@@ -13,10 +13,19 @@ namespace strata {
 
 namespace {
 
+// By extensions (or whole name when there is none), cached: a sort by kind of a 100 000-row
+// folder asks for every row's type many times (GUI thread only).
 QMimeType mimeOf(const Entry &entry)
 {
     static const QMimeDatabase db;
-    return db.mimeTypeForFile(QString::fromStdString(entry.name), QMimeDatabase::MatchExtension);
+    static QHash<QString, QMimeType> cache;
+    const QString name = QString::fromStdString(entry.name);
+    const auto dot = name.indexOf(QLatin1Char('.'), 1); // from the first dot: ".tar.gz" is not ".gz"
+    const QString key = (dot > 0 ? name.mid(dot) : name).toLower();
+    auto it = cache.constFind(key);
+    if (it == cache.constEnd())
+        it = cache.insert(key, db.mimeTypeForFile(name, QMimeDatabase::MatchExtension));
+    return *it;
 }
 
 } // namespace

@@ -160,7 +160,6 @@ void DirectoryModel::startListing()
 {
     if (!m_location.op)
         return;
-    m_started.start();
     m_watcher = new QFutureWatcher<ListingChunk>(this);
     connect(m_watcher, &QFutureWatcher<ListingChunk>::resultsReadyAt, this, [this](int begin, int end) {
         for (int i = begin; i < end; ++i)

@@ -4,7 +4,6 @@
 #include "core/storage/registry.h"
 
 #include <QAbstractTableModel>
-#include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QStringList>
 #include <QUrl>
@@ -89,7 +88,6 @@ private:
     std::vector<Entry> m_entries;
     QString m_error;
     QFutureWatcher<ListingChunk> *m_watcher = nullptr;
-    QElapsedTimer m_started;
     DesktopExport m_desktopExport;
     bool m_refreshing = false;       // a refresh gathers the listing here, then applies it
     std::vector<Entry> m_incoming;

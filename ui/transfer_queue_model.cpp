@@ -142,16 +142,6 @@ QStringList TransferQueueModel::failures(const QModelIndex &index) const
     return out;
 }
 
-std::optional<JobState> TransferQueueModel::stateOf(const std::string &id) const
-{
-    return m_queue->state(id);
-}
-
-std::optional<TransferReport> TransferQueueModel::reportOf(const std::string &id) const
-{
-    return m_queue->report(id);
-}
-
 int TransferQueueModel::rowOf(const std::string &id) const
 {
     for (std::size_t i = 0; i < m_rows.size(); ++i)

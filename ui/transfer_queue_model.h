@@ -31,8 +31,6 @@ public:
     void clearFinished();
     // Why files of this job failed ("source: reason" per line), empty when none did.
     QStringList failures(const QModelIndex &index) const;
-    std::optional<JobState> stateOf(const std::string &id) const;
-    std::optional<TransferReport> reportOf(const std::string &id) const;
     std::optional<TransferSpec> specOf(const std::string &id) const { return m_queue->spec(id); }
 
     int rowCount(const QModelIndex &parent = {}) const override;

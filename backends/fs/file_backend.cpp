@@ -2,6 +2,7 @@
 
 #include "backends/fs/file_writer.h"
 #include "core/storage/path.h"
+#include "core/storage/random.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,7 +12,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <random>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -312,9 +312,8 @@ Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view pat
     int fd = ::openat(dirFd.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
     if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOENT)) {
         // No O_TMPFILE here: a hidden name that a crash could leave, but never the real one.
-        std::mt19937_64 rng(std::random_device{}());
         for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
-            tmpName = ".strata-" + std::to_string(rng()) + ".part";
+            tmpName = ".strata-" + std::to_string(randomU64()) + ".part";
             fd = ::openat(dirFd.get(), tmpName.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
             if (fd < 0 && errno != EEXIST)
                 break;

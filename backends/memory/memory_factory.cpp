@@ -5,17 +5,19 @@
 
 namespace strata {
 
-MemoryFactory::MemoryFactory()
-{
-    seedDemoStore(*store("demo"));
-}
+MemoryFactory::MemoryFactory() = default;
 
 std::shared_ptr<MemoryBackend> MemoryFactory::store(const std::string &name)
 {
     std::lock_guard lock(m_mutex);
     auto &slot = m_stores[name];
-    if (!slot)
+    if (!slot) {
         slot = std::make_shared<MemoryBackend>(name);
+        // Seeded on first use, not up front: a command that never opens the demo store
+        // (an image copy timed against nbdcopy) does not pay for 64 MiB of sample image.
+        if (name == "demo")
+            seedDemoStore(*slot);
+    }
     return slot;
 }
 

@@ -11,7 +11,8 @@ namespace strata {
 class MemoryBackend;
 
 // memory://NAME/path: named stores living as long as the factory (the registry). The
-// store "demo" starts with sample folders and files so there is something to try at once.
+// store "demo" starts with sample folders and files so there is something to try at once
+// (filled when first used).
 class MemoryFactory final : public BackendFactory {
 public:
     MemoryFactory();

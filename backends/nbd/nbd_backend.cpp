@@ -14,7 +14,10 @@ namespace strata::nbd {
 
 namespace {
 
-constexpr std::uint64_t kMaxCommand = 1u << 30; // NBD lengths are 32-bit: zero / status in slices
+constexpr std::uint64_t kMaxCommand = 1u << 30; // NBD lengths are 32-bit: zeroing in slices
+// A block status question may cover almost 4 GiB (32-bit length, kept 64 KiB-aligned): a
+// server walks its map in one go, and an image's map costs few round trips.
+constexpr std::uint64_t kMaxStatus = (std::uint64_t(1) << 32) - (std::uint64_t(1) << 16);
 
 bool parseCount(std::string_view text, std::uint64_t low, std::uint64_t high, std::uint64_t &out)
 {
@@ -94,14 +97,17 @@ NbdBackend::NbdBackend(Config config)
 {
 }
 
-NbdBackend::~NbdBackend() = default;
+NbdBackend::~NbdBackend()
+{
+    m_growers.clear(); // connections still handshaking finish (or fail) first
+}
 
 Result<std::shared_ptr<NbdBackend>> NbdBackend::open(Config config)
 {
     auto backend = std::shared_ptr<NbdBackend>(new NbdBackend(std::move(config)));
     auto &cfg = backend->m_config;
     // Also kept by each connection, to connect again after the server dropped it.
-    auto connectOne = [uri = cfg.connectUri]() -> Result<nbd_handle *> {
+    backend->m_connect = [uri = cfg.connectUri]() -> Result<nbd_handle *> {
         nbd_handle *h = nbd_create();
         if (!h)
             return libraryError("cannot create an NBD handle");
@@ -118,7 +124,7 @@ Result<std::shared_ptr<NbdBackend>> NbdBackend::open(Config config)
         }
         return h;
     };
-    auto first = connectOne();
+    auto first = backend->m_connect();
     if (!first)
         return std::move(first).error();
     nbd_handle *h = *first;
@@ -133,19 +139,34 @@ Result<std::shared_ptr<NbdBackend>> NbdBackend::open(Config config)
     backend->m_canZero = nbd_can_zero(h) == 1;
     backend->m_canFlush = nbd_can_flush(h) == 1;
     backend->m_allocation = nbd_can_meta_context(h, LIBNBD_CONTEXT_BASE_ALLOCATION) == 1;
-    const std::size_t wanted = nbd_can_multi_conn(h) == 1 ? cfg.connections : 1;
-    backend->m_connections.push_back(std::make_unique<Connection>(h, cfg.requestsPerConnection, connectOne));
-    // The other connections handshake at the same time, not one after another.
-    std::vector<Result<nbd_handle *>> more(wanted > 0 ? wanted - 1 : 0, Result<nbd_handle *>(nullptr));
-    {
-        std::vector<std::jthread> connecting;
-        for (std::size_t i = 0; i < more.size(); ++i)
-            connecting.emplace_back([&more, &connectOne, i] { more[i] = connectOne(); });
-    }
-    for (auto &m : more)
-        if (m && *m) // a connection that failed is not needed: what connected is enough
-            backend->m_connections.push_back(std::make_unique<Connection>(*m, cfg.requestsPerConnection, connectOne));
+    backend->m_wanted = std::max<std::size_t>(1, nbd_can_multi_conn(h) == 1 ? cfg.connections : 1);
+    backend->m_connections = std::make_unique<std::unique_ptr<Connection>[]>(backend->m_wanted);
+    backend->addConnection(std::make_unique<Connection>(h, cfg.requestsPerConnection, backend->m_connect));
     return backend;
+}
+
+void NbdBackend::addConnection(std::unique_ptr<Connection> connection)
+{
+    std::lock_guard lock(m_growMutex);
+    const std::size_t n = m_live.load(std::memory_order_relaxed);
+    m_connections[n] = std::move(connection);
+    m_live.store(n + 1, std::memory_order_release);
+}
+
+Connection &NbdBackend::nextForData()
+{
+    if (m_wanted > 1 && !m_growing.exchange(true, std::memory_order_acq_rel)) {
+        // The other connections handshake at the same time, each on its own thread, and
+        // join the rotation as they are ready. One that fails is not needed: what
+        // connected is enough (the first one always did).
+        std::lock_guard lock(m_growMutex);
+        for (std::size_t i = 1; i < m_wanted; ++i)
+            m_growers.emplace_back([this] {
+                if (auto h = m_connect(); h && *h)
+                    addConnection(std::make_unique<Connection>(*h, m_config.requestsPerConnection, m_connect));
+            });
+    }
+    return next();
 }
 
 Capabilities NbdBackend::capabilities() const
@@ -179,7 +200,8 @@ Status NbdBackend::checkPath(std::string_view path) const
 
 Connection &NbdBackend::next()
 {
-    return *m_connections[m_next.fetch_add(1, std::memory_order_relaxed) % m_connections.size()];
+    const std::size_t live = m_live.load(std::memory_order_acquire);
+    return *m_connections[m_next.fetch_add(1, std::memory_order_relaxed) % live];
 }
 
 Result<Entry> NbdBackend::stat(std::string_view path)
@@ -217,7 +239,7 @@ Result<std::size_t> NbdBackend::read(std::string_view path, std::uint64_t offset
         commands[i].batch = &batch;
         void *into = buffer.data() + done;
         const std::uint64_t at = offset + done;
-        next().submit(commands[i],
+        nextForData().submit(commands[i],
                       [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_pread(h, into, n, at, cb, 0); },
                       "read");
     }
@@ -241,7 +263,7 @@ Status NbdBackend::pwrite(std::uint64_t offset, std::span<const std::byte> data)
         commands[i].batch = &batch;
         const void *from = data.data() + done;
         const std::uint64_t at = offset + done;
-        next().submit(commands[i],
+        nextForData().submit(commands[i],
                       [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_pwrite(h, from, n, at, cb, 0); },
                       "write");
     }
@@ -269,7 +291,7 @@ Status NbdBackend::zero(std::uint64_t offset, std::uint64_t length)
         const std::uint64_t at = offset + i * kMaxCommand;
         const std::uint64_t n = std::min(kMaxCommand, offset + length - at);
         commands[i].batch = &batch;
-        next().submit(commands[i],
+        nextForData().submit(commands[i],
                       [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_zero(h, n, at, cb, 0); },
                       "write zeroes");
     }
@@ -283,8 +305,9 @@ Status NbdBackend::flush()
     // Every connection flushes: with multi-conn, one flush covers all, but not every
     // server promises that for writes still in flight on another connection.
     Batch batch;
-    std::vector<Connection::Command> commands(m_connections.size());
-    for (std::size_t i = 0; i < m_connections.size(); ++i) {
+    const std::size_t live = m_live.load(std::memory_order_acquire);
+    std::vector<Connection::Command> commands(live);
+    for (std::size_t i = 0; i < live; ++i) {
         commands[i].batch = &batch;
         m_connections[i]->submit(commands[i],
                                  [](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_flush(h, cb, 0); },
@@ -324,9 +347,12 @@ Result<std::vector<Extent>> NbdBackend::extentsOf(std::uint64_t offset, std::uin
         return std::vector<Extent>{};
     if (!m_allocation)
         return std::vector<Extent>{{offset, end - offset, ExtentKind::Data}};
-    // Slices asked in parallel, one per connection and a few more; each slice repeats its
-    // question from where the server's answer stopped (answers may cover less).
-    const std::size_t slices = std::max<std::size_t>(1, m_connections.size() * 2);
+    // Slices asked in parallel, two per connection (and as many as the longest question
+    // allows); each slice repeats its question from where the server's answer stopped
+    // (answers may cover less).
+    const std::uint64_t span = end - offset;
+    const std::size_t slices = std::max<std::size_t>({2, m_live.load(std::memory_order_acquire) * 2,
+                                                      std::size_t((span + kMaxStatus - 1) / kMaxStatus)});
     const std::uint64_t sliceLength = std::max<std::uint64_t>(((end - offset) / slices + 0xFFFF) & ~std::uint64_t(0xFFFF), 1u << 16);
     struct Slice {
         std::uint64_t pos, end;
@@ -346,7 +372,7 @@ Result<std::vector<Extent>> NbdBackend::extentsOf(std::uint64_t offset, std::uin
             any = true;
             commands[i] = {nullptr, &batch, &slice.found, slice.pos};
             const std::uint64_t at = slice.pos;
-            const std::uint64_t n = std::min(kMaxCommand, slice.end - slice.pos);
+            const std::uint64_t n = std::min(kMaxStatus, slice.end - slice.pos);
             const nbd_extent_callback extents{.callback = &onExtents, .user_data = &commands[i], .free = nullptr};
             next().submit(commands[i],
                           [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_block_status(h, n, at, extents, cb, 0); },

@@ -3,9 +3,14 @@
 #include "core/storage/backend.h"
 
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
+
+struct nbd_handle;
 
 namespace strata::nbd {
 
@@ -29,6 +34,9 @@ class Connection;
 // Reads and writes are split into requests of Config::requestSize spread over several
 // connections (when the server advertises multi-conn), each driven by its own I/O thread
 // through libnbd's asynchronous calls and completing straight into the caller's buffer.
+// Only the first connection is made at open; the others handshake in the background when
+// the first data command is sent, so a look at an image (stat, its extents, an empty
+// image's copy) costs one connection, and a copy's first requests never wait for them.
 class NbdBackend final : public Backend, public std::enable_shared_from_this<NbdBackend> {
 public:
     static Result<std::shared_ptr<NbdBackend>> open(Config config);
@@ -45,7 +53,8 @@ public:
     Result<std::vector<Extent>> extents(std::string_view path) override;
 
     std::uint64_t size() const { return m_size; }
-    std::size_t connectionCount() const { return m_connections.size(); }
+    // Connections made so far (at most Config::connections; 1 until data moves).
+    std::size_t connectionCount() const { return m_live.load(std::memory_order_acquire); }
 
     // Used by the writer: positional writes, zeroing, flushing; all wait for completion.
     Status pwrite(std::uint64_t offset, std::span<const std::byte> data);
@@ -57,11 +66,20 @@ private:
     explicit NbdBackend(Config config);
     Status checkPath(std::string_view path) const;
     Connection &next();
+    Connection &nextForData(); // as next(), and the other connections start connecting
+    void addConnection(std::unique_ptr<Connection> connection);
     std::string imageName() const;
 
     Config m_config;
-    std::vector<std::unique_ptr<Connection>> m_connections;
+    std::function<Result<nbd_handle *>()> m_connect;
+    // Fixed slots, filled in order; m_live of them are ready (readers need no lock).
+    std::unique_ptr<std::unique_ptr<Connection>[]> m_connections;
     std::atomic<std::size_t> m_next{0};
+    std::size_t m_wanted = 1;
+    std::atomic<std::size_t> m_live{0};
+    std::atomic<bool> m_growing{false};
+    std::mutex m_growMutex;
+    std::vector<std::jthread> m_growers; // joined before the connections go
     std::uint64_t m_size = 0;
     bool m_readOnly = false;
     bool m_canZero = false;

@@ -1,12 +1,12 @@
 #include "backends/webdav/webdav_href.h"
 
 #include "core/storage/path.h"
+#include "core/storage/random.h"
 #include "core/storage/uri.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <random>
 
 namespace strata::webdav {
 
@@ -53,9 +53,8 @@ std::optional<std::string> hrefPath(std::string_view href, std::string_view orig
 
 std::string temporaryPath(std::string_view path)
 {
-    static thread_local std::mt19937_64 random{std::random_device{}()};
     char tag[17];
-    std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(random()));
+    std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(randomU64()));
     // The final name is kept when short, so a left-over upload (a killed process) says
     // what it was; a long one would push the name past the server's limit.
     const std::string_view name = baseName(path);

@@ -1,6 +1,6 @@
 #include "backends/webdav/webdav_listing_cache.h"
 
-#include <random>
+#include "core/storage/random.h"
 
 namespace strata::webdav {
 
@@ -8,8 +8,7 @@ std::string ListingCache::keep(Listing listing)
 {
     std::lock_guard lock(m_mutex);
     // A random part: a token from another backend instance (or process) never matches.
-    static thread_local std::mt19937_64 random{std::random_device{}()};
-    std::string id = std::to_string(random()) + "." + std::to_string(++m_next);
+    std::string id = std::to_string(randomU64()) + "." + std::to_string(++m_next);
     m_listings.emplace_back(id, std::move(listing));
     if (m_listings.size() > kMaxListings)
         m_listings.pop_front();

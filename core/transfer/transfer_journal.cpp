@@ -6,7 +6,9 @@
 #include <QFile>
 #include <QJsonDocument>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 namespace strata {
@@ -87,11 +89,22 @@ Result<std::unique_ptr<TransferJournal>> TransferJournal::load(const std::string
 
 std::vector<std::string> TransferJournal::list(const std::string &dir)
 {
+    // Plain readdir: every `strata cp` looks here for a transfer to resume, and a name
+    // filter through QDir would compile a regular expression each time.
+    std::vector<std::pair<std::filesystem::file_time_type, std::string>> found;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (!name.ends_with(kSpecSuffix) || !it->is_regular_file(ec))
+            continue;
+        found.emplace_back(it->last_write_time(ec), dir + "/" + name);
+    }
+    // Newest first.
+    std::sort(found.begin(), found.end(), [](const auto &a, const auto &b) { return a.first > b.first; });
     std::vector<std::string> out;
-    const auto entries = QDir(QString::fromStdString(dir))
-                             .entryList({QStringLiteral("*") + QLatin1String(kSpecSuffix.data())}, QDir::Files, QDir::Time);
-    for (const auto &name : entries)
-        out.push_back(dir + "/" + name.toStdString());
+    out.reserve(found.size());
+    for (auto &f : found)
+        out.push_back(std::move(f.second));
     return out;
 }
 

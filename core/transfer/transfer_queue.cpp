@@ -1,16 +1,16 @@
 #include "core/transfer/transfer_queue.h"
 
-#include <random>
+#include "core/storage/random.h"
 
 namespace strata {
 
 std::string newJobId()
 {
     static constexpr char digits[] = "0123456789abcdef";
-    std::random_device rd;
+    std::uint64_t bits = randomU64();
     std::string id;
-    for (int i = 0; i < 12; ++i)
-        id += digits[rd() % 16];
+    for (int i = 0; i < 12; ++i, bits >>= 4)
+        id += digits[bits & 15];
     return id;
 }
 

@@ -22,10 +22,8 @@ void TaskGroup::wait()
 }
 
 WorkerPool::WorkerPool(std::size_t threads)
+    : m_capacity(std::max<std::size_t>(1, threads))
 {
-    m_threads.reserve(threads);
-    for (std::size_t i = 0; i < std::max<std::size_t>(1, threads); ++i)
-        m_threads.emplace_back([this] { run(); });
 }
 
 WorkerPool::~WorkerPool()
@@ -35,7 +33,7 @@ WorkerPool::~WorkerPool()
         m_stopping = true;
     }
     m_cv.notify_all();
-    m_threads.clear();
+    m_threads.clear(); // joins; no thread starts once m_stopping is set
 }
 
 void WorkerPool::submit(std::function<void()> task)
@@ -43,6 +41,12 @@ void WorkerPool::submit(std::function<void()> task)
     {
         std::lock_guard lock(m_mutex);
         m_queue.push_back(std::move(task));
+        // A task waiting for every idle thread already woken means one more thread, up to
+        // the capacity.
+        if (m_queue.size() > m_idle && m_threads.size() < m_capacity && !m_stopping) {
+            m_threads.emplace_back([this] { run(); });
+            return;
+        }
     }
     m_cv.notify_one();
 }
@@ -62,7 +66,9 @@ void WorkerPool::run()
         std::function<void()> task;
         {
             std::unique_lock lock(m_mutex);
+            ++m_idle;
             m_cv.wait(lock, [this] { return m_stopping || !m_queue.empty(); });
+            --m_idle;
             if (m_queue.empty())
                 return;
             task = std::move(m_queue.front());

@@ -23,8 +23,10 @@ private:
     std::size_t m_pending = 0;
 };
 
-// A fixed set of threads running submitted tasks in order of submission. The pool
-// owns its threads: destruction runs what is queued, then joins.
+// Up to a fixed number of threads running submitted tasks in order of submission. Threads
+// start when work arrives and no thread is idle, so a job with nothing to do in parallel
+// (an empty image, one small file) never pays for them. The pool owns its threads:
+// destruction runs what is queued, then joins.
 class WorkerPool {
 public:
     explicit WorkerPool(std::size_t threads);
@@ -35,7 +37,7 @@ public:
     void submit(std::function<void()> task);
     // Runs task on the pool as part of group (group.add() is done here).
     void submit(TaskGroup &group, std::function<void()> task);
-    std::size_t size() const { return m_threads.size(); }
+    std::size_t capacity() const { return m_capacity; }
 
 private:
     void run();
@@ -44,6 +46,8 @@ private:
     std::condition_variable m_cv;
     std::deque<std::function<void()>> m_queue;
     bool m_stopping = false;
+    std::size_t m_capacity;
+    std::size_t m_idle = 0; // threads waiting for a task
     std::vector<std::jthread> m_threads;
 };
 

@@ -139,7 +139,10 @@ Result<std::shared_ptr<NbdBackend>> NbdBackend::open(Config config)
     backend->m_canZero = nbd_can_zero(h) == 1;
     backend->m_canFlush = nbd_can_flush(h) == 1;
     backend->m_allocation = nbd_can_meta_context(h, LIBNBD_CONTEXT_BASE_ALLOCATION) == 1;
-    backend->m_wanted = std::max<std::size_t>(1, nbd_can_multi_conn(h) == 1 ? cfg.connections : 1);
+    std::size_t connections = cfg.connections;
+    if (connections == 0)
+        connections = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 4);
+    backend->m_wanted = nbd_can_multi_conn(h) == 1 ? connections : 1;
     backend->m_connections = std::make_unique<std::unique_ptr<Connection>[]>(backend->m_wanted);
     backend->addConnection(std::make_unique<Connection>(h, cfg.requestsPerConnection, backend->m_connect));
     return backend;

@@ -8,6 +8,15 @@ target_compile_definitions(strata_build INTERFACE
   QT_NO_CAST_FROM_ASCII QT_NO_CONTEXTLESS_CONNECT QT_USE_QSTRINGBUILDER QT_NO_KEYWORDS
   _FILE_OFFSET_BITS=64)
 target_include_directories(strata_build INTERFACE ${PROJECT_SOURCE_DIR})
+# Sanitizer builds (presets asan, tsan): every Strata target, compiled and linked alike; a
+# report stops the program (no recovery), so a test that triggers one fails.
+if(STRATA_SANITIZE)
+  target_compile_options(strata_build INTERFACE -fsanitize=${STRATA_SANITIZE} -fno-sanitize-recover=all
+                         -fno-omit-frame-pointer)
+  target_link_options(strata_build INTERFACE -fsanitize=${STRATA_SANITIZE})
+  # The allocation counter replaces malloc; a sanitizer must own it instead.
+  target_compile_definitions(strata_build INTERFACE STRATA_SANITIZED=1)
+endif()
 
 # The layers are one-way: core sees QtCore only, a backend sees core (+ its protocol
 # library), ui sees core + Widgets/Charts and never a backend. Checked at configure time.

@@ -70,8 +70,18 @@ AllocCounts allocCounts()
     return {g_allocs.load(std::memory_order_relaxed), g_bytes.load(std::memory_order_relaxed)};
 }
 
+bool allocCountingAvailable()
+{
+#ifdef STRATA_SANITIZED
+    return false;
+#else
+    return true;
+#endif
+}
+
 } // namespace strata
 
+#ifndef STRATA_SANITIZED
 // The malloc family of the whole process (glibc supports replacing it: its own internal
 // allocations and every shared library's go through these symbols).
 extern "C" {
@@ -136,3 +146,4 @@ void *pvalloc(std::size_t size)
 }
 
 } // extern "C"
+#endif // STRATA_SANITIZED

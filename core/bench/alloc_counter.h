@@ -16,5 +16,8 @@ struct AllocCounts {
 // Turns counting on or off (off costs one relaxed load per allocation).
 void setAllocCounting(bool on);
 AllocCounts allocCounts();
+// False in a sanitizer build (STRATA_SANITIZED): the sanitizer owns malloc there, and the
+// counts stay zero.
+bool allocCountingAvailable();
 
 } // namespace strata

@@ -27,7 +27,8 @@ StreamRead memoryReader(std::span<const std::byte> data, std::size_t piece = SIZ
 {
     return [data, piece, pos = std::size_t(0)](std::span<std::byte> buffer) mutable -> Result<std::size_t> {
         const std::size_t n = std::min({buffer.size(), data.size() - pos, piece});
-        std::memcpy(buffer.data(), data.data() + pos, n);
+        if (n > 0) // an empty source has no data pointer to copy from
+            std::memcpy(buffer.data(), data.data() + pos, n);
         pos += n;
         return n;
     };

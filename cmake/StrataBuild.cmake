@@ -40,7 +40,9 @@ function(strata_check_layers)
   foreach(b IN LISTS backends)
     strata_forbid_links(${b} "Widgets" "Gui" "Charts" "strata_ui")
   endforeach()
-  strata_forbid_links(strata_ui "strata_backend" "CURL" "curl" "nbd")
+  if(TARGET strata_ui) # a fuzz tree has no ui
+    strata_forbid_links(strata_ui "strata_backend" "CURL" "curl" "nbd")
+  endif()
 endfunction()
 
 # Declares a backend library: links core only (plus whatever it passes as extra libs).
@@ -50,3 +52,14 @@ function(strata_add_backend name)
   target_link_libraries(strata_backend_${name} PUBLIC strata_core PRIVATE strata_build ${ARG_LIBS})
   set_property(GLOBAL APPEND PROPERTY STRATA_BACKEND_TARGETS strata_backend_${name})
 endfunction()
+
+# Every object of a fuzz tree carries libFuzzer's coverage hooks and ASan/UBSan checks; a
+# UBSan report stops the run like a crash. Only the fuzz targets link libFuzzer's main().
+macro(strata_fuzz_flags)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "STRATA_FUZZ needs clang (cmake --preset fuzz)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+                      -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endmacro()

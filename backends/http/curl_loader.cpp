@@ -92,6 +92,13 @@ CURLcode curl_easy_perform(CURL *handle)
     return curl().easyPerform ? curl().easyPerform(handle) : CURLE_FAILED_INIT;
 }
 
+// curl.h fixes these signatures: the last named parameter is an enum, which C++ promotes
+// to int, so clang calls va_start on it undefined. libcurl does the same in C, and every ABI
+// we build for passes such an enum as an int: the varargs are where va_start looks.
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wvarargs"
+#endif
 CURLcode curl_easy_setopt(CURL *handle, CURLoption option, ...)
 {
     va_list ap;
@@ -109,6 +116,9 @@ CURLcode curl_easy_getinfo(CURL *handle, CURLINFO info, ...)
     va_end(ap);
     return curl().easyGetinfo ? curl().easyGetinfo(handle, info, out) : CURLE_FAILED_INIT;
 }
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 const char *curl_easy_strerror(CURLcode code)
 {

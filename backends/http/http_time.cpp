@@ -4,6 +4,8 @@
 #include <QLocale>
 #include <QTimeZone>
 
+#include <limits>
+
 namespace strata::http {
 
 std::optional<std::int64_t> parseTime(const std::string &value)
@@ -17,7 +19,12 @@ std::optional<std::int64_t> parseTime(const std::string &value)
     }
     if (!t.isValid())
         return std::nullopt;
-    return std::int64_t(t.toMSecsSinceEpoch()) * 1'000'000;
+    // Nanoseconds in 64 bits reach years 1677 to 2262; QDateTime reads years up to 9999.
+    constexpr std::int64_t kMaxMs = std::numeric_limits<std::int64_t>::max() / 1'000'000;
+    const std::int64_t ms = t.toMSecsSinceEpoch();
+    if (ms > kMaxMs || ms < -kMaxMs)
+        return std::nullopt;
+    return ms * 1'000'000;
 }
 
 } // namespace strata::http

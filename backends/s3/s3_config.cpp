@@ -87,12 +87,13 @@ Result<Config> parseConfig(const Uri &uri)
                                               "AWS_SECRET_ACCESS_KEY, or ?profile=NAME");
     if (uri.port())
         return Error(ErrorKind::InvalidInput, "an s3:// URI names a bucket; give the server with ?endpoint=");
-    for (const auto &[key, value] : uri.query()) {
+    for (const auto &option : uri.query()) {
+        // Not a structured binding: clang before 16 cannot capture one in a lambda.
+        const std::string &key = option.first;
         static const char *known[] = {"endpoint", "region", "style", "profile", "anonymous", "insecure", "timeout"};
         if (std::none_of(std::begin(known), std::end(known), [&](const char *k) { return key == k; }))
             return Error(ErrorKind::InvalidInput, "unknown s3:// option '" + key
                                                       + "' (known: endpoint, region, style, profile, anonymous, insecure, timeout)");
-        (void)value;
     }
     if (auto region = uri.queryValue("region"); region && !region->empty())
         config.region = *region;

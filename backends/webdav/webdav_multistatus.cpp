@@ -39,6 +39,14 @@ bool MultistatusParser::feed(std::string_view data)
 {
     if (!m_problem.empty())
         return false;
+    if (m_rootClosed) {
+        // The reader has ended its document and would not look at a later piece.
+        if (!trimmed(data).empty()) {
+            m_problem = "there is content after </D:multistatus>";
+            return false;
+        }
+        return true;
+    }
     m_reader.addData(QByteArray(data.data(), qsizetype(data.size())));
     return parse();
 }

@@ -309,6 +309,10 @@ Result<MannWhitneyResult> mannWhitneyUTest(std::span<const double> x1In, std::sp
     const int n1 = int(x1In.size()), n2 = int(x2In.size());
     if (n1 == 0 || n2 == 0)
         return Error(ErrorKind::InvalidInput, "sample is too small");
+    // A NaN equals nothing, itself included: the tie groups below would never end.
+    const auto isNaN = [](double v) { return std::isnan(v); };
+    if (std::any_of(x1In.begin(), x1In.end(), isNaN) || std::any_of(x2In.begin(), x2In.end(), isNaN))
+        return Error(ErrorKind::InvalidInput, "a sample holds NaN");
     std::vector<double> x1(x1In.begin(), x1In.end()), x2(x2In.begin(), x2In.end());
     std::sort(x1.begin(), x1.end());
     std::sort(x2.begin(), x2.end());

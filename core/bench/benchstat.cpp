@@ -405,6 +405,8 @@ BenchstatReport benchstat(const std::vector<BenchstatInput> &inputs, const Bench
             const std::string name = r.fullName();
             const int row = ordinal(nameOrder, name);
             for (const auto &[rawUnit, rawValue] : r.values) {
+                if (std::isnan(rawValue))
+                    continue; // measures nothing, and has no order: sorting and ranking need one
                 const auto [unit, factor] = tidyUnit(rawUnit);
                 auto tableKey = key;
                 tableKey.push_back(ordinal(unitOrder, unit));

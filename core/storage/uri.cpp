@@ -46,6 +46,18 @@ bool hasControlChars(std::string_view s)
     return std::any_of(s.begin(), s.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; });
 }
 
+// "[::1]", "[fe80::1]": printed as is. Any other bracketed host (decoded from "[%5D]",
+// "%5Bx"...) is percent-encoded whole, or it would not read back as the same host.
+bool isIpLiteral(std::string_view host)
+{
+    if (host.size() < 3 || host.front() != '[' || host.back() != ']')
+        return false;
+    const std::string_view inside = host.substr(1, host.size() - 2);
+    return std::all_of(inside.begin(), inside.end(), [](unsigned char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || c == ':' || c == '.';
+    });
+}
+
 } // namespace
 
 std::string percentEncode(std::string_view text, std::string_view keep, bool keepUtf8)
@@ -241,7 +253,7 @@ std::string Uri::format(bool redact) const
         out += "//";
         if (!m_userInfo.empty())
             out += redact ? std::string("REDACTED@") : m_userInfo + '@';
-        if (m_host.starts_with('['))
+        if (isIpLiteral(m_host))
             out += m_host;
         else
             out += percentEncode(m_host, "!$&'()*+,;=", true);
@@ -250,7 +262,11 @@ std::string Uri::format(bool redact) const
             out += std::to_string(*m_port);
         }
     }
-    out += percentEncode(m_path, "/!$&'()*+,;=:@", true);
+    // Without an authority, a path cannot start with "//" (it would read as one).
+    if (!m_hasAuthority && m_path.starts_with("//"))
+        out += "/%2F" + percentEncode(std::string_view(m_path).substr(2), "/!$&'()*+,;=:@", true);
+    else
+        out += percentEncode(m_path, "/!$&'()*+,;=:@", true);
     if (!m_query.empty()) {
         char sep = '?';
         for (const auto &[k, v] : m_query) {

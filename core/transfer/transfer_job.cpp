@@ -147,9 +147,13 @@ void TransferJob::run(Registry &registry, TransferObserver *observer, std::stop_
         m_report.warnings = m_warnings;
     }
     m_bytesDone = m_bytesTotal = m_filesDone = m_filesTotal = m_filesFailed = m_filesSkipped = 0;
-    m_rate = 0;
-    m_rateBytes = 0;
-    m_rateTime = started;
+    {
+        // progress() reads these from other threads (a resumed job is watched while it runs).
+        std::lock_guard lock(m_rateMutex);
+        m_rate = 0;
+        m_rateBytes = 0;
+        m_rateTime = started;
+    }
     m_planning = true;
     setState(JobState::Planning, observer);
     auto plan = planTransfer(registry, m_spec, stop, [&](std::uint64_t files, std::uint64_t bytes) {

@@ -79,7 +79,7 @@ search_leaks() {
     hits=$(grep -rnaF --exclude='*.cmd' --exclude-dir=inputs -- "$form" "$work" 2>/dev/null)
     if [ -n "$hits" ]; then
       fail "a secret leaked (form ${form:0:4}…): $(wc -l <<<"$hits") line(s)"
-      sed 's/^/  LEAK: /' <<<"${hits:0:4000}" | cut -c1-300
+      cut -d: -f1-2 <<<"$hits" | head -40 | sed 's/^/  LEAK at /' # file:line, not the secret
     else
       pass
     fi
@@ -313,12 +313,7 @@ start_tls_server() {
     server.listen(0, "127.0.0.1", () => console.log(server.address().port));
   ' "$inputs/key.pem" "$inputs/cert.pem" >"$inputs/tls.port" 2>"$inputs/tls.err" &
   pids+=("$!")
-  local i
-  for ((i = 0; i < 200; i++)); do
-    tls_port=$(head -n1 "$inputs/tls.port")
-    [ -n "$tls_port" ] && return 0
-    sleep 0.05
-  done
+  tls_port=$(first_line "$inputs/tls.port") && return 0
   echo "FAIL: the HTTPS server did not start: $(cat "$inputs/tls.err")"; exit 1
 }
 

@@ -226,6 +226,10 @@ EOF
   run dav-none 1 -- "$STRATA" -v ls "webdav://$dav_host/auth/"
   run dav-wrong-stat-json 1 -- env STRATA_WEBDAV_USER="$dav_user" STRATA_WEBDAV_PASSWORD="$dav_wrong" "$STRATA" stat --json "webdav://$dav_host/digest/"
 
+  # Every Qt logging category on (strata has no log variable of its own; -v is above).
+  run s3-qt-debug 0 -- env QT_LOGGING_RULES='*.debug=true' "${s3env[@]}" "$STRATA" -v ls -R "$s3/$s3q"
+  run dav-qt-debug 0 -- env QT_LOGGING_RULES='*.debug=true' "${davenv[@]}" "$STRATA" -v ls -l "webdav://$dav_host/digest/"
+
   # A dead server (nothing listens on 127.0.0.1:1), with the right secrets.
   run s3-dead 1 -- env "${s3env[@]}" "$STRATA" -v ls "$s3/?endpoint=http://127.0.0.1:1&timeout=1"
   contains "a dead S3 endpoint is named" "$err" "127.0.0.1:1"
@@ -265,7 +269,13 @@ EOF
     "${target[@]}" >"$work/log/killed-$kind.out" 2>"$work/log/killed-$kind.err" &
     local pid=$!
     pids+=("$pid")
-    sleep 1.2
+    # Killed once its journal exists and some data moved (the copy takes ~3 s at 2 MB/s).
+    local i
+    for ((i = 0; i < 200; i++)); do
+      compgen -G "$STRATA_STATE_DIR/transfers/*.json" >/dev/null && grep -q ' of ' "$work/log/killed-$kind.err" && break
+      sleep 0.05
+    done
+    sleep 0.3
     kill -KILL "$pid"; wait "$pid" 2>/dev/null
     if [ -n "$(ls -A "$STRATA_STATE_DIR/transfers" 2>/dev/null)" ]; then pass; else fail "$kind: kill -9 left no journal in $STRATA_STATE_DIR/transfers"; fi
     cp -a "$STRATA_STATE_DIR" "$work/log/journal-after-kill-$kind"

@@ -28,6 +28,7 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# shellcheck source=../lib/checks.sh
 source "$HERE/../lib/checks.sh"
 ulimit -c 0 # the crash below leaves no core file
 
@@ -48,7 +49,8 @@ n=0
 run() {
   local label=$1 want=$2; shift 3
   n=$((n + 1))
-  local base=$work/log/$(printf '%03d' "$n")-${label//[^A-Za-z0-9_.-]/_}
+  local base
+  base=$work/log/$(printf '%03d' "$n")-${label//[^A-Za-z0-9_.-]/_}
   printf '%s\n' "$*" >"$base.cmd"
   "$@" >"$base.out" 2>"$base.err"
   local rc=$?

@@ -116,6 +116,9 @@ Result<Config> parseConfig(const Uri &uri)
     if (!custom)
         endpoint = "https://s3." + config.region + ".amazonaws.com";
     auto parsed = Uri::parse(endpoint);
+    if (parsed && parsed->hasUserInfo())
+        return Error(ErrorKind::InvalidInput, "credentials never go in the endpoint; set AWS_ACCESS_KEY_ID and "
+                                              "AWS_SECRET_ACCESS_KEY, or ?profile=NAME");
     if (!parsed || (parsed->scheme() != "http" && parsed->scheme() != "https") || parsed->host().empty())
         return Error(ErrorKind::InvalidInput, "the endpoint must look like http://host:port or https://host");
     if (parsed->path() != "/" && !parsed->path().empty())

@@ -101,6 +101,17 @@ Result<std::string> percentDecode(std::string_view text)
     return out;
 }
 
+// A value that is itself a URL (s3's ?endpoint=) may carry user:password@ too: everything
+// between "://" and the last '@' goes (the password may hold '/' or '@').
+static std::string withoutUserInfo(const std::string &value)
+{
+    const auto scheme = value.find("://");
+    const auto at = value.rfind('@');
+    if (scheme == std::string::npos || at == std::string::npos || at < scheme + 3)
+        return value;
+    return value.substr(0, scheme + 3) + "REDACTED" + value.substr(at);
+}
+
 bool isSecretQueryKey(std::string_view key)
 {
     std::string k = lower(key);
@@ -277,7 +288,7 @@ std::string Uri::format(bool redact) const
                 out += "=REDACTED";
             } else if (!v.empty()) {
                 out += '=';
-                out += percentEncode(v, "!$'()*+,;:@/", true);
+                out += percentEncode(redact ? withoutUserInfo(v) : v, "!$'()*+,;:@/", true);
             }
         }
     }

@@ -4,6 +4,7 @@
 #include "tests/gui/gui_fixture.h"
 
 #include "tests/behavior/behavior_root.h"
+#include "tests/gui/dialog_fields.h"
 #include "ui/browser_pane.h"
 #include "ui/connection_dialog.h"
 #include "ui/directory_model.h"
@@ -26,18 +27,9 @@ QString env(const char *name)
     return qEnvironmentVariable(name);
 }
 
-void fill(ConnectionDialog &d, const QString &name, const QString &value)
-{
-    auto *edit = qobject_cast<QLineEdit *>(d.field(name));
-    QVERIFY2(edit, qPrintable(name));
-    edit->setText(value);
-}
-
 void test(ConnectionDialog &d)
 {
-    for (auto *b : d.findChildren<QPushButton *>())
-        if (b->text() == QLatin1String("&Test"))
-            b->click();
+    testButton(d)->click();
 }
 
 } // namespace

@@ -27,3 +27,14 @@ lacks() {
 one_line() {
   if [ "$(printf '%s\n' "$2" | wc -l)" -eq 1 ]; then pass; else fail "$1: error is not one line: $2"; fi
 }
+# first_line FILE: waits up to 5 s for FILE's first line (a port a server writes once it
+# listens) and prints it; fails if none came.
+first_line() {
+  local i line
+  for ((i = 0; i < 100; i++)); do
+    line=$(head -n1 "$1" 2>/dev/null)
+    [ -n "$line" ] && { printf '%s\n' "$line"; return 0; }
+    sleep 0.05
+  done
+  return 1
+}

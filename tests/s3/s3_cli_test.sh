@@ -45,12 +45,7 @@ start_stub() {
   stub_log=$work/stub-$1.jsonl
   node "$HERE/s3_stub.js" "$1" "$stub_log" "${2:-}" >"$work/stub.port" 2>"$work/stub.err" &
   stub_pid=$!
-  local i
-  for ((i = 0; i < 100; i++)); do
-    stub_port=$(head -n1 "$work/stub.port")
-    [ -n "$stub_port" ] && return 0
-    sleep 0.05
-  done
+  stub_port=$(first_line "$work/stub.port") && return 0
   echo "FAIL: s3_stub.js $1 did not start: $(cat "$work/stub.err")"; exit 1
 }
 

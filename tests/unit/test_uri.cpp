@@ -149,6 +149,9 @@ void TestUri::passwordWithAtSign()
     QCOMPARE(uri.host(), std::string("bucket"));
     QCOMPARE(uri.path(), std::string("/key"));
     QVERIFY(uri.redacted().find("ssw0rd") == std::string::npos);
+    // A URL in a query value (s3's ?endpoint=) loses its user-info too, even a mangled one.
+    Uri endpoint = parsed("s3://bucket/?endpoint=http://AKIA:pw%2Fwith%2Fslash%40x@127.0.0.1:9000");
+    QCOMPARE(endpoint.redacted(), std::string("s3://bucket/?endpoint=http://REDACTED@127.0.0.1:9000"));
 }
 
 void TestUri::secretQueryValuesRedacted_data()

@@ -219,16 +219,20 @@ void KeptHeaders::keep(std::string_view name, std::string_view value)
         if (!equalsIgnoringCase(name, kNames[i]))
             continue;
         Slot &slot = m_slots[i];
+        slot.spilled = m_used + value.size() > m_text.size();
+        if (slot.spilled && m_spill.size() + value.size() > kMaxSpill) {
+            slot.set = false; // hundreds of KiB of one header: not a value to trust
+            return;
+        }
         slot.set = true;
-        slot.size = std::uint16_t(std::min<std::size_t>(value.size(), 0xffff));
-        slot.spilled = m_used + slot.size > m_text.size();
+        slot.size = std::uint32_t(value.size());
         if (slot.spilled) {
-            slot.offset = std::uint16_t(std::min<std::size_t>(m_spill.size(), 0xffff));
-            m_spill.append(value.substr(0, slot.size));
+            slot.offset = std::uint32_t(m_spill.size());
+            m_spill.append(value);
         } else {
             slot.offset = m_used;
-            std::memcpy(m_text.data() + m_used, value.data(), slot.size);
-            m_used = std::uint16_t(m_used + slot.size);
+            std::memcpy(m_text.data() + m_used, value.data(), value.size());
+            m_used += slot.size;
         }
         return;
     }

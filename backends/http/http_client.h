@@ -65,15 +65,16 @@ public:
 
 private:
     struct Slot {
-        std::uint16_t offset = 0;
-        std::uint16_t size = 0;
+        std::uint32_t offset = 0;
+        std::uint32_t size = 0;
         bool set = false;
         bool spilled = false; // in m_spill: a value longer than the inline room (not seen in practice)
     };
     std::array<Slot, kNames.size()> m_slots{};
     std::array<char, 320> m_text{};
-    std::uint16_t m_used = 0;
-    std::string m_spill;
+    std::uint32_t m_used = 0;
+    std::string m_spill; // at most kMaxSpill bytes: a server repeating long headers gets no more
+    static constexpr std::size_t kMaxSpill = 256u << 10;
 };
 
 struct Response {

@@ -183,11 +183,15 @@ Status Operator::removeAll(std::string_view path)
     auto entry = stat(p);
     if (!entry)
         return entry.error().kind() == ErrorKind::NotFound ? Status{} : Status(std::move(entry).error());
+    bool removedChildren = false;
     if (entry->isDir()) {
         // Children are listed again after each page of removals, so the listing never
         // depends on a page token into a directory that is changing.
         for (;;) {
             auto page = list(p, ListOptions{});
+            // An object store's folder that only its keys implied is gone with its last key.
+            if (!page && removedChildren && page.error().kind() == ErrorKind::NotFound)
+                return {};
             if (!page)
                 return std::move(page).error();
             if (page->entries.empty())
@@ -205,11 +209,15 @@ Status Operator::removeAll(std::string_view path)
             if (!files.empty())
                 if (auto st = withContext(m_stack->removeMany(files), "remove", *this, p); !st)
                     return st;
+            removedChildren = true;
         }
         if (p == "/")
             return {};
     }
-    return remove(p);
+    auto st = remove(p);
+    if (!st && removedChildren && st.error().kind() == ErrorKind::NotFound)
+        return {}; // the same: a folder its keys implied, no marker of its own
+    return st;
 }
 
 Status Operator::createDir(std::string_view path, bool parents)

@@ -542,6 +542,14 @@ private Q_SLOTS:
             REQUIRE_KIND(op().remove(dir), ErrorKind::DirectoryNotEmpty);
             REQUIRE_OK(op().removeAll(dir));
             REQUIRE_KIND(op().stat(dir), ErrorKind::NotFound);
+        } else {
+            // A folder only its keys imply (no marker): removing it all removes the keys
+            // and succeeds, though the folder is gone before it can be removed itself.
+            writeFile(p("implied/a"), asBytes("a"));
+            writeFile(p("implied/sub/b"), asBytes("b"));
+            REQUIRE_OK(op().removeAll(p("implied")));
+            REQUIRE_KIND(op().stat(p("implied/a")), ErrorKind::NotFound);
+            REQUIRE_KIND(op().stat(p("implied")), ErrorKind::NotFound);
         }
     }
 

@@ -48,9 +48,11 @@ echo "== aws-sdk-go (old) vs strata (new), strata benchstat"
 echo
 echo "== ratios of medians, strata / aws-sdk-go (goals: ns/op <= 0.90, B/op and allocs/op <= 0.10)"
 "$STRATA" benchstat --format json "$work/go.txt" "$work/strata.txt" >"$work/cmp.json"
+# Three decimals; below 0.001 says so (a ratio like 4.67e-05 must not print as "4.67").
 jq -r '
+  def fmt: if . == null then "-" elif . < 0.001 then "<0.001" else ((. * 1000 | round) / 1000 | tostring) end;
   [.. | objects | select(has("unit") and has("name") and .name != "geomean")]
   | group_by(.name)[] as $rows
   | ($rows | map({(.unit): ((.new.center // 0) / ((.old.center // 0) + 1e-300))}) | add) as $r
-  | "\($rows[0].name)\tsec/op \($r["sec/op"] // "-" | tostring | .[0:5])\tB/op \($r["B/op"] // "-" | tostring | .[0:6])\tallocs/op \($r["allocs/op"] // "-" | tostring | .[0:6])"' \
+  | "\($rows[0].name)\tsec/op \($r["sec/op"] | fmt)\tB/op \($r["B/op"] | fmt)\tallocs/op \($r["allocs/op"] | fmt)"' \
   "$work/cmp.json" 2>/dev/null || echo "(ratios: see the table above)"

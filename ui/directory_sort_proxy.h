@@ -10,9 +10,15 @@ class DirectorySortProxy : public QSortFilterProxyModel {
     Q_OBJECT
 public:
     explicit DirectorySortProxy(QObject *parent = nullptr);
+    void setSourceModel(QAbstractItemModel *model) override;
 
 protected:
+    // On a DirectoryModel, compares the entries themselves (names as UTF-8, sizes, times):
+    // a million-row folder is sorted with no QVariant or QString made per comparison.
     bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
+
+private:
+    const class DirectoryModel *m_directory = nullptr;
 };
 
 } // namespace strata

@@ -6,7 +6,9 @@
 
 #include "core/storage/registry.h"
 
+#include <QElapsedTimer>
 #include <QString>
+#include <QTimer>
 
 #include <chrono>
 #include <functional>
@@ -23,5 +25,34 @@ bool waitFor(const std::function<bool()> &done, int timeoutMs = 10000);
 void put(Registry &registry, const QString &uri, const QByteArray &text);
 QByteArray get(Registry &registry, const QString &uri);
 bool exists(Registry &registry, const QString &uri);
+
+// Measures how long the event loop goes without running a timer that wants to fire every
+// `intervalMs`: the longest stall since start().
+class StallMeter {
+public:
+    explicit StallMeter(int intervalMs)
+    {
+        m_tick.setInterval(intervalMs);
+        QObject::connect(&m_tick, &QTimer::timeout, &m_tick, [this] {
+            const qint64 now = m_clock.elapsed();
+            m_longest = std::max(m_longest, now - m_last);
+            m_last = now;
+        });
+    }
+    void start()
+    {
+        m_clock.start();
+        m_last = m_longest = 0;
+        m_tick.start();
+    }
+    void stop() { m_tick.stop(); }
+    qint64 longest() const { return m_longest; }
+    qint64 elapsed() const { return m_clock.elapsed(); }
+
+private:
+    QTimer m_tick;
+    QElapsedTimer m_clock;
+    qint64 m_last = 0, m_longest = 0;
+};
 
 } // namespace strata::gui_test

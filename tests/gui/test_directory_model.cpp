@@ -228,24 +228,15 @@ void TestDirectoryModel::aSlowStorageNeverBlocksTheEventLoop()
         BrowserPane pane(attempt == 0 ? *m_registry : *registry);
         pane.resize(800, 600);
         pane.show();
-        QElapsedTimer clock;
-        qint64 last = 0, longest = 0;
-        QTimer tick;
-        tick.setInterval(5);
-        connect(&tick, &QTimer::timeout, this, [&] {
-            const qint64 now = clock.elapsed();
-            longest = std::max(longest, now - last);
-            last = now;
-        });
-        clock.start();
-        tick.start();
+        StallMeter stalls(5);
+        stalls.start();
         pane.openUri(QStringLiteral("slow://far/"));
         QVERIFY(waitFor([&] { return pane.model()->rowCount() == 3000 && !pane.model()->loading(); }, 20000));
         pane.refresh();
         QVERIFY(waitFor([&] { return !pane.model()->loading(); }, 20000));
         QCOMPARE(pane.model()->rowCount(), 3000);
-        tick.stop();
-        gaps << longest;
+        stalls.stop();
+        gaps << stalls.longest();
     }
     QStringList shown;
     for (qint64 gap : gaps)

@@ -1,6 +1,8 @@
 // What arrives: sparse files, zstd, verification, changed sources, existing destinations.
 #include "tests/transfer/transfer_suite.h"
 
+#include <QElapsedTimer>
+
 #include <sys/stat.h>
 
 namespace strata::test {
@@ -141,9 +143,14 @@ void TransferSuite::verifyCountsCheckedFiles()
 void TransferSuite::sourceChangedDuringCopyFails()
 {
     const std::uint64_t size = 48u << 20;
+    QElapsedTimer writing;
+    writing.start();
     REQUIRE_DONE(putPattern(m_src->op(), m_src->path("moving.bin"), size, 1));
+    // The copy must outlast the rewrite below, however slow this build writes (a
+    // ThreadSanitizer build: ten times slower): at least 0.75 s, and four writes' time.
+    const double writeSeconds = double(writing.elapsed()) / 1000.0;
     auto o = options();
-    o.bandwidthLimit = 64'000'000; // most of a second
+    o.bandwidthLimit = std::uint64_t(double(size) / std::max(0.75, 4 * writeSeconds));
     const auto id = start(spec({m_src->uri("moving.bin")}, m_dst->uri("moving.bin"), o));
     QVERIFY(!id.empty());
     QVERIFY(waitForBytes(id, 4u << 20));

@@ -18,6 +18,11 @@ void TransferSuite::initTestCase()
 
 void TransferSuite::init()
 {
+    // STRATA_TRANSFER_SKIP=a,b: cases a build cannot time right (scripts/test's
+    // ThreadSanitizer run skips the ones that race a rewrite against a running copy).
+    const QList<QByteArray> skipped = qgetenv("STRATA_TRANSFER_SKIP").split(',');
+    if (skipped.contains(QByteArray(QTest::currentTestFunction())))
+        QSKIP("skipped by STRATA_TRANSFER_SKIP");
     // Retries as in use, with short waits so that faults are quick to test.
     OperatorOptions operatorOptions;
     operatorOptions.retry->initialDelay = std::chrono::milliseconds(5);

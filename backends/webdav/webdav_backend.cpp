@@ -6,6 +6,8 @@
 #include "core/storage/path.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 namespace strata::webdav {
 
@@ -288,7 +290,20 @@ Status WebDavBackend::publish(std::string_view temp, std::string_view path, bool
 
 void WebDavBackend::discard(std::string_view path)
 {
-    (void)send("DELETE", path);
+    // Best effort, but an upload left behind is litter on the user's server: a failed
+    // attempt (a 5xx, a cut connection) is tried again a few times; 404 means it is gone.
+    std::chrono::milliseconds pause{100};
+    for (int attempt = 1;; ++attempt) {
+        auto response = send("DELETE", path);
+        if (response && (response->status < 500 || response->status == 501))
+            return;
+        if (!response && !response.error().temporary())
+            return;
+        if (attempt == 4)
+            return;
+        std::this_thread::sleep_for(pause);
+        pause *= 2;
+    }
 }
 
 Result<long> WebDavBackend::authSchemeFor(std::string_view dir)

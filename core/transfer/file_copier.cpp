@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <sys/stat.h>
 
 namespace strata {
@@ -16,6 +18,7 @@ namespace strata {
 namespace {
 
 constexpr std::uint64_t kKernelChunk = 32u << 20; // in-kernel copies: a progress and stop check every 32 MiB
+constexpr int kWriteAttempts = 5;                 // a positional write and its retries
 
 // How many bytes a resumed writer's partial file holds, where it has an OS handle.
 std::optional<std::uint64_t> partialLength(const Writer &writer)
@@ -280,6 +283,15 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
             continue;
         // The pooled buffer goes to the writer as it is: no copy between read and write.
         auto st = positional ? writer.writeAt(pos, chunk) : writer.write(chunk);
+        // A write at an offset can simply be sent again (the same bytes to the same place):
+        // a temporary failure (EIO from a disk image server) costs a retry, not the file.
+        std::chrono::milliseconds pause{100};
+        for (int again = 1; !st && positional && again < kWriteAttempts && st.error().temporary()
+             && st.error().kind() != ErrorKind::Cancelled && !m_ctx.stop.stop_requested();
+             ++again, pause *= 2) {
+            std::this_thread::sleep_for(pause);
+            st = writer.writeAt(pos, chunk);
+        }
         if (!st) {
             result = std::move(st);
             break;
@@ -324,6 +336,9 @@ Status FileCopier::finish(Writer &writer, std::uint64_t expectedSize, bool check
         writer.abort();
         return st;
     }
+    m_reachedCommit = true;
+    if (m_ctx.journal)
+        m_ctx.journal->markCommitting(m_task.dstPath);
     if (auto st = writer.commit(); !st)
         return st;
     if (!checkSize)

@@ -39,6 +39,8 @@ class FileCopier {
 public:
     FileCopier(const FileTask &task, Operator &dst, CopyContext &context);
     Result<FileOutcome> run();
+    // Whether run() got as far as publishing the copy (its outcome may be unknown).
+    bool reachedCommit() const { return m_reachedCommit; }
 
 private:
     struct Part {
@@ -62,6 +64,7 @@ private:
     std::vector<Part> m_parts;
     FileOutcome m_outcome;
     std::mutex m_outcomeMutex; // parts finish on several threads
+    bool m_reachedCommit = false;
 };
 
 // Hex BLAKE2b-256 of some bytes; the checksum transfers verify with.

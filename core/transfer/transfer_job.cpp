@@ -7,12 +7,21 @@
 
 #include <QCryptographicHash>
 
+#include <condition_variable>
+
 namespace strata {
 
 namespace {
 
 // A copy an earlier run finished counts while it is still there and whole; one removed
 // or cut short since is copied again, never reported as done.
+// Whether copies replace what is at the destination: otherwise a complete copy found where
+// an interrupted publish went can only be ours.
+bool replaces(const TransferOptions &options)
+{
+    return options.existing == ExistingPolicy::Overwrite || options.mode == TransferMode::Sync;
+}
+
 bool stillThere(Operator &dst, const FileTask &task)
 {
     auto copy = dst.stat(task.dstPath);
@@ -147,6 +156,7 @@ void TransferJob::run(Registry &registry, TransferObserver *observer, std::stop_
         m_report.warnings = m_warnings;
     }
     m_bytesDone = m_bytesTotal = m_filesDone = m_filesTotal = m_filesFailed = m_filesSkipped = 0;
+    m_unreachable = false;
     {
         // progress() reads these from other threads (a resumed job is watched while it runs).
         std::lock_guard lock(m_rateMutex);
@@ -156,6 +166,8 @@ void TransferJob::run(Registry &registry, TransferObserver *observer, std::stop_
     }
     m_planning = true;
     setState(JobState::Planning, observer);
+    if (m_journal)
+        m_spec.destinationIsDir = m_journal->destinationIsDir();
     auto plan = planTransfer(registry, m_spec, stop, [&](std::uint64_t files, std::uint64_t bytes) {
         m_filesTotal = files;
         m_bytesTotal = bytes;
@@ -174,6 +186,8 @@ void TransferJob::run(Registry &registry, TransferObserver *observer, std::stop_
             m_journal->remove(); // nothing was done: nothing to resume
         setState(stopped ? (m_cancel ? JobState::Cancelled : JobState::Paused) : JobState::Failed, observer);
     } else {
+        if (m_journal && !m_spec.destinationIsDir && !m_spec.options.dryRun)
+            m_journal->recordDestinationIsDir(plan->dstIsDir);
         m_filesTotal = plan->files.size();
         m_bytesTotal = plan->bytesTotal;
         {
@@ -265,7 +279,9 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
         fileWorkers.submit(group, [this, &task, &dst, &context, observer, &stop, &options] {
             if (stop.stop_requested())
                 return;
-            if (m_journal && m_journal->fileDone(task.dstPath) && stillThere(dst, task)) {
+            if (m_journal
+                && (m_journal->fileDone(task.dstPath) || (m_journal->committing(task.dstPath) && !replaces(options)))
+                && stillThere(dst, task)) {
                 // Copied by an earlier run of this job.
                 m_filesDone.fetch_add(1);
                 addBytes(task.source.size, observer);
@@ -274,8 +290,16 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
                 m_report.bytesResumed += task.source.size;
                 return;
             }
-            FileCopier copier(task, dst, context);
-            auto outcome = copier.run();
+            if (m_unreachable.load()) {
+                m_filesDone.fetch_add(1);
+                addFailure({task.srcOp->display(task.srcPath), dst.display(task.dstPath), ErrorKind::Network,
+                            "not copied " + task.srcOp->display(task.srcPath)
+                                + ": the storage stopped answering (an earlier file failed even after retries); "
+                                  "run the same command again to resume"},
+                           observer);
+                return;
+            }
+            auto outcome = copyWithRetries(task, dst, context, observer);
             m_filesDone.fetch_add(1);
             if (!outcome) {
                 if (outcome.error().kind() != ErrorKind::Cancelled || !stop.stop_requested())
@@ -309,6 +333,62 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
         });
     }
     group.wait();
+}
+
+Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator &dst, CopyContext &context,
+                                                 TransferObserver *observer)
+{
+    // A temporary failure (a server restarting, a connection cut, a 503) costs the file one
+    // more try after a pause, not the whole job: the storage layer retries single requests,
+    // but a stream already half sent can only be sent again from here. Parts written
+    // before are kept where the destination can keep them (resumed, not sent again).
+    constexpr int kAttempts = 4;
+    std::chrono::milliseconds pause{500};
+    // A try that got as far as publishing may have published, with only the answer lost
+    // (the server killed before it replied): then a complete copy is there, and it is ours.
+    bool maybePublished = false;
+    auto publishedEarlier = [&] {
+        if (!maybePublished || replaces(context.options) || !stillThere(dst, task))
+            return std::optional<FileOutcome>();
+        FileOutcome done;
+        done.bytesCopied = task.source.size;
+        addBytes(task.source.size, observer);
+        if (context.journal)
+            context.journal->markFileDone(task.dstPath);
+        return std::optional<FileOutcome>(done);
+    };
+    for (int attempt = 1;; ++attempt) {
+        std::uint64_t counted = 0;
+        CopyContext mine = context;
+        mine.onBytes = [&counted, &context](std::uint64_t n) {
+            counted += n;
+            context.onBytes(n);
+        };
+        FileCopier copier(task, dst, mine);
+        auto outcome = copier.run();
+        if (!outcome && outcome.error().kind() == ErrorKind::AlreadyExists)
+            if (auto done = publishedEarlier())
+                return *done;
+        if (outcome || !outcome.error().temporary() || outcome.error().kind() == ErrorKind::Cancelled
+            || context.stop.stop_requested())
+            return outcome;
+        if (attempt >= kAttempts) {
+            m_unreachable = true;
+            return outcome;
+        }
+        // Its bytes are counted again by the next try.
+        m_bytesDone.fetch_sub(std::min<std::uint64_t>(counted, m_bytesDone.load()), std::memory_order_relaxed);
+        maybePublished = maybePublished || copier.reachedCommit();
+        if (auto done = publishedEarlier())
+            return *done;
+        std::mutex m;
+        std::condition_variable_any cv;
+        std::unique_lock lock(m);
+        cv.wait_for(lock, context.stop, pause, [] { return false; });
+        if (context.stop.stop_requested())
+            return outcome;
+        pause *= 2;
+    }
 }
 
 void TransferJob::finishPlan(TransferPlan &plan, TransferObserver *observer, const std::stop_token &stop)

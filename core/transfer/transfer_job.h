@@ -14,6 +14,9 @@
 namespace strata {
 
 struct TransferPlan;
+struct FileTask;
+struct FileOutcome;
+struct CopyContext;
 
 // One transfer: plans, then copies its files with bounded parallelism and memory,
 // journaling as it goes. run() returns when the job is done, failed, paused or cancelled
@@ -43,6 +46,8 @@ public:
 
 private:
     void copyFiles(TransferPlan &plan, TransferObserver *observer, const std::stop_token &stop);
+    Result<FileOutcome> copyWithRetries(const FileTask &task, Operator &dst, CopyContext &context,
+                                        TransferObserver *observer);
     void finishPlan(TransferPlan &plan, TransferObserver *observer, const std::stop_token &stop);
     void addBytes(std::uint64_t n, TransferObserver *observer);
     void emitProgress(TransferObserver *observer, bool force);
@@ -62,6 +67,9 @@ private:
     std::atomic<std::uint64_t> m_bytesDone{0}, m_bytesTotal{0}, m_filesDone{0}, m_filesTotal{0}, m_filesFailed{0},
         m_filesSkipped{0};
     std::atomic<bool> m_planning{false};
+    // A file failed temporarily even after its retries: the storage stopped answering, so
+    // the files not started yet are not tried (the next run resumes them).
+    std::atomic<bool> m_unreachable{false};
     std::atomic<std::int64_t> m_lastEmitNs{0};
     mutable std::mutex m_rateMutex;
     double m_rate = 0;

@@ -129,12 +129,18 @@ bool TransferJournal::replay(const std::string &logPath)
         std::istringstream in(std::string(line, std::size_t(len - 1)));
         std::string tag, encoded;
         in >> tag >> encoded;
+        if (tag == "D") {
+            m_destinationIsDir = encoded == "into";
+            continue;
+        }
         auto decoded = percentDecode(encoded);
         if (!decoded)
             continue;
         const std::string &path = *decoded;
         if (tag == "F") {
             m_done.insert(path);
+        } else if (tag == "C") {
+            m_committing.insert(path);
         } else if (tag == "S") {
             FileState state;
             in >> state.size >> state.mtimeNs;
@@ -172,6 +178,32 @@ void TransferJournal::markFileDone(const std::string &dstPath)
     m_done.insert(dstPath);
     m_files.erase(dstPath);
     append("F " + encode(dstPath) + "\n");
+}
+
+void TransferJournal::markCommitting(const std::string &dstPath)
+{
+    std::lock_guard lock(m_mutex);
+    m_committing.insert(dstPath);
+    append("C " + encode(dstPath) + "\n");
+}
+
+bool TransferJournal::committing(const std::string &dstPath) const
+{
+    std::lock_guard lock(m_mutex);
+    return m_committing.count(dstPath) > 0;
+}
+
+void TransferJournal::recordDestinationIsDir(bool into)
+{
+    std::lock_guard lock(m_mutex);
+    m_destinationIsDir = into;
+    append(into ? "D into\n" : "D as\n");
+}
+
+std::optional<bool> TransferJournal::destinationIsDir() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_destinationIsDir;
 }
 
 void TransferJournal::beginFile(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs)

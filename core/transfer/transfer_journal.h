@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,6 +37,14 @@ public:
 
     bool fileDone(const std::string &dstPath) const;
     void markFileDone(const std::string &dstPath);
+    // About to publish dstPath: a run killed between this and markFileDone may or may not
+    // have published it, so the next run accepts a complete copy found there.
+    void markCommitting(const std::string &dstPath);
+    bool committing(const std::string &dstPath) const;
+    // How the first run read the destination: a directory to copy into, or the new name
+    // (the first run may have created it, and the next must not then copy into it).
+    void recordDestinationIsDir(bool into);
+    std::optional<bool> destinationIsDir() const;
     // Starts (or restarts) the part log of a file of this size and mtime; parts recorded
     // for another version of the source are forgotten.
     void beginFile(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs);
@@ -66,6 +75,8 @@ private:
     mutable std::mutex m_mutex;
     std::FILE *m_log = nullptr;
     std::set<std::string, std::less<>> m_done;
+    std::set<std::string, std::less<>> m_committing;
+    std::optional<bool> m_destinationIsDir;
     std::map<std::string, FileState, std::less<>> m_files;
 };
 

@@ -259,7 +259,10 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
     const auto typed = Uri::parse(spec.destination);
     const bool slash = typed ? typed->path().ends_with('/') : spec.destination.ends_with('/');
     // An existing file stays a file even when its URI ends in '/' (an NBD export's is "/").
-    const bool dstIsDir = (dstEntry && dstEntry->isDir()) || (!dstEntry && slash) || spec.sources.size() > 1;
+    const bool dstIsDir = spec.destinationIsDir
+        ? *spec.destinationIsDir
+        : (dstEntry && dstEntry->isDir()) || (!dstEntry && slash) || spec.sources.size() > 1;
+    plan.dstIsDir = dstIsDir;
     if (dstEntry && !dstEntry->isDir() && spec.sources.size() > 1)
         return Error(ErrorKind::NotDirectory, "several sources need a directory to copy into")
             .withContext("copy to", dst->display());

@@ -30,6 +30,7 @@ struct TransferPlan {
     std::vector<SkippedItem> notCopied;
     std::uint64_t bytesTotal = 0;
     std::uint64_t unchanged = 0;      // sync: files already up to date
+    bool dstIsDir = false;            // sources went into the destination (not as it)
 };
 
 using PlanProgress = std::function<void(std::uint64_t files, std::uint64_t bytes)>;

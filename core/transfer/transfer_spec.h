@@ -5,6 +5,7 @@
 #include <QJsonObject>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct TransferSpec {
     std::vector<std::string> sources;
     std::string destination;
     TransferOptions options;
+    // Set when resuming: whether the first run copied into the destination (a directory)
+    // or to it as a new name; unset, the planner decides from what is there now.
+    std::optional<bool> destinationIsDir;
 
     QJsonObject toJson() const;
     static Result<TransferSpec> fromJson(const QJsonObject &json);

@@ -10,6 +10,8 @@
 #        lighttpd.sh start DIR  start a server; state in DIR (lighttpd.pid, .port, .env, .conf, .log)
 #        lighttpd.sh stop DIR   stop it (TERM, KILL after 5 s) and remove its data; safe twice
 #        lighttpd.sh env DIR    print DIR/lighttpd.env (shell lines: endpoint, user, password)
+#        lighttpd.sh crash DIR  kill -9 the server, keeping its port and data (fault tests)
+#        lighttpd.sh revive DIR start a crashed server again on the same port and data
 #
 # lighttpd cannot listen on a port the kernel picks and report it, so start tries random
 # free ports until one binds. lighttpd quirks the backend meets: PROPFIND needs Depth 0 or
@@ -159,17 +161,46 @@ EOF
   echo "$endpoint"
 }
 
+cmd_crash() {
+  local dir=$1 pid=""
+  [ -f "$dir/lighttpd.pid" ] && pid=$(head -1 "$dir/lighttpd.pid")
+  is_ours "$pid" "$dir/lighttpd.conf" || die "no server of ours running for $dir"
+  kill -KILL "$pid"
+  while is_ours "$pid" "$dir/lighttpd.conf"; do sleep 0.02; done
+}
+
+cmd_revive() {
+  local dir=$1 pid="" port code i conf=$1/lighttpd.conf
+  [ -f "$dir/lighttpd.port" ] && [ -f "$conf" ] || die "no crashed server recorded in $dir"
+  [ -f "$dir/lighttpd.pid" ] && pid=$(head -1 "$dir/lighttpd.pid")
+  is_ours "$pid" "$conf" && die "the server of $dir is still running (pid $pid)"
+  port=$(cat "$dir/lighttpd.port")
+  setsid "$LIGHTTPD" -D -m "$MODULES" -f "$conf" </dev/null >>"$dir/lighttpd.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$dir/lighttpd.pid"
+  for ((i = 0; i < START_TIMEOUT * 50; i++)); do
+    kill -0 "$pid" 2>/dev/null || die "lighttpd exited while reviving on port $port (see $dir/lighttpd.log)"
+    code=$(curl -s --noproxy '*' -o /dev/null -w '%{http_code}' --max-time 2 -X PROPFIND -H 'Depth: 0' \
+      "http://127.0.0.1:$port/open/") || true
+    [ "$code" = 207 ] && { echo "http://127.0.0.1:$port"; return 0; }
+    sleep 0.02
+  done
+  die "lighttpd did not answer again on port $port within $START_TIMEOUT s"
+}
+
 cmd_env() {
   [ -f "$1/lighttpd.env" ] || die "no server running for $1 (no $1/lighttpd.env)"
   cat "$1/lighttpd.env"
 }
 
-usage() { sed -n '9,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '9,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 case "${1:-}" in
   check) cmd_check ;;
   start) [ $# -eq 2 ] || usage; cmd_start "$2" ;;
   stop) [ $# -eq 2 ] || usage; [ -d "$2" ] || exit 0; cmd_stop "$(cd "$2" && pwd)" ;;
   env) [ $# -eq 2 ] || usage; cmd_env "$2" ;;
+  crash) [ $# -eq 2 ] || usage; cmd_crash "$(cd "$2" && pwd)" ;;
+  revive) [ $# -eq 2 ] || usage; cmd_revive "$(cd "$2" && pwd)" ;;
   *) usage ;;
 esac

@@ -7,6 +7,8 @@
 #        s3rver.sh start DIR    start a server; state in DIR (s3rver.pid, .port, .env, .log)
 #        s3rver.sh stop DIR     stop it (TERM, KILL after 5 s) and remove its data; safe twice
 #        s3rver.sh env DIR      print DIR/s3rver.env (shell lines: endpoint, bucket, keys)
+#        s3rver.sh crash DIR    kill -9 the server, keeping its port and data (fault tests)
+#        s3rver.sh revive DIR   start a crashed server again on the same port and data
 #
 # s3rver accepts any well-formed SigV4 header with access key S3RVER (the signature itself is
 # not checked), and anonymous requests.
@@ -76,17 +78,9 @@ cmd_start() {
   : >"$log"
 
   local t0=$EPOCHREALTIME
-  # --port 0: the kernel picks a free port (no race with other servers); s3rver prints
-  # "S3rver listening on 127.0.0.1:PORT" even with --silent. The legacy OpenSSL provider is
-  # needed by the continuation tokens of paged listings (DES in s3rver, refused by OpenSSL 3).
-  # setsid: the server outlives the script and is not in CTest's process group; all its
-  # descriptors point at the log so CTest does not wait for it.
-  NODE_OPTIONS=--openssl-legacy-provider setsid "$BIN" \
-    --address 127.0.0.1 --port 0 --directory "$data" --silent \
-    --configure-bucket "$BUCKET" </dev/null >>"$log" 2>&1 &
-  local pid=$!
-  echo "$pid" >"$dir/s3rver.pid"
-
+  spawn "$dir" "$data" 0 "$log"
+  local pid
+  pid=$(cat "$dir/s3rver.pid")
   local port="" i
   for ((i = 0; i < START_TIMEOUT * 20; i++)); do
     port=$(sed -n 's/^S3rver listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$log")
@@ -123,17 +117,58 @@ EOF
   echo "$endpoint"
 }
 
+cmd_crash() {
+  local dir=$1 pid=""
+  [ -f "$dir/s3rver.pid" ] && pid=$(cat "$dir/s3rver.pid")
+  is_ours "$pid" || die "no server of ours running for $dir"
+  kill -KILL "$pid"
+  while is_ours "$pid"; do sleep 0.02; done
+}
+
+# spawn DIR DATA PORT LOG: s3rver in the background (PID in DIR/s3rver.pid); PORT 0: the
+# kernel picks one. The legacy OpenSSL provider is needed by the continuation tokens of
+# paged listings (DES in s3rver, refused by OpenSSL 3). setsid: the server outlives the
+# script and is not in CTest's process group; all its descriptors point at the log so CTest
+# does not wait for it. s3rver prints "S3rver listening on 127.0.0.1:PORT" even with --silent.
+spawn() {
+  local dir=$1 data=$2 port=$3 log=$4
+  NODE_OPTIONS=--openssl-legacy-provider setsid "$BIN" \
+    --address 127.0.0.1 --port "$port" --directory "$data" --silent \
+    --configure-bucket "$BUCKET" </dev/null >>"$log" 2>&1 &
+  echo "$!" >"$dir/s3rver.pid"
+}
+
+cmd_revive() {
+  local dir=$1 pid="" port data log=$1/s3rver.log i
+  [ -f "$dir/s3rver.port" ] && [ -f "$dir/s3rver.datadir" ] || die "no crashed server recorded in $dir"
+  [ -f "$dir/s3rver.pid" ] && pid=$(cat "$dir/s3rver.pid")
+  is_ours "$pid" && die "the server of $dir is still running (pid $pid)"
+  port=$(cat "$dir/s3rver.port"); data=$(cat "$dir/s3rver.datadir")
+  local lines
+  lines=$(wc -l <"$log")
+  spawn "$dir" "$data" "$port" "$log"
+  pid=$(cat "$dir/s3rver.pid")
+  for ((i = 0; i < START_TIMEOUT * 20; i++)); do
+    tail -n +"$((lines + 1))" "$log" | grep -q "^S3rver listening on 127\.0\.0\.1:$port\$" && { echo "http://127.0.0.1:$port"; return 0; }
+    kill -0 "$pid" 2>/dev/null || { tail -n +"$((lines + 1))" "$log" >&2; die "s3rver exited while reviving on port $port"; }
+    sleep 0.02
+  done
+  die "s3rver did not listen again on port $port within $START_TIMEOUT s"
+}
+
 cmd_env() {
   [ -f "$1/s3rver.env" ] || die "no server running for $1 (no $1/s3rver.env)"
   cat "$1/s3rver.env"
 }
 
-usage() { sed -n '6,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 case "${1:-}" in
   install) cmd_install ;;
   start) [ $# -eq 2 ] || usage; cmd_start "$2" ;;
   stop) [ $# -eq 2 ] || usage; [ -d "$2" ] || exit 0; cmd_stop "$(cd "$2" && pwd)" ;;
   env) [ $# -eq 2 ] || usage; cmd_env "$2" ;;
+  crash) [ $# -eq 2 ] || usage; cmd_crash "$(cd "$2" && pwd)" ;;
+  revive) [ $# -eq 2 ] || usage; cmd_revive "$(cd "$2" && pwd)" ;;
   *) usage ;;
 esac

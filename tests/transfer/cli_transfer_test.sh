@@ -132,6 +132,25 @@ check "resumed copy is exact" cmp -s "$work/src/big.bin" "$work/out/big.bin"
 no_leftovers "$work/out"
 no_journal "after the resumed copy"
 
+# --- a tree copied to a new name, killed once the new folder exists: the rerun copies into
+# the same place (as the new name, not into it as a subfolder, though it exists now)
+mkdir -p "$work/src/slow"
+for i in $(seq 1 40); do head -c 100000 /dev/urandom >"$work/src/slow/f$i"; done
+tree_cp=("$STRATA" cp -r --jobs 1 --bwlimit 1M --json "$work/src/slow" "$work/out/slow-copy")
+"${tree_cp[@]}" >/dev/null 2>&1 &
+background=$!
+for _ in $(seq 1 200); do [ -n "$(ls -A "$work/out/slow-copy" 2>/dev/null)" ] && break; sleep 0.05; done
+sleep 0.5
+kill -9 "$background"; wait "$background" 2>/dev/null; background=""
+check "killed tree copy: some files arrived" [ -n "$(ls -A "$work/out/slow-copy" 2>/dev/null)" ]
+check "killed tree copy: not all of them" [ "$(ls "$work/out/slow-copy" | wc -l)" -lt 40 ]
+run 0 "tree rerun after kill -9" "${tree_cp[@]/1M/1G}"
+check "tree rerun says it resumes" contains_resuming
+check "tree rerun lands in the same place" diff -r "$work/src/slow" "$work/out/slow-copy"
+check "tree rerun made no nested copy" [ ! -e "$work/out/slow-copy/slow" ]
+no_leftovers "$work/out"
+no_journal "after the resumed tree"
+
 # --- Ctrl-C pauses (exit 130, journal kept); the same command again completes it
 head -c 100M "$work/src/big.bin" >"$work/src/mid.bin"
 mid_cp=("$STRATA" cp --bwlimit 60M --part-size 8M "$work/src/mid.bin" "$work/out/mid.bin")

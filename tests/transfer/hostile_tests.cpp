@@ -2,6 +2,9 @@
 // of the batch completes, and the report names each failing file in one sentence.
 #include "tests/transfer/transfer_suite.h"
 
+#include <QElapsedTimer>
+
+#include <algorithm>
 #include <csignal>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -170,20 +173,54 @@ void TransferSuite::blockedDirectoryFailsItsFilesOnly()
 
 void TransferSuite::flakyReadsAreRetried()
 {
-    // Temporary errors are retried by the operator's retry layer; one that never clears
-    // fails its file after the retries, and only that file.
+    // Temporary errors are retried by the operator's retry layer; an outage longer than
+    // its retries costs the file another try (the whole file again), not the job; one that
+    // never clears fails its file after the retries, and only that file.
     m_fake->addDir("/flaky");
-    for (const std::string name : {"/flaky/hiccup.bin", "/flaky/dead.bin", "/flaky/fine.bin"})
+    for (const std::string name : {"/flaky/hiccup.bin", "/flaky/outage.bin", "/flaky/dead.bin", "/flaky/fine.bin"})
         m_fake->addFile(name, pattern(100'000, name.size()));
     m_fake->failReads("/flaky/hiccup.bin", 2);
+    m_fake->failReads("/flaky/outage.bin", 7); // the retry layer gives up after 5
     m_fake->failReads("/flaky/dead.bin", -1);
     auto o = options();
     o.recursive = true;
     auto out = run(spec({"fake://store/flaky"}, m_dst->uri(), o));
-    const auto why = notFailedAlone(out.state, out.report, 2, ErrorKind::Network, "dead.bin");
+    const auto why = notFailedAlone(out.state, out.report, 3, ErrorKind::Network, "dead.bin");
     QVERIFY2(why.empty(), why.c_str());
-    QCOMPARE(names(m_dst->op(), m_dst->path("flaky")), (std::vector<std::string>{"fine.bin", "hiccup.bin"}));
-    QCOMPARE(digest(m_dst->op(), m_dst->path("flaky/hiccup.bin")), digest(*m_registry->open("fake://store/")->op, "/flaky/hiccup.bin"));
+    QCOMPARE(names(m_dst->op(), m_dst->path("flaky")), (std::vector<std::string>{"fine.bin", "hiccup.bin", "outage.bin"}));
+    for (const std::string name : {"flaky/hiccup.bin", "flaky/outage.bin"})
+        QCOMPARE(digest(m_dst->op(), m_dst->path(name)), digest(*m_registry->open("fake://store/")->op, "/" + name));
+    // Counted once: the failed try's bytes are not left in the progress.
+    QVERIFY2(out.report.bytesCopied <= 300'000, std::to_string(out.report.bytesCopied).c_str());
+}
+
+void TransferSuite::unreachableStorageStopsTrying()
+{
+    // Once a file has failed even after its retries, the storage is taken as gone: the
+    // files not started yet fail at once ("not copied", to resume later) instead of each
+    // spending its own retries.
+    m_fake->addDir("/gone");
+    for (const std::string name : {"/gone/a.bin", "/gone/b.bin", "/gone/c.bin", "/gone/d.bin"}) {
+        m_fake->addFile(name, pattern(10'000, name.size()));
+        m_fake->failReads(name, -1);
+    }
+    auto o = options();
+    o.recursive = true;
+    o.jobs = 1;
+    QElapsedTimer clock;
+    clock.start();
+    auto out = run(spec({"fake://store/gone"}, m_dst->uri(), o));
+    QVERIFY2(out.state == JobState::Failed, std::string(toString(out.state)).c_str());
+    QCOMPARE(out.report.failures.size(), std::size_t(4));
+    const auto notTried = std::count_if(out.report.failures.begin(), out.report.failures.end(), [](const FileFailure &f) {
+        return f.message.starts_with("not copied ") && f.message.find("run the same command again") != std::string::npos;
+    });
+    QCOMPARE(notTried, 3);
+    for (const auto &f : out.report.failures)
+        QVERIFY2(f.kind == ErrorKind::Network && f.message.find('\n') == std::string::npos, f.message.c_str());
+    // One file's retries (about 10 s), not four.
+    QVERIFY2(clock.elapsed() < 25'000, std::to_string(clock.elapsed()).c_str());
+    QVERIFY(names(m_dst->op(), m_dst->path("gone")).empty());
 }
 
 void TransferSuite::destinationFullFailsThatFile()

@@ -123,6 +123,7 @@ private Q_SLOTS:
     void unreadableFileFailsAlone();
     void blockedDirectoryFailsItsFilesOnly();
     void flakyReadsAreRetried();
+    void unreachableStorageStopsTrying();
     void destinationFullFailsThatFile();
     void linksAreNamedNotFollowed();
 

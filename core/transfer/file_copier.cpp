@@ -75,7 +75,7 @@ Result<FileOutcome> FileCopier::run()
     if (m_ctx.stop.stop_requested())
         return failure(Error(ErrorKind::Cancelled, "stopped before it started"));
     const auto &options = m_ctx.options;
-    if (options.existing == ExistingPolicy::Skip && options.mode != TransferMode::Sync && !m_task.fresh
+    if (options.existing == ExistingPolicy::Skip && options.mode != TransferMode::Sync && !m_task.fresh && !m_replaceOwn
         && m_dst.stat(m_task.dstPath)) {
         m_outcome.skipped = true;
         return m_outcome;
@@ -108,7 +108,8 @@ Result<FileOutcome> FileCopier::run()
 
     WriteOptions writeOptions;
     writeOptions.sizeHint = size;
-    writeOptions.overwrite = options.existing == ExistingPolicy::Overwrite || options.mode == TransferMode::Sync;
+    writeOptions.overwrite =
+        options.existing == ExistingPolicy::Overwrite || options.mode == TransferMode::Sync || m_replaceOwn;
     writeOptions.sync = options.sync;
     writeOptions.mtimeNs = m_task.source.mtimeNs;
     writeOptions.fresh = m_task.fresh;
@@ -435,7 +436,8 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
 {
     const auto &options = m_ctx.options;
     WriteOptions writeOptions;
-    writeOptions.overwrite = options.existing == ExistingPolicy::Overwrite || options.mode == TransferMode::Sync;
+    writeOptions.overwrite =
+        options.existing == ExistingPolicy::Overwrite || options.mode == TransferMode::Sync || m_replaceOwn;
     writeOptions.sync = options.sync;
     writeOptions.mtimeNs = m_task.source.mtimeNs;
     auto writer = m_dst.write(m_task.dstPath, writeOptions);

@@ -41,6 +41,10 @@ public:
     Result<FileOutcome> run();
     // Whether run() got as far as publishing the copy (its outcome may be unknown).
     bool reachedCommit() const { return m_reachedCommit; }
+    // What is at the destination is this copy's own broken publish (an earlier try's,
+    // cut short on a server that does not publish atomically): replace it whatever the
+    // policy for existing files says.
+    void replaceOwnLeftover() { m_replaceOwn = true; }
 
 private:
     struct Part {
@@ -65,6 +69,7 @@ private:
     FileOutcome m_outcome;
     std::mutex m_outcomeMutex; // parts finish on several threads
     bool m_reachedCommit = false;
+    bool m_replaceOwn = false;
 };
 
 // Hex BLAKE2b-256 of some bytes; the checksum transfers verify with.

@@ -22,13 +22,17 @@ bool replaces(const TransferOptions &options)
     return options.existing == ExistingPolicy::Overwrite || options.mode == TransferMode::Sync;
 }
 
+// Whether what is at the destination has the size the copy has.
+bool complete(const Entry &copy, const FileTask &task)
+{
+    // A compressed or decompressed copy has a size of its own.
+    return isZstdName(task.srcPath) != isZstdName(task.dstPath) || copy.size == task.source.size;
+}
+
 bool stillThere(Operator &dst, const FileTask &task)
 {
     auto copy = dst.stat(task.dstPath);
-    if (!copy || !copy->isFile())
-        return false;
-    // A compressed or decompressed copy has a size of its own.
-    return isZstdName(task.srcPath) != isZstdName(task.dstPath) || copy->size == task.source.size;
+    return copy && copy->isFile() && complete(*copy, task);
 }
 
 } // namespace
@@ -346,10 +350,21 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
     std::chrono::milliseconds pause{500};
     // A try that got as far as publishing may have published, with only the answer lost
     // (the server killed before it replied): then a complete copy is there, and it is ours.
-    bool maybePublished = false;
+    // A resumed job's journal may say so for an earlier run too.
+    bool maybePublished = context.journal && context.journal->committing(task.dstPath);
+    bool replaceOwn = false;
     auto publishedEarlier = [&] {
-        if (!maybePublished || replaces(context.options) || !stillThere(dst, task))
+        if (!maybePublished || replaces(context.options))
             return std::optional<FileOutcome>();
+        auto there = dst.stat(task.dstPath);
+        if (!there || !there->isFile())
+            return std::optional<FileOutcome>(); // not there, or not known yet: the next try finds out
+        if (!complete(*there, task)) {
+            // Something there but not the whole copy: our own publish, broken off on a
+            // server that does not publish atomically (s3rver killed mid-PUT). Ours to replace.
+            replaceOwn = true;
+            return std::optional<FileOutcome>();
+        }
         FileOutcome done;
         done.bytesCopied = task.source.size;
         addBytes(task.source.size, observer);
@@ -365,10 +380,18 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
             context.onBytes(n);
         };
         FileCopier copier(task, dst, mine);
+        if (replaceOwn)
+            copier.replaceOwnLeftover();
         auto outcome = copier.run();
-        if (!outcome && outcome.error().kind() == ErrorKind::AlreadyExists)
+        if (!outcome && outcome.error().kind() == ErrorKind::AlreadyExists && !replaceOwn) {
             if (auto done = publishedEarlier())
                 return *done;
+            if (replaceOwn) {
+                m_bytesDone.fetch_sub(std::min<std::uint64_t>(counted, m_bytesDone.load()), std::memory_order_relaxed);
+                --attempt; // not a failure of the storage: the same try, allowed to replace
+                continue;
+            }
+        }
         if (outcome || !outcome.error().temporary() || outcome.error().kind() == ErrorKind::Cancelled
             || context.stop.stop_requested())
             return outcome;

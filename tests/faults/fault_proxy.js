@@ -3,22 +3,24 @@
 // seed, answers some with 503, cuts some connections in the middle of a body, and delays
 // all of them. Each fault injected is one line in LOG ("fail|cut|delay METHOD PATH").
 //
-// Usage: node fault_proxy.js TARGET-PORT LOG [fail=RATE] [cut=RATE] [delay=MS] [seed=N]
+// Usage: node fault_proxy.js TARGET-PORT LOG [fail=RATE] [cut=RATE] [delay=MS] [seed=N] [port=P]
 //   fail=0.02   2 % of requests get "503 Slow Down" (the request body is read first)
 //   cut=0.01    1 % of requests lose their connection half-way: an upload after part of its
 //               body reached the proxy (the server never sees the request), a download
 //               after part of the answer's body went out
 //   delay=20    every request waits 20 ms before it is forwarded
-// Prints "listening PORT" once it listens on 127.0.0.1 (a port the kernel picks).
+//   port=P      listen on P (default: a port the kernel picks), e.g. to stand in for an
+//               earlier proxy with no faults, so a rerun reaches the server by the same URI
+// Prints "listening PORT" once it listens on 127.0.0.1.
 'use strict';
 
 const http = require('http');
 const fs = require('fs');
 
 const [targetPort, logPath, ...opts] = process.argv.slice(2);
-const conf = { fail: 0, cut: 0, delay: 0, seed: 1 };
+const conf = { fail: 0, cut: 0, delay: 0, seed: 1, port: 0 };
 for (const o of opts) {
-  const m = /^(fail|cut|delay|seed)=([0-9.]+)$/.exec(o);
+  const m = /^(fail|cut|delay|seed|port)=([0-9.]+)$/.exec(o);
   if (!m) { console.error(`fault_proxy: bad option ${o}`); process.exit(2); }
   conf[m[1]] = Number(m[2]);
 }
@@ -109,4 +111,4 @@ const server = http.createServer((req, res) => {
   }
 });
 server.keepAliveTimeout = 30000;
-server.listen(0, '127.0.0.1', () => console.log(`listening ${server.address().port}`));
+server.listen(conf.port, '127.0.0.1', () => console.log(`listening ${server.address().port}`));

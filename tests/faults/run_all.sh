@@ -103,6 +103,7 @@ start_proxy() {
   local port=$1; shift
   proxy_log=$work/proxy.$case_id.log; : >"$proxy_log"
   local said=$work/proxy.$case_id.out # a file of its own: an old one would give an old port
+  rm -f "$said"
   node "$PROXY_JS" "$port" "$proxy_log" "$@" >"$said" 2>"$work/proxy.$case_id.err" &
   proxy_pid=$!
   local i
@@ -113,7 +114,7 @@ start_proxy() {
   done
   say "fault_proxy.js did not start: $(cat "$said" "$work/proxy.$case_id.err")"; exit 1
 }
-stop_proxy() { [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null; wait "$proxy_pid" 2>/dev/null; proxy_pid=""; }
+stop_proxy() { [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null; wait "$proxy_pid" 2>/dev/null; proxy_pid="" proxy_port=""; }
 
 # --- checking what arrived ----------------------------------------------------------------
 # compare SRC DIR SUFFIX: every file below SRC (or SRC itself, a file) against DIR/<same
@@ -259,6 +260,7 @@ one_case() {
       else from=$uri to=$work/out/$case_id/disk.img dst_dir=$work/out/$case_id; mkdir -p "$dst_dir"; fi ;;
   esac
 
+  local uploads_before; uploads_before=$(s3_uploads)
   # The first run, with its fault.
   local t0 rc first report_ok=yes
   t0=$(now_us)
@@ -322,15 +324,14 @@ one_case() {
     fi
   fi
 
-  # The rerun, without faults (the server is back, no proxy), finishes the job.
+  # The rerun, without faults (the server is back; a clean proxy stands where the faulty
+  # one was, so the command is the same), finishes the job.
+  local had_proxy=$proxy_port
   stop_proxy
   local rerun="-" resumed=""
   if [ "$rc" != 0 ]; then
+    [ -n "$had_proxy" ] && start_proxy "$server_port" "port=$had_proxy"
     case $backend in
-      s3) [ "$direction" = up ] && to="s3://strata-test/$case_id/$item?endpoint=http://127.0.0.1:$s3_port" \
-                               || from="s3://strata-test/seed/$item?endpoint=http://127.0.0.1:$s3_port" ;;
-      webdav) [ "$direction" = up ] && to="webdav://127.0.0.1:$dav_port/open/$case_id/$item" \
-                                   || from="webdav://127.0.0.1:$dav_port/open/seed/$item" ;;
       nbd) bash "$SERVERS/nbdkit.sh" stop "$srv" "$case_id"
            uri=$(bash "$SERVERS/nbdkit.sh" start "$srv" "$case_id" file "$nbd_img" 2>>"$work/nbd.start.log")
            [ "$direction" = up ] && to=$uri || from=$uri ;;
@@ -338,6 +339,7 @@ one_case() {
     "$STRATA" cp --json "${rflag[@]}" "$from" "$to" >"$work/cp.out" 2>"$work/cp.err"
     local rc2=$?
     if [ "$rc2" = 0 ]; then rerun=completed; else rerun="failed($rc2)"; note+=" rerun: $(head -c 200 "$work/cp.err" | tr '\n' ' ');"; fi
+    stop_proxy
     resumed=$(jq -r '.bytes_resumed // 0' "$work/cp.out" 2>/dev/null)
     [ -n "$resumed" ] && [ "$resumed" != 0 ] && note+=" resumed $((resumed >> 10)) KiB;"
   fi
@@ -361,7 +363,8 @@ one_case() {
   [ "$journals" != 0 ] && note+=" $journals journal files left;"
   [ ${#leftover_names[@]} -gt 0 ] && note+=" left: ${leftover_names[*]:0:3};"
   if [ "$backend" = s3 ] && [ "$direction" = up ]; then
-    local up; up=$(s3_uploads); [ "$up" != 0 ] && note+=" s3rver holds $up incomplete uploads;"
+    local up; up=$(( $(s3_uploads) - uploads_before ))
+    [ "$up" != 0 ] && note+=" $up abandoned upload(s) stay on s3rver (it answers AbortMultipartUpload with 405);"
   fi
   [ "$backend" = nbd ] && bash "$SERVERS/nbdkit.sh" stop "$srv" "$case_id"
   rm -f "$work/nbd.$case_id.img"

@@ -101,7 +101,7 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     connect(m_forward, &QToolButton::clicked, this, &BrowserPane::goForward);
     connect(m_up, &QToolButton::clicked, this, &BrowserPane::goUp);
     connect(m_pathBar, &PathBar::openRequested, this, &BrowserPane::openUri);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &DirectorySortProxy::setNameFilter);
     connect(m_view, &QTreeView::activated, this, &BrowserPane::activate);
     connect(m_model, &DirectoryModel::stateChanged, this, &BrowserPane::updateState);
     connect(m_model, &DirectoryModel::transferRequested, this, &BrowserPane::transferRequested);

@@ -12,7 +12,9 @@
 #include <QUrl>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace strata {
 
@@ -36,8 +38,10 @@ bool droppedInPlace(const QString &source, const QString &destination)
     return parentPath(sp) == dp || dp == sp || dp.starts_with(sp + "/");
 }
 
-// Runs on a storage thread: each page becomes a result as soon as it is listed.
-void listAllPages(QPromise<ListingChunk> &promise, std::shared_ptr<Operator> op, std::string path)
+// Runs on a storage thread: each page becomes a result as soon as it is listed, sorted in
+// the order the model shows (read again for each page: the user may sort meanwhile).
+void listAllPages(QPromise<ListingPage> &promise, std::shared_ptr<Operator> op, std::string path,
+                  std::shared_ptr<std::atomic<int>> order)
 {
     ListOptions options;
     options.pageSize = kPageSize;
@@ -46,17 +50,36 @@ void listAllPages(QPromise<ListingChunk> &promise, std::shared_ptr<Operator> op,
             return;
         auto page = op->list(path, options);
         if (!page) {
-            promise.addResult(ListingChunk{{}, QString::fromStdString(page.error().message())});
+            promise.addResult(std::make_shared<ListingChunk>(ListingChunk{{}, QString::fromStdString(page.error().message())}));
             return;
         }
         options.pageToken = std::move(page->nextPageToken);
-        promise.addResult(ListingChunk{std::move(page->entries), {}});
+        const int key = order->load();
+        EntryOrder::fromKey(key).sort(page->entries);
+        promise.addResult(std::make_shared<ListingChunk>(ListingChunk{std::move(page->entries), {}, key}));
     } while (!options.pageToken.empty());
 }
 
+// Below this many rows a merge or a sort costs little: done at once on the GUI thread.
+constexpr std::size_t kSmallFolder = 20000;
+// Above it, pages wait and are merged together at most this often.
+constexpr int kMergeIntervalMs = 200;
+// A merge that puts new rows in more places than this is an append and a layout change.
+constexpr std::size_t kMostInsertions = 8;
+
 } // namespace
 
-DirectoryModel::DirectoryModel(QObject *parent) : QAbstractTableModel(parent) {}
+DirectoryModel::DirectoryModel(QObject *parent)
+    : QAbstractTableModel(parent), m_store(std::make_shared<EntryStore>()),
+      m_listingOrder(std::make_shared<std::atomic<int>>(m_order.key()))
+{
+    m_mergeTimer.setSingleShot(true);
+    connect(&m_mergeTimer, &QTimer::timeout, this, &DirectoryModel::mergePending);
+    m_takeTimer.setSingleShot(true);
+    m_takeTimer.setInterval(0);
+    connect(&m_takeTimer, &QTimer::timeout, this, &DirectoryModel::takePages);
+    m_sinceMerge.start();
+}
 
 DirectoryModel::~DirectoryModel()
 {
@@ -69,7 +92,11 @@ void DirectoryModel::setLocation(const Location &location)
     m_refreshing = false;
     beginResetModel();
     m_location = location;
-    m_entries.clear();
+    m_rows.clear();
+    m_pending.clear();
+    m_pendingOrder.clear();
+    m_store = std::make_shared<EntryStore>();
+    ++m_generation;
     m_error.clear();
     endResetModel();
     startListing();
@@ -77,12 +104,12 @@ void DirectoryModel::setLocation(const Location &location)
 
 // Lists again and applies the differences when the new listing is complete: rows that
 // stayed keep their place (and the view its selection and scroll position), gone ones
-// are removed, changed ones updated, new ones appended.
+// are removed, changed ones updated, new ones merged in.
 void DirectoryModel::refresh()
 {
     if (!m_location.op)
         return;
-    if (m_watcher && !m_refreshing) {
+    if (loading() && !m_refreshing) {
         setLocation(m_location); // still on the first listing: start it again
         return;
     }
@@ -101,49 +128,56 @@ void DirectoryModel::applyRefresh()
         return;
     }
     m_error.clear();
-    std::unordered_map<std::string_view, std::size_t> fresh;
-    fresh.reserve(m_incoming.size());
-    for (std::size_t i = 0; i < m_incoming.size(); ++i)
-        fresh.emplace(m_incoming[i].name, i);
-    for (int row = int(m_entries.size()) - 1; row >= 0; --row) {
-        if (fresh.contains(m_entries[std::size_t(row)].name))
+    // The new listing becomes the store; rows that stay point into it.
+    auto store = std::make_shared<EntryStore>();
+    store->push_back(std::move(m_incoming));
+    m_incoming.clear();
+    const std::vector<Entry> &incoming = store->front();
+    std::unordered_map<std::string_view, const Entry *> fresh;
+    fresh.reserve(incoming.size());
+    for (const Entry &e : incoming)
+        fresh.emplace(e.name, &e);
+    for (int row = int(m_rows.size()) - 1; row >= 0; --row) {
+        if (fresh.contains(m_rows[std::size_t(row)]->name))
             continue;
         // A run of vanished rows goes in one removal.
         int first = row;
-        while (first > 0 && !fresh.contains(m_entries[std::size_t(first - 1)].name))
+        while (first > 0 && !fresh.contains(m_rows[std::size_t(first - 1)]->name))
             --first;
         beginRemoveRows({}, first, row);
-        m_entries.erase(m_entries.begin() + first, m_entries.begin() + row + 1);
+        m_rows.erase(m_rows.begin() + first, m_rows.begin() + row + 1);
         endRemoveRows();
         row = first;
     }
-    // Matched first, moved after: the map's keys view the incoming names.
-    std::vector<bool> known(m_incoming.size(), false);
-    std::vector<std::size_t> match(m_entries.size());
-    for (std::size_t row = 0; row < m_entries.size(); ++row) {
-        match[row] = fresh.at(m_entries[row].name);
-        known[match[row]] = true;
-    }
-    fresh.clear();
-    for (std::size_t row = 0; row < m_entries.size(); ++row) {
-        Entry &now = m_incoming[match[row]];
-        Entry &was = m_entries[row];
-        if (now.kind != was.kind || now.size != was.size || now.mtimeNs != was.mtimeNs || now.etag != was.etag) {
-            was = std::move(now);
+    std::unordered_set<const Entry *> known;
+    known.reserve(m_rows.size());
+    bool inOrder = true;
+    for (std::size_t row = 0; row < m_rows.size(); ++row) {
+        const Entry *now = fresh.at(m_rows[row]->name);
+        const Entry *was = m_rows[row];
+        known.insert(now);
+        m_rows[row] = now;
+        if (now->kind != was->kind || now->size != was->size || now->mtimeNs != was->mtimeNs || now->etag != was->etag) {
             Q_EMIT dataChanged(index(int(row), 0), index(int(row), ColumnCount - 1));
+            inOrder = inOrder && (row == 0 || !m_order(now, m_rows[row - 1])) &&
+                      (row + 1 == m_rows.size() || !m_order(fresh.at(m_rows[row + 1]->name), now));
         }
     }
-    std::vector<Entry> added;
-    for (std::size_t i = 0; i < m_incoming.size(); ++i)
-        if (!known[i])
-            added.push_back(std::move(m_incoming[i]));
+    fresh.clear();
+    m_store = std::move(store); // the old entries go (a sort in flight holds them alive)
+    ++m_generation;
+    Rows added;
+    for (const Entry &e : m_store->front())
+        if (!known.contains(&e))
+            added.push_back(&e);
+    if (!inOrder) // a changed size or time moved a row: sort all again
+        startSort();
     if (!added.empty()) {
-        const int first = int(m_entries.size());
-        beginInsertRows({}, first, first + int(added.size()) - 1);
-        m_entries.insert(m_entries.end(), std::make_move_iterator(added.begin()), std::make_move_iterator(added.end()));
-        endInsertRows();
+        m_order.sort(added);
+        m_pending.push_back(std::move(added));
+        m_pendingOrder.push_back(m_order.key());
+        mergePending();
     }
-    m_incoming.clear();
 }
 
 QString DirectoryModel::uri() const
@@ -160,13 +194,15 @@ void DirectoryModel::startListing()
 {
     if (!m_location.op)
         return;
-    m_watcher = new QFutureWatcher<ListingChunk>(this);
-    connect(m_watcher, &QFutureWatcher<ListingChunk>::resultsReadyAt, this, [this](int begin, int end) {
-        for (int i = begin; i < end; ++i)
-            appendPage(i);
+    m_watcher = new QFutureWatcher<ListingPage>(this);
+    m_taken = 0;
+    m_listed = false;
+    connect(m_watcher, &QFutureWatcher<ListingPage>::resultsReadyAt, this, &DirectoryModel::takePages);
+    connect(m_watcher, &QFutureWatcher<ListingPage>::finished, this, [this] {
+        m_listed = true;
+        takePages();
     });
-    connect(m_watcher, &QFutureWatcher<ListingChunk>::finished, this, &DirectoryModel::listingFinished);
-    m_watcher->setFuture(QtConcurrent::run(ioPool(), listAllPages, m_location.op, m_location.path));
+    m_watcher->setFuture(QtConcurrent::run(ioPool(), listAllPages, m_location.op, m_location.path, m_listingOrder));
     Q_EMIT stateChanged();
 }
 
@@ -175,15 +211,40 @@ void DirectoryModel::stopListing()
 {
     if (!m_watcher)
         return;
+    m_takeTimer.stop();
     m_watcher->disconnect(this);
     m_watcher->cancel();
     m_watcher->deleteLater();
     m_watcher = nullptr;
 }
 
-void DirectoryModel::appendPage(int index)
+// Takes the pages listed so far, up to 10 ms' worth per turn of the event loop: a fast
+// storage lists faster than the GUI thread takes pages, and must not starve the loop.
+void DirectoryModel::takePages()
 {
-    ListingChunk chunk = m_watcher->resultAt(index);
+    if (!m_watcher)
+        return;
+    QElapsedTimer turn;
+    turn.start();
+    const auto *watcher = m_watcher;
+    const int available = watcher->future().resultCount();
+    while (m_taken < available) {
+        if (turn.elapsed() >= 10) {
+            m_takeTimer.start();
+            return;
+        }
+        // The results keep only an emptied page.
+        ListingPage page = watcher->resultAt(m_taken++);
+        appendPage(*page);
+        if (m_watcher != watcher)
+            return; // a slot went elsewhere meanwhile
+    }
+    if (m_listed)
+        listingFinished();
+}
+
+void DirectoryModel::appendPage(ListingChunk &chunk)
+{
     if (m_refreshing) { // gathered until the listing is complete
         if (!chunk.error.isEmpty())
             m_incomingError = chunk.error;
@@ -193,33 +254,214 @@ void DirectoryModel::appendPage(int index)
     }
     if (!chunk.error.isEmpty())
         m_error = chunk.error;
-    if (chunk.entries.empty())
+    if (chunk.entries.empty()) {
+        if (!chunk.error.isEmpty())
+            Q_EMIT stateChanged();
         return;
-    const int first = int(m_entries.size());
-    beginInsertRows({}, first, first + int(chunk.entries.size()) - 1);
-    m_entries.insert(m_entries.end(), std::make_move_iterator(chunk.entries.begin()),
-                     std::make_move_iterator(chunk.entries.end()));
-    endInsertRows();
-    Q_EMIT stateChanged();
+    }
+    // The page's vector moves into the store whole: its entries keep their addresses.
+    m_store->push_back(std::move(chunk.entries));
+    const std::vector<Entry> &page = m_store->back();
+    Rows run(page.size());
+    std::transform(page.begin(), page.end(), run.begin(), [](const Entry &e) { return &e; });
+    m_pending.push_back(std::move(run));
+    m_pendingOrder.push_back(chunk.sortedBy);
+    // A small folder takes each page at once (cheap); a big one a few times a second.
+    if (m_rows.size() < kSmallFolder || m_sinceMerge.elapsed() >= kMergeIntervalMs)
+        mergePending();
+    else if (!m_mergeTimer.isActive())
+        m_mergeTimer.start(std::max(0, kMergeIntervalMs - int(m_sinceMerge.elapsed())));
 }
 
 void DirectoryModel::listingFinished()
 {
+    m_takeTimer.stop();
+    m_watcher->disconnect(this);
     m_watcher->deleteLater();
     m_watcher = nullptr;
     if (m_refreshing)
         applyRefresh();
+    else
+        mergePending();
+    Q_EMIT stateChanged();
+}
+
+// Merges the pages that arrived since the last merge (after a sort in flight, if any).
+void DirectoryModel::mergePending()
+{
+    m_mergeTimer.stop();
+    if (m_sorting || m_pending.empty())
+        return;
+    const int key = m_order.key();
+    for (std::size_t i = 0; i < m_pending.size(); ++i)
+        if (m_pendingOrder[i] != key) // sorted before the user sorted by another column
+            m_order.sort(m_pending[i]);
+    // Pairwise merges of the sorted pages: O(k log pages) comparisons.
+    std::vector<Rows> runs = std::move(m_pending);
+    m_pending.clear();
+    m_pendingOrder.clear();
+    while (runs.size() > 1) {
+        std::vector<Rows> merged;
+        for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
+            Rows both(runs[i].size() + runs[i + 1].size());
+            if (!m_order(runs[i + 1].front(), runs[i].back())) // pages listed in order: one after the other
+                std::copy(runs[i + 1].begin(), runs[i + 1].end(),
+                          std::copy(runs[i].begin(), runs[i].end(), both.begin()));
+            else
+                std::merge(runs[i].begin(), runs[i].end(), runs[i + 1].begin(), runs[i + 1].end(), both.begin(), m_order);
+            merged.push_back(std::move(both));
+        }
+        if (runs.size() % 2)
+            merged.push_back(std::move(runs.back()));
+        runs = std::move(merged);
+    }
+    merge(std::move(runs.front()));
+    m_sinceMerge.restart();
+    Q_EMIT stateChanged();
+}
+
+// Puts sorted new rows in their places. Few places: an insertion for each; many: one
+// insertion at the end, then a layout change moves them, O(rows) with no comparisons.
+void DirectoryModel::merge(Rows batch)
+{
+    if (batch.empty())
+        return;
+    const std::size_t n = m_rows.size(), k = batch.size();
+    // where[i]: the row of m_rows that batch[i] goes before (n: after the last).
+    std::vector<std::size_t> where(k);
+    std::size_t from = 0, places = 0;
+    if (n == 0 || !m_order(batch.front(), m_rows.back())) { // all after the last row
+        from = n;
+        places = 1;
+    }
+    for (std::size_t i = 0; i < k; ++i) {
+        if (from == n) {
+            where[i] = n;
+            continue;
+        }
+        if (!m_order(batch[i], m_rows[n - 1]))
+            from = n; // past the last row (the usual case of a listing already in order)
+        else
+            from = std::size_t(std::upper_bound(m_rows.begin() + std::ptrdiff_t(from), m_rows.end(), batch[i], m_order) -
+                               m_rows.begin());
+        places += i == 0 || where[i - 1] != from;
+        where[i] = from;
+    }
+    if (places <= kMostInsertions) {
+        // From the last place back: the places before stay where they were.
+        for (std::size_t end = k; end > 0;) {
+            std::size_t begin = end - 1;
+            while (begin > 0 && where[begin - 1] == where[end - 1])
+                --begin;
+            const int at = int(where[begin]);
+            beginInsertRows({}, at, at + int(end - begin) - 1);
+            m_rows.insert(m_rows.begin() + at, batch.begin() + std::ptrdiff_t(begin), batch.begin() + std::ptrdiff_t(end));
+            endInsertRows();
+            end = begin;
+        }
+        return;
+    }
+    beginInsertRows({}, int(n), int(n + k) - 1);
+    m_rows.insert(m_rows.end(), batch.begin(), batch.end());
+    endInsertRows();
+    Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    Rows merged;
+    merged.reserve(n + k);
+    for (std::size_t i = 0, row = 0; i <= k; ++i) {
+        const std::size_t upTo = i < k ? where[i] : n;
+        merged.insert(merged.end(), m_rows.begin() + std::ptrdiff_t(row), m_rows.begin() + std::ptrdiff_t(upTo));
+        row = upTo;
+        if (i < k)
+            merged.push_back(batch[i]);
+    }
+    // Old row r moves down by the new rows placed before it; new row i lands at where[i] + i.
+    const QModelIndexList before = persistentIndexList();
+    QModelIndexList after;
+    after.reserve(before.size());
+    for (const QModelIndex &p : before) {
+        const auto r = std::size_t(p.row());
+        const std::size_t to = r < n ? r + std::size_t(std::upper_bound(where.begin(), where.end(), r) - where.begin())
+                                     : where[r - n] + (r - n);
+        after << createIndex(int(to), p.column());
+    }
+    m_rows = std::move(merged);
+    changePersistentIndexList(before, after);
+    Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+// Puts rows in a new order (the same entries), keeping persistent indexes on their entries.
+void DirectoryModel::replaceRows(Rows rows)
+{
+    Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    const QModelIndexList before = persistentIndexList();
+    std::unordered_map<const Entry *, int> moved;
+    for (const QModelIndex &p : before)
+        moved.emplace(m_rows[std::size_t(p.row())], -1);
+    if (!moved.empty())
+        for (std::size_t row = 0; row < rows.size(); ++row)
+            if (auto it = moved.find(rows[row]); it != moved.end())
+                it->second = int(row);
+    QModelIndexList after;
+    after.reserve(before.size());
+    for (const QModelIndex &p : before)
+        after << createIndex(moved.at(m_rows[std::size_t(p.row())]), p.column());
+    m_rows = std::move(rows);
+    changePersistentIndexList(before, after);
+    Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+void DirectoryModel::sort(int column, Qt::SortOrder order)
+{
+    if (column < 0 || column >= ColumnCount)
+        return;
+    const EntryOrder wanted(column, order);
+    if (wanted == m_order)
+        return;
+    m_order = wanted;
+    m_listingOrder->store(m_order.key());
+    startSort();
+}
+
+// Sorts the rows in m_order: a small folder at once, a big one on a worker thread, whose
+// result is taken only if the rows did not change meanwhile (else it sorts again).
+void DirectoryModel::startSort()
+{
+    if (m_rows.size() < kSmallFolder && !m_sorting) {
+        Rows rows = m_rows;
+        m_order.sort(rows);
+        replaceRows(std::move(rows));
+        mergePending();
+        return;
+    }
+    if (m_sorting)
+        return; // the sort in flight notices the change when it ends
+    m_sorting = true;
+    const quint64 generation = m_generation;
+    const EntryOrder order = m_order;
+    // The task holds the store: the entries it reads outlive a refresh or another folder.
+    QtConcurrent::run([rows = m_rows, store = m_store, order]() mutable {
+        order.sort(rows);
+        return rows;
+    }).then(this, [this, generation, order](Rows rows) {
+        m_sorting = false;
+        if (generation != m_generation || order != m_order) {
+            startSort(); // the rows or the wanted order changed meanwhile
+            return;
+        }
+        replaceRows(std::move(rows));
+        mergePending();
+    });
     Q_EMIT stateChanged();
 }
 
 const Entry *DirectoryModel::entryAt(int row) const
 {
-    return row >= 0 && row < int(m_entries.size()) ? &m_entries[std::size_t(row)] : nullptr;
+    return row >= 0 && row < int(m_rows.size()) ? m_rows[std::size_t(row)] : nullptr;
 }
 
 int DirectoryModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_entries.size());
+    return parent.isValid() ? 0 : int(m_rows.size());
 }
 
 int DirectoryModel::columnCount(const QModelIndex &parent) const

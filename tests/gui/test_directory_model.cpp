@@ -6,6 +6,7 @@
 #include "ui/browser_pane.h"
 #include "ui/directory_model.h"
 #include "ui/directory_sort_proxy.h"
+#include "ui/entry_order.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -20,6 +21,8 @@
 #include <QTreeView>
 #include <QUrl>
 
+#include <span>
+
 namespace strata {
 
 using namespace gui_test;
@@ -32,6 +35,8 @@ private Q_SLOTS:
     void testerOnMemory();
     void testerOnFiles();
     void twentyThousandEntriesStreamIn();
+    void aBigFolderSortsOffTheGuiThread();
+    void theFilterKeepsTheOrder();
     void aFailedListingIsState();
     void refreshAppliesOnlyTheDifferences();
     void dropsAskForTransfers();
@@ -125,6 +130,74 @@ void TestDirectoryModel::twentyThousandEntriesStreamIn()
     QVERIFY2(insertions >= 20, qPrintable(QStringLiteral("%1 insertions").arg(insertions))); // page by page
     QVERIFY2(rowsWhileLoading > 0 && rowsWhileLoading < 20000, "the first rows came before the rest");
     QVERIFY(!model.canFetchMore({}));
+}
+
+// Past 20 000 rows a header click sorts on a worker thread: the rows change when it is
+// done, folders stay first, and a row the view holds (selection, current) follows its entry.
+void TestDirectoryModel::aBigFolderSortsOffTheGuiThread()
+{
+    auto at = open(QStringLiteral("memory://big/"));
+    QVERIFY(at.op->createDir("/sizes/folder", true).ok());
+    const std::vector<std::byte> bytes(100);
+    for (int i = 0; i < 30000; ++i)
+        (void)at.op->writeAll("/sizes/f" + std::to_string(i), std::span(bytes).first(std::size_t(i * 7 % 100)));
+    DirectoryModel model;
+    DirectorySortProxy proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setLocation(open(QStringLiteral("memory://big/sizes")));
+    QVERIFY(waitFor([&] { return !model.loading(); }, 30000));
+    QCOMPARE(model.rowCount(), 30001);
+    QCOMPARE(model.entryAt(0)->name, std::string("folder"));
+    QCOMPARE(model.entryAt(1)->name, std::string("f0"));
+    QCOMPARE(model.entryAt(3)->name, std::string("f2")); // natural order, merged from pages listed A to Z
+    QPersistentModelIndex held(model.index(12345, DirectoryModel::Name));
+    const std::string heldName = model.entryAt(12345)->name;
+    auto sortedBySizeDown = [&] {
+        for (int r = 2; r < model.rowCount(); ++r)
+            if (model.entryAt(r - 1)->size < model.entryAt(r)->size)
+                return false;
+        return true;
+    };
+    proxy.sort(DirectoryModel::Size, Qt::DescendingOrder);
+    QVERIFY(waitFor(sortedBySizeDown, 30000));
+    QCOMPARE(model.entryAt(0)->name, std::string("folder")); // folders first, in either order
+    QCOMPARE(model.entryAt(1)->size, std::uint64_t(99));
+    QVERIFY(held.isValid());
+    QCOMPARE(model.entryAt(held.row())->name, heldName);
+    // Equal sizes in name order.
+    for (int r = 2; r < model.rowCount(); ++r)
+        if (model.entryAt(r - 1)->size == model.entryAt(r)->size)
+            QVERIFY(naturalCompareUtf8(model.entryAt(r - 1)->name, model.entryAt(r)->name) < 0);
+    proxy.sort(DirectoryModel::Name, Qt::AscendingOrder);
+    QVERIFY(waitFor([&] { return model.entryAt(1)->name == "f0" && model.entryAt(2)->name == "f1"; }, 30000));
+    QCOMPARE(model.entryAt(held.row())->name, heldName);
+}
+
+void TestDirectoryModel::theFilterKeepsTheOrder()
+{
+    for (auto name : {"Report10.txt", "report2.txt", "notes.md", "REPORT1.txt"})
+        put(*m_registry, QStringLiteral("memory://filter/") + QLatin1String(name), "x");
+    DirectoryModel model;
+    DirectorySortProxy proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setLocation(open(QStringLiteral("memory://filter/")));
+    QVERIFY(waitFor([&] { return !model.loading(); }));
+    proxy.setNameFilter(QStringLiteral("rEpOrT"));
+    QStringList names;
+    for (int r = 0; r < proxy.rowCount(); ++r)
+        names << proxy.index(r, DirectoryModel::Name).data().toString();
+    QCOMPARE(names, (QStringList{QStringLiteral("REPORT1.txt"), QStringLiteral("report2.txt"), QStringLiteral("Report10.txt")}));
+    proxy.sort(DirectoryModel::Name, Qt::DescendingOrder);
+    names.clear();
+    for (int r = 0; r < proxy.rowCount(); ++r)
+        names << proxy.index(r, DirectoryModel::Name).data().toString();
+    QCOMPARE(names, (QStringList{QStringLiteral("Report10.txt"), QStringLiteral("report2.txt"), QStringLiteral("REPORT1.txt")}));
+    proxy.setNameFilter(QStringLiteral("ö"));
+    QCOMPARE(proxy.rowCount(), 0);
+    proxy.setNameFilter({});
+    QCOMPARE(proxy.rowCount(), 4);
 }
 
 void TestDirectoryModel::aFailedListingIsState()

@@ -151,12 +151,6 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
           pane.model()->rowCount(), expected, took / 1000.0, static_cast<long long>(longest), rssMiB() - before,
           peakRssMiB());
     QVERIFY(loaded);
-    // Known: QSortFilterProxyModel inserts each new row into its sorted mapping with a
-    // vector insert, so a page arriving in a folder of n rows costs O(n) per row; past
-    // ~100 000 rows one page stalls the loop for 100 ms and more. The cure is to sort in
-    // the model (pages sorted off the GUI thread, merged in O(n) a few times a second).
-    if (m_keys > 50'000)
-        QEXPECT_FAIL("", "sorted insertion into a huge folder stalls the event loop (see the comment above)", Continue);
     QVERIFY2(longest < 250, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(longest)));
 }
 

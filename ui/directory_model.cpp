@@ -459,6 +459,15 @@ const Entry *DirectoryModel::entryAt(int row) const
     return row >= 0 && row < int(m_rows.size()) ? m_rows[std::size_t(row)] : nullptr;
 }
 
+// Bounds checked here, not by two virtual calls: a view lays out a million rows by asking
+// each one's index.
+QModelIndex DirectoryModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (parent.isValid() || row < 0 || column < 0 || std::size_t(row) >= m_rows.size() || column >= ColumnCount)
+        return {};
+    return createIndex(row, column);
+}
+
 int DirectoryModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : int(m_rows.size());

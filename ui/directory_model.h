@@ -59,6 +59,7 @@ public:
     // Sorts the rows (a big folder off the GUI thread: the rows change when it is done).
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role) const override;

@@ -13,6 +13,8 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QHeaderView>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -37,6 +39,7 @@ private Q_SLOTS:
     void twentyThousandEntriesStreamIn();
     void aBigFolderSortsOffTheGuiThread();
     void theFilterKeepsTheOrder();
+    void thePaneFiltersThroughTheProxyOnly();
     void aFailedListingIsState();
     void refreshAppliesOnlyTheDifferences();
     void dropsAskForTransfers();
@@ -198,6 +201,48 @@ void TestDirectoryModel::theFilterKeepsTheOrder()
     QCOMPARE(proxy.rowCount(), 0);
     proxy.setNameFilter({});
     QCOMPARE(proxy.rowCount(), 4);
+}
+
+// Without a filter the view shows the model itself (a million rows lay out faster); typing
+// one puts the proxy between, clearing it takes it away, and the selection stays on its rows.
+void TestDirectoryModel::thePaneFiltersThroughTheProxyOnly()
+{
+    for (auto name : {"apple", "banana", "cherry", "apricot"})
+        put(*m_registry, QStringLiteral("memory://pane/") + QLatin1String(name), "x");
+    BrowserPane pane(*m_registry);
+    pane.resize(800, 600);
+    pane.show();
+    pane.openUri(QStringLiteral("memory://pane/"));
+    QVERIFY(waitFor([&] { return pane.model()->rowCount() == 4 && !pane.model()->loading(); }));
+    QCOMPARE(pane.view()->model(), static_cast<QAbstractItemModel *>(pane.model()));
+    QLineEdit *filter = nullptr;
+    for (auto *edit : pane.findChildren<QLineEdit *>())
+        if (edit->placeholderText() == QLatin1String("Filter"))
+            filter = edit;
+    QVERIFY(filter);
+    const QModelIndex apricot = pane.view()->model()->index(1, DirectoryModel::Name);
+    QCOMPARE(apricot.data().toString(), QStringLiteral("apricot"));
+    pane.view()->selectionModel()->setCurrentIndex(apricot, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    filter->setText(QStringLiteral("AP"));
+    QVERIFY(pane.view()->model() != static_cast<QAbstractItemModel *>(pane.model()));
+    QCOMPARE(pane.view()->model()->rowCount(), 2);
+    QCOMPARE(pane.selectedEntries().size(), std::size_t(1));
+    QCOMPARE(pane.selectedEntries().front().name, std::string("apricot"));
+    QCOMPARE(pane.view()->currentIndex().data().toString(), QStringLiteral("apricot"));
+    QVERIFY2(pane.summary().startsWith(QLatin1String("2 item")), qPrintable(pane.summary()));
+    filter->setText(QStringLiteral("apr"));
+    QCOMPARE(pane.view()->model()->rowCount(), 1);
+    filter->clear();
+    QCOMPARE(pane.view()->model(), static_cast<QAbstractItemModel *>(pane.model()));
+    QCOMPARE(pane.selectedEntries().size(), std::size_t(1));
+    QCOMPARE(pane.selectedEntries().front().name, std::string("apricot"));
+    QCOMPARE(pane.view()->currentIndex().data().toString(), QStringLiteral("apricot"));
+    QCOMPARE(pane.view()->header()->sectionResizeMode(DirectoryModel::Name), QHeaderView::Stretch);
+    // A header click sorts the model, through the proxy or not.
+    pane.view()->sortByColumn(DirectoryModel::Name, Qt::DescendingOrder);
+    QCOMPARE(pane.view()->model()->index(0, DirectoryModel::Name).data().toString(), QStringLiteral("cherry"));
+    filter->setText(QStringLiteral("a"));
+    QCOMPARE(pane.view()->model()->index(0, DirectoryModel::Name).data().toString(), QStringLiteral("banana"));
 }
 
 void TestDirectoryModel::aFailedListingIsState()

@@ -327,6 +327,8 @@ void BrowserPane::updateState()
         banner = tr("Listing… %L1 entries so far").arg(m_model->rowCount());
     } else if (m_model->loading()) {
         banner = tr("Listing…");
+    } else if (m_model->sorting()) {
+        banner = tr("Sorting…");
     }
     m_banner->setText(banner);
     m_banner->setStyleSheet(style);

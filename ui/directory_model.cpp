@@ -450,6 +450,7 @@ void DirectoryModel::startSort()
         }
         replaceRows(std::move(rows));
         mergePending();
+        Q_EMIT stateChanged();
     });
     Q_EMIT stateChanged();
 }

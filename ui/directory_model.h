@@ -56,6 +56,7 @@ public:
     QString error() const { return m_error; }
     const Entry *entryAt(int row) const;
     EntryOrder order() const { return m_order; }
+    bool sorting() const { return m_sorting; } // a big folder's sort is running
     // Sorts the rows (a big folder off the GUI thread: the rows change when it is done).
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 

@@ -130,9 +130,9 @@ void BrowserPane::filter(const QString &text)
     m_view->setModel(wanted); // the header keeps its sections: the columns are the same
     old->deleteLater();       // the view made it and leaves it
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &BrowserPane::summaryChanged);
-    if (wanted == m_model) {
-        m_proxy->setNameFilter({});
+    if (wanted == m_model) { // detached first: no rows to add back one interval at a time
         m_proxy->setSourceModel(nullptr);
+        m_proxy->setNameFilter({});
     }
     QItemSelection selection;
     for (const QPersistentModelIndex &index : selected)

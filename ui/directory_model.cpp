@@ -97,6 +97,8 @@ void DirectoryModel::setLocation(const Location &location)
     m_pendingOrder.clear();
     m_store = std::make_shared<EntryStore>();
     ++m_generation;
+    m_sorting = false;
+    ++m_sortTicket; // a sort of the rows that went is of no use
     m_error.clear();
     endResetModel();
     startListing();
@@ -436,13 +438,15 @@ void DirectoryModel::startSort()
     if (m_sorting)
         return; // the sort in flight notices the change when it ends
     m_sorting = true;
-    const quint64 generation = m_generation;
+    const quint64 generation = m_generation, ticket = ++m_sortTicket;
     const EntryOrder order = m_order;
     // The task holds the store: the entries it reads outlive a refresh or another folder.
     QtConcurrent::run([rows = m_rows, store = m_store, order]() mutable {
         order.sort(rows);
         return rows;
-    }).then(this, [this, generation, order](Rows rows) {
+    }).then(this, [this, generation, ticket, order](Rows rows) {
+        if (ticket != m_sortTicket)
+            return; // another folder since: its rows are not these
         m_sorting = false;
         if (generation != m_generation || order != m_order) {
             startSort(); // the rows or the wanted order changed meanwhile

@@ -117,6 +117,7 @@ private:
     std::shared_ptr<std::atomic<int>> m_listingOrder; // what the listing thread sorts pages by
     bool m_sorting = false;       // a sort runs off the GUI thread; merges wait for it
     quint64 m_generation = 0;     // changes whenever the rows change other than by merging
+    quint64 m_sortTicket = 0;     // the sort off the GUI thread whose result is wanted
     QTimer m_mergeTimer;
     QElapsedTimer m_sinceMerge;
     QString m_error;

@@ -11,6 +11,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QLineEdit>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -165,6 +166,30 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
     QVERIFY(sorted);
     QCOMPARE(pane.model()->entryAt(0)->path, keyName(m_keys - 1));
     QVERIFY2(stalls.longest() < 250, qPrintable(QStringLiteral("sorting stalled the event loop for %1 ms").arg(stalls.longest())));
+
+    // Typing in the filter box: rows of one run, rows scattered all over, then none filtered.
+    QLineEdit *filter = nullptr;
+    for (auto *edit : pane.findChildren<QLineEdit *>())
+        if (edit->placeholderText() == QLatin1String("Filter"))
+            filter = edit;
+    QVERIFY(filter);
+    const std::size_t k05 = std::clamp<std::size_t>(m_keys, 500'000, 600'000) - 500'000; // k0500000 to k0599999
+    for (const auto &[text, rows] : {std::pair{QStringLiteral("k05"), k05}, {QStringLiteral("7"), std::size_t(0)},
+                                     {QString(), m_keys}}) {
+        stalls.start();
+        QElapsedTimer clock;
+        clock.start();
+        filter->setText(text);
+        const qint64 typed = clock.elapsed();
+        QTest::qWait(50);
+        stalls.stop();
+        qInfo("filter \"%s\": %d rows shown, %lld ms for the keystroke; longest event-loop stall %lld ms",
+              qPrintable(text), pane.view()->model()->rowCount(), static_cast<long long>(typed),
+              static_cast<long long>(stalls.longest()));
+        if (rows)
+            QCOMPARE(std::size_t(pane.view()->model()->rowCount()), rows);
+        QVERIFY2(stalls.longest() < 250, qPrintable(QStringLiteral("filtering stalled the event loop for %1 ms").arg(stalls.longest())));
+    }
 }
 
 // 64 jobs at once, each a folder of 16 files (4 MiB) from memory to its own local folder:

@@ -2,8 +2,8 @@
 
 #include "core/storage/path.h"
 #include "ui/browser_view.h"
+#include "ui/directory_filter_proxy.h"
 #include "ui/directory_model.h"
-#include "ui/directory_sort_proxy.h"
 #include "ui/entry_format.h"
 #include "ui/io_pool.h"
 #include "ui/path_bar.h"
@@ -74,7 +74,7 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     layout->addWidget(m_banner);
 
     m_model = new DirectoryModel(this);
-    m_proxy = new DirectorySortProxy(this);
+    m_proxy = new DirectoryFilterProxy(this);
     m_view = new BrowserView(this);
     m_view->setModel(m_model);
     m_view->setRootIsDecorated(false);

@@ -16,7 +16,7 @@ class QTreeView;
 namespace strata {
 
 class DirectoryModel;
-class DirectorySortProxy;
+class DirectoryFilterProxy;
 class PathBar;
 
 // One side of the two-pane browser: a path bar with back/forward/up, a filter box and a
@@ -72,7 +72,7 @@ private:
     QLabel *m_banner;
     QTreeView *m_view;
     DirectoryModel *m_model;
-    DirectorySortProxy *m_proxy; // between model and view only while the filter box holds text
+    DirectoryFilterProxy *m_proxy; // between model and view only while the filter box holds text
     QStringList m_history; // URIs visited; m_historyAt is the current one
     qsizetype m_historyAt = -1;
     QString m_opening;     // URI being resolved, if any

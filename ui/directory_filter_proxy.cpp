@@ -1,4 +1,4 @@
-#include "ui/directory_sort_proxy.h"
+#include "ui/directory_filter_proxy.h"
 
 #include "ui/directory_model.h"
 
@@ -16,20 +16,20 @@ char asciiLower(char c)
 
 } // namespace
 
-DirectorySortProxy::DirectorySortProxy(QObject *parent) : QSortFilterProxyModel(parent)
+DirectoryFilterProxy::DirectoryFilterProxy(QObject *parent) : QSortFilterProxyModel(parent)
 {
     setFilterKeyColumn(DirectoryModel::Name);
     setFilterCaseSensitivity(Qt::CaseInsensitive);
     setDynamicSortFilter(true); // rows arriving or changing are filtered; the proxy never sorts
 }
 
-void DirectorySortProxy::setSourceModel(QAbstractItemModel *model)
+void DirectoryFilterProxy::setSourceModel(QAbstractItemModel *model)
 {
     m_directory = qobject_cast<DirectoryModel *>(model);
     QSortFilterProxyModel::setSourceModel(model);
 }
 
-void DirectorySortProxy::sort(int column, Qt::SortOrder order)
+void DirectoryFilterProxy::sort(int column, Qt::SortOrder order)
 {
     if (m_directory)
         m_directory->sort(column, order);
@@ -37,7 +37,7 @@ void DirectorySortProxy::sort(int column, Qt::SortOrder order)
         QSortFilterProxyModel::sort(column, order);
 }
 
-void DirectorySortProxy::setNameFilter(const QString &text)
+void DirectoryFilterProxy::setNameFilter(const QString &text)
 {
     if (text == m_filter)
         return;
@@ -52,7 +52,7 @@ void DirectorySortProxy::setNameFilter(const QString &text)
     invalidate();
 }
 
-bool DirectorySortProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
+bool DirectoryFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &sourceParent) const
 {
     if (m_filter.isEmpty())
         return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);

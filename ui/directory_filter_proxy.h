@@ -10,10 +10,10 @@ namespace strata {
 // sort (a header click) goes to the model, which keeps its rows sorted (folders first,
 // names in natural order) and sorts a big folder off the GUI thread; the proxy keeps the
 // model's order, so rows arriving in a huge folder cost it no sorted insertion.
-class DirectorySortProxy : public QSortFilterProxyModel {
+class DirectoryFilterProxy : public QSortFilterProxyModel {
     Q_OBJECT
 public:
-    explicit DirectorySortProxy(QObject *parent = nullptr);
+    explicit DirectoryFilterProxy(QObject *parent = nullptr);
     void setSourceModel(QAbstractItemModel *model) override;
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
     // Shows the rows whose name contains `text`, without regard to case.

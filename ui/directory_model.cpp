@@ -97,8 +97,8 @@ void DirectoryModel::setLocation(const Location &location)
     m_pendingOrder.clear();
     m_store = std::make_shared<EntryStore>();
     ++m_generation;
-    m_sorting = false;
-    ++m_sortTicket; // a sort of the rows that went is of no use
+    m_sorting = m_merging = false;
+    ++m_workTicket; // a sort or merge of the rows that went is of no use
     m_error.clear();
     endResetModel();
     startListing();
@@ -288,68 +288,125 @@ void DirectoryModel::listingFinished()
     Q_EMIT stateChanged();
 }
 
-// Merges the pages that arrived since the last merge (after a sort in flight, if any).
+// Merges the pages that arrived since the last merge: a small folder at once, a big one's
+// comparisons and copying on a worker thread (after a sort in flight, if any).
 void DirectoryModel::mergePending()
 {
     m_mergeTimer.stop();
-    if (m_sorting || m_pending.empty())
+    if (m_sorting || m_merging || m_pending.empty())
         return;
-    const int key = m_order.key();
-    for (std::size_t i = 0; i < m_pending.size(); ++i)
-        if (m_pendingOrder[i] != key) // sorted before the user sorted by another column
-            m_order.sort(m_pending[i]);
-    // Pairwise merges of the sorted pages: O(k log pages) comparisons.
     std::vector<Rows> runs = std::move(m_pending);
+    std::vector<int> sortedBy = std::move(m_pendingOrder);
     m_pending.clear();
     m_pendingOrder.clear();
+    std::size_t incoming = 0;
+    for (const Rows &run : runs)
+        incoming += run.size();
+    if (m_rows.size() + incoming < kSmallFolder) {
+        applyMerge(planMerge(std::move(runs), sortedBy, m_rows, m_order));
+        m_sinceMerge.restart();
+        Q_EMIT stateChanged();
+        return;
+    }
+    m_merging = true;
+    const quint64 ticket = ++m_workTicket;
+    const EntryOrder order = m_order;
+    // The task holds the store: the entries it reads outlive another folder.
+    QtConcurrent::run([runs = std::move(runs), sortedBy = std::move(sortedBy), rows = m_rows, store = m_store,
+                       order]() mutable { return planMerge(std::move(runs), sortedBy, rows, order); })
+        .then(this, [this, ticket, order](MergePlan plan) {
+            if (ticket != m_workTicket)
+                return; // another folder since
+            m_merging = false;
+            if (order != m_order) { // sorted by another column meanwhile: merged after that sort
+                m_pending.push_back(std::move(plan.batch));
+                m_pendingOrder.push_back(order.key());
+                startSort();
+                return;
+            }
+            applyMerge(std::move(plan));
+            m_sinceMerge.restart();
+            if (!m_watcher) // the listing is over: the rest goes in now
+                mergePending();
+            else if (!m_pending.empty() && !m_mergeTimer.isActive())
+                m_mergeTimer.start(kMergeIntervalMs);
+            Q_EMIT stateChanged();
+        });
+}
+
+// Sorts pages sorted otherwise, merges them into one batch and finds where each of its
+// rows goes among `rows`: all the comparisons of a merge. Any thread.
+DirectoryModel::MergePlan DirectoryModel::planMerge(std::vector<Rows> runs, const std::vector<int> &sortedBy,
+                                                    const Rows &rows, const EntryOrder &order)
+{
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (sortedBy[i] != order.key()) // listed before the user sorted by another column
+            order.sort(runs[i]);
+    // Pairwise merges of the sorted pages: O(k log pages) comparisons.
     while (runs.size() > 1) {
         std::vector<Rows> merged;
         for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
             Rows both(runs[i].size() + runs[i + 1].size());
-            if (!m_order(runs[i + 1].front(), runs[i].back())) // pages listed in order: one after the other
-                std::copy(runs[i + 1].begin(), runs[i + 1].end(),
+            if (runs[i].empty() || runs[i + 1].empty() || !order(runs[i + 1].front(), runs[i].back()))
+                std::copy(runs[i + 1].begin(), runs[i + 1].end(), // pages listed in order: one after the other
                           std::copy(runs[i].begin(), runs[i].end(), both.begin()));
             else
-                std::merge(runs[i].begin(), runs[i].end(), runs[i + 1].begin(), runs[i + 1].end(), both.begin(), m_order);
+                std::merge(runs[i].begin(), runs[i].end(), runs[i + 1].begin(), runs[i + 1].end(), both.begin(), order);
             merged.push_back(std::move(both));
         }
         if (runs.size() % 2)
             merged.push_back(std::move(runs.back()));
         runs = std::move(merged);
     }
-    merge(std::move(runs.front()));
-    m_sinceMerge.restart();
-    Q_EMIT stateChanged();
-}
-
-// Puts sorted new rows in their places. Few places: an insertion for each; many: one
-// insertion at the end, then a layout change moves them, O(rows) with no comparisons.
-void DirectoryModel::merge(Rows batch)
-{
-    if (batch.empty())
-        return;
-    const std::size_t n = m_rows.size(), k = batch.size();
-    // where[i]: the row of m_rows that batch[i] goes before (n: after the last).
-    std::vector<std::size_t> where(k);
-    std::size_t from = 0, places = 0;
-    if (n == 0 || !m_order(batch.front(), m_rows.back())) { // all after the last row
+    MergePlan plan;
+    if (runs.empty() || runs.front().empty())
+        return plan;
+    plan.batch = std::move(runs.front());
+    const Rows &batch = plan.batch;
+    const std::size_t n = rows.size(), k = batch.size();
+    // where[i]: the row of `rows` that batch[i] goes before (n: after the last).
+    plan.where.resize(k);
+    std::size_t from = 0;
+    if (n == 0 || !order(batch.front(), rows.back())) { // all after the last row
         from = n;
-        places = 1;
+        plan.places = 1;
     }
     for (std::size_t i = 0; i < k; ++i) {
         if (from == n) {
-            where[i] = n;
+            plan.where[i] = n;
             continue;
         }
-        if (!m_order(batch[i], m_rows[n - 1]))
+        if (!order(batch[i], rows[n - 1]))
             from = n; // past the last row (the usual case of a listing already in order)
         else
-            from = std::size_t(std::upper_bound(m_rows.begin() + std::ptrdiff_t(from), m_rows.end(), batch[i], m_order) -
-                               m_rows.begin());
-        places += i == 0 || where[i - 1] != from;
-        where[i] = from;
+            from = std::size_t(std::upper_bound(rows.begin() + std::ptrdiff_t(from), rows.end(), batch[i], order) -
+                               rows.begin());
+        plan.places += i == 0 || plan.where[i - 1] != from;
+        plan.where[i] = from;
     }
-    if (places <= kMostInsertions) {
+    if (plan.places <= kMostInsertions)
+        return plan;
+    plan.merged.reserve(n + k);
+    for (std::size_t i = 0, row = 0; i <= k; ++i) {
+        const std::size_t upTo = i < k ? plan.where[i] : n;
+        plan.merged.insert(plan.merged.end(), rows.begin() + std::ptrdiff_t(row), rows.begin() + std::ptrdiff_t(upTo));
+        row = upTo;
+        if (i < k)
+            plan.merged.push_back(batch[i]);
+    }
+    return plan;
+}
+
+// Puts the new rows in their places. Few places: an insertion for each; many: one
+// insertion at the end, then a layout change to the merged order, no comparisons.
+void DirectoryModel::applyMerge(MergePlan plan)
+{
+    const Rows &batch = plan.batch;
+    const std::vector<std::size_t> &where = plan.where;
+    const std::size_t n = m_rows.size(), k = batch.size();
+    if (k == 0)
+        return;
+    if (plan.places <= kMostInsertions) {
         // From the last place back: the places before stay where they were.
         for (std::size_t end = k; end > 0;) {
             std::size_t begin = end - 1;
@@ -367,15 +424,6 @@ void DirectoryModel::merge(Rows batch)
     m_rows.insert(m_rows.end(), batch.begin(), batch.end());
     endInsertRows();
     Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
-    Rows merged;
-    merged.reserve(n + k);
-    for (std::size_t i = 0, row = 0; i <= k; ++i) {
-        const std::size_t upTo = i < k ? where[i] : n;
-        merged.insert(merged.end(), m_rows.begin() + std::ptrdiff_t(row), m_rows.begin() + std::ptrdiff_t(upTo));
-        row = upTo;
-        if (i < k)
-            merged.push_back(batch[i]);
-    }
     // Old row r moves down by the new rows placed before it; new row i lands at where[i] + i.
     const QModelIndexList before = persistentIndexList();
     QModelIndexList after;
@@ -386,7 +434,7 @@ void DirectoryModel::merge(Rows batch)
                                      : where[r - n] + (r - n);
         after << createIndex(int(to), p.column());
     }
-    m_rows = std::move(merged);
+    m_rows = std::move(plan.merged);
     changePersistentIndexList(before, after);
     Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
@@ -428,24 +476,24 @@ void DirectoryModel::sort(int column, Qt::SortOrder order)
 // result is taken only if the rows did not change meanwhile (else it sorts again).
 void DirectoryModel::startSort()
 {
-    if (m_rows.size() < kSmallFolder && !m_sorting) {
+    if (m_rows.size() < kSmallFolder && !m_sorting && !m_merging) {
         Rows rows = m_rows;
         m_order.sort(rows);
         replaceRows(std::move(rows));
         mergePending();
         return;
     }
-    if (m_sorting)
-        return; // the sort in flight notices the change when it ends
+    if (m_sorting || m_merging)
+        return; // the task in flight notices the change when it ends
     m_sorting = true;
-    const quint64 generation = m_generation, ticket = ++m_sortTicket;
+    const quint64 generation = m_generation, ticket = ++m_workTicket;
     const EntryOrder order = m_order;
     // The task holds the store: the entries it reads outlive a refresh or another folder.
     QtConcurrent::run([rows = m_rows, store = m_store, order]() mutable {
         order.sort(rows);
         return rows;
     }).then(this, [this, generation, ticket, order](Rows rows) {
-        if (ticket != m_sortTicket)
+        if (ticket != m_workTicket)
             return; // another folder since: its rows are not these
         m_sorting = false;
         if (generation != m_generation || order != m_order) {

@@ -52,7 +52,7 @@ public:
     QString uri() const; // redacted, for display
     QString uriOf(const std::string &path) const; // full URI, to open again
 
-    bool loading() const { return m_watcher != nullptr || !m_pending.empty(); }
+    bool loading() const { return m_watcher != nullptr || !m_pending.empty() || m_merging; }
     QString error() const { return m_error; }
     const Entry *entryAt(int row) const;
     EntryOrder order() const { return m_order; }
@@ -103,8 +103,19 @@ private:
     void appendPage(ListingChunk &chunk);
     void listingFinished();
     void applyRefresh();
+    // A merge worked out off the GUI thread: the rows it adds, in order, where each goes,
+    // and (if they go to many places) all the rows in their new order.
+    struct MergePlan {
+        Rows batch;
+        std::vector<std::size_t> where;
+        std::size_t places = 0;
+        Rows merged;
+    };
+
     void mergePending();
-    void merge(Rows batch);
+    static MergePlan planMerge(std::vector<Rows> runs, const std::vector<int> &sortedBy, const Rows &rows,
+                               const EntryOrder &order);
+    void applyMerge(MergePlan plan);
     void replaceRows(Rows rows);
     void startSort();
 
@@ -116,8 +127,9 @@ private:
     EntryOrder m_order;
     std::shared_ptr<std::atomic<int>> m_listingOrder; // what the listing thread sorts pages by
     bool m_sorting = false;       // a sort runs off the GUI thread; merges wait for it
+    bool m_merging = false;       // a merge is worked out off the GUI thread; sorts wait for it
     quint64 m_generation = 0;     // changes whenever the rows change other than by merging
-    quint64 m_sortTicket = 0;     // the sort off the GUI thread whose result is wanted
+    quint64 m_workTicket = 0;     // the sort or merge off the GUI thread whose result is wanted
     QTimer m_mergeTimer;
     QElapsedTimer m_sinceMerge;
     QString m_error;

@@ -9,12 +9,14 @@
 #include <QMimeData>
 #include <QPromise>
 #include <QStyle>
+#include <QThreadPool>
 #include <QUrl>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 namespace strata {
 
@@ -97,7 +99,8 @@ void DirectoryModel::setLocation(const Location &location)
     m_pendingOrder.clear();
     m_store = std::make_shared<EntryStore>();
     ++m_generation;
-    m_sorting = m_merging = false;
+    m_sorting = m_merging = m_planning = false;
+    m_incoming.reset();
     ++m_workTicket; // a sort or merge of the rows that went is of no use
     m_error.clear();
     endResetModel();
@@ -111,73 +114,136 @@ void DirectoryModel::refresh()
 {
     if (!m_location.op)
         return;
-    if (loading() && !m_refreshing) {
+    if (loading() && !m_refreshing && !m_planning) {
         setLocation(m_location); // still on the first listing: start it again
         return;
     }
     stopListing();
+    m_planning = false; // a refresh worked out meanwhile is of no use now
     m_refreshing = true;
-    m_incoming.clear();
+    m_incoming = std::make_shared<EntryStore>();
     m_incomingError.clear();
     startListing();
 }
 
+// Works out the differences (a big folder's on a worker thread), then applies them.
 void DirectoryModel::applyRefresh()
 {
     m_refreshing = false;
+    std::shared_ptr<EntryStore> store = std::move(m_incoming);
+    m_incoming.reset();
     if (!m_incomingError.isEmpty()) {
         m_error = m_incomingError; // the old rows stay, under the reason
         return;
     }
     m_error.clear();
-    // The new listing becomes the store; rows that stay point into it.
-    auto store = std::make_shared<EntryStore>();
-    store->push_back(std::move(m_incoming));
-    m_incoming.clear();
-    const std::vector<Entry> &incoming = store->front();
-    std::unordered_map<std::string_view, const Entry *> fresh;
-    fresh.reserve(incoming.size());
-    for (const Entry &e : incoming)
-        fresh.emplace(e.name, &e);
+    std::size_t listed = 0;
+    for (const auto &page : *store)
+        listed += page.size();
+    if (m_rows.size() < kSmallFolder && listed < kSmallFolder) {
+        RefreshPlan plan = planRefresh(m_rows, *store, m_order);
+        finishRefresh(std::move(store), std::move(plan));
+        return;
+    }
+    m_planning = true;
+    const quint64 generation = m_generation, ticket = m_listingTicket;
+    // The task holds both stores: the old rows' entries and the new listing.
+    QtConcurrent::run([rows = m_rows, old = m_store, store, order = m_order] { return planRefresh(rows, *store, order); })
+        .then(this, [this, store, generation, ticket](RefreshPlan plan) {
+            if (ticket != m_listingTicket)
+                return; // listed again or elsewhere since
+            m_planning = false;
+            if (generation != m_generation) { // the rows were sorted meanwhile: work it out again
+                m_incoming = store;
+                m_incomingError.clear();
+                applyRefresh();
+                return;
+            }
+            finishRefresh(store, std::move(plan));
+            Q_EMIT stateChanged();
+        });
+}
+
+// Matches the rows to the new listing by name: all the hashing and comparing of a refresh.
+// Any thread.
+DirectoryModel::RefreshPlan DirectoryModel::planRefresh(const Rows &rows, const EntryStore &fresh,
+                                                        const EntryOrder &order)
+{
+    std::size_t listed = 0;
+    for (const auto &page : fresh)
+        listed += page.size();
+    std::unordered_map<std::string_view, const Entry *> byName;
+    byName.reserve(listed);
+    for (const auto &page : fresh)
+        for (const Entry &e : page)
+            byName.emplace(e.name, &e);
+    RefreshPlan plan;
+    plan.sortedBy = order.key();
+    plan.match.resize(rows.size(), nullptr);
+    plan.changed.resize(rows.size(), false);
+    std::unordered_set<const Entry *> known;
+    known.reserve(rows.size());
+    for (std::size_t row = 0; row < rows.size(); ++row) {
+        const auto it = byName.find(rows[row]->name);
+        if (it == byName.end())
+            continue; // gone
+        const Entry *now = it->second, *was = rows[row];
+        plan.match[row] = now;
+        known.insert(now);
+        plan.changed[row] =
+            now->kind != was->kind || now->size != was->size || now->mtimeNs != was->mtimeNs || now->etag != was->etag;
+    }
+    // A changed size or time may move a row: then all are sorted again.
+    const Entry *previous = nullptr;
+    bool previousChanged = false;
+    for (std::size_t row = 0; row < rows.size() && plan.inOrder; ++row) {
+        if (!plan.match[row])
+            continue;
+        if (previous && (previousChanged || plan.changed[row]) && order(plan.match[row], previous))
+            plan.inOrder = false;
+        previous = plan.match[row];
+        previousChanged = plan.changed[row];
+    }
+    for (const auto &page : fresh)
+        for (const Entry &e : page)
+            if (!known.contains(&e))
+                plan.added.push_back(&e);
+    order.sort(plan.added);
+    return plan;
+}
+
+// Rows that stayed keep their place (and the view its selection and scroll position),
+// gone ones are removed, changed ones updated, new ones merged in.
+void DirectoryModel::finishRefresh(std::shared_ptr<EntryStore> store, RefreshPlan plan)
+{
     for (int row = int(m_rows.size()) - 1; row >= 0; --row) {
-        if (fresh.contains(m_rows[std::size_t(row)]->name))
+        if (plan.match[std::size_t(row)])
             continue;
         // A run of vanished rows goes in one removal.
         int first = row;
-        while (first > 0 && !fresh.contains(m_rows[std::size_t(first - 1)]->name))
+        while (first > 0 && !plan.match[std::size_t(first - 1)])
             --first;
         beginRemoveRows({}, first, row);
         m_rows.erase(m_rows.begin() + first, m_rows.begin() + row + 1);
+        plan.match.erase(plan.match.begin() + first, plan.match.begin() + row + 1);
+        plan.changed.erase(plan.changed.begin() + first, plan.changed.begin() + row + 1);
         endRemoveRows();
         row = first;
     }
-    std::unordered_set<const Entry *> known;
-    known.reserve(m_rows.size());
-    bool inOrder = true;
     for (std::size_t row = 0; row < m_rows.size(); ++row) {
-        const Entry *now = fresh.at(m_rows[row]->name);
-        const Entry *was = m_rows[row];
-        known.insert(now);
-        m_rows[row] = now;
-        if (now->kind != was->kind || now->size != was->size || now->mtimeNs != was->mtimeNs || now->etag != was->etag) {
+        m_rows[row] = plan.match[row];
+        if (plan.changed[row])
             Q_EMIT dataChanged(index(int(row), 0), index(int(row), ColumnCount - 1));
-            inOrder = inOrder && (row == 0 || !m_order(now, m_rows[row - 1])) &&
-                      (row + 1 == m_rows.size() || !m_order(fresh.at(m_rows[row + 1]->name), now));
-        }
     }
-    fresh.clear();
-    m_store = std::move(store); // the old entries go (a sort in flight holds them alive)
+    // The old entries are freed on a worker thread (a million take a while); a task in
+    // flight holds them alive until it ends.
+    QThreadPool::globalInstance()->start([old = std::exchange(m_store, std::move(store))]() mutable { old.reset(); });
     ++m_generation;
-    Rows added;
-    for (const Entry &e : m_store->front())
-        if (!known.contains(&e))
-            added.push_back(&e);
-    if (!inOrder) // a changed size or time moved a row: sort all again
+    if (!plan.inOrder)
         startSort();
-    if (!added.empty()) {
-        m_order.sort(added);
-        m_pending.push_back(std::move(added));
-        m_pendingOrder.push_back(m_order.key());
+    if (!plan.added.empty()) {
+        m_pending.push_back(std::move(plan.added));
+        m_pendingOrder.push_back(plan.sortedBy);
         mergePending();
     }
 }
@@ -197,6 +263,7 @@ void DirectoryModel::startListing()
     if (!m_location.op)
         return;
     m_watcher = new QFutureWatcher<ListingPage>(this);
+    ++m_listingTicket;
     m_taken = 0;
     m_listed = false;
     connect(m_watcher, &QFutureWatcher<ListingPage>::resultsReadyAt, this, &DirectoryModel::takePages);
@@ -250,8 +317,7 @@ void DirectoryModel::appendPage(ListingChunk &chunk)
     if (m_refreshing) { // gathered until the listing is complete
         if (!chunk.error.isEmpty())
             m_incomingError = chunk.error;
-        m_incoming.insert(m_incoming.end(), std::make_move_iterator(chunk.entries.begin()),
-                          std::make_move_iterator(chunk.entries.end()));
+        m_incoming->push_back(std::move(chunk.entries));
         return;
     }
     if (!chunk.error.isEmpty())
@@ -456,6 +522,7 @@ void DirectoryModel::replaceRows(Rows rows)
     for (const QModelIndex &p : before)
         after << createIndex(moved.at(m_rows[std::size_t(p.row())]), p.column());
     m_rows = std::move(rows);
+    ++m_generation;
     changePersistentIndexList(before, after);
     Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }

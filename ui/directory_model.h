@@ -52,7 +52,7 @@ public:
     QString uri() const; // redacted, for display
     QString uriOf(const std::string &path) const; // full URI, to open again
 
-    bool loading() const { return m_watcher != nullptr || !m_pending.empty() || m_merging; }
+    bool loading() const { return m_watcher != nullptr || !m_pending.empty() || m_merging || m_planning; }
     QString error() const { return m_error; }
     const Entry *entryAt(int row) const;
     EntryOrder order() const { return m_order; }
@@ -112,6 +112,17 @@ private:
         Rows merged;
     };
 
+    // A refresh worked out off the GUI thread.
+    struct RefreshPlan {
+        Rows match;                // per row: its entry in the new listing, or none (gone)
+        std::vector<bool> changed; // per row: shown otherwise now
+        Rows added;                // new entries, sorted
+        int sortedBy = 0;          // EntryOrder::key() of `added`
+        bool inOrder = true;       // no changed row has to move
+    };
+
+    static RefreshPlan planRefresh(const Rows &rows, const EntryStore &fresh, const EntryOrder &order);
+    void finishRefresh(std::shared_ptr<EntryStore> store, RefreshPlan plan);
     void mergePending();
     static MergePlan planMerge(std::vector<Rows> runs, const std::vector<int> &sortedBy, const Rows &rows,
                                const EntryOrder &order);
@@ -139,7 +150,9 @@ private:
     QTimer m_takeTimer;           // takes the pages left when one turn's share is done
     DesktopExport m_desktopExport;
     bool m_refreshing = false;    // a refresh gathers the listing here, then applies it
-    std::vector<Entry> m_incoming;
+    bool m_planning = false;      // a refresh is worked out off the GUI thread
+    quint64 m_listingTicket = 0;  // the listing a refresh worked out belongs to
+    std::shared_ptr<EntryStore> m_incoming;
     QString m_incomingError;
 };
 

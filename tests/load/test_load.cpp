@@ -155,6 +155,20 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
     QVERIFY(loaded);
     QVERIFY2(longest < 250, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(longest)));
 
+    // A refresh lists again and works out the differences off the GUI thread.
+    stalls.start();
+    pane.refresh();
+    const bool refreshed = waitFor([&] { return !pane.model()->loading(); }, 120000);
+    stalls.stop();
+    qInfo("a refresh kept the %d rows in %.2f s; longest event-loop stall %lld ms", pane.model()->rowCount(),
+          stalls.elapsed() / 1000.0, static_cast<long long>(stalls.longest()));
+    QVERIFY(refreshed);
+    QCOMPARE(pane.model()->rowCount(), expected);
+    // Refresh and filter bounds are looser than the listing's: they guard against a whole
+    // refresh worked out on the GUI thread (1.5 s for a million rows) or a filter rebuilt
+    // interval by interval (56 s), and stay clear of a busy machine's noise.
+    QVERIFY2(stalls.longest() < 1000, qPrintable(QStringLiteral("a refresh stalled the event loop for %1 ms").arg(stalls.longest())));
+
     // A header click sorts the million rows off the GUI thread; the view keeps running.
     stalls.start();
     pane.view()->sortByColumn(DirectoryModel::Name, Qt::DescendingOrder);
@@ -188,7 +202,7 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
               static_cast<long long>(stalls.longest()));
         if (rows)
             QCOMPARE(std::size_t(pane.view()->model()->rowCount()), rows);
-        QVERIFY2(stalls.longest() < 250, qPrintable(QStringLiteral("filtering stalled the event loop for %1 ms").arg(stalls.longest())));
+        QVERIFY2(stalls.longest() < 1000, qPrintable(QStringLiteral("filtering stalled the event loop for %1 ms").arg(stalls.longest())));
     }
 }
 

@@ -43,6 +43,7 @@ private Q_SLOTS:
     void thePaneFiltersThroughTheProxyOnly();
     void aFailedListingIsState();
     void refreshAppliesOnlyTheDifferences();
+    void aBigRefreshIsWorkedOutOffTheGuiThread();
     void dropsAskForTransfers();
     void desktopDropsAreFileUris();
     void aSlowStorageNeverBlocksTheEventLoop();
@@ -289,6 +290,42 @@ void TestDirectoryModel::refreshAppliesOnlyTheDifferences()
         names << model.index(r, DirectoryModel::Name).data().toString();
     QCOMPARE(names, (QStringList{QStringLiteral("a.txt"), QStringLiteral("d.txt"), QStringLiteral("e.txt")}));
     QCOMPARE(model.entryAt(0)->size, std::uint64_t(10));
+}
+
+// Past 20 000 rows the differences are found on a worker thread; the rows that stay keep
+// their place, and a row the view holds stays on its entry.
+void TestDirectoryModel::aBigRefreshIsWorkedOutOffTheGuiThread()
+{
+    auto at = open(QStringLiteral("memory://big/"));
+    QVERIFY(at.op->createDir("/refresh").ok());
+    for (int i = 0; i < 30000; ++i)
+        (void)at.op->writeAll("/refresh/r" + std::to_string(i), {});
+    DirectoryModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setLocation(open(QStringLiteral("memory://big/refresh")));
+    QVERIFY(waitFor([&] { return !model.loading(); }, 30000));
+    QCOMPARE(model.rowCount(), 30000);
+    QPersistentModelIndex held(model.index(20000, DirectoryModel::Name));
+    QCOMPARE(model.entryAt(20000)->name, std::string("r20000"));
+    for (int i = 100; i < 200; ++i)
+        QVERIFY(at.op->remove("/refresh/r" + std::to_string(i)).ok());
+    const std::vector<std::byte> bytes(5);
+    QVERIFY(at.op->writeAll("/refresh/r7", bytes).ok());
+    QVERIFY(at.op->writeAll("/refresh/r30000", {}).ok());
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.refresh();
+    QVERIFY(waitFor([&] { return !model.loading(); }, 30000));
+    QCOMPARE(reset.count(), 0);
+    QCOMPARE(removed.count(), 1); // r100 to r199, one run
+    QCOMPARE(changed.count(), 1); // r7's size
+    QCOMPARE(model.rowCount(), 30000 - 100 + 1);
+    QCOMPARE(model.entryAt(7)->size, std::uint64_t(5));
+    QCOMPARE(model.entryAt(100)->name, std::string("r200"));
+    QCOMPARE(model.entryAt(model.rowCount() - 1)->name, std::string("r30000"));
+    QVERIFY(held.isValid());
+    QCOMPARE(model.entryAt(held.row())->name, std::string("r20000"));
 }
 
 void TestDirectoryModel::dropsAskForTransfers()

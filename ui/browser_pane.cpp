@@ -122,10 +122,11 @@ void BrowserPane::filter(const QString &text)
     }
     if (m_view->model() == wanted)
         return;
-    QList<QPersistentModelIndex> selected;
-    for (const QModelIndex &index : m_view->selectionModel()->selectedRows())
-        selected << QPersistentModelIndex(toModel(index));
-    const QPersistentModelIndex current(toModel(m_view->currentIndex()));
+    // In the model's terms: the model does not change meanwhile, so no persistent indexes.
+    QItemSelection selected = m_view->selectionModel()->selection();
+    if (m_view->model() == m_proxy)
+        selected = m_proxy->mapSelectionToSource(selected);
+    const QModelIndex current = toModel(m_view->currentIndex());
     QItemSelectionModel *old = m_view->selectionModel();
     m_view->setModel(wanted); // the header keeps its sections: the columns are the same
     old->deleteLater();       // the view made it and leaves it
@@ -134,11 +135,9 @@ void BrowserPane::filter(const QString &text)
         m_proxy->setSourceModel(nullptr);
         m_proxy->setNameFilter({});
     }
-    QItemSelection selection;
-    for (const QPersistentModelIndex &index : selected)
-        if (const QModelIndex shown = fromModel(index); shown.isValid())
-            selection.select(shown, shown);
-    m_view->selectionModel()->select(selection, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    if (wanted == m_proxy)
+        selected = m_proxy->mapSelectionFromSource(selected);
+    m_view->selectionModel()->select(selected, QItemSelectionModel::Select | QItemSelectionModel::Rows);
     if (const QModelIndex shown = fromModel(current); shown.isValid()) {
         m_view->selectionModel()->setCurrentIndex(shown, QItemSelectionModel::NoUpdate);
         m_view->scrollTo(shown);

@@ -2,8 +2,8 @@
 
 #include "core/storage/path.h"
 #include "ui/browser_view.h"
+#include "ui/directory_filter_proxy.h"
 #include "ui/directory_model.h"
-#include "ui/directory_sort_proxy.h"
 #include "ui/entry_format.h"
 #include "ui/io_pool.h"
 #include "ui/path_bar.h"
@@ -74,10 +74,9 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     layout->addWidget(m_banner);
 
     m_model = new DirectoryModel(this);
-    m_proxy = new DirectorySortProxy(this);
-    m_proxy->setSourceModel(m_model);
+    m_proxy = new DirectoryFilterProxy(this);
     m_view = new BrowserView(this);
-    m_view->setModel(m_proxy);
+    m_view->setModel(m_model);
     m_view->setRootIsDecorated(false);
     m_view->setUniformRowHeights(true); // a 100 000-row folder lays out in no time
     m_view->setSortingEnabled(true);
@@ -101,12 +100,59 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     connect(m_forward, &QToolButton::clicked, this, &BrowserPane::goForward);
     connect(m_up, &QToolButton::clicked, this, &BrowserPane::goUp);
     connect(m_pathBar, &PathBar::openRequested, this, &BrowserPane::openUri);
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_filter, &QLineEdit::textChanged, this, &BrowserPane::filter);
     connect(m_view, &QTreeView::activated, this, &BrowserPane::activate);
     connect(m_model, &DirectoryModel::stateChanged, this, &BrowserPane::updateState);
     connect(m_model, &DirectoryModel::transferRequested, this, &BrowserPane::transferRequested);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &BrowserPane::summaryChanged);
     updateButtons();
+}
+
+// The view shows the model itself unless a filter is typed: through a proxy, a million
+// rows lay out twice as slowly (each row's index, parent and flags are mapped), and the
+// proxy would map every row arriving. The selection and current row follow their entries.
+void BrowserPane::filter(const QString &text)
+{
+    QAbstractItemModel *wanted = m_model;
+    if (!text.isEmpty()) {
+        if (!m_proxy->sourceModel())
+            m_proxy->setSourceModel(m_model);
+        m_proxy->setNameFilter(text);
+        wanted = m_proxy;
+    }
+    if (m_view->model() == wanted)
+        return;
+    // In the model's terms: the model does not change meanwhile, so no persistent indexes.
+    QItemSelection selected = m_view->selectionModel()->selection();
+    if (m_view->model() == m_proxy)
+        selected = m_proxy->mapSelectionToSource(selected);
+    const QModelIndex current = toModel(m_view->currentIndex());
+    QItemSelectionModel *old = m_view->selectionModel();
+    m_view->setModel(wanted); // the header keeps its sections: the columns are the same
+    old->deleteLater();       // the view made it and leaves it
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &BrowserPane::summaryChanged);
+    if (wanted == m_model) { // detached first: no rows to add back one interval at a time
+        m_proxy->setSourceModel(nullptr);
+        m_proxy->setNameFilter({});
+    }
+    if (wanted == m_proxy)
+        selected = m_proxy->mapSelectionFromSource(selected);
+    m_view->selectionModel()->select(selected, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    if (const QModelIndex shown = fromModel(current); shown.isValid()) {
+        m_view->selectionModel()->setCurrentIndex(shown, QItemSelectionModel::NoUpdate);
+        m_view->scrollTo(shown);
+    }
+    Q_EMIT summaryChanged();
+}
+
+QModelIndex BrowserPane::toModel(const QModelIndex &viewIndex) const
+{
+    return viewIndex.model() == m_proxy ? m_proxy->mapToSource(viewIndex) : viewIndex;
+}
+
+QModelIndex BrowserPane::fromModel(const QModelIndex &modelIndex) const
+{
+    return m_view->model() == m_proxy ? m_proxy->mapFromSource(modelIndex) : modelIndex;
 }
 
 void BrowserPane::openUri(const QString &uri)
@@ -235,7 +281,7 @@ std::vector<Entry> BrowserPane::selectedEntries() const
 {
     std::vector<Entry> out;
     for (const QModelIndex &index : m_view->selectionModel()->selectedRows(DirectoryModel::Name))
-        if (const Entry *e = m_model->entryAt(m_proxy->mapToSource(index).row()))
+        if (const Entry *e = m_model->entryAt(toModel(index).row()))
             out.push_back(*e);
     return out;
 }
@@ -243,7 +289,7 @@ std::vector<Entry> BrowserPane::selectedEntries() const
 QString BrowserPane::summary() const
 {
     const auto selected = selectedEntries();
-    QString text = tr("%n item(s)", nullptr, m_proxy->rowCount());
+    QString text = tr("%n item(s)", nullptr, m_view->model()->rowCount());
     if (!selected.empty()) {
         std::uint64_t bytes = 0;
         for (const auto &e : selected)
@@ -253,9 +299,9 @@ QString BrowserPane::summary() const
     return text;
 }
 
-void BrowserPane::activate(const QModelIndex &proxyIndex)
+void BrowserPane::activate(const QModelIndex &viewIndex)
 {
-    const Entry *e = m_model->entryAt(m_proxy->mapToSource(proxyIndex).row());
+    const Entry *e = m_model->entryAt(toModel(viewIndex).row());
     if (!e)
         return;
     if (e->isDir())
@@ -280,6 +326,8 @@ void BrowserPane::updateState()
         banner = tr("Listing… %L1 entries so far").arg(m_model->rowCount());
     } else if (m_model->loading()) {
         banner = tr("Listing…");
+    } else if (m_model->sorting()) {
+        banner = tr("Sorting…");
     }
     m_banner->setText(banner);
     m_banner->setStyleSheet(style);

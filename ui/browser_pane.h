@@ -16,7 +16,7 @@ class QTreeView;
 namespace strata {
 
 class DirectoryModel;
-class DirectorySortProxy;
+class DirectoryFilterProxy;
 class PathBar;
 
 // One side of the two-pane browser: a path bar with back/forward/up, a filter box and a
@@ -57,8 +57,11 @@ protected:
 
 private:
     void navigate(const QString &uri, bool remember);
+    void filter(const QString &text);
+    QModelIndex toModel(const QModelIndex &viewIndex) const;
+    QModelIndex fromModel(const QModelIndex &modelIndex) const;
     void showLocation(const Location &location);
-    void activate(const QModelIndex &proxyIndex);
+    void activate(const QModelIndex &viewIndex);
     void updateState();
     void updateButtons();
 
@@ -69,7 +72,7 @@ private:
     QLabel *m_banner;
     QTreeView *m_view;
     DirectoryModel *m_model;
-    DirectorySortProxy *m_proxy;
+    DirectoryFilterProxy *m_proxy; // between model and view only while the filter box holds text
     QStringList m_history; // URIs visited; m_historyAt is the current one
     qsizetype m_historyAt = -1;
     QString m_opening;     // URI being resolved, if any

@@ -9,10 +9,14 @@
 #include <QMimeData>
 #include <QPromise>
 #include <QStyle>
+#include <QThreadPool>
 #include <QUrl>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
 
 namespace strata {
 
@@ -36,8 +40,10 @@ bool droppedInPlace(const QString &source, const QString &destination)
     return parentPath(sp) == dp || dp == sp || dp.starts_with(sp + "/");
 }
 
-// Runs on a storage thread: each page becomes a result as soon as it is listed.
-void listAllPages(QPromise<ListingChunk> &promise, std::shared_ptr<Operator> op, std::string path)
+// Runs on a storage thread: each page becomes a result as soon as it is listed, sorted in
+// the order the model shows (read again for each page: the user may sort meanwhile).
+void listAllPages(QPromise<ListingPage> &promise, std::shared_ptr<Operator> op, std::string path,
+                  std::shared_ptr<std::atomic<int>> order)
 {
     ListOptions options;
     options.pageSize = kPageSize;
@@ -46,17 +52,36 @@ void listAllPages(QPromise<ListingChunk> &promise, std::shared_ptr<Operator> op,
             return;
         auto page = op->list(path, options);
         if (!page) {
-            promise.addResult(ListingChunk{{}, QString::fromStdString(page.error().message())});
+            promise.addResult(std::make_shared<ListingChunk>(ListingChunk{{}, QString::fromStdString(page.error().message())}));
             return;
         }
         options.pageToken = std::move(page->nextPageToken);
-        promise.addResult(ListingChunk{std::move(page->entries), {}});
+        const int key = order->load();
+        EntryOrder::fromKey(key).sort(page->entries);
+        promise.addResult(std::make_shared<ListingChunk>(ListingChunk{std::move(page->entries), {}, key}));
     } while (!options.pageToken.empty());
 }
 
+// Below this many rows a merge or a sort costs little: done at once on the GUI thread.
+constexpr std::size_t kSmallFolder = 20000;
+// Above it, pages wait and are merged together at most this often.
+constexpr int kMergeIntervalMs = 200;
+// A merge that puts new rows in more places than this is an append and a layout change.
+constexpr std::size_t kMostInsertions = 8;
+
 } // namespace
 
-DirectoryModel::DirectoryModel(QObject *parent) : QAbstractTableModel(parent) {}
+DirectoryModel::DirectoryModel(QObject *parent)
+    : QAbstractTableModel(parent), m_store(std::make_shared<EntryStore>()),
+      m_listingOrder(std::make_shared<std::atomic<int>>(m_order.key()))
+{
+    m_mergeTimer.setSingleShot(true);
+    connect(&m_mergeTimer, &QTimer::timeout, this, &DirectoryModel::mergePending);
+    m_takeTimer.setSingleShot(true);
+    m_takeTimer.setInterval(0);
+    connect(&m_takeTimer, &QTimer::timeout, this, &DirectoryModel::takePages);
+    m_sinceMerge.start();
+}
 
 DirectoryModel::~DirectoryModel()
 {
@@ -69,7 +94,14 @@ void DirectoryModel::setLocation(const Location &location)
     m_refreshing = false;
     beginResetModel();
     m_location = location;
-    m_entries.clear();
+    m_rows.clear();
+    m_pending.clear();
+    m_pendingOrder.clear();
+    m_store = std::make_shared<EntryStore>();
+    ++m_generation;
+    m_sorting = m_merging = m_planning = false;
+    m_incoming.reset();
+    ++m_workTicket; // a sort or merge of the rows that went is of no use
     m_error.clear();
     endResetModel();
     startListing();
@@ -77,73 +109,143 @@ void DirectoryModel::setLocation(const Location &location)
 
 // Lists again and applies the differences when the new listing is complete: rows that
 // stayed keep their place (and the view its selection and scroll position), gone ones
-// are removed, changed ones updated, new ones appended.
+// are removed, changed ones updated, new ones merged in.
 void DirectoryModel::refresh()
 {
     if (!m_location.op)
         return;
-    if (m_watcher && !m_refreshing) {
+    if (loading() && !m_refreshing && !m_planning) {
         setLocation(m_location); // still on the first listing: start it again
         return;
     }
     stopListing();
+    m_planning = false; // a refresh worked out meanwhile is of no use now
     m_refreshing = true;
-    m_incoming.clear();
+    m_incoming = std::make_shared<EntryStore>();
     m_incomingError.clear();
     startListing();
 }
 
+// Works out the differences (a big folder's on a worker thread), then applies them.
 void DirectoryModel::applyRefresh()
 {
     m_refreshing = false;
+    std::shared_ptr<EntryStore> store = std::move(m_incoming);
+    m_incoming.reset();
     if (!m_incomingError.isEmpty()) {
         m_error = m_incomingError; // the old rows stay, under the reason
         return;
     }
     m_error.clear();
-    std::unordered_map<std::string_view, std::size_t> fresh;
-    fresh.reserve(m_incoming.size());
-    for (std::size_t i = 0; i < m_incoming.size(); ++i)
-        fresh.emplace(m_incoming[i].name, i);
-    for (int row = int(m_entries.size()) - 1; row >= 0; --row) {
-        if (fresh.contains(m_entries[std::size_t(row)].name))
+    std::size_t listed = 0;
+    for (const auto &page : *store)
+        listed += page.size();
+    if (m_rows.size() < kSmallFolder && listed < kSmallFolder) {
+        RefreshPlan plan = planRefresh(m_rows, *store, m_order);
+        finishRefresh(std::move(store), std::move(plan));
+        return;
+    }
+    m_planning = true;
+    const quint64 generation = m_generation, ticket = m_listingTicket;
+    // The task holds both stores: the old rows' entries and the new listing.
+    QtConcurrent::run([rows = m_rows, old = m_store, store, order = m_order] { return planRefresh(rows, *store, order); })
+        .then(this, [this, store, generation, ticket](RefreshPlan plan) {
+            if (ticket != m_listingTicket)
+                return; // listed again or elsewhere since
+            m_planning = false;
+            if (generation != m_generation) { // the rows were sorted meanwhile: work it out again
+                m_incoming = store;
+                m_incomingError.clear();
+                applyRefresh();
+                return;
+            }
+            finishRefresh(store, std::move(plan));
+            Q_EMIT stateChanged();
+        });
+}
+
+// Matches the rows to the new listing by name: all the hashing and comparing of a refresh.
+// Any thread.
+DirectoryModel::RefreshPlan DirectoryModel::planRefresh(const Rows &rows, const EntryStore &fresh,
+                                                        const EntryOrder &order)
+{
+    std::size_t listed = 0;
+    for (const auto &page : fresh)
+        listed += page.size();
+    std::unordered_map<std::string_view, const Entry *> byName;
+    byName.reserve(listed);
+    for (const auto &page : fresh)
+        for (const Entry &e : page)
+            byName.emplace(e.name, &e);
+    RefreshPlan plan;
+    plan.sortedBy = order.key();
+    plan.match.resize(rows.size(), nullptr);
+    plan.changed.resize(rows.size(), false);
+    std::unordered_set<const Entry *> known;
+    known.reserve(rows.size());
+    for (std::size_t row = 0; row < rows.size(); ++row) {
+        const auto it = byName.find(rows[row]->name);
+        if (it == byName.end())
+            continue; // gone
+        const Entry *now = it->second, *was = rows[row];
+        plan.match[row] = now;
+        known.insert(now);
+        plan.changed[row] =
+            now->kind != was->kind || now->size != was->size || now->mtimeNs != was->mtimeNs || now->etag != was->etag;
+    }
+    // A changed size or time may move a row: then all are sorted again.
+    const Entry *previous = nullptr;
+    bool previousChanged = false;
+    for (std::size_t row = 0; row < rows.size() && plan.inOrder; ++row) {
+        if (!plan.match[row])
+            continue;
+        if (previous && (previousChanged || plan.changed[row]) && order(plan.match[row], previous))
+            plan.inOrder = false;
+        previous = plan.match[row];
+        previousChanged = plan.changed[row];
+    }
+    for (const auto &page : fresh)
+        for (const Entry &e : page)
+            if (!known.contains(&e))
+                plan.added.push_back(&e);
+    order.sort(plan.added);
+    return plan;
+}
+
+// Rows that stayed keep their place (and the view its selection and scroll position),
+// gone ones are removed, changed ones updated, new ones merged in.
+void DirectoryModel::finishRefresh(std::shared_ptr<EntryStore> store, RefreshPlan plan)
+{
+    for (int row = int(m_rows.size()) - 1; row >= 0; --row) {
+        if (plan.match[std::size_t(row)])
             continue;
         // A run of vanished rows goes in one removal.
         int first = row;
-        while (first > 0 && !fresh.contains(m_entries[std::size_t(first - 1)].name))
+        while (first > 0 && !plan.match[std::size_t(first - 1)])
             --first;
         beginRemoveRows({}, first, row);
-        m_entries.erase(m_entries.begin() + first, m_entries.begin() + row + 1);
+        m_rows.erase(m_rows.begin() + first, m_rows.begin() + row + 1);
+        plan.match.erase(plan.match.begin() + first, plan.match.begin() + row + 1);
+        plan.changed.erase(plan.changed.begin() + first, plan.changed.begin() + row + 1);
         endRemoveRows();
         row = first;
     }
-    // Matched first, moved after: the map's keys view the incoming names.
-    std::vector<bool> known(m_incoming.size(), false);
-    std::vector<std::size_t> match(m_entries.size());
-    for (std::size_t row = 0; row < m_entries.size(); ++row) {
-        match[row] = fresh.at(m_entries[row].name);
-        known[match[row]] = true;
-    }
-    fresh.clear();
-    for (std::size_t row = 0; row < m_entries.size(); ++row) {
-        Entry &now = m_incoming[match[row]];
-        Entry &was = m_entries[row];
-        if (now.kind != was.kind || now.size != was.size || now.mtimeNs != was.mtimeNs || now.etag != was.etag) {
-            was = std::move(now);
+    for (std::size_t row = 0; row < m_rows.size(); ++row) {
+        m_rows[row] = plan.match[row];
+        if (plan.changed[row])
             Q_EMIT dataChanged(index(int(row), 0), index(int(row), ColumnCount - 1));
-        }
     }
-    std::vector<Entry> added;
-    for (std::size_t i = 0; i < m_incoming.size(); ++i)
-        if (!known[i])
-            added.push_back(std::move(m_incoming[i]));
-    if (!added.empty()) {
-        const int first = int(m_entries.size());
-        beginInsertRows({}, first, first + int(added.size()) - 1);
-        m_entries.insert(m_entries.end(), std::make_move_iterator(added.begin()), std::make_move_iterator(added.end()));
-        endInsertRows();
+    // The old entries are freed on a worker thread (a million take a while); a task in
+    // flight holds them alive until it ends.
+    QThreadPool::globalInstance()->start([old = std::exchange(m_store, std::move(store))]() mutable { old.reset(); });
+    ++m_generation;
+    if (!plan.inOrder)
+        startSort();
+    if (!plan.added.empty()) {
+        m_pending.push_back(std::move(plan.added));
+        m_pendingOrder.push_back(plan.sortedBy);
+        mergePending();
     }
-    m_incoming.clear();
 }
 
 QString DirectoryModel::uri() const
@@ -160,13 +262,16 @@ void DirectoryModel::startListing()
 {
     if (!m_location.op)
         return;
-    m_watcher = new QFutureWatcher<ListingChunk>(this);
-    connect(m_watcher, &QFutureWatcher<ListingChunk>::resultsReadyAt, this, [this](int begin, int end) {
-        for (int i = begin; i < end; ++i)
-            appendPage(i);
+    m_watcher = new QFutureWatcher<ListingPage>(this);
+    ++m_listingTicket;
+    m_taken = 0;
+    m_listed = false;
+    connect(m_watcher, &QFutureWatcher<ListingPage>::resultsReadyAt, this, &DirectoryModel::takePages);
+    connect(m_watcher, &QFutureWatcher<ListingPage>::finished, this, [this] {
+        m_listed = true;
+        takePages();
     });
-    connect(m_watcher, &QFutureWatcher<ListingChunk>::finished, this, &DirectoryModel::listingFinished);
-    m_watcher->setFuture(QtConcurrent::run(ioPool(), listAllPages, m_location.op, m_location.path));
+    m_watcher->setFuture(QtConcurrent::run(ioPool(), listAllPages, m_location.op, m_location.path, m_listingOrder));
     Q_EMIT stateChanged();
 }
 
@@ -175,51 +280,317 @@ void DirectoryModel::stopListing()
 {
     if (!m_watcher)
         return;
+    m_takeTimer.stop();
     m_watcher->disconnect(this);
     m_watcher->cancel();
     m_watcher->deleteLater();
     m_watcher = nullptr;
 }
 
-void DirectoryModel::appendPage(int index)
+// Takes the pages listed so far, up to 10 ms' worth per turn of the event loop: a fast
+// storage lists faster than the GUI thread takes pages, and must not starve the loop.
+void DirectoryModel::takePages()
 {
-    ListingChunk chunk = m_watcher->resultAt(index);
+    if (!m_watcher)
+        return;
+    QElapsedTimer turn;
+    turn.start();
+    const auto *watcher = m_watcher;
+    const int available = watcher->future().resultCount();
+    while (m_taken < available) {
+        if (turn.elapsed() >= 10) {
+            m_takeTimer.start();
+            return;
+        }
+        // The results keep only an emptied page.
+        ListingPage page = watcher->resultAt(m_taken++);
+        appendPage(*page);
+        if (m_watcher != watcher)
+            return; // a slot went elsewhere meanwhile
+    }
+    if (m_listed)
+        listingFinished();
+}
+
+void DirectoryModel::appendPage(ListingChunk &chunk)
+{
     if (m_refreshing) { // gathered until the listing is complete
         if (!chunk.error.isEmpty())
             m_incomingError = chunk.error;
-        m_incoming.insert(m_incoming.end(), std::make_move_iterator(chunk.entries.begin()),
-                          std::make_move_iterator(chunk.entries.end()));
+        m_incoming->push_back(std::move(chunk.entries));
         return;
     }
     if (!chunk.error.isEmpty())
         m_error = chunk.error;
-    if (chunk.entries.empty())
+    if (chunk.entries.empty()) {
+        if (!chunk.error.isEmpty())
+            Q_EMIT stateChanged();
         return;
-    const int first = int(m_entries.size());
-    beginInsertRows({}, first, first + int(chunk.entries.size()) - 1);
-    m_entries.insert(m_entries.end(), std::make_move_iterator(chunk.entries.begin()),
-                     std::make_move_iterator(chunk.entries.end()));
-    endInsertRows();
-    Q_EMIT stateChanged();
+    }
+    // The page's vector moves into the store whole: its entries keep their addresses.
+    m_store->push_back(std::move(chunk.entries));
+    const std::vector<Entry> &page = m_store->back();
+    Rows run(page.size());
+    std::transform(page.begin(), page.end(), run.begin(), [](const Entry &e) { return &e; });
+    m_pending.push_back(std::move(run));
+    m_pendingOrder.push_back(chunk.sortedBy);
+    // A small folder takes each page at once (cheap); a big one a few times a second.
+    if (m_rows.size() < kSmallFolder || m_sinceMerge.elapsed() >= kMergeIntervalMs)
+        mergePending();
+    else if (!m_mergeTimer.isActive())
+        m_mergeTimer.start(std::max(0, kMergeIntervalMs - int(m_sinceMerge.elapsed())));
 }
 
 void DirectoryModel::listingFinished()
 {
+    m_takeTimer.stop();
+    m_watcher->disconnect(this);
     m_watcher->deleteLater();
     m_watcher = nullptr;
     if (m_refreshing)
         applyRefresh();
+    else
+        mergePending();
+    Q_EMIT stateChanged();
+}
+
+// Merges the pages that arrived since the last merge: a small folder at once, a big one's
+// comparisons and copying on a worker thread (after a sort in flight, if any).
+void DirectoryModel::mergePending()
+{
+    m_mergeTimer.stop();
+    if (m_sorting || m_merging || m_pending.empty())
+        return;
+    std::vector<Rows> runs = std::move(m_pending);
+    std::vector<int> sortedBy = std::move(m_pendingOrder);
+    m_pending.clear();
+    m_pendingOrder.clear();
+    std::size_t incoming = 0;
+    for (const Rows &run : runs)
+        incoming += run.size();
+    if (m_rows.size() + incoming < kSmallFolder) {
+        applyMerge(planMerge(std::move(runs), sortedBy, m_rows, m_order));
+        m_sinceMerge.restart();
+        Q_EMIT stateChanged();
+        return;
+    }
+    m_merging = true;
+    const quint64 ticket = ++m_workTicket;
+    const EntryOrder order = m_order;
+    // The task holds the store: the entries it reads outlive another folder.
+    QtConcurrent::run([runs = std::move(runs), sortedBy = std::move(sortedBy), rows = m_rows, store = m_store,
+                       order]() mutable { return planMerge(std::move(runs), sortedBy, rows, order); })
+        .then(this, [this, ticket, order](MergePlan plan) {
+            if (ticket != m_workTicket)
+                return; // another folder since
+            m_merging = false;
+            if (order != m_order) { // sorted by another column meanwhile: merged after that sort
+                m_pending.push_back(std::move(plan.batch));
+                m_pendingOrder.push_back(order.key());
+                startSort();
+                return;
+            }
+            applyMerge(std::move(plan));
+            m_sinceMerge.restart();
+            if (!m_watcher) // the listing is over: the rest goes in now
+                mergePending();
+            else if (!m_pending.empty() && !m_mergeTimer.isActive())
+                m_mergeTimer.start(kMergeIntervalMs);
+            Q_EMIT stateChanged();
+        });
+}
+
+// Sorts pages sorted otherwise, merges them into one batch and finds where each of its
+// rows goes among `rows`: all the comparisons of a merge. Any thread.
+DirectoryModel::MergePlan DirectoryModel::planMerge(std::vector<Rows> runs, const std::vector<int> &sortedBy,
+                                                    const Rows &rows, const EntryOrder &order)
+{
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (sortedBy[i] != order.key()) // listed before the user sorted by another column
+            order.sort(runs[i]);
+    // Pairwise merges of the sorted pages: O(k log pages) comparisons.
+    while (runs.size() > 1) {
+        std::vector<Rows> merged;
+        for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
+            Rows both(runs[i].size() + runs[i + 1].size());
+            if (runs[i].empty() || runs[i + 1].empty() || !order(runs[i + 1].front(), runs[i].back()))
+                std::copy(runs[i + 1].begin(), runs[i + 1].end(), // pages listed in order: one after the other
+                          std::copy(runs[i].begin(), runs[i].end(), both.begin()));
+            else
+                std::merge(runs[i].begin(), runs[i].end(), runs[i + 1].begin(), runs[i + 1].end(), both.begin(), order);
+            merged.push_back(std::move(both));
+        }
+        if (runs.size() % 2)
+            merged.push_back(std::move(runs.back()));
+        runs = std::move(merged);
+    }
+    MergePlan plan;
+    if (runs.empty() || runs.front().empty())
+        return plan;
+    plan.batch = std::move(runs.front());
+    const Rows &batch = plan.batch;
+    const std::size_t n = rows.size(), k = batch.size();
+    // where[i]: the row of `rows` that batch[i] goes before (n: after the last).
+    plan.where.resize(k);
+    std::size_t from = 0;
+    if (n == 0 || !order(batch.front(), rows.back())) { // all after the last row
+        from = n;
+        plan.places = 1;
+    }
+    for (std::size_t i = 0; i < k; ++i) {
+        if (from == n) {
+            plan.where[i] = n;
+            continue;
+        }
+        if (!order(batch[i], rows[n - 1]))
+            from = n; // past the last row (the usual case of a listing already in order)
+        else
+            from = std::size_t(std::upper_bound(rows.begin() + std::ptrdiff_t(from), rows.end(), batch[i], order) -
+                               rows.begin());
+        plan.places += i == 0 || plan.where[i - 1] != from;
+        plan.where[i] = from;
+    }
+    if (plan.places <= kMostInsertions)
+        return plan;
+    plan.merged.reserve(n + k);
+    for (std::size_t i = 0, row = 0; i <= k; ++i) {
+        const std::size_t upTo = i < k ? plan.where[i] : n;
+        plan.merged.insert(plan.merged.end(), rows.begin() + std::ptrdiff_t(row), rows.begin() + std::ptrdiff_t(upTo));
+        row = upTo;
+        if (i < k)
+            plan.merged.push_back(batch[i]);
+    }
+    return plan;
+}
+
+// Puts the new rows in their places. Few places: an insertion for each; many: one
+// insertion at the end, then a layout change to the merged order, no comparisons.
+void DirectoryModel::applyMerge(MergePlan plan)
+{
+    const Rows &batch = plan.batch;
+    const std::vector<std::size_t> &where = plan.where;
+    const std::size_t n = m_rows.size(), k = batch.size();
+    if (k == 0)
+        return;
+    if (plan.places <= kMostInsertions) {
+        // From the last place back: the places before stay where they were.
+        for (std::size_t end = k; end > 0;) {
+            std::size_t begin = end - 1;
+            while (begin > 0 && where[begin - 1] == where[end - 1])
+                --begin;
+            const int at = int(where[begin]);
+            beginInsertRows({}, at, at + int(end - begin) - 1);
+            m_rows.insert(m_rows.begin() + at, batch.begin() + std::ptrdiff_t(begin), batch.begin() + std::ptrdiff_t(end));
+            endInsertRows();
+            end = begin;
+        }
+        return;
+    }
+    beginInsertRows({}, int(n), int(n + k) - 1);
+    m_rows.insert(m_rows.end(), batch.begin(), batch.end());
+    endInsertRows();
+    Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    // Old row r moves down by the new rows placed before it; new row i lands at where[i] + i.
+    const QModelIndexList before = persistentIndexList();
+    QModelIndexList after;
+    after.reserve(before.size());
+    for (const QModelIndex &p : before) {
+        const auto r = std::size_t(p.row());
+        const std::size_t to = r < n ? r + std::size_t(std::upper_bound(where.begin(), where.end(), r) - where.begin())
+                                     : where[r - n] + (r - n);
+        after << createIndex(int(to), p.column());
+    }
+    m_rows = std::move(plan.merged);
+    changePersistentIndexList(before, after);
+    Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+// Puts rows in a new order (the same entries), keeping persistent indexes on their entries.
+void DirectoryModel::replaceRows(Rows rows)
+{
+    Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    const QModelIndexList before = persistentIndexList();
+    std::unordered_map<const Entry *, int> moved;
+    for (const QModelIndex &p : before)
+        moved.emplace(m_rows[std::size_t(p.row())], -1);
+    if (!moved.empty())
+        for (std::size_t row = 0; row < rows.size(); ++row)
+            if (auto it = moved.find(rows[row]); it != moved.end())
+                it->second = int(row);
+    QModelIndexList after;
+    after.reserve(before.size());
+    for (const QModelIndex &p : before)
+        after << createIndex(moved.at(m_rows[std::size_t(p.row())]), p.column());
+    m_rows = std::move(rows);
+    ++m_generation;
+    changePersistentIndexList(before, after);
+    Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+void DirectoryModel::sort(int column, Qt::SortOrder order)
+{
+    if (column < 0 || column >= ColumnCount)
+        return;
+    const EntryOrder wanted(column, order);
+    if (wanted == m_order)
+        return;
+    m_order = wanted;
+    m_listingOrder->store(m_order.key());
+    startSort();
+}
+
+// Sorts the rows in m_order: a small folder at once, a big one on a worker thread, whose
+// result is taken only if the rows did not change meanwhile (else it sorts again).
+void DirectoryModel::startSort()
+{
+    if (m_rows.size() < kSmallFolder && !m_sorting && !m_merging) {
+        Rows rows = m_rows;
+        m_order.sort(rows);
+        replaceRows(std::move(rows));
+        mergePending();
+        return;
+    }
+    if (m_sorting || m_merging)
+        return; // the task in flight notices the change when it ends
+    m_sorting = true;
+    const quint64 generation = m_generation, ticket = ++m_workTicket;
+    const EntryOrder order = m_order;
+    // The task holds the store: the entries it reads outlive a refresh or another folder.
+    QtConcurrent::run([rows = m_rows, store = m_store, order]() mutable {
+        order.sort(rows);
+        return rows;
+    }).then(this, [this, generation, ticket, order](Rows rows) {
+        if (ticket != m_workTicket)
+            return; // another folder since: its rows are not these
+        m_sorting = false;
+        if (generation != m_generation || order != m_order) {
+            startSort(); // the rows or the wanted order changed meanwhile
+            return;
+        }
+        replaceRows(std::move(rows));
+        mergePending();
+        Q_EMIT stateChanged();
+    });
     Q_EMIT stateChanged();
 }
 
 const Entry *DirectoryModel::entryAt(int row) const
 {
-    return row >= 0 && row < int(m_entries.size()) ? &m_entries[std::size_t(row)] : nullptr;
+    return row >= 0 && row < int(m_rows.size()) ? m_rows[std::size_t(row)] : nullptr;
+}
+
+// Bounds checked here, not by two virtual calls: a view lays out a million rows by asking
+// each one's index.
+QModelIndex DirectoryModel::index(int row, int column, const QModelIndex &parent) const
+{
+    if (parent.isValid() || row < 0 || column < 0 || std::size_t(row) >= m_rows.size() || column >= ColumnCount)
+        return {};
+    return createIndex(row, column);
 }
 
 int DirectoryModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_entries.size());
+    return parent.isValid() ? 0 : int(m_rows.size());
 }
 
 int DirectoryModel::columnCount(const QModelIndex &parent) const

@@ -2,29 +2,38 @@
 
 #include "core/storage/entry.h"
 #include "core/storage/registry.h"
+#include "ui/entry_order.h"
 
 #include <QAbstractTableModel>
+#include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QStringList>
+#include <QTimer>
 #include <QUrl>
 
+#include <atomic>
 #include <functional>
-
 #include <memory>
 #include <vector>
 
 namespace strata {
 
-// One page of a listing as it comes back from the storage thread.
+// One page of a listing as it comes back from the storage thread, sorted there.
 struct ListingChunk {
     std::vector<Entry> entries;
-    QString error; // set on the last chunk of a failed listing
+    QString error;     // set on the last chunk of a failed listing
+    int sortedBy = -1; // EntryOrder::key() of the order the entries are in
 };
+// Shared, so that the GUI thread takes the entries out of the future's results, no copy.
+using ListingPage = std::shared_ptr<ListingChunk>;
 
-// One directory of any storage as a table (name, size, modified, kind). The listing runs
-// off the GUI thread page by page; each page is appended as it arrives, so the first
-// rows of a huge directory show while the rest streams in. A failed listing is model
-// state (error()), not a dialog. Drags carry the entries' URIs; drops ask for transfers.
+// One directory of any storage as a table (name, size, modified, kind), sorted in the
+// model (EntryOrder). The listing runs off the GUI thread page by page, each page sorted
+// there; the GUI thread merges sorted pages into the rows as they arrive, a few times a
+// second once the folder is big, so the first rows of a huge directory show while the
+// rest streams in and no merge stalls the event loop for long. A sort by another column
+// of a big folder runs off the GUI thread too. A failed listing is model state (error()),
+// not a dialog. Drags carry the entries' URIs; drops ask for transfers.
 class DirectoryModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -43,10 +52,15 @@ public:
     QString uri() const; // redacted, for display
     QString uriOf(const std::string &path) const; // full URI, to open again
 
-    bool loading() const { return m_watcher != nullptr; }
+    bool loading() const { return m_watcher != nullptr || !m_pending.empty() || m_merging || m_planning; }
     QString error() const { return m_error; }
     const Entry *entryAt(int row) const;
+    EntryOrder order() const { return m_order; }
+    bool sorting() const { return m_sorting; } // a big folder's sort is running
+    // Sorts the rows (a big folder off the GUI thread: the rows change when it is done).
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
+    QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role) const override;
@@ -78,19 +92,67 @@ Q_SIGNALS:
     void transferRequested(const QStringList &sources, const QString &destinationUri, bool move);
 
 private:
+    // Entries live in the pages they were listed in and never move while listed: rows
+    // point at them, and a sort off the GUI thread reads them (holding the store alive).
+    using EntryStore = std::vector<std::vector<Entry>>;
+    using Rows = std::vector<const Entry *>;
+
     void startListing();
     void stopListing();
-    void appendPage(int index);
+    void takePages();
+    void appendPage(ListingChunk &chunk);
     void listingFinished();
     void applyRefresh();
+    // A merge worked out off the GUI thread: the rows it adds, in order, where each goes,
+    // and (if they go to many places) all the rows in their new order.
+    struct MergePlan {
+        Rows batch;
+        std::vector<std::size_t> where;
+        std::size_t places = 0;
+        Rows merged;
+    };
+
+    // A refresh worked out off the GUI thread.
+    struct RefreshPlan {
+        Rows match;                // per row: its entry in the new listing, or none (gone)
+        std::vector<bool> changed; // per row: shown otherwise now
+        Rows added;                // new entries, sorted
+        int sortedBy = 0;          // EntryOrder::key() of `added`
+        bool inOrder = true;       // no changed row has to move
+    };
+
+    static RefreshPlan planRefresh(const Rows &rows, const EntryStore &fresh, const EntryOrder &order);
+    void finishRefresh(std::shared_ptr<EntryStore> store, RefreshPlan plan);
+    void mergePending();
+    static MergePlan planMerge(std::vector<Rows> runs, const std::vector<int> &sortedBy, const Rows &rows,
+                               const EntryOrder &order);
+    void applyMerge(MergePlan plan);
+    void replaceRows(Rows rows);
+    void startSort();
 
     Location m_location;
-    std::vector<Entry> m_entries;
+    std::shared_ptr<EntryStore> m_store;
+    Rows m_rows;                  // in m_order
+    std::vector<Rows> m_pending;  // sorted pages not merged yet
+    std::vector<int> m_pendingOrder; // the order each pending page is sorted in
+    EntryOrder m_order;
+    std::shared_ptr<std::atomic<int>> m_listingOrder; // what the listing thread sorts pages by
+    bool m_sorting = false;       // a sort runs off the GUI thread; merges wait for it
+    bool m_merging = false;       // a merge is worked out off the GUI thread; sorts wait for it
+    quint64 m_generation = 0;     // changes whenever the rows change other than by merging
+    quint64 m_workTicket = 0;     // the sort or merge off the GUI thread whose result is wanted
+    QTimer m_mergeTimer;
+    QElapsedTimer m_sinceMerge;
     QString m_error;
-    QFutureWatcher<ListingChunk> *m_watcher = nullptr;
+    QFutureWatcher<ListingPage> *m_watcher = nullptr;
+    int m_taken = 0;              // pages of the listing taken from m_watcher so far
+    bool m_listed = false;        // the listing thread is done (pages may wait still)
+    QTimer m_takeTimer;           // takes the pages left when one turn's share is done
     DesktopExport m_desktopExport;
-    bool m_refreshing = false;       // a refresh gathers the listing here, then applies it
-    std::vector<Entry> m_incoming;
+    bool m_refreshing = false;    // a refresh gathers the listing here, then applies it
+    bool m_planning = false;      // a refresh is worked out off the GUI thread
+    quint64 m_listingTicket = 0;  // the listing a refresh worked out belongs to
+    std::shared_ptr<EntryStore> m_incoming;
     QString m_incomingError;
 };
 

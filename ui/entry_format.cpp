@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QLocale>
 #include <QMimeDatabase>
+#include <QMutex>
 #include <QStyle>
 
 namespace strata {
@@ -14,14 +15,16 @@ namespace strata {
 namespace {
 
 // By extensions (or whole name when there is none), cached: a sort by kind of a 100 000-row
-// folder asks for every row's type many times (GUI thread only).
+// folder asks for every row's type. Any thread: a sort runs off the GUI thread.
 QMimeType mimeOf(const Entry &entry)
 {
     static const QMimeDatabase db;
     static QHash<QString, QMimeType> cache;
+    static QMutex lock;
     const QString name = QString::fromStdString(entry.name);
     const auto dot = name.indexOf(QLatin1Char('.'), 1); // from the first dot: ".tar.gz" is not ".gz"
     const QString key = (dot > 0 ? name.mid(dot) : name).toLower();
+    const QMutexLocker locked(&lock);
     auto it = cache.constFind(key);
     if (it == cache.constEnd())
         it = cache.insert(key, db.mimeTypeForFile(name, QMimeDatabase::MatchExtension));

@@ -1,17 +1,21 @@
 // The browser's model and pane: checked by QAbstractItemModelTester on memory and file
-// folders, a 20 000-entry folder streaming in page by page, listing errors as state, drops
-// turned into transfer requests, and a slow storage that never stalls the event loop.
+// folders, a 20 000-entry folder streaming in page by page, a 30 000-entry one sorted off
+// the GUI thread, the filter, listing errors as state, drops turned into transfer
+// requests, and a slow storage that never stalls the event loop.
 #include "tests/gui/gui_fixture.h"
 
 #include "ui/browser_pane.h"
+#include "ui/directory_filter_proxy.h"
 #include "ui/directory_model.h"
-#include "ui/directory_sort_proxy.h"
+#include "ui/entry_order.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QHeaderView>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -19,6 +23,8 @@
 #include <QTimer>
 #include <QTreeView>
 #include <QUrl>
+
+#include <span>
 
 namespace strata {
 
@@ -32,8 +38,12 @@ private Q_SLOTS:
     void testerOnMemory();
     void testerOnFiles();
     void twentyThousandEntriesStreamIn();
+    void aBigFolderSortsOffTheGuiThread();
+    void theFilterKeepsTheOrder();
+    void thePaneFiltersThroughTheProxyOnly();
     void aFailedListingIsState();
     void refreshAppliesOnlyTheDifferences();
+    void aBigRefreshIsWorkedOutOffTheGuiThread();
     void dropsAskForTransfers();
     void desktopDropsAreFileUris();
     void aSlowStorageNeverBlocksTheEventLoop();
@@ -55,7 +65,7 @@ void TestDirectoryModel::testerOnMemory()
         put(*m_registry, QStringLiteral("memory://t/dir/") + QLatin1String(name), "x");
     put(*m_registry, QStringLiteral("memory://t/dir/sub/inner"), "y");
     DirectoryModel model;
-    DirectorySortProxy proxy;
+    DirectoryFilterProxy proxy;
     proxy.setSourceModel(&model);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -127,6 +137,118 @@ void TestDirectoryModel::twentyThousandEntriesStreamIn()
     QVERIFY(!model.canFetchMore({}));
 }
 
+// Past 20 000 rows pages are merged, and a header click sorts, on a worker thread: the rows
+// change when it is done, folders stay first, and a row the view holds follows its entry.
+void TestDirectoryModel::aBigFolderSortsOffTheGuiThread()
+{
+    auto at = open(QStringLiteral("memory://big/"));
+    QVERIFY(at.op->createDir("/sizes/folder", true).ok());
+    const std::vector<std::byte> bytes(100);
+    for (int i = 0; i < 30000; ++i)
+        (void)at.op->writeAll("/sizes/f" + std::to_string(i), std::span(bytes).first(std::size_t(i * 7 % 100)));
+    DirectoryModel model;
+    DirectoryFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setLocation(open(QStringLiteral("memory://big/sizes")));
+    QVERIFY(waitFor([&] { return !model.loading(); }, 30000));
+    QCOMPARE(model.rowCount(), 30001);
+    QCOMPARE(model.entryAt(0)->name, std::string("folder"));
+    QCOMPARE(model.entryAt(1)->name, std::string("f0"));
+    QCOMPARE(model.entryAt(3)->name, std::string("f2")); // natural order, merged from pages listed A to Z
+    for (int r = 1; r < model.rowCount(); ++r) // merged on a worker thread past 20 000 rows
+        QVERIFY2(EntryOrder()(model.entryAt(r - 1), model.entryAt(r)), model.entryAt(r)->name.c_str());
+    QPersistentModelIndex held(model.index(12345, DirectoryModel::Name));
+    const std::string heldName = model.entryAt(12345)->name;
+    auto sortedBySizeDown = [&] {
+        for (int r = 2; r < model.rowCount(); ++r)
+            if (model.entryAt(r - 1)->size < model.entryAt(r)->size)
+                return false;
+        return true;
+    };
+    proxy.sort(DirectoryModel::Size, Qt::DescendingOrder);
+    QVERIFY(waitFor(sortedBySizeDown, 30000));
+    QCOMPARE(model.entryAt(0)->name, std::string("folder")); // folders first, in either order
+    QCOMPARE(model.entryAt(1)->size, std::uint64_t(99));
+    QVERIFY(held.isValid());
+    QCOMPARE(model.entryAt(held.row())->name, heldName);
+    // Equal sizes in name order.
+    for (int r = 2; r < model.rowCount(); ++r)
+        if (model.entryAt(r - 1)->size == model.entryAt(r)->size)
+            QVERIFY(naturalCompareUtf8(model.entryAt(r - 1)->name, model.entryAt(r)->name) < 0);
+    proxy.sort(DirectoryModel::Name, Qt::AscendingOrder);
+    QVERIFY(waitFor([&] { return model.entryAt(1)->name == "f0" && model.entryAt(2)->name == "f1"; }, 30000));
+    QCOMPARE(model.entryAt(held.row())->name, heldName);
+}
+
+void TestDirectoryModel::theFilterKeepsTheOrder()
+{
+    for (auto name : {"Report10.txt", "report2.txt", "notes.md", "REPORT1.txt"})
+        put(*m_registry, QStringLiteral("memory://filter/") + QLatin1String(name), "x");
+    DirectoryModel model;
+    DirectoryFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setLocation(open(QStringLiteral("memory://filter/")));
+    QVERIFY(waitFor([&] { return !model.loading(); }));
+    proxy.setNameFilter(QStringLiteral("rEpOrT"));
+    QStringList names;
+    for (int r = 0; r < proxy.rowCount(); ++r)
+        names << proxy.index(r, DirectoryModel::Name).data().toString();
+    QCOMPARE(names, (QStringList{QStringLiteral("REPORT1.txt"), QStringLiteral("report2.txt"), QStringLiteral("Report10.txt")}));
+    proxy.sort(DirectoryModel::Name, Qt::DescendingOrder);
+    names.clear();
+    for (int r = 0; r < proxy.rowCount(); ++r)
+        names << proxy.index(r, DirectoryModel::Name).data().toString();
+    QCOMPARE(names, (QStringList{QStringLiteral("Report10.txt"), QStringLiteral("report2.txt"), QStringLiteral("REPORT1.txt")}));
+    proxy.setNameFilter(QStringLiteral("ö"));
+    QCOMPARE(proxy.rowCount(), 0);
+    proxy.setNameFilter({});
+    QCOMPARE(proxy.rowCount(), 4);
+}
+
+// Without a filter the view shows the model itself (a million rows lay out faster); typing
+// one puts the proxy between, clearing it takes it away, and the selection stays on its rows.
+void TestDirectoryModel::thePaneFiltersThroughTheProxyOnly()
+{
+    for (auto name : {"apple", "banana", "cherry", "apricot"})
+        put(*m_registry, QStringLiteral("memory://pane/") + QLatin1String(name), "x");
+    BrowserPane pane(*m_registry);
+    pane.resize(800, 600);
+    pane.show();
+    pane.openUri(QStringLiteral("memory://pane/"));
+    QVERIFY(waitFor([&] { return pane.model()->rowCount() == 4 && !pane.model()->loading(); }));
+    QCOMPARE(pane.view()->model(), static_cast<QAbstractItemModel *>(pane.model()));
+    QLineEdit *filter = nullptr;
+    for (auto *edit : pane.findChildren<QLineEdit *>())
+        if (edit->placeholderText() == QLatin1String("Filter"))
+            filter = edit;
+    QVERIFY(filter);
+    const QModelIndex apricot = pane.view()->model()->index(1, DirectoryModel::Name);
+    QCOMPARE(apricot.data().toString(), QStringLiteral("apricot"));
+    pane.view()->selectionModel()->setCurrentIndex(apricot, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    filter->setText(QStringLiteral("AP"));
+    QVERIFY(pane.view()->model() != static_cast<QAbstractItemModel *>(pane.model()));
+    QCOMPARE(pane.view()->model()->rowCount(), 2);
+    QCOMPARE(pane.selectedEntries().size(), std::size_t(1));
+    QCOMPARE(pane.selectedEntries().front().name, std::string("apricot"));
+    QCOMPARE(pane.view()->currentIndex().data().toString(), QStringLiteral("apricot"));
+    QVERIFY2(pane.summary().startsWith(QLatin1String("2 item")), qPrintable(pane.summary()));
+    filter->setText(QStringLiteral("apr"));
+    QCOMPARE(pane.view()->model()->rowCount(), 1);
+    filter->clear();
+    QCOMPARE(pane.view()->model(), static_cast<QAbstractItemModel *>(pane.model()));
+    QCOMPARE(pane.selectedEntries().size(), std::size_t(1));
+    QCOMPARE(pane.selectedEntries().front().name, std::string("apricot"));
+    QCOMPARE(pane.view()->currentIndex().data().toString(), QStringLiteral("apricot"));
+    QCOMPARE(pane.view()->header()->sectionResizeMode(DirectoryModel::Name), QHeaderView::Stretch);
+    // A header click sorts the model, through the proxy or not.
+    pane.view()->sortByColumn(DirectoryModel::Name, Qt::DescendingOrder);
+    QCOMPARE(pane.view()->model()->index(0, DirectoryModel::Name).data().toString(), QStringLiteral("cherry"));
+    filter->setText(QStringLiteral("a"));
+    QCOMPARE(pane.view()->model()->index(0, DirectoryModel::Name).data().toString(), QStringLiteral("banana"));
+}
+
 void TestDirectoryModel::aFailedListingIsState()
 {
     DirectoryModel model;
@@ -168,6 +290,42 @@ void TestDirectoryModel::refreshAppliesOnlyTheDifferences()
         names << model.index(r, DirectoryModel::Name).data().toString();
     QCOMPARE(names, (QStringList{QStringLiteral("a.txt"), QStringLiteral("d.txt"), QStringLiteral("e.txt")}));
     QCOMPARE(model.entryAt(0)->size, std::uint64_t(10));
+}
+
+// Past 20 000 rows the differences are found on a worker thread; the rows that stay keep
+// their place, and a row the view holds stays on its entry.
+void TestDirectoryModel::aBigRefreshIsWorkedOutOffTheGuiThread()
+{
+    auto at = open(QStringLiteral("memory://big/"));
+    QVERIFY(at.op->createDir("/refresh").ok());
+    for (int i = 0; i < 30000; ++i)
+        (void)at.op->writeAll("/refresh/r" + std::to_string(i), {});
+    DirectoryModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setLocation(open(QStringLiteral("memory://big/refresh")));
+    QVERIFY(waitFor([&] { return !model.loading(); }, 30000));
+    QCOMPARE(model.rowCount(), 30000);
+    QPersistentModelIndex held(model.index(20000, DirectoryModel::Name));
+    QCOMPARE(model.entryAt(20000)->name, std::string("r20000"));
+    for (int i = 100; i < 200; ++i)
+        QVERIFY(at.op->remove("/refresh/r" + std::to_string(i)).ok());
+    const std::vector<std::byte> bytes(5);
+    QVERIFY(at.op->writeAll("/refresh/r7", bytes).ok());
+    QVERIFY(at.op->writeAll("/refresh/r30000", {}).ok());
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.refresh();
+    QVERIFY(waitFor([&] { return !model.loading(); }, 30000));
+    QCOMPARE(reset.count(), 0);
+    QCOMPARE(removed.count(), 1); // r100 to r199, one run
+    QCOMPARE(changed.count(), 1); // r7's size
+    QCOMPARE(model.rowCount(), 30000 - 100 + 1);
+    QCOMPARE(model.entryAt(7)->size, std::uint64_t(5));
+    QCOMPARE(model.entryAt(100)->name, std::string("r200"));
+    QCOMPARE(model.entryAt(model.rowCount() - 1)->name, std::string("r30000"));
+    QVERIFY(held.isValid());
+    QCOMPARE(model.entryAt(held.row())->name, std::string("r20000"));
 }
 
 void TestDirectoryModel::dropsAskForTransfers()

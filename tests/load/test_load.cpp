@@ -3,6 +3,7 @@
 // running at once to completion. Prints the figures (time, peak RSS, longest stall).
 // STRATA_LOAD_KEYS scales the big folder (default 1 000 000).
 #include "tests/gui/gui_fixture.h"
+#include "tests/load/memory_figures.h"
 
 #include "core/storage/operator.h"
 #include "core/transfer/transfer_queue.h"
@@ -27,26 +28,9 @@
 namespace strata {
 
 using namespace gui_test;
+using namespace load_test;
 
 namespace {
-
-// Peak resident memory of this process so far, in MiB.
-double peakRssMiB()
-{
-    rusage usage{};
-    ::getrusage(RUSAGE_SELF, &usage);
-    return double(usage.ru_maxrss) / 1024.0;
-}
-
-// Current resident memory, in MiB (the peak never comes down, this does).
-double rssMiB()
-{
-    QFile status(QStringLiteral("/proc/self/statm"));
-    if (!status.open(QIODevice::ReadOnly))
-        return 0;
-    const auto fields = status.readAll().split(' ');
-    return fields.size() > 1 ? fields[1].toDouble() * double(::sysconf(_SC_PAGESIZE)) / double(1 << 20) : 0;
-}
 
 std::size_t keyCount()
 {

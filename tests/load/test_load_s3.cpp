@@ -6,6 +6,7 @@
 // arrives, every transfer completes, the event loop never stalls. Prints the figures.
 #include "tests/behavior/behavior_root.h"
 #include "tests/gui/gui_fixture.h"
+#include "tests/load/memory_figures.h"
 
 #include "core/storage/operator.h"
 #include "core/transfer/transfer_queue.h"
@@ -30,24 +31,9 @@
 namespace strata {
 
 using namespace gui_test;
+using namespace load_test;
 
 namespace {
-
-double peakRssMiB()
-{
-    rusage usage{};
-    ::getrusage(RUSAGE_SELF, &usage);
-    return double(usage.ru_maxrss) / 1024.0;
-}
-
-double rssMiB()
-{
-    QFile status(QStringLiteral("/proc/self/statm"));
-    if (!status.open(QIODevice::ReadOnly))
-        return 0;
-    const auto fields = status.readAll().split(' ');
-    return fields.size() > 1 ? fields[1].toDouble() * double(::sysconf(_SC_PAGESIZE)) / double(1 << 20) : 0;
-}
 
 std::string env(const char *name)
 {

@@ -148,6 +148,7 @@ const QList<CommandSpec> &commands()
             {QStringLiteral("zstd-level"), QStringLiteral("Compression level (1-22) for destinations ending in .zst."), QStringLiteral("N")},
             {QStringLiteral("part-size"), QStringLiteral("Split large files into parts of this size, copied in parallel (default 32M)."), QStringLiteral("SIZE")},
             {QStringLiteral("sync"), QStringLiteral("Make each copy durable (fsync) before it is published.")},
+            {QStringLiteral("ignore-case"), QStringLiteral("The destination takes names that differ only in case as one name (found out by itself on local FAT, exFAT, NTFS, SMB and casefold folders); of sources that would collide, the first is copied and the others are refused.")},
             json};
         auto with = [](QList<QCommandLineOption> options, const QList<QCommandLineOption> &more) {
             options.append(more);

@@ -160,6 +160,8 @@ int runTransfer(Context &context, const QCommandLineParser &parser, TransferMode
         options.dryRun = parser.isSet(QStringLiteral("dry-run"));
         options.compareContent = parser.isSet(QStringLiteral("checksum"));
     }
+    if (parser.isSet(QStringLiteral("ignore-case")))
+        options.destinationIgnoresCase = true;
     if (parser.isSet(QStringLiteral("jobs"))) {
         bool ok = false;
         options.jobs = parser.value(QStringLiteral("jobs")).toInt(&ok);

@@ -3,10 +3,20 @@
 #include "core/storage/path.h"
 #include "core/transfer/file_copier.h"
 
+#include <QString>
+
 #include <deque>
 #include <set>
 #include <map>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 namespace strata {
 
@@ -239,7 +249,90 @@ private:
     const PlanProgress &m_found;
 };
 
+// On a destination that ignores case, names that differ only in case are one name: folders
+// so named merge under the first spelling (as they would there), and of the files that
+// would land on one name, the first (in listing order) is copied and the others are refused
+// with a sentence naming both.
+void refuseCaseCollisions(TransferPlan &plan, const Location &dst)
+{
+    auto fold = [](std::string_view path) {
+        return QString::fromUtf8(path.data(), qsizetype(path.size())).toCaseFolded().toStdString();
+    };
+    std::unordered_map<std::string, std::string> spelling; // folded folder -> its first spelling
+    // `path` with each of its folders spelled as first met.
+    auto canonical = [&](std::string_view path) {
+        std::string out;
+        std::size_t pos = 0;
+        while (pos < path.size()) {
+            const std::size_t next = std::min(path.find('/', pos + 1), path.size());
+            out.append(path.substr(pos, next - pos));
+            if (next < path.size())
+                if (auto it = spelling.find(fold(out)); it != spelling.end())
+                    out = it->second;
+            pos = next;
+        }
+        return out;
+    };
+    std::vector<std::string> dirs;
+    for (const auto &dir : plan.dirs) {
+        std::string spelled = canonical(dir);
+        if (spelling.try_emplace(fold(spelled), spelled).second)
+            dirs.push_back(std::move(spelled));
+    }
+    plan.dirs = std::move(dirs);
+    std::unordered_map<std::string, std::size_t> first; // folded destination path -> kept file
+    std::vector<FileTask> kept;
+    kept.reserve(plan.files.size());
+    for (auto &task : plan.files) {
+        task.dstPath = canonical(task.dstPath);
+        auto [it, inserted] = first.try_emplace(fold(task.dstPath), kept.size());
+        if (inserted) {
+            kept.push_back(std::move(task));
+            continue;
+        }
+        const FileTask &winner = kept[it->second];
+        plan.bytesTotal -= task.source.size;
+        plan.refused.push_back(
+            {task.srcOp->display(task.srcPath), dst.op->display(task.dstPath), ErrorKind::AlreadyExists,
+             "not copied " + task.srcOp->display(task.srcPath) + ": " + dst.op->display(dst.path)
+                 + " ignores the case of names, and there it would be the same file as "
+                 + winner.srcOp->display(winner.srcPath)});
+    }
+    plan.files = std::move(kept);
+}
+
 } // namespace
+
+bool localNamesIgnoreCase(const std::string &path)
+{
+    // The nearest folder that exists (the destination may be created by the copy).
+    std::string at = path;
+    struct statfs fs {};
+    while (::statfs(at.c_str(), &fs) != 0) {
+        if (at.empty() || at == "/")
+            return false;
+        const auto slash = at.find_last_of('/');
+        at = slash == 0 || slash == std::string::npos ? "/" : at.substr(0, slash);
+    }
+    switch (static_cast<unsigned long>(fs.f_type)) {
+    case 0x4d44:     // MSDOS_SUPER_MAGIC: FAT
+    case 0x2011BAB0: // exFAT
+    case 0x7366746e: // ntfs3
+    case 0xFF534D42: // CIFS
+    case 0xFE534D42: // SMB2
+        return true;
+    default:
+        break;
+    }
+    // ext4, f2fs and tmpfs folders marked casefold (chattr +F).
+    const int fd = ::open(at.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    int flags = 0;
+    const bool folded = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_CASEFOLD_FL) != 0;
+    ::close(fd);
+    return folded;
+}
 
 Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, const std::stop_token &stop,
                                   const PlanProgress &found)
@@ -350,6 +443,11 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
             plan.notCopied.push_back({src->display(), "not a regular file or directory"});
         }
     }
+    const bool ignoresCase = spec.options.destinationIgnoresCase
+        ? *spec.options.destinationIgnoresCase
+        : dst->op->localPath(dst->path) && localNamesIgnoreCase(*dst->op->localPath(dst->path));
+    if (ignoresCase)
+        refuseCaseCollisions(plan, *dst);
     // Moves remove emptied source directories deepest first.
     std::reverse(plan.sourceDirs.begin(), plan.sourceDirs.end());
     if (found)

@@ -38,6 +38,8 @@ QJsonObject TransferSpec::toJson() const
         {QStringLiteral("zstdThreads"), o.zstdThreads},
         {QStringLiteral("sync"), o.sync},
     };
+    if (o.destinationIgnoresCase)
+        opts.insert(QStringLiteral("destinationIgnoresCase"), *o.destinationIgnoresCase);
     return {{QStringLiteral("sources"), src}, {QStringLiteral("destination"), qs(destination)},
             {QStringLiteral("options"), opts}};
 }
@@ -61,6 +63,8 @@ Result<TransferSpec> TransferSpec::fromJson(const QJsonObject &json)
     t.verify = o.value(QStringLiteral("verify")).toBool();
     t.deleteExtra = o.value(QStringLiteral("deleteExtra")).toBool();
     t.dryRun = o.value(QStringLiteral("dryRun")).toBool();
+    if (const auto ignoresCase = o.value(QStringLiteral("destinationIgnoresCase")); ignoresCase.isBool())
+        t.destinationIgnoresCase = ignoresCase.toBool();
     t.compareContent = o.value(QStringLiteral("compareContent")).toBool();
     t.jobs = num("jobs", t.jobs);
     t.partsInFlight = num("partsInFlight", t.partsInFlight);

@@ -37,6 +37,10 @@ struct TransferOptions {
     int zstdLevel = 3;
     int zstdThreads = 0;             // 0: one per core
     bool sync = false;               // durable (fsync) before each commit
+    // Whether destination names that differ only in case are one name (FAT, exFAT, NTFS,
+    // SMB, casefold folders; a WebDAV server on Windows). Unset: found out where the
+    // destination is a local folder, else no. Sources whose names would collide are refused.
+    std::optional<bool> destinationIgnoresCase;
 };
 
 // One transfer as the user asked for it: sources (URIs), a destination and options. It is

@@ -57,7 +57,7 @@ unset AWS_PROFILE AWS_SESSION_TOKEN AWS_CA_BUNDLE
 SERVERS=$ROOT/tests/servers
 PROXY_JS=$ROOT/tests/faults/fault_proxy.js
 srv=$work/srv
-proxy_pid="" cp_pid=""
+proxy_pid="" proxy_port="" cp_pid=""
 cleanup() {
   [ -n "$cp_pid" ] && kill -9 "$cp_pid" 2>/dev/null
   [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null

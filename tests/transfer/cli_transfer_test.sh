@@ -151,6 +151,24 @@ check "tree rerun made no nested copy" [ ! -e "$work/out/slow-copy/slow" ]
 no_leftovers "$work/out"
 no_journal "after the resumed tree"
 
+# --- names that differ only in case, to a destination that ignores case (--ignore-case;
+# found out by itself on FAT, exFAT, NTFS, SMB and casefold folders): folders merge under
+# the first spelling, colliding files after the first are refused, each in one sentence
+mkdir -p "$work/src/cased/Docs/Sub" "$work/src/cased/docs/sub"
+echo upper >"$work/src/cased/README"; echo lower >"$work/src/cased/readme"
+echo c >"$work/src/cased/Docs/x"; echo d >"$work/src/cased/docs/x"; echo e >"$work/src/cased/docs/y"
+echo f >"$work/src/cased/docs/sub/z"
+run 1 "cp -r --ignore-case with colliding names" "$STRATA" cp -r --ignore-case --json "$work/src/cased" "$work/out/cased"
+check "two files refused" [ "$(field .files_failed)" = 2 ]
+check "four files copied" [ "$(field .files_copied)" = 4 ]
+check "each refusal names both files" [ "$(field '[.failures[] | select(.message | test("readme: .*ignores the case.*README$") or test("docs/x: .*ignores the case.*Docs/x$"))] | length')" = 2 ]
+check "folders merged under the first spelling" [ "$(cd "$work/out/cased" && find . | sort | tr '\n' ' ')" = ". ./Docs ./Docs/Sub ./Docs/Sub/z ./Docs/x ./Docs/y ./README " ]
+check "the first of each collision won" [ "$(cat "$work/out/cased/README" "$work/out/cased/Docs/x")" = "$(printf 'upper\nc')" ]
+no_leftovers "$work/out"
+rm -rf "$STRATA_STATE_DIR/transfers" # the failed job's journal: not resumed here
+run 0 "cp -r of the same names to a case-sensitive folder" "$STRATA" cp -r --json "$work/src/cased" "$work/out/cased-exact"
+check "every file copied where case matters" diff -r "$work/src/cased" "$work/out/cased-exact"
+
 # --- Ctrl-C pauses (exit 130, journal kept); the same command again completes it
 head -c 100M "$work/src/big.bin" >"$work/src/mid.bin"
 mid_cp=("$STRATA" cp --bwlimit 60M --part-size 8M "$work/src/mid.bin" "$work/out/mid.bin")

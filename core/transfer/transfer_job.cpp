@@ -170,9 +170,12 @@ void TransferJob::run(Registry &registry, TransferObserver *observer, std::stop_
     }
     m_planning = true;
     setState(JobState::Planning, observer);
+    // A resumed job reads the destination as its first run did (m_spec itself is not
+    // changed: other threads read it while the job runs).
+    TransferSpec planned = m_spec;
     if (m_journal)
-        m_spec.destinationIsDir = m_journal->destinationIsDir();
-    auto plan = planTransfer(registry, m_spec, stop, [&](std::uint64_t files, std::uint64_t bytes) {
+        planned.destinationIsDir = m_journal->destinationIsDir();
+    auto plan = planTransfer(registry, planned, stop, [&](std::uint64_t files, std::uint64_t bytes) {
         m_filesTotal = files;
         m_bytesTotal = bytes;
         emitProgress(observer, false);
@@ -190,7 +193,7 @@ void TransferJob::run(Registry &registry, TransferObserver *observer, std::stop_
             m_journal->remove(); // nothing was done: nothing to resume
         setState(stopped ? (m_cancel ? JobState::Cancelled : JobState::Paused) : JobState::Failed, observer);
     } else {
-        if (m_journal && !m_spec.destinationIsDir && !m_spec.options.dryRun)
+        if (m_journal && !planned.destinationIsDir && !m_spec.options.dryRun)
             m_journal->recordDestinationIsDir(plan->dstIsDir);
         m_filesTotal = plan->files.size();
         m_bytesTotal = plan->bytesTotal;
@@ -373,10 +376,10 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
         return std::optional<FileOutcome>(done);
     };
     for (int attempt = 1;; ++attempt) {
-        std::uint64_t counted = 0;
+        std::atomic<std::uint64_t> counted{0}; // parts report from several threads
         CopyContext mine = context;
         mine.onBytes = [&counted, &context](std::uint64_t n) {
-            counted += n;
+            counted.fetch_add(n, std::memory_order_relaxed);
             context.onBytes(n);
         };
         FileCopier copier(task, dst, mine);
@@ -387,7 +390,7 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
             if (auto done = publishedEarlier())
                 return *done;
             if (replaceOwn) {
-                m_bytesDone.fetch_sub(std::min<std::uint64_t>(counted, m_bytesDone.load()), std::memory_order_relaxed);
+                m_bytesDone.fetch_sub(std::min<std::uint64_t>(counted.load(), m_bytesDone.load()), std::memory_order_relaxed);
                 --attempt; // not a failure of the storage: the same try, allowed to replace
                 continue;
             }
@@ -400,7 +403,7 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
             return outcome;
         }
         // Its bytes are counted again by the next try.
-        m_bytesDone.fetch_sub(std::min<std::uint64_t>(counted, m_bytesDone.load()), std::memory_order_relaxed);
+        m_bytesDone.fetch_sub(std::min<std::uint64_t>(counted.load(), m_bytesDone.load()), std::memory_order_relaxed);
         maybePublished = maybePublished || copier.reachedCommit();
         if (auto done = publishedEarlier())
             return *done;

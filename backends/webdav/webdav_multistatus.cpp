@@ -31,6 +31,41 @@ std::string_view trimmed(std::string_view s)
 
 } // namespace
 
+bool Utf8Check::feed(std::string_view bytes)
+{
+    for (const char ch : bytes) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (m_need == 0) {
+            if (c < 0x80)
+                continue;
+            if (c >= 0xC2 && c <= 0xDF) {
+                m_need = 1;
+            } else if (c >= 0xE0 && c <= 0xEF) {
+                m_need = 2;
+                m_low = c == 0xE0 ? 0xA0 : 0x80; // no overlong forms
+                m_high = c == 0xED ? 0x9F : 0xBF; // no surrogates
+                continue;
+            } else if (c >= 0xF0 && c <= 0xF4) {
+                m_need = 3;
+                m_low = c == 0xF0 ? 0x90 : 0x80;
+                m_high = c == 0xF4 ? 0x8F : 0xBF; // nothing past U+10FFFF
+                continue;
+            } else {
+                return false;
+            }
+            m_low = 0x80;
+            m_high = 0xBF;
+            continue;
+        }
+        if (c < m_low || c > m_high)
+            return false;
+        m_low = 0x80;
+        m_high = 0xBF;
+        --m_need;
+    }
+    return true;
+}
+
 MultistatusParser::MultistatusParser(std::function<void(DavResource &&)> onResource) : m_onResource(std::move(onResource))
 {
 }
@@ -39,14 +74,18 @@ bool MultistatusParser::feed(std::string_view data)
 {
     if (!m_problem.empty())
         return false;
-    if (m_rootClosed) {
-        // The reader has ended its document and would not look at a later piece.
-        if (!trimmed(data).empty()) {
-            m_problem = "there is content after </D:multistatus>";
-            return false;
-        }
-        return true;
+    // Every byte is checked here, before the reader and wherever the pieces break: Qt's
+    // reader checks what it holds, which depends on how the answer was cut (and ignores
+    // what comes in later pieces once the root has ended).
+    if (!m_utf8.feed(data)) {
+        m_problem = "the answer is not UTF-8 text";
+        return false;
     }
+    // Once </D:multistatus> has been read the answer is complete: what a server sends after
+    // it is ignored, whichever piece it comes in (Qt's reader ends its document at the root's
+    // end and never looks at the rest of that piece either).
+    if (m_rootClosed)
+        return true;
     m_reader.addData(QByteArray(data.data(), qsizetype(data.size())));
     return parse();
 }
@@ -67,8 +106,8 @@ bool MultistatusParser::parse()
     while (!m_reader.atEnd()) {
         const auto token = m_reader.readNext();
         if (token == QXmlStreamReader::Invalid) {
-            if (m_reader.error() == QXmlStreamReader::PrematureEndOfDocumentError)
-                return true; // wait for the next piece
+            if (m_reader.error() == QXmlStreamReader::PrematureEndOfDocumentError || m_rootClosed)
+                return true; // wait for the next piece; or past the root, ignored (see feed())
             m_problem = m_reader.errorString().toStdString();
             return false;
         }

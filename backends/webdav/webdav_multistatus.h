@@ -23,6 +23,18 @@ struct DavResource {
 // Parses a PROPFIND multistatus as it arrives, in pieces of any size, handing over each
 // resource as soon as its </D:response> is read: a listing of 10 000 entries is never held
 // as text. Properties of a propstat whose status is not 2xx are ignored.
+// A UTF-8 check fed in pieces (a sequence may be cut between two): strict, as Qt's decoder
+// is (no overlong forms, surrogates or code points past U+10FFFF).
+class Utf8Check {
+public:
+    // False once a byte cannot be UTF-8 where it is.
+    bool feed(std::string_view bytes);
+
+private:
+    int m_need = 0; // continuation bytes still expected
+    unsigned char m_low = 0x80, m_high = 0xBF;
+};
+
 class MultistatusParser {
 public:
     explicit MultistatusParser(std::function<void(DavResource &&)> onResource);
@@ -49,6 +61,7 @@ private:
 
     std::function<void(DavResource &&)> m_onResource;
     QXmlStreamReader m_reader;
+    Utf8Check m_utf8;
     std::string m_problem;
     int m_depth = 0;
     bool m_rootClosed = false;

@@ -146,6 +146,10 @@ bool parseConfigLine(std::string_view line, std::string_view &key, std::string_v
         return false;
     while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t'))
         rest.remove_prefix(1);
+    // Carriage returns at the end are line-end debris (CRLF, CRCRLF), never part of a value:
+    // kept, one would be taken for the line end when the value is written out and read again.
+    while (!rest.empty() && rest.back() == '\r')
+        rest.remove_suffix(1);
     value = rest;
     return true;
 }
@@ -420,8 +424,10 @@ std::string formatGoBench(const std::vector<BenchResult> &results)
         std::vector<std::pair<std::string, std::string>> target;
         for (const auto &kv : r.config) {
             // Keys that would not read back as configuration, and values that cannot be
-            // written on one line, are not representable.
-            if (!kv.second.empty() && validConfigKey(kv.first) && kv.second.find('\n') == std::string::npos)
+            // written on one line (a line feed, or a carriage return at the end: the
+            // reader takes that for a CRLF line end), are not representable.
+            if (!kv.second.empty() && validConfigKey(kv.first) && kv.second.find('\n') == std::string::npos
+                && kv.second.back() != '\r')
                 target.push_back(kv);
         }
         // Drop keys the result does not have; the rest keep their order.

@@ -243,6 +243,15 @@ Result<std::size_t> S3Backend::readVersion(std::string_view path, std::uint64_t 
     return response->received;
 }
 
+void S3Backend::discardPending(std::string_view path, const std::string &token)
+{
+    Call call;
+    call.method = "DELETE";
+    call.key = keyOf(path);
+    call.query = {{"uploadId", token}};
+    (void)send(call); // best effort: a finished or expired upload is already gone
+}
+
 Result<std::unique_ptr<Writer>> S3Backend::write(std::string_view path, const WriteOptions &options)
 {
     const std::string key(keyOf(path));

@@ -47,6 +47,8 @@ public:
     Status createDir(std::string_view path) override;
     Status rename(std::string_view from, std::string_view to) override;
     Status copy(std::string_view from, std::string_view to) override;
+    // Aborts the multipart upload `token` of `path` (a killed run's).
+    void discardPending(std::string_view path, const std::string &token) override;
 
     // Sends a call (signed unless anonymous) and returns the raw answer.
     Result<http::Response> send(const Call &call);

@@ -55,6 +55,8 @@ Status S3Writer::startUpload()
     if (!id)
         return std::move(id).error();
     m_uploadId = std::move(*id);
+    if (m_options.onPending)
+        m_options.onPending(m_uploadId);
     return {};
 }
 

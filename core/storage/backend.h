@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -32,6 +33,10 @@ struct WriteOptions {
     // planned): a backend may skip a check made only to fail early. commit() still never
     // replaces anything when `overwrite` is false.
     bool fresh = false;
+    // Called when the writer leaves state on the server that outlives this process unless
+    // discarded (an S3 multipart upload's id): a journal keeps the token, so that a later
+    // run, or a cancel, can discard it with Backend::discardPending if it was not finished.
+    std::function<void(const std::string &token)> onPending;
 };
 
 // Receives an object's bytes; nothing is visible under the destination name before commit().
@@ -133,6 +138,9 @@ public:
     // The read size that suits this storage (a request per read on a network: larger is
     // cheaper); 0 when any size suits.
     virtual std::size_t preferredIoSize() const { return 0; }
+    // Discards server-side state a writer of `path` announced with WriteOptions::onPending
+    // and did not finish (a killed process's multipart upload). Best effort. Default: none.
+    virtual void discardPending(std::string_view path, const std::string &token) { (void)path; (void)token; }
     virtual bool nativeAsync() const { return false; }
     // The local file system path of `path` when this storage is the local file system
     // (fast paths such as the tree walker use it); nullopt elsewhere.

@@ -26,6 +26,7 @@ public:
     Capabilities capabilities() const { return m_stack->capabilities(); }
     std::size_t preferredIoSize() const { return m_stack->preferredIoSize(); }
     void willRead(std::string_view path, std::span<const Extent> ranges) { m_stack->willRead(path, ranges); }
+    void discardPending(std::string_view path, const std::string &token) { m_stack->discardPending(path, token); }
     Uri uriFor(std::string_view path) const { return m_stack->uriFor(path); }
     std::optional<std::string> localPath(std::string_view path) const { return m_stack->localPath(path); }
     // The URI of `path` as people may see it (secrets removed).

@@ -113,6 +113,7 @@ Result<FileOutcome> FileCopier::run()
     writeOptions.sync = options.sync;
     writeOptions.mtimeNs = m_task.source.mtimeNs;
     writeOptions.fresh = m_task.fresh;
+    writeOptions.onPending = pendingRecorder();
     if (m_ctx.journal && positional && size >= options.partSize)
         writeOptions.resumeKey = resumeKeyFor(m_ctx.journal->jobId(), m_task.dstPath);
     auto writer = m_dst.write(m_task.dstPath, writeOptions);
@@ -122,6 +123,14 @@ Result<FileOutcome> FileCopier::run()
         return failure(std::move(writer).error());
     }
     return copyRanges(**writer, positional);
+}
+
+// Records in the journal what server-side state a writer leaves (see WriteOptions::onPending).
+std::function<void(const std::string &)> FileCopier::pendingRecorder() const
+{
+    if (!m_ctx.journal)
+        return {};
+    return [journal = m_ctx.journal, path = m_task.dstPath](const std::string &token) { journal->recordPending(path, token); };
 }
 
 Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
@@ -440,6 +449,7 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
         options.existing == ExistingPolicy::Overwrite || options.mode == TransferMode::Sync || m_replaceOwn;
     writeOptions.sync = options.sync;
     writeOptions.mtimeNs = m_task.source.mtimeNs;
+    writeOptions.onPending = pendingRecorder();
     auto writer = m_dst.write(m_task.dstPath, writeOptions);
     if (!writer) {
         if (writer.error().kind() == ErrorKind::AlreadyExists)

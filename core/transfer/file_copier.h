@@ -60,6 +60,7 @@ private:
     bool versioned() const;
     Status finish(Writer &writer, std::uint64_t expectedSize, bool checkSize);
     Error failure(Error error) const;
+    std::function<void(const std::string &)> pendingRecorder() const;
 
     const FileTask &m_task;
     Operator &m_src;

@@ -375,6 +375,11 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
             context.journal->markFileDone(task.dstPath);
         return std::optional<FileOutcome>(done);
     };
+    // Server-side leftovers of an earlier, killed run's tries at this file (an S3 multipart
+    // upload) go before it is tried again: nothing is left behind once it is done.
+    if (context.journal)
+        for (const auto &token : context.journal->pending(task.dstPath))
+            dst.discardPending(task.dstPath, token);
     for (int attempt = 1;; ++attempt) {
         std::atomic<std::uint64_t> counted{0}; // parts report from several threads
         CopyContext mine = context;
@@ -445,6 +450,8 @@ void TransferJob::cleanUp(Registry &registry)
                 if (auto writer = dst->op->write(path, options); writer)
                     (*writer)->abort();
             }
+            for (const auto &[path, token] : m_journal->pendingUnfinished())
+                dst->op->discardPending(path, token);
         }
         m_journal->remove();
     }

@@ -141,6 +141,11 @@ bool TransferJournal::replay(const std::string &logPath)
             m_done.insert(path);
         } else if (tag == "C") {
             m_committing.insert(path);
+        } else if (tag == "U") {
+            std::string token;
+            in >> token;
+            if (auto t = percentDecode(token); t && !t->empty())
+                m_pending[path].push_back(*t);
         } else if (tag == "S") {
             FileState state;
             in >> state.size >> state.mtimeNs;
@@ -191,6 +196,31 @@ bool TransferJournal::committing(const std::string &dstPath) const
 {
     std::lock_guard lock(m_mutex);
     return m_committing.count(dstPath) > 0;
+}
+
+void TransferJournal::recordPending(const std::string &dstPath, const std::string &token)
+{
+    std::lock_guard lock(m_mutex);
+    m_pending[dstPath].push_back(token);
+    append("U " + encode(dstPath) + " " + encode(token) + "\n");
+}
+
+std::vector<std::string> TransferJournal::pending(const std::string &dstPath) const
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_pending.find(dstPath);
+    return it == m_pending.end() ? std::vector<std::string>{} : it->second;
+}
+
+std::vector<std::pair<std::string, std::string>> TransferJournal::pendingUnfinished() const
+{
+    std::lock_guard lock(m_mutex);
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto &[path, tokens] : m_pending)
+        if (!m_done.count(path))
+            for (const auto &token : tokens)
+                out.emplace_back(path, token);
+    return out;
 }
 
 void TransferJournal::recordDestinationIsDir(bool into)

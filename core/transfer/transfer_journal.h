@@ -44,6 +44,12 @@ public:
     // How the first run read the destination: a directory to copy into, or the new name
     // (the first run may have created it, and the next must not then copy into it).
     void recordDestinationIsDir(bool into);
+    // Server-side state a writer of dstPath left (see WriteOptions::onPending), to discard
+    // when the file is copied again or the job is cancelled.
+    void recordPending(const std::string &dstPath, const std::string &token);
+    std::vector<std::string> pending(const std::string &dstPath) const;
+    // Every (path, token) recorded for a file not finished.
+    std::vector<std::pair<std::string, std::string>> pendingUnfinished() const;
     std::optional<bool> destinationIsDir() const;
     // Starts (or restarts) the part log of a file of this size and mtime; parts recorded
     // for another version of the source are forgotten.
@@ -77,6 +83,7 @@ private:
     std::set<std::string, std::less<>> m_done;
     std::set<std::string, std::less<>> m_committing;
     std::optional<bool> m_destinationIsDir;
+    std::map<std::string, std::vector<std::string>, std::less<>> m_pending;
     std::map<std::string, FileState, std::less<>> m_files;
 };
 

@@ -9,6 +9,7 @@
 //               body reached the proxy (the server never sees the request), a download
 //               after part of the answer's body went out
 //   delay=20    every request waits 20 ms before it is forwarded
+//   trace=1     also log every request, query included ("req METHOD PATH?QUERY")
 //   port=P      listen on P (default: a port the kernel picks), e.g. to stand in for an
 //               earlier proxy with no faults, so a rerun reaches the server by the same URI
 // Prints "listening PORT" once it listens on 127.0.0.1.
@@ -18,9 +19,9 @@ const http = require('http');
 const fs = require('fs');
 
 const [targetPort, logPath, ...opts] = process.argv.slice(2);
-const conf = { fail: 0, cut: 0, delay: 0, seed: 1, port: 0 };
+const conf = { fail: 0, cut: 0, delay: 0, seed: 1, port: 0, trace: 0 };
 for (const o of opts) {
-  const m = /^(fail|cut|delay|seed|port)=([0-9.]+)$/.exec(o);
+  const m = /^(fail|cut|delay|seed|port|trace)=([0-9.]+)$/.exec(o);
   if (!m) { console.error(`fault_proxy: bad option ${o}`); process.exit(2); }
   conf[m[1]] = Number(m[2]);
 }
@@ -69,6 +70,7 @@ function forward(req, res, cutAfter) {
 }
 
 const server = http.createServer((req, res) => {
+  if (conf.trace) fs.writeSync(log, `req ${req.method} ${req.url}\n`);
   const go = () => {
     const roll = random();
     if (roll < conf.fail) {

@@ -101,7 +101,7 @@ dav_root=$(cat "$work/dav/lighttpd.datadir")/root/open
 # start_proxy PORT OPTIONS...: the fault proxy in front of PORT; sets proxy_port, proxy_log.
 start_proxy() {
   local port=$1; shift
-  proxy_log=$work/proxy.$case_id.log; : >"$proxy_log"
+  proxy_log=$work/proxy.$case_id.log # one per case: a rerun's proxy adds to it
   local said=$work/proxy.$case_id.out # a file of its own: an old one would give an old port
   rm -f "$said"
   node "$PROXY_JS" "$port" "$proxy_log" "$@" >"$said" 2>"$work/proxy.$case_id.err" &
@@ -160,9 +160,11 @@ check_dst() {
   else compare "$src/$item" "$dst_dir" "$suffix"; fi
 }
 
-# Stale multipart uploads on s3rver's disk (it has no AbortMultipartUpload: what Strata
-# aborts stays there too, so they are counted apart from leftovers).
-s3_uploads() { find "$s3_data" -maxdepth 2 -path '*._S3rver_uploads/*' -mindepth 2 -type d 2>/dev/null | wc -l; }
+# Multipart uploads on s3rver's disk, by id. It answers AbortMultipartUpload with 405, so
+# what Strata aborts stays there too: they are counted apart from leftovers, and a killed
+# run's upload is checked to have been aborted by the rerun (in the proxy's trace).
+s3_upload_ids() { find "$s3_data" -maxdepth 2 -mindepth 2 -path '*._S3rver_uploads/*' -type d -printf '%f\n' 2>/dev/null | sort; }
+s3_uploads() { s3_upload_ids | wc -l; }
 
 # --- one case -------------------------------------------------------------------------------
 rows=() failed_cases=0 total_faults=0 total_lost=0 total_left=0 case_no=0
@@ -223,6 +225,8 @@ one_case() {
     case $fault in
       errors) start_proxy "$server_port" fail=0.06 cut=0.03 seed=$case_no ;;
       latency) start_proxy "$server_port" delay=20 ;;
+      # Every request seen: the rerun must abort the killed run's multipart upload.
+      strata-kill) [ "$backend" = s3 ] && [ "$direction" = up ] && start_proxy "$server_port" trace=1 ;;
     esac
   fi
   if [ -n "$proxy_pid" ]; then
@@ -260,7 +264,7 @@ one_case() {
       else from=$uri to=$work/out/$case_id/disk.img dst_dir=$work/out/$case_id; mkdir -p "$dst_dir"; fi ;;
   esac
 
-  local uploads_before; uploads_before=$(s3_uploads)
+  local uploads_before ids_before; uploads_before=$(s3_uploads) ids_before=$(s3_upload_ids)
   # The first run, with its fault.
   local t0 rc first report_ok=yes
   t0=$(now_us)
@@ -277,7 +281,10 @@ one_case() {
         faults=1
       else note="ended before the kill"; fi ;;
     strata-kill)
-      if wait_progress $KILL_AFTER; then kill -9 "$cp_pid" 2>/dev/null; faults=1; else note="ended before the kill"; fi ;;
+      # An upload to S3 is killed once its multipart upload has parts on the server.
+      local at=$KILL_AFTER
+      [ "$backend/$workload/$direction" = s3/big/up ] && at=60
+      if wait_progress "$at"; then kill -9 "$cp_pid" 2>/dev/null; faults=1; else note="ended before the kill"; fi ;;
   esac
   wait_cp; rc=$?
   local out1 err1
@@ -330,7 +337,7 @@ one_case() {
   stop_proxy
   local rerun="-" resumed=""
   if [ "$rc" != 0 ]; then
-    [ -n "$had_proxy" ] && start_proxy "$server_port" "port=$had_proxy"
+    [ -n "$had_proxy" ] && start_proxy "$server_port" "port=$had_proxy" trace=1
     case $backend in
       nbd) bash "$SERVERS/nbdkit.sh" stop "$srv" "$case_id"
            uri=$(bash "$SERVERS/nbdkit.sh" start "$srv" "$case_id" file "$nbd_img" 2>>"$work/nbd.start.log")
@@ -365,6 +372,14 @@ one_case() {
   if [ "$backend" = s3 ] && [ "$direction" = up ]; then
     local up; up=$(( $(s3_uploads) - uploads_before ))
     [ "$up" != 0 ] && note+=" $up abandoned upload(s) stay on s3rver (it answers AbortMultipartUpload with 405);"
+    if [ "$fault" = strata-kill ] && [ "$rerun" = completed ]; then
+      local id not_aborted=0
+      for id in $(comm -13 <(printf '%s\n' "$ids_before") <(s3_upload_ids)); do
+        grep -q "^req DELETE /strata-test/$case_id/$item?uploadId=$id\$" "$proxy_log" \
+          && note+=" the killed run's upload aborted by the rerun;" || not_aborted=$((not_aborted + 1))
+      done
+      [ "$not_aborted" != 0 ] && { left=$((left + not_aborted)); note+=" $not_aborted upload(s) of the killed run never aborted;"; }
+    fi
   fi
   [ "$backend" = nbd ] && bash "$SERVERS/nbdkit.sh" stop "$srv" "$case_id"
   rm -f "$work/nbd.$case_id.img"

@@ -371,7 +371,7 @@ one_case() {
   [ ${#leftover_names[@]} -gt 0 ] && note+=" left: ${leftover_names[*]:0:3};"
   if [ "$backend" = s3 ] && [ "$direction" = up ]; then
     local up; up=$(( $(s3_uploads) - uploads_before ))
-    [ "$up" != 0 ] && note+=" $up abandoned upload(s) stay on s3rver (it answers AbortMultipartUpload with 405);"
+    [ "$up" != 0 ] && note+=" s3rver keeps $up aborted upload(s) (it answers AbortMultipartUpload with 405);"
     if [ "$fault" = strata-kill ] && [ "$rerun" = completed ]; then
       local id not_aborted=0
       for id in $(comm -13 <(printf '%s\n' "$ids_before") <(s3_upload_ids)); do

@@ -13,8 +13,6 @@ namespace strata {
 
 namespace {
 
-// A copy an earlier run finished counts while it is still there and whole; one removed
-// or cut short since is copied again, never reported as done.
 // Whether copies replace what is at the destination: otherwise a complete copy found where
 // an interrupted publish went can only be ours.
 bool replaces(const TransferOptions &options)
@@ -29,6 +27,8 @@ bool complete(const Entry &copy, const FileTask &task)
     return isZstdName(task.srcPath) != isZstdName(task.dstPath) || copy.size == task.source.size;
 }
 
+// A copy an earlier run finished counts while it is still there and whole; one removed
+// or cut short since is copied again, never reported as done.
 bool stillThere(Operator &dst, const FileTask &task)
 {
     auto copy = dst.stat(task.dstPath);

@@ -1,8 +1,11 @@
+// The strata executable: the command line, and the desktop app (strata-gui.so) when it
+// opens a window. It links no Qt: a command starts in about the time of a plain C program,
+// and loads QtCore only with the module that needs it (strata-http.so, strata-gui.so).
 #include "app/cli/cli.h"
+#include "app/command_line_backends.h"
+#include "app/modules.h"
 
-#include <QCoreApplication>
-#include <QFileInfo>
-#include <QLibrary>
+#include <dlfcn.h>
 
 #include <csignal>
 #include <cstdio>
@@ -10,27 +13,18 @@
 
 namespace {
 
-// The desktop app lives in strata-gui.so: next to the executable in a build tree, in
-// ../lib/strata once installed.
 int runDesktopApp(int argc, char **argv)
 {
-    const QString exeDir = QFileInfo(QString::fromLocal8Bit(argv[0])).absolutePath();
-    QString self = QFileInfo(QStringLiteral("/proc/self/exe")).canonicalFilePath();
-    const QString dir = self.isEmpty() ? exeDir : QFileInfo(self).absolutePath();
-    const QString candidates[] = {dir + QStringLiteral("/strata-gui.so"), dir + QStringLiteral("/../lib/strata/strata-gui.so")};
-    QString problem;
-    for (const auto &path : candidates) {
-        if (!QFileInfo::exists(path))
-            continue;
-        QLibrary module(path);
+    std::string problem;
+    if (void *module = strata::app::openModule("strata-gui.so", problem)) {
         using Entry = int (*)(int, char **);
-        if (auto entry = reinterpret_cast<Entry>(module.resolve("strata_gui_main")))
+        if (auto entry = reinterpret_cast<Entry>(::dlsym(module, "strata_gui_main")))
             return entry(argc, argv);
-        problem = module.errorString();
+        problem = "strata-gui.so has no strata_gui_main";
     }
     std::fprintf(stderr, "strata: cannot open the desktop app: %s\n"
                          "The command line works without it: strata --help\n",
-                 problem.isEmpty() ? "strata-gui.so is not installed next to this strata" : qPrintable(problem));
+                 problem.c_str());
     return 1;
 }
 
@@ -41,24 +35,17 @@ int main(int argc, char **argv)
     // A file size limit (ulimit -f) becomes a clean "no space" error, not a crash.
     std::signal(SIGXFSZ, SIG_IGN);
 
-    QStringList arguments;
-    for (int i = 0; i < argc; ++i)
-        arguments << QString::fromLocal8Bit(argv[i]);
-    if (strata::cli::wantsCommandLine(arguments)) {
-        int rc;
-        {
-            QCoreApplication app(argc, argv);
-            rc = strata::cli::run(arguments);
-        }
+    const std::vector<std::string> arguments(argv, argv + argc);
+    if (!strata::cli::wantsCommandLine(arguments))
+        return runDesktopApp(argc, argv);
+    const int rc = strata::cli::run(arguments, &strata::registerCommandLineBackends);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-        // The command is over: its storage connections are closed, its files written and
-        // closed (all inside run()). What remains is tearing down thirty libraries' global
-        // state, about a millisecond that a 10 ms image copy would feel; the kernel frees
-        // the rest. (Sanitizer builds exit normally, for their leak checks.)
-        std::fflush(nullptr);
-        std::_Exit(rc);
+    // The command is over: its storage connections are closed, its files written and
+    // closed (all inside run()). What remains is tearing down thirty libraries' global
+    // state, about a millisecond that a 10 ms image copy would feel; the kernel frees
+    // the rest. (Sanitizer builds exit normally, for their leak checks.)
+    std::fflush(nullptr);
+    std::_Exit(rc);
 #endif
-        return rc;
-    }
-    return runDesktopApp(argc, argv);
+    return rc;
 }

@@ -35,7 +35,7 @@ function(strata_forbid_links target)
 endfunction()
 
 function(strata_check_layers)
-  strata_forbid_links(strata_core "Widgets" "Gui" "Charts" "CURL" "curl" "nbd" "strata_backend" "strata_ui")
+  strata_forbid_links(strata_core "Qt" "CURL" "curl" "nbd" "strata_backend" "strata_ui")
   get_property(backends GLOBAL PROPERTY STRATA_BACKEND_TARGETS)
   foreach(b IN LISTS backends)
     strata_forbid_links(${b} "Widgets" "Gui" "Charts" "strata_ui")

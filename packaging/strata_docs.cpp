@@ -10,18 +10,24 @@
 #include <QStringList>
 
 #include <cstdio>
+#include <vector>
 
 namespace {
 
 using strata::cli::CommandSpec;
+using strata::cli::Option;
+
+QString q(const std::string &s)
+{
+    return QString::fromStdString(s);
+}
 
 // Every command also takes these (added by strata::cli::run).
-const QList<QCommandLineOption> &commonOptions()
+const std::vector<Option> &commonOptions()
 {
-    static const QList<QCommandLineOption> list{
-        {{QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show the command's options.")},
-        {{QStringLiteral("v"), QStringLiteral("verbose")},
-         QStringLiteral("Log each storage request to stderr (secrets are never shown).")}};
+    static const std::vector<Option> list{
+        Option({"h", "help"}, "Show the command's options."),
+        Option({"v", "verbose"}, "Log each storage request to stderr (secrets are never shown).")};
     return list;
 }
 
@@ -42,16 +48,16 @@ QString roff(QString text)
     return text;
 }
 
-QString manOption(const QCommandLineOption &o)
+QString manOption(const Option &o)
 {
     QStringList names;
-    for (const auto &n : o.names())
+    for (const auto &n : o.names)
         // Option dashes are minus signs, so that searching and copying from the page work.
-        names << QStringLiteral("\\fB%1\\fR").arg(dashed(n).replace(QLatin1Char('-'), QStringLiteral("\\-")));
+        names << QStringLiteral("\\fB%1\\fR").arg(dashed(q(n)).replace(QLatin1Char('-'), QStringLiteral("\\-")));
     QString head = names.join(QStringLiteral(", "));
-    if (!o.valueName().isEmpty())
-        head += QStringLiteral(" \\fI%1\\fR").arg(roff(o.valueName()));
-    return QStringLiteral(".TP\n%1\n%2\n").arg(head, roff(o.description()));
+    if (!o.valueName.empty())
+        head += QStringLiteral(" \\fI%1\\fR").arg(roff(q(o.valueName)));
+    return QStringLiteral(".TP\n%1\n%2\n").arg(head, roff(q(o.description)));
 }
 
 QString manPage()
@@ -82,7 +88,7 @@ QString manPage()
     t += QStringLiteral(".SH COMMANDS\nEvery command also takes \\fB\\-h\\fR, \\fB\\-\\-help\\fR and "
                         "\\fB\\-v\\fR, \\fB\\-\\-verbose\\fR.\n");
     for (const CommandSpec &c : strata::cli::commands()) {
-        t += QStringLiteral(".SS \"strata %1 [OPTIONS] %2\"\n%3\n").arg(c.name, roff(c.arguments), roff(c.summary));
+        t += QStringLiteral(".SS \"strata %1 [OPTIONS] %2\"\n%3\n").arg(q(c.name), roff(q(c.arguments)), roff(q(c.summary)));
         for (const auto &o : c.options)
             t += manOption(o);
     }
@@ -109,22 +115,22 @@ QString manPage()
     return t;
 }
 
-QString allNames(const QList<QCommandLineOption> &options)
+QString allNames(const std::vector<Option> &options)
 {
     QStringList names;
     for (const auto &o : options)
-        for (const auto &n : o.names())
-            names << dashed(n);
+        for (const auto &n : o.names)
+            names << dashed(q(n));
     return names.join(QLatin1Char(' '));
 }
 
-QString valueNames(const QList<QCommandLineOption> &options)
+QString valueNames(const std::vector<Option> &options)
 {
     QStringList names;
     for (const auto &o : options)
-        if (!o.valueName().isEmpty())
-            for (const auto &n : o.names())
-                names << dashed(n);
+        if (!o.valueName.empty())
+            for (const auto &n : o.names)
+                names << dashed(q(n));
     return names.join(QLatin1Char('|'));
 }
 
@@ -133,10 +139,10 @@ QString bashCompletion()
     QStringList names{QStringLiteral("open")};
     QString cases;
     for (const CommandSpec &c : strata::cli::commands()) {
-        names << c.name;
+        names << q(c.name);
         const QString values = valueNames(c.options);
         cases += QStringLiteral("    %1) opts='%2 %3'; values='%4' ;;\n")
-                     .arg(c.name, allNames(c.options), allNames(commonOptions()), values.isEmpty() ? QStringLiteral("-") : values);
+                     .arg(q(c.name), allNames(c.options), allNames(commonOptions()), values.isEmpty() ? QStringLiteral("-") : values);
     }
     return QStringLiteral(
                "# bash completion for strata (generated from its command table)\n"
@@ -184,17 +190,19 @@ QString zshCompletion()
     QString cases;
     describe += QStringLiteral("    'open:Open the desktop app on folders, disk images or benchmark files'\n");
     for (const CommandSpec &c : strata::cli::commands()) {
-        describe += QStringLiteral("    '%1:%2'\n").arg(c.name, zshText(c.summary));
+        describe += QStringLiteral("    '%1:%2'\n").arg(q(c.name), zshText(q(c.summary)));
         QString specs;
-        for (const auto &o : c.options + commonOptions()) {
-            for (const auto &n : o.names()) {
-                specs += QStringLiteral(" \\\n        '%1[%2]").arg(dashed(n), zshText(o.description()));
-                if (!o.valueName().isEmpty())
-                    specs += QStringLiteral(":%1:").arg(zshText(o.valueName()));
+        std::vector<Option> options = c.options;
+        options.insert(options.end(), commonOptions().begin(), commonOptions().end());
+        for (const auto &o : options) {
+            for (const auto &n : o.names) {
+                specs += QStringLiteral(" \\\n        '%1[%2]").arg(dashed(q(n)), zshText(q(o.description)));
+                if (!o.valueName.empty())
+                    specs += QStringLiteral(":%1:").arg(zshText(q(o.valueName)));
                 specs += QLatin1Char('\'');
             }
         }
-        cases += QStringLiteral("    %1)\n      _arguments -s%2 \\\n        '*:location:_files' ;;\n").arg(c.name, specs);
+        cases += QStringLiteral("    %1)\n      _arguments -s%2 \\\n        '*:location:_files' ;;\n").arg(q(c.name), specs);
     }
     return QStringLiteral("#compdef strata\n"
                           "# zsh completion for strata (generated from its command table)\n"

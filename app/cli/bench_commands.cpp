@@ -7,19 +7,17 @@
 #include "core/bench/benchstat.h"
 #include "core/bench/go_bench.h"
 
-#include <QCommandLineParser>
-#include <QDateTime>
-#include <QDir>
-#include <QFile>
-#include <QRegularExpression>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QStandardPaths>
-#include <QSysInfo>
-
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
 #include <cmath>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <thread>
+#include <sys/utsname.h>
 
 namespace strata::cli {
 
@@ -79,25 +77,55 @@ std::string goLine(const BenchRun &r)
     return line + "\n";
 }
 
+// Go's GOARCH for the machine: uname's x86_64 is amd64, aarch64 is arm64.
+std::string goArch()
+{
+    utsname u{};
+    ::uname(&u);
+    const std::string_view machine = u.machine;
+    return machine == "x86_64" ? "amd64" : machine == "aarch64" ? "arm64" : std::string(machine);
+}
+
 std::string goHeader(const std::string &target, const std::string &label)
 {
     // The target and label are free text, not configuration lines: benchstat splits its
     // tables by configuration, and runs of two targets must stay comparable.
     std::string h = "# strata bench of " + target + (label.empty() ? std::string() : " (" + label + ")") + "\n";
-    h += "goos: linux\ngoarch: " + QSysInfo::buildCpuArchitecture().replace(QStringLiteral("x86_64"), QStringLiteral("amd64")).toStdString()
-        + "\npkg: strata\ncpu: " + cpuModel() + "\n";
+    h += "goos: linux\ngoarch: " + goArch() + "\npkg: strata\ncpu: " + cpuModel() + "\n";
     return h;
 }
 
-std::optional<std::vector<std::uint64_t>> parseSizes(const QString &text)
+
+// The comma-separated parts of `text`, empty ones skipped.
+std::vector<std::string_view> splitList(std::string_view text)
+{
+    std::vector<std::string_view> parts;
+    while (!text.empty()) {
+        const auto comma = text.find(',');
+        if (comma != 0)
+            parts.push_back(text.substr(0, comma));
+        text.remove_prefix(comma == std::string_view::npos ? text.size() : comma + 1);
+    }
+    return parts;
+}
+
+
+bool endsWithNoCase(std::string_view text, std::string_view suffix)
+{
+    return text.size() >= suffix.size()
+        && std::equal(suffix.begin(), suffix.end(), text.end() - std::ptrdiff_t(suffix.size()),
+                      [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); });
+}
+
+std::optional<std::vector<std::uint64_t>> parseSizes(std::string_view text)
 {
     std::vector<std::uint64_t> out;
-    for (const auto &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        QString p = part.trimmed();
-        if (p.endsWith(QStringLiteral("iB"), Qt::CaseInsensitive))
-            p.chop(2);
-        else if (p.endsWith(QLatin1Char('B'), Qt::CaseInsensitive) && p.size() > 1 && p[p.size() - 2].isDigit())
-            p.chop(1);
+    for (const auto part : splitList(text)) {
+        std::string_view p = trimmed(part);
+        if (endsWithNoCase(p, "iB"))
+            p.remove_suffix(2);
+        else if (endsWithNoCase(p, "B") && p.size() > 1 && std::isdigit(static_cast<unsigned char>(p[p.size() - 2])))
+            p.remove_suffix(1);
         auto size = parseSize(p);
         if (!size || *size == 0 || *size > (1ull << 30))
             return std::nullopt;
@@ -108,73 +136,118 @@ std::optional<std::vector<std::uint64_t>> parseSizes(const QString &text)
     return out;
 }
 
-std::optional<std::chrono::nanoseconds> parseDuration(const QString &text)
+std::optional<std::chrono::nanoseconds> parseDuration(std::string_view text)
 {
-    static const std::pair<const char *, double> units[] = {{"ms", 1e6}, {"us", 1e3}, {"ns", 1}, {"s", 1e9}, {"m", 60e9}};
+    static const std::pair<std::string_view, double> units[] = {{"ms", 1e6}, {"us", 1e3}, {"ns", 1}, {"s", 1e9}, {"m", 60e9}};
     for (const auto &[suffix, scale] : units) {
-        if (text.endsWith(QLatin1String(suffix))) {
-            bool ok = false;
-            const double v = text.chopped(int(std::strlen(suffix))).toDouble(&ok);
-            if (!ok || v <= 0 || v * scale > 3600e9)
+        if (text.ends_with(suffix)) {
+            const auto v = parseNumber<double>(text.substr(0, text.size() - suffix.size()));
+            if (!v || *v <= 0 || *v * scale > 3600e9)
                 return std::nullopt;
-            return std::chrono::nanoseconds(std::int64_t(v * scale));
+            return std::chrono::nanoseconds(std::int64_t(*v * scale));
         }
     }
     return std::nullopt;
 }
 
+// A history file's name part: what is not a letter, digit, '.', '_' or '-' becomes '_'
+// (a character outside ASCII, of several UTF-8 bytes, one '_').
+std::string fileNamePart(std::string_view text)
+{
+    std::string out;
+    for (const char c : text) {
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')
+            out.push_back(c);
+        else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80)
+            out.push_back('_');
+    }
+    return out;
+}
+
+// "20261130-120000": now, in UTC.
+std::string utcStamp()
+{
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    ::gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+    return buf;
+}
+
+// The whole file; on failure the reason in words (strerror, as QFile's errorString).
+Result<std::string> readFile(const std::string &path)
+{
+    std::FILE *f = std::fopen(path.c_str(), "rb");
+    if (!f)
+        return Error(ErrorKind::NotFound, std::strerror(errno));
+    std::string text;
+    char buf[65536];
+    while (const std::size_t n = std::fread(buf, 1, sizeof buf, f))
+        text.append(buf, n);
+    const bool failed = std::ferror(f) != 0;
+    const int err = errno;
+    std::fclose(f);
+    if (failed)
+        return Error(ErrorKind::NotFound, std::strerror(err));
+    return text;
+}
+
 } // namespace
 
-int commandBench(Context &context, const QCommandLineParser &parser)
+int commandBench(Context &context, const ArgParser &parser)
 {
     BenchOptions options;
-    if (parser.isSet(QStringLiteral("ops"))) {
+    if (parser.isSet("ops")) {
         options.ops.clear();
-        for (const auto &name : parser.value(QStringLiteral("ops")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-            auto op = parseBenchOp(name.trimmed().toLower().toStdString());
+        const std::string list = parser.value("ops");
+        for (const auto name : splitList(list)) {
+            std::string lower(trimmed(name));
+            std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+            auto op = parseBenchOp(lower);
             if (!op)
-                return context.usage(QStringLiteral("--ops takes a list of write, read, stat, list, delete; not '%1'").arg(name));
+                return context.usage("--ops takes a list of write, read, stat, list, delete; not '" + std::string(name) + "'");
             options.ops.push_back(*op);
         }
     }
-    if (parser.isSet(QStringLiteral("sizes"))) {
-        auto sizes = parseSizes(parser.value(QStringLiteral("sizes")));
+    if (parser.isSet("sizes")) {
+        auto sizes = parseSizes(parser.value("sizes"));
         if (!sizes)
-            return context.usage(QStringLiteral("--sizes takes a list of sizes up to 1GiB, like 4KiB,256KiB,4MiB,16MiB"));
+            return context.usage("--sizes takes a list of sizes up to 1GiB, like 4KiB,256KiB,4MiB,16MiB");
         options.sizes = *sizes;
     }
-    if (parser.isSet(QStringLiteral("count"))) {
-        bool ok = false;
-        options.count = parser.value(QStringLiteral("count")).toInt(&ok);
-        if (!ok || options.count < 1 || options.count > 1000)
-            return context.usage(QStringLiteral("--count takes a number of runs from 1 to 1000"));
+    if (parser.isSet("count")) {
+        const auto n = parseNumber<int>(parser.value("count"));
+        if (!n || *n < 1 || *n > 1000)
+            return context.usage("--count takes a number of runs from 1 to 1000");
+        options.count = *n;
     }
-    if (parser.isSet(QStringLiteral("benchtime"))) {
-        auto d = parseDuration(parser.value(QStringLiteral("benchtime")));
+    if (parser.isSet("benchtime")) {
+        auto d = parseDuration(parser.value("benchtime"));
         if (!d)
-            return context.usage(QStringLiteral("--benchtime takes a duration like 1s, 500ms or 2m"));
+            return context.usage("--benchtime takes a duration like 1s, 500ms or 2m");
         options.benchtime = *d;
     }
-    if (parser.isSet(QStringLiteral("concurrency"))) {
+    if (parser.isSet("concurrency")) {
         options.concurrency.clear();
-        for (const auto &c : parser.value(QStringLiteral("concurrency")).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-            bool ok = false;
-            const int n = c.trimmed().toInt(&ok);
-            if (!ok || n < 1 || n > 256)
-                return context.usage(QStringLiteral("--concurrency takes a list of worker counts from 1 to 256, like 1,4,16"));
-            options.concurrency.push_back(n);
+        const std::string list = parser.value("concurrency");
+        for (const auto c : splitList(list)) {
+            const auto n = parseNumber<int>(c);
+            if (!n || *n < 1 || *n > 256)
+                return context.usage("--concurrency takes a list of worker counts from 1 to 256, like 1,4,16");
+            options.concurrency.push_back(*n);
         }
     }
-    const std::string label = parser.value(QStringLiteral("label")).toStdString();
-    const bool json = parser.isSet(QStringLiteral("json"));
-    const bool csv = parser.isSet(QStringLiteral("csv"));
+    const std::string label = parser.value("label");
+    const bool json = parser.isSet("json");
+    const bool csv = parser.isSet("csv");
     if (json && csv)
-        return context.usage(QStringLiteral("choose one of --json and --csv"));
+        return context.usage("choose one of --json and --csv");
 
     std::vector<Location> locations;
-    QStringList arguments{parser.positionalArguments().constFirst()};
-    if (parser.isSet(QStringLiteral("vs")))
-        arguments << parser.value(QStringLiteral("vs"));
+    std::vector<std::string> arguments{parser.positionalArguments().front()};
+    if (parser.isSet("vs"))
+        arguments.push_back(parser.value("vs"));
     for (const auto &a : arguments) {
         auto loc = context.open(a);
         if (!loc)
@@ -211,35 +284,30 @@ int commandBench(Context &context, const QCommandLineParser &parser)
         return interrupts.interrupted() ? (context.fail(results.error()), 130) : context.fail(results.error());
 
     // The history the GUI picks runs from: one Go text file per target and run.
-    const QString dir = QString::fromStdString(benchHistoryDir());
-    QDir().mkpath(dir);
-    const QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    const std::string dir = benchHistoryDir();
+    std::error_code ignored;
+    std::filesystem::create_directories(dir, ignored);
+    const std::string stamp = utcStamp();
     for (std::size_t i = 0; i < locations.size(); ++i) {
-        QString name = QString::fromStdString(label.empty() ? locations[i].op->uriFor("/").scheme() : label);
-        name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]")), QStringLiteral("_"));
-        QFile file(dir + QStringLiteral("/%1-%2%3.txt").arg(stamp, name, i ? QStringLiteral("-vs") : QString()));
-        if (file.open(QIODevice::WriteOnly))
-            file.write(QByteArray::fromStdString(texts[i]));
+        const std::string name = fileNamePart(label.empty() ? locations[i].op->uriFor("/").scheme() : label);
+        std::ofstream(dir + "/" + stamp + "-" + name + (i ? "-vs" : "") + ".txt", std::ios::binary) << texts[i];
     }
 
     if (json) {
-        QJsonArray all;
+        json::Array all;
         for (std::size_t t = 0; t < results->size(); ++t)
             for (const auto &r : (*results)[t])
-                all.append(QJsonObject{{QStringLiteral("target"), QString::fromStdString(locations[t].display())},
-                                       {QStringLiteral("name"), QString::fromStdString("Benchmark" + r.name)},
-                                       {QStringLiteral("op"), QString::fromLatin1(toString(r.op).data(), qsizetype(toString(r.op).size()))},
-                                       {QStringLiteral("size"), qint64(r.size)},
-                                       {QStringLiteral("concurrency"), r.concurrency},
-                                       {QStringLiteral("iterations"), qint64(r.iterations)},
-                                       {QStringLiteral("ns_per_op"), r.nsPerOp},
-                                       {QStringLiteral("mb_per_s"), r.mbPerSecond},
-                                       {QStringLiteral("bytes_per_op"), r.bytesPerOp},
-                                       {QStringLiteral("allocs_per_op"), r.allocsPerOp}});
-        const QByteArray text = QJsonDocument(QJsonObject{{QStringLiteral("label"), QString::fromStdString(label)},
-                                                          {QStringLiteral("runs"), all}})
-                                    .toJson(QJsonDocument::Indented);
-        std::fwrite(text.constData(), 1, std::size_t(text.size()), context.out);
+                all.push_back(json::Object{{"target", locations[t].display()},
+                                           {"name", "Benchmark" + r.name},
+                                           {"op", toString(r.op)},
+                                           {"size", r.size},
+                                           {"concurrency", r.concurrency},
+                                           {"iterations", r.iterations},
+                                           {"ns_per_op", r.nsPerOp},
+                                           {"mb_per_s", r.mbPerSecond},
+                                           {"bytes_per_op", r.bytesPerOp},
+                                           {"allocs_per_op", r.allocsPerOp}});
+        writeJson(context.out, json::Object{{"label", label}, {"runs", std::move(all)}});
     } else if (csv) {
         std::string out = "target,name,op,size,concurrency,iterations,ns_per_op,mb_per_s,bytes_per_op,allocs_per_op\n";
         for (std::size_t t = 0; t < results->size(); ++t)
@@ -276,43 +344,42 @@ int commandBench(Context &context, const QCommandLineParser &parser)
     return Success;
 }
 
-int commandBenchstat(Context &context, const QCommandLineParser &parser)
+int commandBenchstat(Context &context, const ArgParser &parser)
 {
-    const QString format = parser.isSet(QStringLiteral("format")) ? parser.value(QStringLiteral("format")) : QStringLiteral("text");
-    if (format != QLatin1String("text") && format != QLatin1String("csv") && format != QLatin1String("json"))
-        return context.usage(QStringLiteral("--format takes text, csv or json"));
+    const std::string format = parser.isSet("format") ? parser.value("format") : "text";
+    if (format != "text" && format != "csv" && format != "json")
+        return context.usage("--format takes text, csv or json");
     BenchstatOptions options;
-    if (parser.isSet(QStringLiteral("alpha"))) {
-        bool ok = false;
-        options.alpha = parser.value(QStringLiteral("alpha")).toDouble(&ok);
-        if (!ok || options.alpha <= 0 || options.alpha >= 1)
-            return context.usage(QStringLiteral("--alpha takes a significance level between 0 and 1, like 0.05"));
+    if (parser.isSet("alpha")) {
+        const auto alpha = parseNumber<double>(parser.value("alpha"));
+        if (!alpha || *alpha <= 0 || *alpha >= 1)
+            return context.usage("--alpha takes a significance level between 0 and 1, like 0.05");
+        options.alpha = *alpha;
     }
     std::vector<BenchstatInput> inputs;
     for (const auto &path : parser.positionalArguments()) {
-        QFile file(path);
-        if (!file.open(QIODevice::ReadOnly))
-            return context.fail(Error(ErrorKind::NotFound, file.errorString().toStdString()).withContext("read", path.toStdString()));
-        const QByteArray text = file.readAll();
+        auto text = readFile(path);
+        if (!text)
+            return context.fail(text.error().withContext("read", path));
         std::vector<std::string> warnings;
-        auto results = parseGoBench(std::string_view(text.constData(), std::size_t(text.size())), &warnings, &options.units);
+        auto results = parseGoBench(*text, &warnings, &options.units);
         if (!results)
-            return context.fail(results.error().withContext("read", path.toStdString()));
+            return context.fail(results.error().withContext("read", path));
         for (const auto &w : warnings)
-            write(context.err, QStringLiteral("strata benchstat: %1: %2\n").arg(path, QString::fromStdString(w)));
+            write(context.err, "strata benchstat: " + path + ": " + w + "\n");
         if (results->empty())
-            write(context.err, QStringLiteral("strata benchstat: %1 holds no benchmark results\n").arg(path));
-        inputs.push_back({path.toStdString(), std::move(*results)});
+            write(context.err, "strata benchstat: " + path + " holds no benchmark results\n");
+        inputs.push_back({path, std::move(*results)});
     }
     const auto report = benchstat(inputs, options);
     std::string out;
-    if (format == QLatin1String("json")) {
+    if (format == "json") {
         out = formatBenchstatJson(report);
-    } else if (format == QLatin1String("csv")) {
+    } else if (format == "csv") {
         std::vector<std::string> warnings;
         out = formatBenchstatCsv(report, &warnings);
         for (const auto &w : warnings)
-            write(context.err, QStringLiteral("strata benchstat: %1\n").arg(QString::fromStdString(w)));
+            write(context.err, "strata benchstat: " + w + "\n");
     } else {
         out = formatBenchstatText(report);
     }

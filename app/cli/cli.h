@@ -1,15 +1,12 @@
 #pragma once
 
+#include "app/cli/args.h"
 #include "core/storage/registry.h"
 
-#include <QCommandLineOption>
-#include <QList>
-#include <QString>
-#include <QStringList>
-
 #include <cstdio>
-
-class QCommandLineParser;
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace strata::cli {
 
@@ -25,33 +22,35 @@ public:
     Registry &registry;
     std::FILE *out;
     std::FILE *err;
-    QString commandName;
+    std::string commandName;
 
-    Result<Location> open(const QString &argument);
+    Result<Location> open(const std::string &argument);
     // Prints "strata: <one sentence>" and returns Failure.
     int fail(const Error &error);
     // Prints "strata CMD: <message>" with a usage hint and returns Usage.
-    int usage(const QString &message);
+    int usage(const std::string &message);
 };
 
-using Handler = int (*)(Context &, const QCommandLineParser &);
+using Handler = int (*)(Context &, const ArgParser &);
 
 // One subcommand: its name, arguments, options and handler; also the source of --help,
 // the man page and shell completions, so these cannot drift apart.
 struct CommandSpec {
-    QString name;
-    QString arguments; // "URI", "SRC DST"
-    QString summary;
-    QList<QCommandLineOption> options;
+    std::string name;
+    std::string arguments; // "URI", "SRC DST"
+    std::string summary;
+    std::vector<Option> options;
     int minArgs = 1;
     int maxArgs = 1; // -1: any number
     Handler handler = nullptr;
 };
 
-const QList<CommandSpec> &commands();
+const std::vector<CommandSpec> &commands();
 // Whether argv[1] selects the command line rather than the GUI.
-bool wantsCommandLine(const QStringList &arguments);
-// Runs `strata ARGS…` (arguments[0] is the program name).
-int run(const QStringList &arguments, std::FILE *out = stdout, std::FILE *err = stderr);
+bool wantsCommandLine(const std::vector<std::string> &arguments);
+// Runs `strata ARGS…` (arguments[0] is the program name) with the backends that
+// `registerBackends` adds to the command's registry.
+int run(const std::vector<std::string> &arguments, void (*registerBackends)(Registry &), std::FILE *out = stdout,
+        std::FILE *err = stderr);
 
 } // namespace strata::cli

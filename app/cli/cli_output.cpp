@@ -1,11 +1,50 @@
 #include "app/cli/cli_output.h"
 
-#include <QDateTime>
-#include <QTimeZone>
+#include "app/cli/args.h"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <ctime>
 
 namespace strata::cli {
 
-QString humanSize(std::uint64_t bytes)
+namespace {
+
+constexpr std::int64_t NsPerSecond = 1'000'000'000;
+
+// Whole seconds since the epoch, rounded down (-1 ns is 23:59:59 the day before).
+std::time_t floorSeconds(std::int64_t ns)
+{
+    std::int64_t seconds = ns / NsPerSecond;
+    if (ns % NsPerSecond < 0)
+        --seconds;
+    return std::time_t(seconds);
+}
+
+// "yyyy-MM-dd HH:mm", or with the seconds "yyyy-MM-ddTHH:mm:ss".
+std::string dateTime(const std::tm &t, const char *separator, bool seconds)
+{
+    std::string s = format("%04d-%02d-%02d%s%02d:%02d", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday, separator, t.tm_hour, t.tm_min);
+    if (seconds)
+        s += format(":%02d", t.tm_sec);
+    return s;
+}
+
+
+// Characters (code points) in UTF-8 text: every byte but continuation bytes.
+int characters(std::string_view text)
+{
+    int n = 0;
+    for (const char c : text)
+        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+}
+
+} // namespace
+
+std::string humanSize(std::uint64_t bytes)
 {
     static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     double value = double(bytes);
@@ -15,96 +54,131 @@ QString humanSize(std::uint64_t bytes)
         ++unit;
     }
     if (unit == 0)
-        return QStringLiteral("%1 B").arg(bytes);
-    return QStringLiteral("%1 %2").arg(value, 0, 'f', value < 10 ? 1 : 0).arg(QLatin1String(units[unit]));
+        return format("%llu B", static_cast<unsigned long long>(bytes));
+    return format("%.*f %s", value < 10 ? 1 : 0, value, units[unit]);
 }
 
-QString shortTime(const std::optional<std::int64_t> &mtimeNs)
+std::string shortTime(const std::optional<std::int64_t> &mtimeNs)
 {
     if (!mtimeNs)
-        return QString();
-    return QDateTime::fromMSecsSinceEpoch(*mtimeNs / 1'000'000).toString(QStringLiteral("yyyy-MM-dd HH:mm"));
+        return {};
+    const std::time_t seconds = floorSeconds(*mtimeNs);
+    std::tm t{};
+    if (!localtime_r(&seconds, &t))
+        return {};
+    return dateTime(t, " ", false);
 }
 
-QString isoTime(std::int64_t mtimeNs)
+std::string isoTime(std::int64_t mtimeNs)
 {
-    const auto dt = QDateTime::fromMSecsSinceEpoch(mtimeNs / 1'000'000, QTimeZone::utc());
-    std::int64_t frac = mtimeNs % 1'000'000'000;
+    const std::time_t seconds = floorSeconds(mtimeNs);
+    std::tm t{};
+    if (!gmtime_r(&seconds, &t))
+        return {};
+    std::int64_t frac = mtimeNs % NsPerSecond;
     if (frac < 0)
-        frac += 1'000'000'000;
-    return dt.toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss")) + QStringLiteral(".%1Z").arg(frac, 9, 10, QLatin1Char('0'));
+        frac += NsPerSecond;
+    return dateTime(t, "T", true) + format(".%09lldZ", static_cast<long long>(frac));
 }
 
-QString modeString(const Entry &entry)
+std::string modeString(const Entry &entry)
 {
-    QString s;
+    std::string s;
     switch (entry.kind) {
-    case EntryKind::Directory: s += QLatin1Char('d'); break;
-    case EntryKind::Symlink: s += QLatin1Char('l'); break;
-    case EntryKind::Other: s += QLatin1Char('?'); break;
-    case EntryKind::File: s += QLatin1Char('-'); break;
+    case EntryKind::Directory: s += 'd'; break;
+    case EntryKind::Symlink: s += 'l'; break;
+    case EntryKind::Other: s += '?'; break;
+    case EntryKind::File: s += '-'; break;
     }
     if (!entry.mode)
-        return s + QStringLiteral("         "); // the storage has no permissions to show
+        return s + "         "; // the storage has no permissions to show
     const std::uint32_t m = *entry.mode;
     const char *rwx = "rwxrwxrwx";
     for (int i = 0; i < 9; ++i)
-        s += (m & (0400u >> i)) ? QLatin1Char(rwx[i]) : QLatin1Char('-');
+        s += (m & (0400u >> i)) ? rwx[i] : '-';
     return s;
 }
 
-QJsonObject toJson(const Entry &entry, const QString &uri)
+json::Object toJson(const Entry &entry, const std::string &uri)
 {
-    QJsonObject o;
-    o[QStringLiteral("name")] = QString::fromStdString(entry.name);
-    o[QStringLiteral("path")] = QString::fromStdString(entry.path);
-    o[QStringLiteral("uri")] = uri;
-    o[QStringLiteral("kind")] = QString::fromLatin1(toString(entry.kind).data(), qsizetype(toString(entry.kind).size()));
-    o[QStringLiteral("size")] = qint64(entry.size);
+    json::Object o;
+    o["name"] = entry.name;
+    o["path"] = entry.path;
+    o["uri"] = uri;
+    o["kind"] = toString(entry.kind);
+    o["size"] = entry.size;
     if (entry.allocated)
-        o[QStringLiteral("allocated")] = qint64(*entry.allocated);
+        o["allocated"] = *entry.allocated;
     if (entry.mtimeNs) {
-        o[QStringLiteral("mtime")] = isoTime(*entry.mtimeNs);
-        o[QStringLiteral("mtime_ns")] = qint64(*entry.mtimeNs);
+        o["mtime"] = isoTime(*entry.mtimeNs);
+        o["mtime_ns"] = *entry.mtimeNs;
     }
     if (entry.mode)
-        o[QStringLiteral("mode")] = QStringLiteral("%1").arg(*entry.mode, 4, 8, QLatin1Char('0'));
+        o["mode"] = format("%04o", unsigned(*entry.mode));
     if (!entry.etag.empty())
-        o[QStringLiteral("etag")] = QString::fromStdString(entry.etag);
+        o["etag"] = entry.etag;
     if (!entry.contentHash.empty())
-        o[QStringLiteral("hash")] = QString::fromStdString(entry.contentHash);
+        o["hash"] = entry.contentHash;
     if (!entry.symlinkTarget.empty())
-        o[QStringLiteral("target")] = QString::fromStdString(entry.symlinkTarget);
+        o["target"] = entry.symlinkTarget;
     return o;
 }
 
-std::optional<std::uint64_t> parseSize(const QString &text)
+std::optional<std::uint64_t> parseSize(std::string_view text)
 {
-    QString t = text.trimmed().toUpper();
-    if (t.endsWith(QLatin1String("IB")))
-        t.chop(2);
-    else if (t.endsWith(QLatin1Char('B')))
-        t.chop(1);
+    std::string t(trimmed(text));
+    for (char &c : t)
+        c = char(std::toupper(static_cast<unsigned char>(c)));
+    if (t.ends_with("IB"))
+        t.resize(t.size() - 2);
+    else if (t.ends_with('B'))
+        t.pop_back();
     double scale = 1;
-    if (!t.isEmpty()) {
-        const QChar unit = t.back();
-        const int power = QStringLiteral("KMGT").indexOf(unit);
-        if (power >= 0) {
+    if (!t.empty()) {
+        const auto power = std::string_view("KMGT").find(t.back());
+        if (power != std::string_view::npos) {
             scale = double(1ull << (10 * (power + 1)));
-            t.chop(1);
+            t.pop_back();
         }
     }
-    bool ok = false;
-    const double value = t.toDouble(&ok);
-    if (!ok || value < 0 || value * scale > 9.2e18)
+    std::string_view number = trimmed(t); // "1.5 GiB" is 1.5 GiB
+    if (number.starts_with('+'))
+        number.remove_prefix(1);
+    double value = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (ec != std::errc() || end != number.data() + number.size() || !std::isfinite(value) || value < 0
+        || value * scale > 9.2e18)
         return std::nullopt;
     return std::uint64_t(value * scale);
 }
 
-void write(std::FILE *f, const QString &text)
+void write(std::FILE *f, std::string_view text)
 {
-    const QByteArray utf8 = text.toUtf8();
-    std::fwrite(utf8.constData(), 1, std::size_t(utf8.size()), f);
+    std::fwrite(text.data(), 1, text.size(), f);
+}
+
+void writeJson(std::FILE *f, const json::Value &value)
+{
+    write(f, json::write(value, json::Format::Indented));
+}
+
+std::string pad(std::string_view text, int width)
+{
+    // A positive width right-aligns (pads on the left), a negative one left-aligns.
+    const int fill = std::abs(width) - characters(text);
+    if (fill <= 0)
+        return std::string(text);
+    const std::string spaces(std::size_t(fill), ' ');
+    return width > 0 ? spaces + std::string(text) : std::string(text) + spaces;
+}
+
+std::string_view trimmed(std::string_view text)
+{
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+        text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.remove_suffix(1);
+    return text;
 }
 
 } // namespace strata::cli

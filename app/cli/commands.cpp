@@ -2,52 +2,38 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/cli_output.h"
-#include "core/storage/path.h"
-
-#include <QCommandLineParser>
-#include <QJsonArray>
-#include <QJsonDocument>
 
 #include <algorithm>
+#include <charconv>
 #include <variant>
-#include <unistd.h>
 
 namespace strata::cli {
 
 namespace {
 
-QString qs(const std::string &s)
+// The name ls shows: directories end in '/'.
+std::string shownName(const Entry &e)
 {
-    return QString::fromStdString(s);
-}
-
-void printJson(std::FILE *out, const QJsonObject &o)
-{
-    const QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Indented);
-    std::fwrite(text.constData(), 1, std::size_t(text.size()), out);
-}
-
-QString longLine(const Entry &e, int sizeWidth)
-{
-    QString size = e.isDir() ? QStringLiteral("-") : QString::number(e.size);
-    QString name = qs(e.name.empty() ? e.path : e.name);
+    std::string name = e.name.empty() ? e.path : e.name;
     if (e.isDir())
-        name += QLatin1Char('/');
+        name += '/';
+    return name;
+}
+
+std::string longLine(const Entry &e, int sizeWidth)
+{
+    const std::string size = e.isDir() ? std::string("-") : std::to_string(e.size);
+    std::string name = shownName(e);
     if (e.kind == EntryKind::Symlink && !e.symlinkTarget.empty())
-        name += QStringLiteral(" -> ") + qs(e.symlinkTarget);
-    return QStringLiteral("%1  %2  %3  %4\n")
-        .arg(modeString(e))
-        .arg(size, sizeWidth)
-        .arg(shortTime(e.mtimeNs), 16)
-        .arg(name);
+        name += " -> " + e.symlinkTarget;
+    return modeString(e) + "  " + pad(size, sizeWidth) + "  " + pad(shortTime(e.mtimeNs), 16) + "  " + name + "\n";
 }
 
 // Parses a byte count; false on anything but digits.
-bool parseCount(const QString &text, std::uint64_t &value)
+bool parseCount(std::string_view text, std::uint64_t &value)
 {
-    bool ok = false;
-    value = text.toULongLong(&ok);
-    return ok;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return ec == std::errc() && end == text.data() + text.size();
 }
 
 // The command's one location, opened and stat'ed; on error, what to exit with.
@@ -56,7 +42,7 @@ struct Target {
     Entry entry;
 };
 
-std::variant<Target, int> openTarget(Context &context, const QCommandLineParser &parser)
+std::variant<Target, int> openTarget(Context &context, const ArgParser &parser)
 {
     auto loc = context.open(parser.positionalArguments().at(0));
     if (!loc)
@@ -69,7 +55,7 @@ std::variant<Target, int> openTarget(Context &context, const QCommandLineParser 
 
 } // namespace
 
-int commandLs(Context &context, const QCommandLineParser &parser)
+int commandLs(Context &context, const ArgParser &parser)
 {
     auto target = openTarget(context, parser);
     if (auto *code = std::get_if<int>(&target))
@@ -77,13 +63,13 @@ int commandLs(Context &context, const QCommandLineParser &parser)
     auto &[locValue, selfValue] = std::get<Target>(target);
     Location *loc = &locValue;
     Entry *self = &selfValue;
-    const bool json = parser.isSet(QStringLiteral("json"));
-    const bool all = parser.isSet(QStringLiteral("a"));
-    const bool longFormat = parser.isSet(QStringLiteral("l"));
+    const bool json = parser.isSet("json");
+    const bool all = parser.isSet("a");
+    const bool longFormat = parser.isSet("l");
 
     std::vector<Entry> entries;
     if (self->isDir()) {
-        const bool recursive = parser.isSet(QStringLiteral("recursive"));
+        const bool recursive = parser.isSet("recursive");
         const bool flat = recursive && loc->op->capabilities().has(Capability::ListRecursive);
         const std::string base = loc->path == "/" ? std::string("/") : loc->path + "/";
         std::vector<std::string> dirs{loc->path};
@@ -116,33 +102,25 @@ int commandLs(Context &context, const QCommandLineParser &parser)
     }
 
     if (json) {
-        QJsonArray array;
+        json::Array array;
         for (const auto &e : entries)
-            array.append(toJson(e, qs(loc->op->display(e.path))));
-        QJsonObject o;
-        o[QStringLiteral("uri")] = qs(loc->display());
-        o[QStringLiteral("kind")] = QString::fromLatin1(toString(self->kind).data(), qsizetype(toString(self->kind).size()));
-        o[QStringLiteral("entries")] = array;
-        printJson(context.out, o);
+            array.emplace_back(toJson(e, loc->op->display(e.path)));
+        json::Object o;
+        o["uri"] = loc->display();
+        o["kind"] = toString(self->kind);
+        o["entries"] = std::move(array);
+        writeJson(context.out, o);
         return Success;
     }
     int sizeWidth = 1;
     for (const auto &e : entries)
-        sizeWidth = std::max<int>(sizeWidth, int(QString::number(e.size).size()));
-    for (const auto &e : entries) {
-        if (longFormat) {
-            write(context.out, longLine(e, sizeWidth));
-        } else {
-            QString name = qs(e.name.empty() ? e.path : e.name);
-            if (e.isDir())
-                name += QLatin1Char('/');
-            write(context.out, name + QLatin1Char('\n'));
-        }
-    }
+        sizeWidth = std::max<int>(sizeWidth, int(std::to_string(e.size).size()));
+    for (const auto &e : entries)
+        write(context.out, longFormat ? longLine(e, sizeWidth) : shownName(e) + '\n');
     return Success;
 }
 
-int commandStat(Context &context, const QCommandLineParser &parser)
+int commandStat(Context &context, const ArgParser &parser)
 {
     auto target = openTarget(context, parser);
     if (auto *code = std::get_if<int>(&target))
@@ -150,35 +128,35 @@ int commandStat(Context &context, const QCommandLineParser &parser)
     auto &[locValue, entryValue] = std::get<Target>(target);
     Location *loc = &locValue;
     Entry *e = &entryValue;
-    if (parser.isSet(QStringLiteral("json"))) {
-        QJsonObject o = toJson(*e, qs(loc->display()));
-        o[QStringLiteral("capabilities")] = qs(loc->op->capabilities().names());
-        printJson(context.out, o);
+    if (parser.isSet("json")) {
+        json::Object o = toJson(*e, loc->display());
+        o["capabilities"] = loc->op->capabilities().names();
+        writeJson(context.out, o);
         return Success;
     }
-    QString text;
-    auto line = [&](const char *label, const QString &value) {
-        if (!value.isEmpty())
-            text += QStringLiteral("%1 %2\n").arg(QLatin1String(label), -10).arg(value);
+    std::string text;
+    auto line = [&](const char *label, std::string_view value) {
+        if (!value.empty())
+            text += pad(label, -10) + " " + std::string(value) + "\n";
     };
-    line("URI:", qs(loc->display()));
-    line("Kind:", QString::fromLatin1(toString(e->kind).data(), qsizetype(toString(e->kind).size())));
+    line("URI:", loc->display());
+    line("Kind:", toString(e->kind));
     if (!e->isDir())
-        line("Size:", QStringLiteral("%1 bytes (%2)").arg(e->size).arg(humanSize(e->size)));
+        line("Size:", format("%llu bytes (%s)", static_cast<unsigned long long>(e->size), humanSize(e->size).c_str()));
     if (e->allocated && !e->isDir())
         line("On disk:", humanSize(*e->allocated));
     if (e->mtimeNs)
         line("Modified:", isoTime(*e->mtimeNs));
     if (e->mode)
-        line("Mode:", QStringLiteral("%1 (%2)").arg(*e->mode, 4, 8, QLatin1Char('0')).arg(modeString(*e)));
-    line("Target:", qs(e->symlinkTarget));
-    line("ETag:", qs(e->etag));
-    line("Hash:", qs(e->contentHash));
+        line("Mode:", format("%04o (%s)", unsigned(*e->mode), modeString(*e).c_str()));
+    line("Target:", e->symlinkTarget);
+    line("ETag:", e->etag);
+    line("Hash:", e->contentHash);
     write(context.out, text);
     return Success;
 }
 
-int commandExtents(Context &context, const QCommandLineParser &parser)
+int commandExtents(Context &context, const ArgParser &parser)
 {
     auto target = openTarget(context, parser);
     if (auto *code = std::get_if<int>(&target))
@@ -199,40 +177,35 @@ int commandExtents(Context &context, const QCommandLineParser &parser)
     for (const auto &e : map)
         totals[std::size_t(e.kind)] += e.length;
     const double percent = entry.size ? 100.0 * double(totals[0]) / double(entry.size) : 0.0;
-    if (parser.isSet(QStringLiteral("json"))) {
-        QJsonArray array;
+    if (parser.isSet("json")) {
+        json::Array array;
         for (const auto &e : map)
-            array.append(QJsonObject{{QStringLiteral("offset"), qint64(e.offset)},
-                                     {QStringLiteral("length"), qint64(e.length)},
-                                     {QStringLiteral("kind"), QString::fromLatin1(toString(e.kind).data(), qsizetype(toString(e.kind).size()))}});
-        printJson(context.out, QJsonObject{{QStringLiteral("uri"), qs(loc.display())},
-                                           {QStringLiteral("size"), qint64(entry.size)},
-                                           {QStringLiteral("data"), qint64(totals[0])},
-                                           {QStringLiteral("zero"), qint64(totals[1])},
-                                           {QStringLiteral("hole"), qint64(totals[2])},
-                                           {QStringLiteral("extents"), array}});
+            array.emplace_back(json::Object{{"offset", e.offset}, {"length", e.length}, {"kind", toString(e.kind)}});
+        writeJson(context.out, json::Object{{"uri", loc.display()},
+                                            {"size", entry.size},
+                                            {"data", totals[0]},
+                                            {"zero", totals[1]},
+                                            {"hole", totals[2]},
+                                            {"extents", std::move(array)}});
         return Success;
     }
-    QString text = QStringLiteral("%1 %2 %3\n").arg(QStringLiteral("OFFSET"), 15).arg(QStringLiteral("LENGTH"), 15).arg(QStringLiteral("KIND"));
+    std::string text = pad("OFFSET", 15) + " " + pad("LENGTH", 15) + " KIND\n";
     for (const auto &e : map)
-        text += QStringLiteral("%1 %2 %3\n").arg(e.offset, 15).arg(e.length, 15).arg(QString::fromLatin1(toString(e.kind).data(), qsizetype(toString(e.kind).size())));
-    text += QStringLiteral("%1 extents; data %2 (%3 %), zero %4, hole %5 of %6\n")
-                .arg(map.size())
-                .arg(humanSize(totals[0]))
-                .arg(percent, 0, 'f', 1)
-                .arg(humanSize(totals[1]), humanSize(totals[2]), humanSize(entry.size));
+        text += pad(std::to_string(e.offset), 15) + " " + pad(std::to_string(e.length), 15) + " " + std::string(toString(e.kind)) + "\n";
+    text += format("%zu extents; data %s (%.1f %%), zero %s, hole %s of %s\n", map.size(), humanSize(totals[0]).c_str(), percent,
+                   humanSize(totals[1]).c_str(), humanSize(totals[2]).c_str(), humanSize(entry.size).c_str());
     write(context.out, text);
     return Success;
 }
 
-int commandCat(Context &context, const QCommandLineParser &parser)
+int commandCat(Context &context, const ArgParser &parser)
 {
     std::uint64_t offset = 0;
     std::uint64_t length = UINT64_MAX;
-    if (parser.isSet(QStringLiteral("offset")) && !parseCount(parser.value(QStringLiteral("offset")), offset))
-        return context.usage(QStringLiteral("--offset takes a number of bytes"));
-    if (parser.isSet(QStringLiteral("length")) && !parseCount(parser.value(QStringLiteral("length")), length))
-        return context.usage(QStringLiteral("--length takes a number of bytes"));
+    if (parser.isSet("offset") && !parseCount(parser.value("offset"), offset))
+        return context.usage("--offset takes a number of bytes");
+    if (parser.isSet("length") && !parseCount(parser.value("length"), length))
+        return context.usage("--length takes a number of bytes");
     auto target = openTarget(context, parser);
     if (auto *code = std::get_if<int>(&target))
         return *code;
@@ -261,10 +234,10 @@ int commandCat(Context &context, const QCommandLineParser &parser)
     return Success;
 }
 
-int commandRm(Context &context, const QCommandLineParser &parser)
+int commandRm(Context &context, const ArgParser &parser)
 {
-    const bool recursive = parser.isSet(QStringLiteral("recursive"));
-    const bool force = parser.isSet(QStringLiteral("force"));
+    const bool recursive = parser.isSet("recursive");
+    const bool force = parser.isSet("force");
     int status = Success;
     for (const auto &arg : parser.positionalArguments()) {
         auto loc = context.open(arg);
@@ -290,9 +263,9 @@ int commandRm(Context &context, const QCommandLineParser &parser)
     return status;
 }
 
-int commandMkdir(Context &context, const QCommandLineParser &parser)
+int commandMkdir(Context &context, const ArgParser &parser)
 {
-    const bool parents = parser.isSet(QStringLiteral("parents"));
+    const bool parents = parser.isSet("parents");
     int status = Success;
     for (const auto &arg : parser.positionalArguments()) {
         auto loc = context.open(arg);

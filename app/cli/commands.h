@@ -1,23 +1,22 @@
 #pragma once
 
-class QCommandLineParser;
-
 namespace strata::cli {
 
 class Context;
+class ArgParser;
 
-int commandLs(Context &context, const QCommandLineParser &parser);
-int commandStat(Context &context, const QCommandLineParser &parser);
-int commandExtents(Context &context, const QCommandLineParser &parser);
-int commandWalk(Context &context, const QCommandLineParser &parser);
-int commandDu(Context &context, const QCommandLineParser &parser);
-int commandBench(Context &context, const QCommandLineParser &parser);
-int commandBenchstat(Context &context, const QCommandLineParser &parser);
-int commandCat(Context &context, const QCommandLineParser &parser);
-int commandCp(Context &context, const QCommandLineParser &parser);
-int commandMv(Context &context, const QCommandLineParser &parser);
-int commandSync(Context &context, const QCommandLineParser &parser);
-int commandRm(Context &context, const QCommandLineParser &parser);
-int commandMkdir(Context &context, const QCommandLineParser &parser);
+int commandLs(Context &context, const ArgParser &parser);
+int commandStat(Context &context, const ArgParser &parser);
+int commandExtents(Context &context, const ArgParser &parser);
+int commandWalk(Context &context, const ArgParser &parser);
+int commandDu(Context &context, const ArgParser &parser);
+int commandBench(Context &context, const ArgParser &parser);
+int commandBenchstat(Context &context, const ArgParser &parser);
+int commandCat(Context &context, const ArgParser &parser);
+int commandCp(Context &context, const ArgParser &parser);
+int commandMv(Context &context, const ArgParser &parser);
+int commandSync(Context &context, const ArgParser &parser);
+int commandRm(Context &context, const ArgParser &parser);
+int commandMkdir(Context &context, const ArgParser &parser);
 
 } // namespace strata::cli

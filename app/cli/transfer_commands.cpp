@@ -6,9 +6,6 @@
 #include "core/storage/path.h"
 #include "core/transfer/transfer_queue.h"
 
-#include <QCommandLineParser>
-#include <QJsonDocument>
-
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -33,22 +30,22 @@ public:
             machineProgress(p);
         if (!m_enabled)
             return;
-        QString line;
+        std::string line;
         if (p.planning) {
-            line = QStringLiteral("finding files: %1 files, %2").arg(p.filesTotal).arg(humanSize(p.bytesTotal));
+            line = format("finding files: %llu files, ", (unsigned long long)p.filesTotal) + humanSize(p.bytesTotal);
         } else {
             const int percent = p.bytesTotal ? int(p.bytesDone * 100 / p.bytesTotal) : 100;
-            line = QStringLiteral("%1%  %2 of %3  %4/s").arg(percent, 3).arg(humanSize(p.bytesDone), humanSize(p.bytesTotal),
-                                                                          humanSize(std::uint64_t(p.bytesPerSecond)));
+            line = format("%3d%%  ", percent) + humanSize(p.bytesDone) + " of " + humanSize(p.bytesTotal) + "  "
+                   + humanSize(std::uint64_t(p.bytesPerSecond)) + "/s";
             if (p.etaSeconds && p.bytesDone < p.bytesTotal)
-                line += QStringLiteral("  ETA %1s").arg(qint64(*p.etaSeconds + 0.5));
+                line += format("  ETA %llds", (long long)(*p.etaSeconds + 0.5));
             if (p.filesTotal > 1)
-                line += QStringLiteral("  %1/%2 files").arg(p.filesDone).arg(p.filesTotal);
+                line += format("  %llu/%llu files", (unsigned long long)p.filesDone, (unsigned long long)p.filesTotal);
             if (p.filesFailed)
-                line += QStringLiteral("  %1 failed").arg(p.filesFailed);
+                line += format("  %llu failed", (unsigned long long)p.filesFailed);
         }
         std::lock_guard lock(m_mutex);
-        write(m_err, QStringLiteral("\r\033[K") + line);
+        write(m_err, "\r\033[K" + line);
         m_shown = true;
     }
 
@@ -85,21 +82,21 @@ private:
     bool m_shown = false;
 };
 
-Result<std::string> uriOf(Context &context, const QString &argument)
+Result<std::string> uriOf(Context &context, const std::string &argument)
 {
     auto loc = context.open(argument);
     if (!loc)
         return std::move(loc).error();
     Uri uri = loc->op->uriFor(loc->path);
     // A trailing slash ("dir/", "s3://b/dir/?endpoint=…") means "into this directory".
-    const auto typed = Uri::parse(argument.toStdString());
-    const bool into = typed ? typed->path().ends_with('/') : argument.endsWith(QLatin1Char('/'));
+    const auto typed = Uri::parse(argument);
+    const bool into = typed ? typed->path().ends_with('/') : argument.ends_with('/');
     if (into && !uri.path().ends_with('/'))
         uri.setPath(uri.path() + "/");
     // "dir/." (or "."): the directory's contents, not the directory, as cp has it. The
     // planner sees the "/." that normalising the path would otherwise drop.
-    const QString bare = typed && typed->hasAuthority() ? QString::fromStdString(typed->path()) : argument;
-    if ((bare == QLatin1String(".") || bare.endsWith(QLatin1String("/.")) || bare.endsWith(QLatin1String("/./")))
+    const std::string bare = typed && typed->hasAuthority() ? typed->path() : argument;
+    if ((bare == "." || bare.ends_with("/.") || bare.ends_with("/./"))
         && !uri.path().ends_with("/."))
         uri.setPath((uri.path().ends_with('/') ? uri.path() : uri.path() + "/") + ".");
     return uri.toString();
@@ -108,31 +105,29 @@ Result<std::string> uriOf(Context &context, const QString &argument)
 int printReport(Context &context, const TransferReport &report, bool json, bool interrupted, const std::string &id)
 {
     if (json) {
-        QJsonObject o = report.toJson();
-        o[QStringLiteral("job")] = QString::fromStdString(id);
-        const QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Indented);
-        std::fwrite(text.constData(), 1, std::size_t(text.size()), context.out);
+        json::Object o = report.toJson();
+        o["job"] = id;
+        writeJson(context.out, std::move(o));
     } else {
         for (const auto &warning : report.warnings)
-            write(context.err, QStringLiteral("strata: note: %1\n").arg(QString::fromStdString(warning)));
+            write(context.err, "strata: note: " + warning + "\n");
         for (const auto &action : report.actions)
-            write(context.out, QString::fromStdString(action) + QLatin1Char('\n'));
+            write(context.out, action + "\n");
         for (const auto &f : report.failures)
-            write(context.err, QStringLiteral("strata: %1\n").arg(QString::fromStdString(f.message)));
+            write(context.err, "strata: " + f.message + "\n");
         for (const auto &s : report.notCopied)
-            write(context.err, QStringLiteral("strata: not copied: %1: %2\n")
-                                   .arg(QString::fromStdString(s.source), QString::fromStdString(s.reason)));
+            write(context.err, "strata: not copied: " + s.source + ": " + s.reason + "\n");
         if (!report.error.empty())
-            write(context.err, QStringLiteral("strata: %1\n").arg(QString::fromStdString(report.error)));
+            write(context.err, "strata: " + report.error + "\n");
         if (report.filesFailed > 0)
-            write(context.err, QStringLiteral("strata: %1 of %2 files failed; %3 copied. Run the same command again to retry the failed ones.\n")
-                                   .arg(report.filesFailed)
-                                   .arg(report.filesFailed + report.filesCopied + report.filesSkipped)
-                                   .arg(report.filesCopied));
+            write(context.err, format("strata: %llu of %llu files failed; %llu copied. Run the same command again to "
+                                      "retry the failed ones.\n",
+                                      (unsigned long long)report.filesFailed,
+                                      (unsigned long long)(report.filesFailed + report.filesCopied + report.filesSkipped),
+                                      (unsigned long long)report.filesCopied));
     }
     if (interrupted) {
-        write(context.err, QStringLiteral("strata: interrupted; run the same command again to resume where it stopped (job %1)\n")
-                               .arg(QString::fromStdString(id)));
+        write(context.err, "strata: interrupted; run the same command again to resume where it stopped (job " + id + ")\n");
         return 130;
     }
     switch (report.state) {
@@ -141,52 +136,52 @@ int printReport(Context &context, const TransferReport &report, bool json, bool 
     }
 }
 
-int runTransfer(Context &context, const QCommandLineParser &parser, TransferMode mode)
+int runTransfer(Context &context, const ArgParser &parser, TransferMode mode)
 {
     const auto args = parser.positionalArguments();
     TransferSpec spec;
     auto &options = spec.options;
     options.mode = mode;
-    options.recursive = mode != TransferMode::Copy || parser.isSet(QStringLiteral("recursive"));
-    options.verify = parser.isSet(QStringLiteral("verify"));
-    options.sync = parser.isSet(QStringLiteral("sync"));
-    if (mode == TransferMode::Sync || parser.isSet(QStringLiteral("overwrite")))
+    options.recursive = mode != TransferMode::Copy || parser.isSet("recursive");
+    options.verify = parser.isSet("verify");
+    options.sync = parser.isSet("sync");
+    if (mode == TransferMode::Sync || parser.isSet("overwrite"))
         options.existing = ExistingPolicy::Overwrite;
-    const QString keep = mode == TransferMode::Move ? QStringLiteral("no-clobber") : QStringLiteral("skip-existing");
+    const char *keep = mode == TransferMode::Move ? "no-clobber" : "skip-existing";
     if (mode != TransferMode::Sync && parser.isSet(keep))
         options.existing = ExistingPolicy::Skip;
     if (mode == TransferMode::Sync) {
-        options.deleteExtra = parser.isSet(QStringLiteral("delete"));
-        options.dryRun = parser.isSet(QStringLiteral("dry-run"));
-        options.compareContent = parser.isSet(QStringLiteral("checksum"));
+        options.deleteExtra = parser.isSet("delete");
+        options.dryRun = parser.isSet("dry-run");
+        options.compareContent = parser.isSet("checksum");
     }
-    if (parser.isSet(QStringLiteral("ignore-case")))
+    if (parser.isSet("ignore-case"))
         options.destinationIgnoresCase = true;
-    if (parser.isSet(QStringLiteral("jobs"))) {
-        bool ok = false;
-        options.jobs = parser.value(QStringLiteral("jobs")).toInt(&ok);
-        if (!ok || options.jobs < 1 || options.jobs > 256)
-            return context.usage(QStringLiteral("--jobs takes a number from 1 to 256"));
+    if (parser.isSet("jobs")) {
+        const auto jobs = parseNumber<int>(parser.value("jobs"));
+        options.jobs = jobs.value_or(0);
+        if (options.jobs < 1 || options.jobs > 256)
+            return context.usage("--jobs takes a number from 1 to 256");
     }
-    if (parser.isSet(QStringLiteral("bwlimit"))) {
-        auto rate = parseSize(parser.value(QStringLiteral("bwlimit")));
+    if (parser.isSet("bwlimit")) {
+        auto rate = parseSize(parser.value("bwlimit"));
         if (!rate)
-            return context.usage(QStringLiteral("--bwlimit takes a rate in bytes per second, like 50M or 1.5GiB"));
+            return context.usage("--bwlimit takes a rate in bytes per second, like 50M or 1.5GiB");
         options.bandwidthLimit = *rate;
     }
-    if (parser.isSet(QStringLiteral("zstd-level"))) {
-        bool ok = false;
-        options.zstdLevel = parser.value(QStringLiteral("zstd-level")).toInt(&ok);
-        if (!ok || options.zstdLevel < 1 || options.zstdLevel > 22)
-            return context.usage(QStringLiteral("--zstd-level takes a number from 1 to 22"));
+    if (parser.isSet("zstd-level")) {
+        const auto level = parseNumber<int>(parser.value("zstd-level"));
+        options.zstdLevel = level.value_or(0);
+        if (options.zstdLevel < 1 || options.zstdLevel > 22)
+            return context.usage("--zstd-level takes a number from 1 to 22");
     }
-    if (parser.isSet(QStringLiteral("part-size"))) {
-        auto size = parseSize(parser.value(QStringLiteral("part-size")));
+    if (parser.isSet("part-size")) {
+        auto size = parseSize(parser.value("part-size"));
         if (!size || *size < options.chunkSize)
-            return context.usage(QStringLiteral("--part-size takes a size of at least 1MiB, like 64M"));
+            return context.usage("--part-size takes a size of at least 1MiB, like 64M");
         options.partSize = *size;
     }
-    for (qsizetype i = 0; i + 1 < args.size(); ++i) {
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
         auto uri = uriOf(context, args[i]);
         if (!uri)
             return context.fail(uri.error());
@@ -197,22 +192,21 @@ int runTransfer(Context &context, const QCommandLineParser &parser, TransferMode
         return context.fail(destination.error());
     spec.destination = std::move(*destination);
 
-    const bool json = parser.isSet(QStringLiteral("json"));
+    const bool json = parser.isSet("json");
     int progressFd = -1;
-    if (parser.isSet(QStringLiteral("progress-fd"))) {
-        bool ok = false;
-        progressFd = parser.value(QStringLiteral("progress-fd")).toInt(&ok);
-        if (!ok || progressFd < 0 || ::fcntl(progressFd, F_GETFD) == -1)
-            return context.usage(QStringLiteral("--progress-fd takes the number of an open file descriptor"));
+    if (parser.isSet("progress-fd")) {
+        progressFd = parseNumber<int>(parser.value("progress-fd")).value_or(-1);
+        if (progressFd < 0 || ::fcntl(progressFd, F_GETFD) == -1)
+            return context.usage("--progress-fd takes the number of an open file descriptor");
     }
-    ProgressBar bar(context.err, !json && (parser.isSet(QStringLiteral("progress")) || ::isatty(fileno(context.err))), progressFd);
+    ProgressBar bar(context.err, !json && (parser.isSet("progress") || ::isatty(fileno(context.err))), progressFd);
     InterruptWatch interrupts;
     TransferQueue queue(context.registry, QueueOptions{options.dryRun ? std::string() : defaultJournalDir(), 1}, &bar);
     queue.restore();
     std::string id;
     if (auto earlier = queue.findByIdentity(spec.identity())) {
         id = *earlier;
-        write(context.err, QStringLiteral("strata: resuming an interrupted transfer (job %1)\n").arg(QString::fromStdString(id)));
+        write(context.err, "strata: resuming an interrupted transfer (job " + id + ")\n");
         if (auto st = queue.resume(id, options); !st)
             return context.fail(st.error());
     } else {
@@ -230,12 +224,12 @@ int runTransfer(Context &context, const QCommandLineParser &parser, TransferMode
 
 } // namespace
 
-int commandCp(Context &context, const QCommandLineParser &parser)
+int commandCp(Context &context, const ArgParser &parser)
 {
     return runTransfer(context, parser, TransferMode::Copy);
 }
 
-int commandMv(Context &context, const QCommandLineParser &parser)
+int commandMv(Context &context, const ArgParser &parser)
 {
     const auto args = parser.positionalArguments();
     // One object on one backend: a rename, instant and atomic.
@@ -246,7 +240,7 @@ int commandMv(Context &context, const QCommandLineParser &parser)
             std::string target = dst->path;
             if (auto there = dst->op->stat(target); there && there->isDir())
                 target = joinPath(dst->path, baseName(src->path));
-            if (parser.isSet(QStringLiteral("no-clobber")) && dst->op->stat(target))
+            if (parser.isSet("no-clobber") && dst->op->stat(target))
                 return context.fail(Error(ErrorKind::AlreadyExists, "nothing was moved (--no-clobber)")
                                         .withContext("move to", dst->op->display(target)));
             auto st = src->op->rename(src->path, target);
@@ -259,7 +253,7 @@ int commandMv(Context &context, const QCommandLineParser &parser)
     return runTransfer(context, parser, TransferMode::Move);
 }
 
-int commandSync(Context &context, const QCommandLineParser &parser)
+int commandSync(Context &context, const ArgParser &parser)
 {
     return runTransfer(context, parser, TransferMode::Sync);
 }

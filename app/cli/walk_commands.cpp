@@ -5,12 +5,9 @@
 #include "core/io/json_text.h"
 #include "core/walk/walker.h"
 
-#include <QCommandLineParser>
-#include <QJsonArray>
-#include <QJsonDocument>
-
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <thread>
@@ -26,22 +23,22 @@ std::string_view kindName(EntryKind kind)
     return toString(kind);
 }
 
+
 // Reads the options walk and du share; on a bad value, the usage exit code.
-std::optional<int> readWalkOptions(Context &context, const QCommandLineParser &parser, WalkOptions &options)
+std::optional<int> readWalkOptions(Context &context, const ArgParser &parser, WalkOptions &options)
 {
-    options.follow = parser.isSet(QStringLiteral("follow"));
-    options.oneFileSystem = parser.isSet(QStringLiteral("one-file-system"));
-    for (const auto &glob : parser.values(QStringLiteral("exclude"))) {
-        if (glob.isEmpty())
-            return context.usage(QStringLiteral("--exclude takes a glob, like '*.o' or node_modules"));
-        options.excludes.push_back(glob.toStdString());
+    options.follow = parser.isSet("follow");
+    options.oneFileSystem = parser.isSet("one-file-system");
+    for (auto &glob : parser.values("exclude")) {
+        if (glob.empty())
+            return context.usage("--exclude takes a glob, like '*.o' or node_modules");
+        options.excludes.push_back(std::move(glob));
     }
-    if (parser.isSet(QStringLiteral("threads"))) {
-        bool ok = false;
-        const int n = parser.value(QStringLiteral("threads")).toInt(&ok);
-        if (!ok || n < 1 || n > 256)
-            return context.usage(QStringLiteral("--threads takes a number from 1 to 256"));
-        options.threads = std::size_t(n);
+    if (parser.isSet("threads")) {
+        const auto n = parseNumber<int>(parser.value("threads"));
+        if (!n || *n < 1 || *n > 256)
+            return context.usage("--threads takes a number from 1 to 256");
+        options.threads = std::size_t(*n);
     }
     return std::nullopt;
 }
@@ -89,20 +86,18 @@ private:
     std::jthread m_thread;
 };
 
-void reportErrors(Context &context, const WalkSummary &summary, const QString &root)
+void reportErrors(Context &context, const WalkSummary &summary, const std::string &root)
 {
     for (const auto &e : summary.errors)
-        write(context.err, QStringLiteral("strata: cannot read %1: %2\n")
-                               .arg(e.path.empty() ? root : root + QLatin1Char('/') + QString::fromStdString(e.path),
-                                    QString::fromStdString(e.message)));
+        write(context.err, "strata: cannot read " + (e.path.empty() ? root : root + '/' + e.path) + ": " + e.message + "\n");
 }
 
 // The prefix printed before relative paths: the argument as typed for local paths, the
 // backend path for others (URIs with queries would not read as paths).
-std::string printPrefix(const Location &loc, const QString &argument)
+std::string printPrefix(const Location &loc, const std::string &argument)
 {
     if (loc.op->localPath(loc.path)) {
-        std::string p = argument.toStdString();
+        std::string p = argument;
         if (p.starts_with("file://"))
             p = loc.path;
         while (p.size() > 1 && p.back() == '/')
@@ -114,20 +109,20 @@ std::string printPrefix(const Location &loc, const QString &argument)
 
 } // namespace
 
-int commandWalk(Context &context, const QCommandLineParser &parser)
+int commandWalk(Context &context, const ArgParser &parser)
 {
     WalkOptions options;
     if (auto code = readWalkOptions(context, parser, options))
         return *code;
-    if (parser.isSet(QStringLiteral("max-depth"))) {
-        bool ok = false;
-        options.maxDepth = parser.value(QStringLiteral("max-depth")).toInt(&ok);
-        if (!ok || options.maxDepth < 1)
-            return context.usage(QStringLiteral("--max-depth takes a number of levels, at least 1"));
+    if (parser.isSet("max-depth")) {
+        const auto n = parseNumber<int>(parser.value("max-depth"));
+        if (!n || *n < 1)
+            return context.usage("--max-depth takes a number of levels, at least 1");
+        options.maxDepth = *n;
     }
-    const bool json = parser.isSet(QStringLiteral("json"));
+    const bool json = parser.isSet("json");
     options.stat = json;
-    const QString argument = parser.positionalArguments().constFirst();
+    const std::string &argument = parser.positionalArguments().front();
     auto loc = context.open(argument);
     if (!loc)
         return context.fail(loc.error());
@@ -170,34 +165,34 @@ int commandWalk(Context &context, const QCommandLineParser &parser)
     std::fflush(file);
     if (!summary)
         return context.fail(summary.error());
-    reportErrors(context, *summary, QString::fromStdString(prefix.empty() ? loc->display() : prefix));
+    reportErrors(context, *summary, prefix.empty() ? loc->display() : prefix);
     return summary->errors.empty() ? Success : Failure;
 }
 
-int commandDu(Context &context, const QCommandLineParser &parser)
+int commandDu(Context &context, const ArgParser &parser)
 {
     WalkOptions options;
     if (auto code = readWalkOptions(context, parser, options))
         return *code;
     int depth = 1;
-    if (parser.isSet(QStringLiteral("depth"))) {
-        bool ok = false;
-        depth = parser.value(QStringLiteral("depth")).toInt(&ok);
-        if (!ok || depth < 0)
-            return context.usage(QStringLiteral("--depth takes a number of levels (0: the total only)"));
+    if (parser.isSet("depth")) {
+        const auto n = parseNumber<int>(parser.value("depth"));
+        if (!n || *n < 0)
+            return context.usage("--depth takes a number of levels (0: the total only)");
+        depth = *n;
     }
     int top = -1;
-    if (parser.isSet(QStringLiteral("top"))) {
-        bool ok = false;
-        top = parser.value(QStringLiteral("top")).toInt(&ok);
-        if (!ok || top < 1)
-            return context.usage(QStringLiteral("--top takes a number of lines, at least 1"));
+    if (parser.isSet("top")) {
+        const auto n = parseNumber<int>(parser.value("top"));
+        if (!n || *n < 1)
+            return context.usage("--top takes a number of lines, at least 1");
+        top = *n;
     }
-    const bool apparent = parser.isSet(QStringLiteral("apparent"));
-    const bool json = parser.isSet(QStringLiteral("json"));
+    const bool apparent = parser.isSet("apparent");
+    const bool json = parser.isSet("json");
     options.totals = true;
     options.paths = false; // du counts; it prints directories from the totals
-    const QString argument = parser.positionalArguments().constFirst();
+    const std::string &argument = parser.positionalArguments().front();
     auto loc = context.open(argument);
     if (!loc)
         return context.fail(loc.error());
@@ -207,7 +202,7 @@ int commandDu(Context &context, const QCommandLineParser &parser)
     if (!summary)
         return context.fail(summary.error());
     const std::string prefix = printPrefix(*loc, argument);
-    const QString root = QString::fromStdString(prefix.empty() ? loc->display() : prefix);
+    const std::string root = prefix.empty() ? loc->display() : prefix;
     auto &dirs = summary->directories;
     std::vector<const DirTotals *> shown;
     for (const auto &d : dirs)
@@ -218,46 +213,41 @@ int commandDu(Context &context, const QCommandLineParser &parser)
     if (top > 0 && shown.size() > std::size_t(top))
         shown.resize(std::size_t(top));
     auto pathOf = [&](const DirTotals &d) {
-        return d.path.empty() ? root : root + (root.endsWith(QLatin1Char('/')) ? QString() : QStringLiteral("/")) + QString::fromStdString(d.path);
+        return d.path.empty() ? root : root + (root.ends_with('/') ? "" : "/") + d.path;
     };
     if (json) {
-        QJsonArray array;
+        json::Array array;
         for (const auto *d : shown)
-            array.append(QJsonObject{{QStringLiteral("path"), pathOf(*d)},
-                                     {QStringLiteral("bytes"), qint64(d->bytes)},
-                                     {QStringLiteral("allocated"), qint64(d->allocated)},
-                                     {QStringLiteral("files"), qint64(d->files)},
-                                     {QStringLiteral("dirs"), qint64(d->dirs)}});
-        QJsonArray errors;
+            array.push_back(json::Object{{"path", pathOf(*d)},
+                                         {"bytes", d->bytes},
+                                         {"allocated", d->allocated},
+                                         {"files", d->files},
+                                         {"dirs", d->dirs}});
+        json::Array errors;
         for (const auto &e : summary->errors)
-            errors.append(QJsonObject{{QStringLiteral("path"), QString::fromStdString(e.path)},
-                                      {QStringLiteral("message"), QString::fromStdString(e.message)}});
-        const QJsonObject o{{QStringLiteral("path"), root},
-                            {QStringLiteral("bytes"), qint64(summary->bytes)},
-                            {QStringLiteral("allocated"), qint64(summary->allocated)},
-                            {QStringLiteral("files"), qint64(summary->files)},
-                            {QStringLiteral("dirs"), qint64(summary->dirs)},
-                            {QStringLiteral("symlinks"), qint64(summary->symlinks)},
-                            {QStringLiteral("hardLinks"), qint64(summary->hardLinks)},
-                            {QStringLiteral("revisits"), qint64(summary->revisits)},
-                            {QStringLiteral("excluded"), qint64(summary->excluded)},
-                            {QStringLiteral("directories"), array},
-                            {QStringLiteral("errors"), errors}};
-        const QByteArray text = QJsonDocument(o).toJson(QJsonDocument::Indented);
-        std::fwrite(text.constData(), 1, std::size_t(text.size()), context.out);
+            errors.push_back(json::Object{{"path", e.path}, {"message", e.message}});
+        writeJson(context.out, json::Object{{"path", root},
+                                            {"bytes", summary->bytes},
+                                            {"allocated", summary->allocated},
+                                            {"files", summary->files},
+                                            {"dirs", summary->dirs},
+                                            {"symlinks", summary->symlinks},
+                                            {"hardLinks", summary->hardLinks},
+                                            {"revisits", summary->revisits},
+                                            {"excluded", summary->excluded},
+                                            {"directories", std::move(array)},
+                                            {"errors", std::move(errors)}});
     } else {
-        QString text;
+        std::string text;
         for (const auto *d : shown)
-            text += QStringLiteral("%1\t%2\n").arg(humanSize(sizeOf(*d)), 10).arg(pathOf(*d));
-        text += QStringLiteral("%1 files, %2 directories, %3 (%4 on disk)")
-                    .arg(summary->files)
-                    .arg(summary->dirs)
-                    .arg(humanSize(summary->bytes), humanSize(summary->allocated));
+            text += pad(humanSize(sizeOf(*d)), 10) + "\t" + pathOf(*d) + "\n";
+        text += std::to_string(summary->files) + " files, " + std::to_string(summary->dirs) + " directories, "
+                + humanSize(summary->bytes) + " (" + humanSize(summary->allocated) + " on disk)";
         if (summary->hardLinks)
-            text += QStringLiteral(", %1 hard links counted once").arg(summary->hardLinks);
+            text += ", " + std::to_string(summary->hardLinks) + " hard links counted once";
         if (summary->revisits)
-            text += QStringLiteral(", %1 directories reached again through links (walked once)").arg(summary->revisits);
-        text += QLatin1Char('\n');
+            text += ", " + std::to_string(summary->revisits) + " directories reached again through links (walked once)";
+        text += '\n';
         write(context.out, text);
     }
     reportErrors(context, *summary, root);

@@ -10,14 +10,8 @@
 #include <cstdint>
 #include <cstdio>
 
-// glibc's own allocator entry points: the replacements below forward to them.
-extern "C" {
-void *__libc_malloc(std::size_t size);
-void *__libc_calloc(std::size_t count, std::size_t size);
-void *__libc_realloc(void *ptr, std::size_t size);
-void *__libc_memalign(std::size_t alignment, std::size_t size);
-void __libc_free(void *ptr);
-}
+// Defined by alloc_hooks.cpp, in executables only: whether this process counts at all.
+extern "C" __attribute__((weak)) const bool strata_alloc_hooks_linked;
 
 namespace {
 
@@ -38,7 +32,11 @@ bool traceWanted()
 
 thread_local bool t_tracing = false;
 
-inline void count(std::size_t size)
+} // namespace
+
+namespace strata::detail {
+
+void countAllocation(std::size_t size)
 {
     if (g_on.load(std::memory_order_relaxed)) {
         g_allocs.fetch_add(1, std::memory_order_relaxed);
@@ -56,7 +54,7 @@ inline void count(std::size_t size)
     }
 }
 
-} // namespace
+} // namespace strata::detail
 
 namespace strata {
 
@@ -75,75 +73,9 @@ bool allocCountingAvailable()
 #ifdef STRATA_SANITIZED
     return false;
 #else
-    return true;
+    return &strata_alloc_hooks_linked != nullptr;
 #endif
 }
 
 } // namespace strata
 
-#ifndef STRATA_SANITIZED
-// The malloc family of the whole process (glibc supports replacing it: its own internal
-// allocations and every shared library's go through these symbols).
-extern "C" {
-
-void *malloc(std::size_t size)
-{
-    count(size);
-    return __libc_malloc(size);
-}
-
-void free(void *ptr)
-{
-    __libc_free(ptr);
-}
-
-void *calloc(std::size_t n, std::size_t size)
-{
-    count(n * size);
-    return __libc_calloc(n, size);
-}
-
-void *realloc(void *ptr, std::size_t size)
-{
-    count(size);
-    return __libc_realloc(ptr, size);
-}
-
-void *memalign(std::size_t alignment, std::size_t size)
-{
-    count(size);
-    return __libc_memalign(alignment, size);
-}
-
-void *aligned_alloc(std::size_t alignment, std::size_t size)
-{
-    count(size);
-    return __libc_memalign(alignment, size);
-}
-
-int posix_memalign(void **out, std::size_t alignment, std::size_t size)
-{
-    if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0)
-        return EINVAL;
-    count(size);
-    void *p = __libc_memalign(alignment, size);
-    if (!p && size)
-        return ENOMEM;
-    *out = p;
-    return 0;
-}
-
-void *valloc(std::size_t size)
-{
-    count(size);
-    return __libc_memalign(4096, size);
-}
-
-void *pvalloc(std::size_t size)
-{
-    count(size);
-    return __libc_memalign(4096, (size + 4095) & ~std::size_t(4095));
-}
-
-} // extern "C"
-#endif // STRATA_SANITIZED

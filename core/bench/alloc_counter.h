@@ -1,13 +1,14 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace strata {
 
 // Every heap allocation of the process — C++ new and the C libraries' malloc, calloc,
 // realloc and aligned allocations alike (curl, libnbd, zstd, Qt) — counted with
-// thread-safe counters while counting is on. A binary that calls these functions gets
-// the malloc family of alloc_counter.cpp, which forwards to glibc's __libc_* functions.
+// thread-safe counters while counting is on. An executable links strata_alloc_hooks, the
+// malloc family of alloc_hooks.cpp, which counts and forwards to glibc's __libc_* functions.
 struct AllocCounts {
     std::uint64_t allocs = 0;
     std::uint64_t bytes = 0;
@@ -16,8 +17,12 @@ struct AllocCounts {
 // Turns counting on or off (off costs one relaxed load per allocation).
 void setAllocCounting(bool on);
 AllocCounts allocCounts();
-// False in a sanitizer build (STRATA_SANITIZED): the sanitizer owns malloc there, and the
-// counts stay zero.
+// False in a sanitizer build (STRATA_SANITIZED: the sanitizer owns malloc there) and in a
+// binary without strata_alloc_hooks; the counts stay zero.
 bool allocCountingAvailable();
+
+namespace detail {
+void countAllocation(std::size_t size); // for alloc_hooks.cpp
+}
 
 } // namespace strata

@@ -5,11 +5,11 @@
 #include "core/storage/path.h"
 #include "core/storage/random.h"
 
-#include <QStandardPaths>
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <latch>
 #include <map>
 #include <random>
@@ -33,7 +33,11 @@ BenchResult toBenchResult(const BenchRun &r, int procs)
 
 std::string benchHistoryDir()
 {
-    return QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation).toStdString() + "/strata/bench";
+    // $XDG_DATA_HOME, else ~/.local/share (the XDG base directory rules).
+    if (const char *data = std::getenv("XDG_DATA_HOME"); data && *data == '/')
+        return std::string(data) + "/strata/bench";
+    const char *home = std::getenv("HOME");
+    return std::string(home && *home ? home : "") + "/.local/share/strata/bench";
 }
 
 std::string_view toString(BenchOp op)

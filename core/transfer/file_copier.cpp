@@ -1,9 +1,8 @@
 #include "core/transfer/file_copier.h"
 
+#include "core/io/hash.h"
 #include "core/transfer/transfer_job.h"
 #include "core/transfer/zstd_stream.h"
-
-#include <QCryptographicHash>
 
 #include <algorithm>
 #include <atomic>
@@ -32,7 +31,7 @@ std::optional<std::uint64_t> partialLength(const Writer &writer)
 } // namespace
 
 struct ContentHash::Impl {
-    QCryptographicHash hash{QCryptographicHash::Blake2b_256};
+    Blake2b256 hash;
 };
 
 ContentHash::ContentHash() : m_impl(std::make_unique<Impl>()) {}
@@ -40,7 +39,7 @@ ContentHash::~ContentHash() = default;
 
 void ContentHash::add(std::span<const std::byte> data)
 {
-    m_impl->hash.addData(QByteArrayView(reinterpret_cast<const char *>(data.data()), qsizetype(data.size())));
+    m_impl->hash.add({reinterpret_cast<const char *>(data.data()), data.size()});
 }
 
 void ContentHash::addZeros(std::uint64_t count)
@@ -55,7 +54,7 @@ void ContentHash::addZeros(std::uint64_t count)
 
 std::string ContentHash::hex()
 {
-    return m_impl->hash.result().toHex().toStdString();
+    return toHex(m_impl->hash.finish());
 }
 
 FileCopier::FileCopier(const FileTask &task, Operator &dst, CopyContext &context)

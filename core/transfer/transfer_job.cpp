@@ -1,11 +1,10 @@
 #include "core/transfer/transfer_job.h"
 
 #include "core/io/buffer_pool.h"
+#include "core/io/hash.h"
 #include "core/transfer/file_copier.h"
 #include "core/transfer/transfer_plan.h"
 #include "core/transfer/zstd_stream.h"
-
-#include <QCryptographicHash>
 
 #include <condition_variable>
 
@@ -39,11 +38,11 @@ bool stillThere(Operator &dst, const FileTask &task)
 
 std::string resumeKeyFor(const std::string &jobId, const std::string &dstPath)
 {
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    hash.addData(QByteArrayView(jobId.data(), qsizetype(jobId.size())));
-    hash.addData(QByteArrayView("\n", 1));
-    hash.addData(QByteArrayView(dstPath.data(), qsizetype(dstPath.size())));
-    return hash.result().toHex().left(32).toStdString();
+    Sha256 hash;
+    hash.add(jobId);
+    hash.add("\n");
+    hash.add(dstPath);
+    return toHex(hash.finish()).substr(0, 32);
 }
 
 TransferJob::TransferJob(std::string id, TransferSpec spec, std::unique_ptr<TransferJournal> journal)

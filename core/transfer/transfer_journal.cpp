@@ -2,14 +2,14 @@
 
 #include "core/storage/uri.h"
 
-#include <QDir>
-#include <QFile>
-#include <QJsonDocument>
-
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
+
+#include <pwd.h>
+#include <unistd.h>
 
 namespace strata {
 
@@ -24,6 +24,39 @@ std::string encode(const std::string &path)
     return percentEncode(path, "/");
 }
 
+std::string homeDir()
+{
+    if (const char *home = std::getenv("HOME"); home && *home)
+        return home;
+    const passwd *pw = getpwuid(getuid());
+    return pw && pw->pw_dir ? pw->pw_dir : "/";
+}
+
+bool writeWhole(const std::string &path, const std::string &text)
+{
+    std::FILE *f = std::fopen(path.c_str(), "we");
+    if (!f)
+        return false;
+    const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    return std::fclose(f) == 0 && written;
+}
+
+std::optional<std::string> readWhole(const std::string &path)
+{
+    std::FILE *f = std::fopen(path.c_str(), "re");
+    if (!f)
+        return std::nullopt;
+    std::string text;
+    char buf[16384];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
+        text.append(buf, n);
+    const bool failed = std::ferror(f);
+    std::fclose(f);
+    if (failed)
+        return std::nullopt;
+    return text;
+}
+
 } // namespace
 
 std::string defaultJournalDir()
@@ -32,30 +65,32 @@ std::string defaultJournalDir()
         return std::string(dir) + "/transfers";
     if (const char *state = std::getenv("XDG_STATE_HOME"); state && *state)
         return std::string(state) + "/strata/transfers";
-    return QDir::homePath().toStdString() + "/.local/state/strata/transfers";
+    return homeDir() + "/.local/state/strata/transfers";
 }
 
 Result<std::unique_ptr<TransferJournal>> TransferJournal::create(const std::string &dir, const std::string &jobId,
                                                                  const TransferSpec &spec)
 {
-    if (!QDir().mkpath(QString::fromStdString(dir)))
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir, ec))
         return Error(ErrorKind::PermissionDenied, "cannot create the transfer journal folder " + dir);
     std::unique_ptr<TransferJournal> journal(new TransferJournal);
     journal->m_jobId = jobId;
     journal->m_spec = spec;
     journal->m_specPath = dir + "/" + jobId + std::string(kSpecSuffix);
     journal->m_logPath = dir + "/" + jobId + std::string(kLogSuffix);
-    QJsonObject doc = spec.toJson();
-    doc[QStringLiteral("job")] = QString::fromStdString(jobId);
-    doc[QStringLiteral("identity")] = QString::fromStdString(spec.identity());
+    json::Object doc = spec.toJson();
+    doc["job"] = jobId;
+    doc["identity"] = spec.identity();
     // Written whole under a temporary name, then renamed: a crash leaves no half journal.
     // No fsync: the journal has to survive the process, not a power cut.
-    const QString tmp = QString::fromStdString(journal->m_specPath + ".tmp");
-    QFile file(tmp);
-    if (!file.open(QIODevice::WriteOnly) || file.write(QJsonDocument(doc).toJson()) < 0)
+    const std::string tmp = journal->m_specPath + ".tmp";
+    if (!writeWhole(tmp, json::write(std::move(doc)))) {
+        std::remove(tmp.c_str());
         return Error(ErrorKind::Unexpected, "cannot write the transfer journal " + journal->m_specPath);
-    file.close();
-    if (std::rename(tmp.toLocal8Bit().constData(), journal->m_specPath.c_str()) != 0)
+    }
+    if (std::rename(tmp.c_str(), journal->m_specPath.c_str()) != 0)
         return errorFromErrno(errno, "while writing the transfer journal");
     journal->m_log = std::fopen(journal->m_logPath.c_str(), "ae");
     if (!journal->m_log)
@@ -65,19 +100,18 @@ Result<std::unique_ptr<TransferJournal>> TransferJournal::create(const std::stri
 
 Result<std::unique_ptr<TransferJournal>> TransferJournal::load(const std::string &specPath)
 {
-    QFile file(QString::fromStdString(specPath));
-    if (!file.open(QIODevice::ReadOnly))
+    const auto text = readWhole(specPath);
+    if (!text)
         return Error(ErrorKind::NotFound, "cannot read the transfer journal " + specPath);
-    QJsonParseError parseError{};
-    const auto doc = QJsonDocument::fromJson(file.readAll(), &parseError);
-    if (doc.isNull())
+    const auto doc = json::parse(*text);
+    if (!doc || !doc->isObject())
         return Error(ErrorKind::Corrupt, "the transfer journal " + specPath + " is damaged");
-    auto spec = TransferSpec::fromJson(doc.object());
+    auto spec = TransferSpec::fromJson(*doc);
     if (!spec)
         return std::move(spec).error();
     std::unique_ptr<TransferJournal> journal(new TransferJournal);
     journal->m_spec = std::move(*spec);
-    journal->m_jobId = doc.object().value(QStringLiteral("job")).toString().toStdString();
+    journal->m_jobId = (*doc)["job"].toString();
     journal->m_specPath = specPath;
     journal->m_logPath = specPath.substr(0, specPath.size() - kSpecSuffix.size()) + std::string(kLogSuffix);
     journal->replay(journal->m_logPath);

@@ -3,14 +3,15 @@
 #include "core/storage/path.h"
 #include "core/transfer/file_copier.h"
 
-#include <QString>
-
 #include <deque>
 #include <set>
 #include <map>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
+
+#include <cwctype>
+#include <locale.h>
 
 #include <fcntl.h>
 #include <linux/fs.h>
@@ -249,15 +250,57 @@ private:
     const PlanProgress &m_found;
 };
 
+// `text` with every letter in its lower case (Unicode's simple case mapping, through the C.UTF-8
+// locale's tables); bytes that are not UTF-8 are kept as they are.
+std::string foldCase(std::string_view text)
+{
+    static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", nullptr);
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        const int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+        char32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+        bool valid = len > 0 && i + std::size_t(len) <= text.size();
+        for (int k = 1; valid && k < len; ++k) {
+            const auto b = static_cast<unsigned char>(text[i + std::size_t(k)]);
+            valid = (b & 0xC0) == 0x80;
+            cp = (cp << 6) | (b & 0x3F);
+        }
+        if (!valid) {
+            out.push_back(text[i++]);
+            continue;
+        }
+        if (len == 1)
+            cp = (cp >= 'A' && cp <= 'Z') ? cp + 32 : cp;
+        else if (utf8)
+            cp = char32_t(towlower_l(wint_t(cp), utf8));
+        if (cp < 0x80) {
+            out.push_back(char(cp));
+        } else if (cp < 0x800) {
+            out.push_back(char(0xC0 | (cp >> 6)));
+            out.push_back(char(0x80 | (cp & 0x3F)));
+        } else if (cp < 0x10000) {
+            out.push_back(char(0xE0 | (cp >> 12)));
+            out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+            out.push_back(char(0x80 | (cp & 0x3F)));
+        } else {
+            out.push_back(char(0xF0 | (cp >> 18)));
+            out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
+            out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+            out.push_back(char(0x80 | (cp & 0x3F)));
+        }
+        i += std::size_t(len);
+    }
+    return out;
+}
+
 // On a destination that ignores case, names that differ only in case are one name: folders
 // so named merge under the first spelling (as they would there), and of the files that
 // would land on one name, the first (in listing order) is copied and the others are refused
 // with a sentence naming both.
 void refuseCaseCollisions(TransferPlan &plan, const Location &dst)
 {
-    auto fold = [](std::string_view path) {
-        return QString::fromUtf8(path.data(), qsizetype(path.size())).toCaseFolded().toStdString();
-    };
     std::unordered_map<std::string, std::string> spelling; // folded folder -> its first spelling
     // `path` with each of its folders spelled as first met.
     auto canonical = [&](std::string_view path) {
@@ -267,7 +310,7 @@ void refuseCaseCollisions(TransferPlan &plan, const Location &dst)
             const std::size_t next = std::min(path.find('/', pos + 1), path.size());
             out.append(path.substr(pos, next - pos));
             if (next < path.size())
-                if (auto it = spelling.find(fold(out)); it != spelling.end())
+                if (auto it = spelling.find(foldCase(out)); it != spelling.end())
                     out = it->second;
             pos = next;
         }
@@ -276,7 +319,7 @@ void refuseCaseCollisions(TransferPlan &plan, const Location &dst)
     std::vector<std::string> dirs;
     for (const auto &dir : plan.dirs) {
         std::string spelled = canonical(dir);
-        if (spelling.try_emplace(fold(spelled), spelled).second)
+        if (spelling.try_emplace(foldCase(spelled), spelled).second)
             dirs.push_back(std::move(spelled));
     }
     plan.dirs = std::move(dirs);
@@ -285,7 +328,7 @@ void refuseCaseCollisions(TransferPlan &plan, const Location &dst)
     kept.reserve(plan.files.size());
     for (auto &task : plan.files) {
         task.dstPath = canonical(task.dstPath);
-        auto [it, inserted] = first.try_emplace(fold(task.dstPath), kept.size());
+        auto [it, inserted] = first.try_emplace(foldCase(task.dstPath), kept.size());
         if (inserted) {
             kept.push_back(std::move(task));
             continue;

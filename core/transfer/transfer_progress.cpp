@@ -1,7 +1,5 @@
 #include "core/transfer/transfer_progress.h"
 
-#include <QJsonArray>
-
 namespace strata {
 
 std::string_view toString(JobState state)
@@ -23,47 +21,39 @@ bool isFinal(JobState state)
     return state == JobState::Completed || state == JobState::Failed || state == JobState::Cancelled;
 }
 
-QJsonObject TransferReport::toJson() const
+json::Object TransferReport::toJson() const
 {
-    auto qs = [](const std::string &s) { return QString::fromStdString(s); };
-    QJsonArray failed;
+    json::Array failed;
     for (const auto &f : failures)
-        failed.append(QJsonObject{{QStringLiteral("source"), qs(f.source)},
-                                  {QStringLiteral("destination"), qs(f.destination)},
-                                  {QStringLiteral("kind"), qs(std::string(identifier(f.kind)))},
-                                  {QStringLiteral("message"), qs(f.message)}});
-    QJsonArray skipped;
+        failed.push_back(json::Object{{"source", f.source},
+                                      {"destination", f.destination},
+                                      {"kind", identifier(f.kind)},
+                                      {"message", f.message}});
+    json::Array skipped;
     for (const auto &s : notCopied)
-        skipped.append(QJsonObject{{QStringLiteral("source"), qs(s.source)}, {QStringLiteral("reason"), qs(s.reason)}});
-    QJsonArray planned;
-    for (const auto &a : actions)
-        planned.append(qs(a));
-    QJsonObject o{
-        {QStringLiteral("state"), qs(std::string(toString(state)))},
-        {QStringLiteral("files_copied"), qint64(filesCopied)},
-        {QStringLiteral("files_skipped"), qint64(filesSkipped)},
-        {QStringLiteral("files_failed"), qint64(filesFailed)},
-        {QStringLiteral("files_verified"), qint64(filesVerified)},
-        {QStringLiteral("files_deleted"), qint64(filesDeleted)},
-        {QStringLiteral("dirs_created"), qint64(dirsCreated)},
-        {QStringLiteral("bytes_total"), qint64(bytesTotal)},
-        {QStringLiteral("bytes_copied"), qint64(bytesCopied)},
-        {QStringLiteral("bytes_resumed"), qint64(bytesResumed)},
-        {QStringLiteral("bytes_through_buffers"), qint64(bytesThroughBuffers)},
-        {QStringLiteral("seconds"), seconds},
-        {QStringLiteral("failures"), failed},
-        {QStringLiteral("not_copied"), skipped},
+        skipped.push_back(json::Object{{"source", s.source}, {"reason", s.reason}});
+    json::Object o{
+        {"state", toString(state)},
+        {"files_copied", filesCopied},
+        {"files_skipped", filesSkipped},
+        {"files_failed", filesFailed},
+        {"files_verified", filesVerified},
+        {"files_deleted", filesDeleted},
+        {"dirs_created", dirsCreated},
+        {"bytes_total", bytesTotal},
+        {"bytes_copied", bytesCopied},
+        {"bytes_resumed", bytesResumed},
+        {"bytes_through_buffers", bytesThroughBuffers},
+        {"seconds", seconds},
+        {"failures", std::move(failed)},
+        {"not_copied", std::move(skipped)},
     };
     if (!actions.empty())
-        o[QStringLiteral("actions")] = planned;
+        o.emplace("actions", json::Array(actions.begin(), actions.end()));
     if (!error.empty())
-        o[QStringLiteral("error")] = qs(error);
-    if (!warnings.empty()) {
-        QJsonArray w;
-        for (const auto &s : warnings)
-            w.append(qs(s));
-        o[QStringLiteral("warnings")] = w;
-    }
+        o.emplace("error", error);
+    if (!warnings.empty())
+        o.emplace("warnings", json::Array(warnings.begin(), warnings.end()));
     return o;
 }
 

@@ -1,8 +1,7 @@
 #pragma once
 
+#include "core/io/json.h"
 #include "core/storage/error.h"
-
-#include <QJsonObject>
 
 #include <cstdint>
 #include <optional>
@@ -62,7 +61,7 @@ struct TransferReport {
     std::string error;                  // why the whole job failed (planning), if it did
     std::vector<std::string> warnings;  // things the user should know that failed nothing
 
-    QJsonObject toJson() const;
+    json::Object toJson() const;
 };
 
 // One listener interface for every frontend (CLI progress bar, GUI queue, tests). Calls

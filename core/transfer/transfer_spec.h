@@ -1,8 +1,7 @@
 #pragma once
 
+#include "core/io/json.h"
 #include "core/storage/result.h"
-
-#include <QJsonObject>
 
 #include <cstdint>
 #include <optional>
@@ -53,8 +52,8 @@ struct TransferSpec {
     // or to it as a new name; unset, the planner decides from what is there now.
     std::optional<bool> destinationIsDir;
 
-    QJsonObject toJson() const;
-    static Result<TransferSpec> fromJson(const QJsonObject &json);
+    json::Object toJson() const;
+    static Result<TransferSpec> fromJson(const json::Value &json);
     // Same sources, destination and kind of transfer: running it again resumes it.
     std::string identity() const;
 };

@@ -1,0 +1,85 @@
+// The malloc family of the whole process, counting for alloc_counter.cpp. Linked into
+// executables only (strata_alloc_hooks): a module that carried a copy would count its
+// own allocations into counters nobody reads.
+#include "core/bench/alloc_counter.h"
+
+#include <cerrno>
+#include <cstddef>
+
+// glibc's own allocator entry points: the replacements below forward to them.
+extern "C" {
+void *__libc_malloc(std::size_t size);
+void *__libc_calloc(std::size_t count, std::size_t size);
+void *__libc_realloc(void *ptr, std::size_t size);
+void *__libc_memalign(std::size_t alignment, std::size_t size);
+void __libc_free(void *ptr);
+}
+
+#ifndef STRATA_SANITIZED
+// glibc supports replacing these: its own internal allocations and every shared library's
+// go through them.
+extern "C" {
+
+extern const bool strata_alloc_hooks_linked = true;
+
+void *malloc(std::size_t size)
+{
+    strata::detail::countAllocation(size);
+    return __libc_malloc(size);
+}
+
+void free(void *ptr)
+{
+    __libc_free(ptr);
+}
+
+void *calloc(std::size_t n, std::size_t size)
+{
+    strata::detail::countAllocation(n * size);
+    return __libc_calloc(n, size);
+}
+
+void *realloc(void *ptr, std::size_t size)
+{
+    strata::detail::countAllocation(size);
+    return __libc_realloc(ptr, size);
+}
+
+void *memalign(std::size_t alignment, std::size_t size)
+{
+    strata::detail::countAllocation(size);
+    return __libc_memalign(alignment, size);
+}
+
+void *aligned_alloc(std::size_t alignment, std::size_t size)
+{
+    strata::detail::countAllocation(size);
+    return __libc_memalign(alignment, size);
+}
+
+int posix_memalign(void **out, std::size_t alignment, std::size_t size)
+{
+    if (alignment < sizeof(void *) || (alignment & (alignment - 1)) != 0)
+        return EINVAL;
+    strata::detail::countAllocation(size);
+    void *p = __libc_memalign(alignment, size);
+    if (!p && size)
+        return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+void *valloc(std::size_t size)
+{
+    strata::detail::countAllocation(size);
+    return __libc_memalign(4096, size);
+}
+
+void *pvalloc(std::size_t size)
+{
+    strata::detail::countAllocation(size);
+    return __libc_memalign(4096, (size + 4095) & ~std::size_t(4095));
+}
+
+} // extern "C"
+#endif // STRATA_SANITIZED

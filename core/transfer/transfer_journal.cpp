@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include <fcntl.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -15,8 +16,7 @@ namespace strata {
 
 namespace {
 
-constexpr std::string_view kSpecSuffix = ".transfer.json";
-constexpr std::string_view kLogSuffix = ".transfer.log";
+constexpr std::string_view kSuffix = ".transfer.log";
 
 // Paths may hold spaces or newlines; the log keeps them percent-encoded on one line.
 std::string encode(const std::string &path)
@@ -30,31 +30,6 @@ std::string homeDir()
         return home;
     const passwd *pw = getpwuid(getuid());
     return pw && pw->pw_dir ? pw->pw_dir : "/";
-}
-
-bool writeWhole(const std::string &path, const std::string &text)
-{
-    std::FILE *f = std::fopen(path.c_str(), "we");
-    if (!f)
-        return false;
-    const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-    return std::fclose(f) == 0 && written;
-}
-
-std::optional<std::string> readWhole(const std::string &path)
-{
-    std::FILE *f = std::fopen(path.c_str(), "re");
-    if (!f)
-        return std::nullopt;
-    std::string text;
-    char buf[16384];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;)
-        text.append(buf, n);
-    const bool failed = std::ferror(f);
-    std::fclose(f);
-    if (failed)
-        return std::nullopt;
-    return text;
 }
 
 } // namespace
@@ -78,44 +53,61 @@ Result<std::unique_ptr<TransferJournal>> TransferJournal::create(const std::stri
     std::unique_ptr<TransferJournal> journal(new TransferJournal);
     journal->m_jobId = jobId;
     journal->m_spec = spec;
-    journal->m_specPath = dir + "/" + jobId + std::string(kSpecSuffix);
-    journal->m_logPath = dir + "/" + jobId + std::string(kLogSuffix);
+    journal->m_path = dir + "/" + jobId + std::string(kSuffix);
     json::Object doc = spec.toJson();
     doc["job"] = jobId;
     doc["identity"] = spec.identity();
-    // Written whole under a temporary name, then renamed: a crash leaves no half journal.
+    std::string first = "J ";
+    json::write(first, std::move(doc), json::Format::Compact);
+    first.push_back('\n');
+    // The spec goes out in one write, before any other line: a journal either has it
+    // whole or, cut by a crash inside that write, has no first line and counts as damaged.
     // No fsync: the journal has to survive the process, not a power cut.
-    const std::string tmp = journal->m_specPath + ".tmp";
-    if (!writeWhole(tmp, json::write(std::move(doc)))) {
-        std::remove(tmp.c_str());
-        return Error(ErrorKind::Unexpected, "cannot write the transfer journal " + journal->m_specPath);
+    const int fd = ::open(journal->m_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return errorFromErrno(errno, "while creating the transfer journal " + journal->m_path);
+    if (::write(fd, first.data(), first.size()) != ssize_t(first.size())) {
+        const int err = errno;
+        ::close(fd);
+        ::unlink(journal->m_path.c_str());
+        return errorFromErrno(err ? err : ENOSPC, "while writing the transfer journal " + journal->m_path);
     }
-    if (std::rename(tmp.c_str(), journal->m_specPath.c_str()) != 0)
-        return errorFromErrno(errno, "while writing the transfer journal");
-    journal->m_log = std::fopen(journal->m_logPath.c_str(), "ae");
-    if (!journal->m_log)
+    journal->m_log = ::fdopen(fd, "a");
+    if (!journal->m_log) {
+        ::close(fd);
         return errorFromErrno(errno, "while opening the transfer journal");
+    }
     return journal;
 }
 
-Result<std::unique_ptr<TransferJournal>> TransferJournal::load(const std::string &specPath)
+Result<std::unique_ptr<TransferJournal>> TransferJournal::load(const std::string &path)
 {
-    const auto text = readWhole(specPath);
-    if (!text)
-        return Error(ErrorKind::NotFound, "cannot read the transfer journal " + specPath);
-    const auto doc = json::parse(*text);
-    if (!doc || !doc->isObject())
-        return Error(ErrorKind::Corrupt, "the transfer journal " + specPath + " is damaged");
+    std::FILE *f = std::fopen(path.c_str(), "re");
+    if (!f)
+        return Error(ErrorKind::NotFound, "cannot read the transfer journal " + path);
+    char *line = nullptr;
+    std::size_t cap = 0;
+    const ssize_t len = ::getline(&line, &cap, f);
+    std::optional<json::Value> doc;
+    if (len > 2 && line[len - 1] == '\n' && line[0] == 'J' && line[1] == ' ')
+        doc = json::parse(std::string_view(line + 2, std::size_t(len - 3)));
+    std::free(line);
+    if (!doc || !doc->isObject()) {
+        std::fclose(f);
+        return Error(ErrorKind::Corrupt, "the transfer journal " + path + " is damaged");
+    }
     auto spec = TransferSpec::fromJson(*doc);
-    if (!spec)
+    if (!spec) {
+        std::fclose(f);
         return std::move(spec).error();
+    }
     std::unique_ptr<TransferJournal> journal(new TransferJournal);
     journal->m_spec = std::move(*spec);
     journal->m_jobId = (*doc)["job"].toString();
-    journal->m_specPath = specPath;
-    journal->m_logPath = specPath.substr(0, specPath.size() - kSpecSuffix.size()) + std::string(kLogSuffix);
-    journal->replay(journal->m_logPath);
-    journal->m_log = std::fopen(journal->m_logPath.c_str(), "ae");
+    journal->m_path = path;
+    journal->replay(f);
+    std::fclose(f);
+    journal->m_log = std::fopen(path.c_str(), "ae");
     if (!journal->m_log)
         return errorFromErrno(errno, "while opening the transfer journal");
     return journal;
@@ -129,7 +121,7 @@ std::vector<std::string> TransferJournal::list(const std::string &dir)
     std::error_code ec;
     for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
-        if (!name.ends_with(kSpecSuffix) || !it->is_regular_file(ec))
+        if (!name.ends_with(kSuffix) || !it->is_regular_file(ec))
             continue;
         found.emplace_back(it->last_write_time(ec), dir + "/" + name);
     }
@@ -148,11 +140,8 @@ TransferJournal::~TransferJournal()
         std::fclose(m_log);
 }
 
-bool TransferJournal::replay(const std::string &logPath)
+void TransferJournal::replay(std::FILE *f)
 {
-    std::FILE *f = std::fopen(logPath.c_str(), "re");
-    if (!f)
-        return false;
     char *line = nullptr;
     std::size_t cap = 0;
     ssize_t len;
@@ -193,8 +182,6 @@ bool TransferJournal::replay(const std::string &logPath)
         }
     }
     std::free(line);
-    std::fclose(f);
-    return true;
 }
 
 void TransferJournal::append(const std::string &line)
@@ -311,8 +298,7 @@ void TransferJournal::remove()
     if (m_log)
         std::fclose(m_log);
     m_log = nullptr;
-    std::remove(m_logPath.c_str());
-    std::remove(m_specPath.c_str());
+    std::remove(m_path.c_str());
 }
 
 } // namespace strata

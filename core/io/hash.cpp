@@ -1,6 +1,13 @@
 #include "core/io/hash.h"
 
+#include <atomic>
 #include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#define STRATA_SHA_NI 1
+#endif
 
 namespace strata {
 
@@ -67,32 +74,122 @@ void Sha256::reset()
     m_length = 0;
 }
 
-void Sha256::block(const unsigned char *p)
+namespace {
+
+void sha256Portable(std::uint32_t *state, const unsigned char *p, std::size_t blocks)
 {
-    std::uint32_t w[64];
-    for (int i = 0; i < 16; ++i)
-        w[i] = std::uint32_t(p[4 * i]) << 24 | std::uint32_t(p[4 * i + 1]) << 16 | std::uint32_t(p[4 * i + 2]) << 8
-               | std::uint32_t(p[4 * i + 3]);
-    for (int i = 16; i < 64; ++i) {
-        const std::uint32_t s0 = rotr32(w[i - 15], 7) ^ rotr32(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        const std::uint32_t s1 = rotr32(w[i - 2], 17) ^ rotr32(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    for (; blocks > 0; --blocks, p += 64) {
+        std::uint32_t w[64];
+        for (int i = 0; i < 16; ++i)
+            w[i] = std::uint32_t(p[4 * i]) << 24 | std::uint32_t(p[4 * i + 1]) << 16 | std::uint32_t(p[4 * i + 2]) << 8
+                   | std::uint32_t(p[4 * i + 3]);
+        for (int i = 16; i < 64; ++i) {
+            const std::uint32_t s0 = rotr32(w[i - 15], 7) ^ rotr32(w[i - 15], 18) ^ (w[i - 15] >> 3);
+            const std::uint32_t s1 = rotr32(w[i - 2], 17) ^ rotr32(w[i - 2], 19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+        }
+        std::uint32_t a = state[0], b = state[1], c = state[2], d = state[3], e = state[4], f = state[5], g = state[6], h = state[7];
+        for (int i = 0; i < 64; ++i) {
+            const std::uint32_t t1 = h + (rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25)) + ((e & f) ^ (~e & g)) + kSha256[i] + w[i];
+            const std::uint32_t t2 = (rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+            h = g;
+            g = f;
+            f = e;
+            e = d + t1;
+            d = c;
+            c = b;
+            b = a;
+            a = t1 + t2;
+        }
+        state[0] += a; state[1] += b; state[2] += c; state[3] += d;
+        state[4] += e; state[5] += f; state[6] += g; state[7] += h;
     }
-    std::uint32_t a = m_h[0], b = m_h[1], c = m_h[2], d = m_h[3], e = m_h[4], f = m_h[5], g = m_h[6], h = m_h[7];
-    for (int i = 0; i < 64; ++i) {
-        const std::uint32_t t1 = h + (rotr32(e, 6) ^ rotr32(e, 11) ^ rotr32(e, 25)) + ((e & f) ^ (~e & g)) + kSha256[i] + w[i];
-        const std::uint32_t t2 = (rotr32(a, 2) ^ rotr32(a, 13) ^ rotr32(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-        h = g;
-        g = f;
-        f = e;
-        e = d + t1;
-        d = c;
-        c = b;
-        b = a;
-        a = t1 + t2;
+}
+
+#ifdef STRATA_SHA_NI
+// The x86 SHA extensions (Intel since Goldmont and Ice Lake, AMD since Zen): four rounds
+// per two sha256rnds2, the message schedule by sha256msg1/msg2. About 1.5-2 GB/s against
+// ~300 MB/s for the portable rounds; a signed 256 KiB S3 upload hashes its body first.
+__attribute__((target("sha,sse4.1,ssse3"))) void sha256Instructions(std::uint32_t *state, const unsigned char *p,
+                                                                   std::size_t blocks)
+{
+    const __m128i byteSwap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    // The state as the instructions want it: ABEF and CDGH.
+    __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(state)), 0xB1); // CDAB
+    __m128i state1 = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i *>(state + 4)), 0x1B); // EFGH
+    __m128i state0 = _mm_alignr_epi8(tmp, state1, 8);   // ABEF
+    state1 = _mm_blend_epi16(state1, tmp, 0xF0);         // CDGH
+    for (; blocks > 0; --blocks, p += 64) {
+        const __m128i abef = state0, cdgh = state1;
+        __m128i w[4]; // words 4j..4j+3 of the schedule, in w[j % 4]
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; ++j) {
+            __m128i g;
+            if (j < 4) {
+                g = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p + 16 * j)), byteSwap);
+            } else {
+                g = _mm_sha256msg1_epu32(w[(j - 4) & 3], w[(j - 3) & 3]);
+                g = _mm_add_epi32(g, _mm_alignr_epi8(w[(j - 1) & 3], w[(j - 2) & 3], 4));
+                g = _mm_sha256msg2_epu32(g, w[(j - 1) & 3]);
+            }
+            w[j & 3] = g;
+            __m128i k = _mm_add_epi32(g, _mm_loadu_si128(reinterpret_cast<const __m128i *>(kSha256 + 4 * j)));
+            state1 = _mm_sha256rnds2_epu32(state1, state0, k);
+            k = _mm_shuffle_epi32(k, 0x0E);
+            state0 = _mm_sha256rnds2_epu32(state0, state1, k);
+        }
+        state0 = _mm_add_epi32(state0, abef);
+        state1 = _mm_add_epi32(state1, cdgh);
     }
-    m_h[0] += a; m_h[1] += b; m_h[2] += c; m_h[3] += d;
-    m_h[4] += e; m_h[5] += f; m_h[6] += g; m_h[7] += h;
+    tmp = _mm_shuffle_epi32(state0, 0x1B);        // FEBA
+    state1 = _mm_shuffle_epi32(state1, 0xB1);     // DCHG
+    state0 = _mm_blend_epi16(tmp, state1, 0xF0);  // state[0..3]: A B C D
+    state1 = _mm_alignr_epi8(state1, tmp, 8);     // state[4..7]: E F G H
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(state), state0);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(state + 4), state1);
+}
+
+bool cpuHasShaInstructions()
+{
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1) || !(c & bit_SSSE3))
+        return false;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+        return false;
+    return (b & (1u << 29)) != 0; // CPUID.(EAX=7,ECX=0):EBX.SHA[bit 29]
+}
+#endif
+
+using Sha256Blocks = void (*)(std::uint32_t *, const unsigned char *, std::size_t);
+
+std::atomic<Sha256Blocks> &sha256Blocks()
+{
+#ifdef STRATA_SHA_NI
+    static std::atomic<Sha256Blocks> chosen{cpuHasShaInstructions() ? &sha256Instructions : &sha256Portable};
+#else
+    static std::atomic<Sha256Blocks> chosen{&sha256Portable};
+#endif
+    return chosen;
+}
+
+} // namespace
+
+bool detail::useSha256Instructions(bool on)
+{
+#ifdef STRATA_SHA_NI
+    if (on && !cpuHasShaInstructions())
+        return false;
+    sha256Blocks().store(on ? &sha256Instructions : &sha256Portable);
+    return true;
+#else
+    sha256Blocks().store(&sha256Portable);
+    return !on;
+#endif
+}
+
+void Sha256::block(const unsigned char *p, std::size_t blocks)
+{
+    sha256Blocks().load(std::memory_order_relaxed)(m_h, p, blocks);
 }
 
 void Sha256::add(std::string_view data)
@@ -108,11 +205,14 @@ void Sha256::add(std::string_view data)
         n -= take;
         if (m_used < sizeof m_buffer)
             return;
-        block(m_buffer);
+        block(m_buffer, 1);
         m_used = 0;
     }
-    for (; n >= 64; p += 64, n -= 64)
-        block(p);
+    if (n >= 64) {
+        block(p, n / 64);
+        p += n / 64 * 64;
+        n %= 64;
+    }
     std::memcpy(m_buffer, p, n);
     m_used = n;
 }
@@ -123,13 +223,13 @@ Digest256 Sha256::finish()
     m_buffer[m_used++] = 0x80;
     if (m_used > 56) {
         std::memset(m_buffer + m_used, 0, 64 - m_used);
-        block(m_buffer);
+        block(m_buffer, 1);
         m_used = 0;
     }
     std::memset(m_buffer + m_used, 0, 56 - m_used);
     for (int i = 0; i < 8; ++i)
         m_buffer[56 + i] = static_cast<unsigned char>(bits >> (56 - 8 * i));
-    block(m_buffer);
+    block(m_buffer, 1);
     Digest256 out;
     for (int i = 0; i < 8; ++i)
         for (int k = 0; k < 4; ++k)

@@ -12,7 +12,15 @@ using Digest256 = std::array<unsigned char, 32>;
 // Lowercase hex of a digest.
 std::string toHex(const Digest256 &digest);
 
-// SHA-256 (FIPS 180-4), incremental; all state inline, no allocation.
+namespace detail {
+// Whether SHA-256 uses the CPU's SHA instructions (x86 SHA extensions, chosen by default
+// when the CPU has them) or the portable rounds; for tests, which check both. Returns
+// false when asked for instructions the CPU lacks (nothing changes then).
+bool useSha256Instructions(bool on);
+} // namespace detail
+
+// SHA-256 (FIPS 180-4), incremental; all state inline, no allocation. Uses the x86 SHA
+// instructions when the CPU has them.
 class Sha256 {
 public:
     Sha256() { reset(); }
@@ -21,7 +29,7 @@ public:
     Digest256 finish(); // then reset() before reuse
 
 private:
-    void block(const unsigned char *p);
+    void block(const unsigned char *p, std::size_t blocks);
 
     std::uint32_t m_h[8];
     unsigned char m_buffer[64];

@@ -477,22 +477,31 @@ Result<Response> Client::perform(const Request &request)
 
 Result<Response> Client::performWire(const Request &request, const UrlParts &url)
 {
+    // Kept connections: at most this many per client, each closed after this long unused.
+    constexpr std::size_t kMaxKept = 64;
+    constexpr auto kMaxIdle = std::chrono::seconds(60);
+    if (auto refused = WireConnection::refuse(request, url))
+        return std::move(*refused);
     for (int attempt = 0;; ++attempt) {
         std::unique_ptr<WireConnection> conn;
+        std::vector<std::unique_ptr<WireConnection>> dropped; // closed outside the lock
         if (attempt == 0) {
             // A kept connection to the same server, unless the server has closed it since.
+            const auto now = std::chrono::steady_clock::now();
             std::lock_guard lock(m_mutex);
             for (std::size_t i = m_wireFree.size(); i-- > 0;) {
-                if (m_wireFree[i]->origin() != url.origin)
+                const bool stale = now - m_wireFree[i]->lastUsed() > kMaxIdle;
+                if (!stale && (conn || m_wireFree[i]->origin() != url.origin))
                     continue;
                 std::unique_ptr<WireConnection> kept = std::move(m_wireFree[i]);
                 m_wireFree.erase(m_wireFree.begin() + std::ptrdiff_t(i));
-                if (kept->idleAndOpen()) {
+                if (!stale && kept->idleAndOpen())
                     conn = std::move(kept);
-                    break;
-                }
+                else
+                    dropped.push_back(std::move(kept));
             }
         }
+        dropped.clear();
         if (!conn) {
             auto opened = WireConnection::open(url.origin, m_options);
             if (!opened)
@@ -505,7 +514,8 @@ Result<Response> Client::performWire(const Request &request, const UrlParts &url
             continue; // a kept connection the server had closed: once more, on a new one
         if (response && conn->reusable()) {
             std::lock_guard lock(m_mutex);
-            m_wireFree.push_back(std::move(conn));
+            if (m_wireFree.size() < kMaxKept)
+                m_wireFree.push_back(std::move(conn));
         }
         return response;
     }

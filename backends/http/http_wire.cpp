@@ -57,6 +57,34 @@ bool hasLineBreak(std::string_view s)
     return s.find_first_of("\r\n") != std::string_view::npos;
 }
 
+// Methods a server may receive twice with the same effect (RFC 9110 9.2.2, RFC 4918).
+bool idempotent(std::string_view method)
+{
+    for (std::string_view m : {"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "PROPFIND"})
+        if (method == m)
+            return true;
+    return false;
+}
+
+// "12" or "12, 12" (a repeated header folded into a list): the length, if all agree.
+bool parseContentLength(std::string_view value, std::uint64_t &length)
+{
+    bool any = false;
+    while (true) {
+        const auto comma = value.find(',');
+        const std::string_view item = trim(value.substr(0, comma));
+        std::uint64_t n = 0;
+        const auto r = std::from_chars(item.data(), item.data() + item.size(), n);
+        if (item.empty() || r.ec != std::errc() || r.ptr != item.data() + item.size() || (any && n != length))
+            return false;
+        length = n;
+        any = true;
+        if (comma == std::string_view::npos)
+            return true;
+        value.remove_prefix(comma + 1);
+    }
+}
+
 // Where the bytes of a response body go: the same rules as the libcurl path's onWrite.
 struct Body {
     const Request &request;
@@ -133,7 +161,8 @@ Result<std::unique_ptr<WireConnection>> WireConnection::open(std::string_view or
 {
     std::unique_ptr<WireConnection> conn(new WireConnection);
     conn->m_origin.assign(origin);
-    conn->m_stallMs = int(std::min<long long>(options.stallTimeout.count() * 1000, 1LL << 30));
+    const auto stall = options.stallTimeout.count();
+    conn->m_stallMs = stall <= 0 ? 0 : int(std::min<long long>(stall * 1000, 1LL << 30));
     CURL *c = curl_easy_init();
     if (!c)
         return Error(ErrorKind::Unexpected, "libcurl could not start (is libcurl4 installed? it is loaded at the first request)");
@@ -168,25 +197,87 @@ bool WireConnection::idleAndOpen() const
     return ::poll(&p, 1, 0) == 0;
 }
 
-WireConnection::Io WireConnection::sendAll(const char *data, std::size_t size)
+void WireConnection::startWindow()
+{
+    m_windowStart = m_lastMove = std::chrono::steady_clock::now();
+    m_windowBytes = 0;
+}
+
+void WireConnection::moved(std::size_t bytes)
+{
+    m_windowBytes += bytes;
+    m_lastMove = std::chrono::steady_clock::now();
+}
+
+namespace {
+long long msSince(std::chrono::steady_clock::time_point t)
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t).count();
+}
+} // namespace
+
+bool WireConnection::stalled()
+{
+    if (m_stallMs <= 0)
+        return false;
+    if (msSince(m_lastMove) >= m_stallMs)
+        return true; // silent for the whole stall timeout
+    const long long elapsed = msSince(m_windowStart);
+    if (elapsed < m_stallMs)
+        return false;
+    if (m_windowBytes * 1000 < std::uint64_t(elapsed))
+        return true; // under one byte a second
+    m_windowStart = std::chrono::steady_clock::now();
+    m_windowBytes = 0;
+    return false;
+}
+
+int WireConnection::waitMs() const
+{
+    if (m_stallMs <= 0)
+        return -1;
+    const long long left = std::min(m_stallMs - msSince(m_lastMove), m_stallMs - msSince(m_windowStart));
+    return int(std::max<long long>(1, left));
+}
+
+WireConnection::Io WireConnection::failed(int err)
+{
+    m_errno = err;
+    return err == ECONNRESET ? Io::Reset : Io::Failed;
+}
+
+WireConnection::Io WireConnection::sendAll(const char *data, std::size_t size, bool &answered)
 {
     while (size > 0) {
         const ssize_t n = ::send(m_fd, data, size, MSG_NOSIGNAL);
         if (n > 0) {
             data += n;
             size -= std::size_t(n);
+            moved(std::size_t(n));
+            if (stalled())
+                return Io::TimedOut;
             continue;
         }
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && (errno == EPIPE || errno == ECONNRESET)) {
+            // The server stopped reading: an answer it sent first is still to be read.
+            answered = true;
+            return Io::Ok;
+        }
         if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-            return errno == EPIPE || errno == ECONNRESET ? Io::Closed : Io::Failed;
-        pollfd p{m_fd, POLLOUT, 0};
-        const int r = ::poll(&p, 1, m_stallMs);
-        if (r == 0)
-            return Io::TimedOut;
+            return failed(errno);
+        // The server may answer before it has read everything (an error to a large upload).
+        pollfd p{m_fd, POLLOUT | POLLIN, 0};
+        const int r = ::poll(&p, 1, waitMs());
         if (r < 0 && errno != EINTR)
-            return Io::Failed;
+            return failed(errno);
+        if (r > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR))) {
+            answered = true;
+            return Io::Ok;
+        }
+        if (stalled())
+            return Io::TimedOut;
     }
     return Io::Ok;
 }
@@ -198,20 +289,21 @@ WireConnection::Io WireConnection::receive(char *to, std::size_t room, std::size
         const ssize_t n = ::recv(m_fd, to, room, 0);
         if (n > 0) {
             got = std::size_t(n);
-            return Io::Ok;
+            moved(got);
+            return stalled() ? Io::TimedOut : Io::Ok;
         }
         if (n == 0)
             return Io::Closed;
         if (errno == EINTR)
             continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK)
-            return errno == ECONNRESET ? Io::Closed : Io::Failed;
+            return failed(errno);
         pollfd p{m_fd, POLLIN, 0};
-        const int r = ::poll(&p, 1, m_stallMs);
-        if (r == 0)
-            return Io::TimedOut;
+        const int r = ::poll(&p, 1, waitMs());
         if (r < 0 && errno != EINTR)
-            return Io::Failed;
+            return failed(errno);
+        if (r == 0 && stalled())
+            return Io::TimedOut;
     }
 }
 
@@ -227,7 +319,7 @@ WireConnection::Io WireConnection::fill()
         } else if (m_in.size() < kMaxHead) {
             m_in.resize(std::min(kMaxHead, m_in.size() * 2));
         } else {
-            return Io::Failed; // a line longer than any head we accept
+            return Io::TooLong; // a line longer than any head we accept
         }
     }
     std::size_t got = 0;
@@ -241,41 +333,52 @@ Error WireConnection::ioError(Io io, std::string_view url, std::string_view what
     const std::string detail(what);
     switch (io) {
     case Io::TimedOut:
-        return transportError(CURLE_OPERATION_TIMEDOUT, ("no data for " + std::to_string(m_stallMs / 1000) + " s " + detail).c_str(), url);
+        return transportError(CURLE_OPERATION_TIMEDOUT,
+                              ("under 1 byte a second for " + std::to_string(m_stallMs / 1000) + " s " + detail).c_str(), url);
     case Io::Closed:
         return transportError(CURLE_RECV_ERROR, ("the server closed the connection " + detail).c_str(), url);
+    case Io::TooLong:
+        return transportError(CURLE_WEIRD_SERVER_REPLY, ("a line of over 512 KiB " + detail).c_str(), url);
+    case Io::Reset:
     case Io::Failed:
     case Io::Ok:
         break;
     }
-    const int err = errno;
-    return transportError(CURLE_RECV_ERROR, (std::string(std::strerror(err)) + " " + detail).c_str(), url);
+    return transportError(CURLE_RECV_ERROR, (std::string(std::strerror(m_errno)) + " " + detail).c_str(), url);
+}
+
+std::optional<Error> WireConnection::refuse(const Request &request, const UrlParts &url)
+{
+    for (const HeaderRef &h : request.headers)
+        if (hasLineBreak(h.name) || hasLineBreak(h.value))
+            return Error(ErrorKind::InvalidInput, "an HTTP header (" + std::string(h.name.substr(0, 64)) + ") contains a line break");
+    if (hasLineBreak(request.method) || request.method.find(' ') != std::string_view::npos || hasLineBreak(url.target)
+        || url.target.find(' ') != std::string_view::npos)
+        return Error(ErrorKind::InvalidInput, "the HTTP request line would contain a space or a line break");
+    return std::nullopt;
 }
 
 Result<Response> WireConnection::exchange(const Request &request, const UrlParts &url, std::string_view userAgent, bool &lost)
 {
     lost = false;
-    const bool reused = m_used;
+    const bool retryable = m_used && idempotent(request.method);
     m_used = true;
     m_reusable = false; // until the response has ended cleanly
+    m_lastUsed = std::chrono::steady_clock::now();
+    startWindow();
 
     // --- the request
     bool hasHost = false, hasAgent = false, hasLength = false;
     for (const HeaderRef &h : request.headers) {
-        if (hasLineBreak(h.name) || hasLineBreak(h.value))
-            return Error(ErrorKind::InvalidInput, "an HTTP header (" + std::string(h.name.substr(0, 64)) + ") contains a line break");
         hasHost = hasHost || sameNoCase(h.name, "host");
         hasAgent = hasAgent || sameNoCase(h.name, "user-agent");
         hasLength = hasLength || sameNoCase(h.name, "content-length");
     }
-    if (hasLineBreak(request.method) || request.method.find(' ') != std::string_view::npos || hasLineBreak(url.target)
-        || url.target.find(' ') != std::string_view::npos)
-        return Error(ErrorKind::InvalidInput, "the HTTP request line would contain a space or a line break");
     m_out.clear();
-    m_out.append(request.method).append(" ").append(url.target.empty() ? std::string_view("/") : url.target);
-    if (!url.target.empty() && url.target.front() == '?')
-        m_out.insert(request.method.size() + 1, "/");
-    m_out.append(" HTTP/1.1\r\n");
+    m_out.append(request.method).append(" ");
+    if (url.target.empty() || url.target.front() == '?')
+        m_out.append("/");
+    m_out.append(url.target).append(" HTTP/1.1\r\n");
     if (!hasHost)
         m_out.append("Host: ").append(url.authority).append("\r\n");
     if (!hasAgent && !userAgent.empty())
@@ -290,41 +393,43 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
     }
     m_out.append("\r\n");
     const auto *bodyBytes = reinterpret_cast<const char *>(request.body.data());
+    bool answeredEarly = false;
     Io io;
     if (request.body.size() <= kInlineBody) {
         m_out.append(bodyBytes, request.body.size());
-        io = sendAll(m_out.data(), m_out.size());
+        io = sendAll(m_out.data(), m_out.size(), answeredEarly);
     } else {
-        io = sendAll(m_out.data(), m_out.size());
-        if (io == Io::Ok)
-            io = sendAll(bodyBytes, request.body.size());
+        io = sendAll(m_out.data(), m_out.size(), answeredEarly);
+        if (io == Io::Ok && !answeredEarly)
+            io = sendAll(bodyBytes, request.body.size(), answeredEarly);
     }
-    if (io != Io::Ok) {
-        lost = reused && io != Io::TimedOut;
+    if (io != Io::Ok)
         return ioError(io, request.url, "while the request was sent");
-    }
 
-    // --- the response head; interim (1xx) answers are skipped
+    // --- the response head; interim (1xx) answers are skipped (they count against the
+    // head's limit, so an endless stream of them ends)
     Response response;
     std::size_t headBytes = 0;
+    std::size_t scanned = 0; // bytes after m_begin already searched for a line end
     bool anyByte = false;
-    // One line of the head, without its line end; false with io set when none could be read.
+    // One line, without its line end; false with io set when none could be read.
     std::string_view line;
     const auto readLine = [&]() -> bool {
         for (;;) {
             const char *start = m_in.data() + m_begin;
-            if (const void *nl = std::memchr(start, '\n', m_end - m_begin)) {
+            if (const void *nl = std::memchr(start + scanned, '\n', m_end - m_begin - scanned)) {
                 const std::size_t length = std::size_t(static_cast<const char *>(nl) - start);
                 line = std::string_view(start, length);
                 if (!line.empty() && line.back() == '\r')
                     line.remove_suffix(1);
                 m_begin += length + 1;
                 headBytes += length + 1;
+                scanned = 0;
                 return true;
             }
-            if (headBytes + (m_end - m_begin) > kMaxHead) {
-                io = Io::Failed;
-                errno = EMSGSIZE;
+            scanned = m_end - m_begin;
+            if (headBytes + scanned >= kMaxHead) {
+                io = Io::TooLong;
                 return false;
             }
             io = fill();
@@ -333,30 +438,35 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
                 return false;
         }
     };
+    // A head that is not HTTP: not worth a retry. Broken framing in a body: the connection
+    // broke (temporary, as the libcurl path says).
     const auto malformed = [&](std::string_view what) {
         return transportError(CURLE_WEIRD_SERVER_REPLY, ("the server's answer is not HTTP/1.1 (" + std::string(what) + ")").c_str(),
                               request.url);
     };
+    const auto brokenBody = [&](std::string_view what) {
+        return transportError(CURLE_RECV_ERROR, ("the body of the server's answer is broken (" + std::string(what) + ")").c_str(),
+                              request.url);
+    };
     std::uint64_t contentLength = 0;
-    bool hasContentLength = false, chunked = false, keepAlive = true;
+    bool hasContentLength = false, chunked = false, otherCoding = false, keepAlive = true;
     for (;;) {
         if (!readLine()) {
-            lost = reused && !anyByte && io == Io::Closed;
-            if (io == Io::Failed && errno == EMSGSIZE)
-                return malformed("a header line longer than 512 KiB");
+            lost = retryable && !anyByte && (io == Io::Closed || io == Io::Reset);
             return ioError(io, request.url, anyByte ? "in the middle of its answer" : "before answering");
         }
-        if (!line.starts_with("HTTP/1.") || line.size() < 12 || line[8] != ' ')
+        if (!line.starts_with("HTTP/1.") || line.size() < 12 || line[8] != ' ' || (line.size() > 12 && line[12] != ' '))
             return malformed("status line '" + std::string(line.substr(0, 40)) + "'");
         long status = 0;
         const auto parsed = std::from_chars(line.data() + 9, line.data() + 12, status);
-        if (parsed.ec != std::errc() || parsed.ptr != line.data() + 12 || status < 100 || status > 999)
+        if (parsed.ec != std::errc() || parsed.ptr != line.data() + 12 || status < 100)
             return malformed("status line '" + std::string(line.substr(0, 40)) + "'");
         response.status = status;
         response.headers.clear();
         response.authOffered = 0;
+        response.emptyRange = false;
         keepAlive = line[7] != '0'; // HTTP/1.0: closed unless the server says keep-alive
-        hasContentLength = chunked = false;
+        hasContentLength = chunked = otherCoding = false;
         contentLength = 0;
         bool close = false;
         for (;;) {
@@ -364,6 +474,8 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
                 return ioError(io, request.url, "in the middle of its answer's headers");
             if (line.empty())
                 break;
+            if (line.front() == ' ' || line.front() == '\t')
+                continue; // an obsolete folded continuation of the previous header: ignored
             const auto colon = line.find(':');
             if (colon == std::string_view::npos || colon == 0)
                 return malformed("header line without a name");
@@ -371,13 +483,16 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
             const std::string_view value = trim(line.substr(colon + 1));
             if (sameNoCase(name, "content-length")) {
                 std::uint64_t n = 0;
-                const auto r = std::from_chars(value.data(), value.data() + value.size(), n);
-                if (r.ec != std::errc() || r.ptr != value.data() + value.size() || (hasContentLength && n != contentLength))
+                if (!parseContentLength(value, n) || (hasContentLength && n != contentLength))
                     return malformed("Content-Length '" + std::string(value.substr(0, 40)) + "'");
                 contentLength = n;
                 hasContentLength = true;
             } else if (sameNoCase(name, "transfer-encoding")) {
-                chunked = chunked || containsNoCase(value, "chunked");
+                // chunked must be the last coding; any other coding (alone or after it)
+                // leaves the end of the body to the close of the connection.
+                const std::string_view last = trim(value.substr(value.rfind(',') == std::string_view::npos ? 0 : value.rfind(',') + 1));
+                chunked = sameNoCase(last, "chunked");
+                otherCoding = !chunked;
             } else if (sameNoCase(name, "connection")) {
                 close = close || containsNoCase(value, "close");
                 keepAlive = keepAlive || containsNoCase(value, "keep-alive");
@@ -394,11 +509,9 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
             }
             response.headers.keep(name, value);
         }
-        keepAlive = keepAlive && !close;
-        if (status >= 100 && status < 200 && status != 101) {
-            headBytes = 0;
+        keepAlive = keepAlive && !close && !answeredEarly;
+        if (status >= 100 && status < 200 && status != 101)
             continue; // 100 Continue, 103 Early Hints: the answer follows
-        }
         break;
     }
 
@@ -413,7 +526,7 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
         return response;
     }
     Body body{request, response, status >= 200 && status < 300};
-    // Reads `count` bytes of body (count: all until the connection closes when nullopt).
+    // Reads `count` bytes of body (nullopt: all until the connection closes).
     const auto readBody = [&](std::optional<std::uint64_t> count) -> Result<Body::Took> {
         std::uint64_t left = count.value_or(~std::uint64_t(0));
         for (;;) {
@@ -454,7 +567,7 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
             std::uint64_t size = 0;
             const auto r = std::from_chars(sizeText.data(), sizeText.data() + sizeText.size(), size, 16);
             if (sizeText.empty() || r.ec != std::errc() || r.ptr != sizeText.data() + sizeText.size())
-                return malformed("chunk size '" + std::string(sizeText.substr(0, 40)) + "'");
+                return brokenBody("chunk size '" + std::string(sizeText.substr(0, 40)) + "'");
             if (size == 0) {
                 do { // trailers, up to the empty line
                     if (!readLine())
@@ -468,10 +581,10 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
             if (!readLine())
                 return ioError(io, request.url, "in the middle of a chunked body");
             if (!line.empty())
-                return malformed("no line end after a chunk");
-            headBytes = 0; // chunk lines are not head
+                return brokenBody("no line end after a chunk");
+            headBytes = 0; // the limit is per line here: the body's size is bounded elsewhere
         }
-    } else if (hasContentLength) {
+    } else if (hasContentLength && !otherCoding) {
         if (contentLength > 0)
             took = readBody(contentLength);
     } else {
@@ -488,6 +601,11 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
     if (*took == Body::Took::Overflow)
         return response; // the rest is still on the wire: not reused
     m_reusable = keepAlive;
+    if (m_reusable && m_in.size() > kInitialBuffer && m_begin == m_end) {
+        m_in.resize(kInitialBuffer); // a large head once: not kept for every later request
+        m_in.shrink_to_fit();
+        m_begin = m_end = 0;
+    }
     return response;
 }
 

@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,9 +48,15 @@ public:
     // Connects to origin ("http://host:port") through libcurl (CONNECT_ONLY).
     static Result<std::unique_ptr<WireConnection>> open(std::string_view origin, const ClientOptions &options);
 
-    // One request and its response. `lost` is set when the request failed before any byte
-    // of a response arrived (a kept connection the server had closed): sending it again
-    // on a new connection is safe.
+    // Why a request cannot go over this path at all (a line break in a header, a space in
+    // the target), before any connection is taken; nullopt when it can.
+    static std::optional<Error> refuse(const Request &request, const UrlParts &url);
+
+    // One request and its response. `lost` is set when an idempotent request (GET, HEAD,
+    // PUT, DELETE, OPTIONS, PROPFIND) on a kept connection failed before any byte of an
+    // answer arrived: the server had closed the connection, so it can be sent again on a
+    // new one. (A POST or MOVE may have been carried out by a server that closed without
+    // answering: not sent twice.)
     Result<Response> exchange(const Request &request, const UrlParts &url, std::string_view userAgent, bool &lost);
 
     const std::string &origin() const { return m_origin; }
@@ -59,18 +66,30 @@ public:
     // ... and, checked before a reuse, whether the server has not closed it meanwhile
     // (an idle kept connection is readable only when it got an EOF or stray bytes).
     bool idleAndOpen() const;
-    bool used() const { return m_used; }
+    // When it last carried a request (an idle connection is closed after a while).
+    std::chrono::steady_clock::time_point lastUsed() const { return m_lastUsed; }
 
 private:
     WireConnection() = default;
-    enum class Io { Ok, Closed, Failed, TimedOut };
-    Io sendAll(const char *data, std::size_t size);
-    // Reads what is available (waiting up to the stall timeout for something) into
-    // [to, to + room); sets got. Closed: an orderly EOF.
+    enum class Io { Ok, Closed, Reset, Failed, TimedOut, TooLong };
+    // Sends everything, unless the server answers first (an error before the whole body
+    // arrived, then usually a close): `answered` is set and the answer is read as usual.
+    Io sendAll(const char *data, std::size_t size, bool &answered);
+    // Reads what is available (waiting for something) into [to, to + room); sets got.
+    // Closed: an orderly EOF; Reset: the server reset the connection.
     Io receive(char *to, std::size_t room, std::size_t &got);
     // More bytes into m_in after m_end (compacting, growing up to kMaxHead).
     Io fill();
+    Io failed(int err);
     Error ioError(Io io, std::string_view url, std::string_view what) const;
+
+    // The stall rule of the libcurl path (CURLOPT_LOW_SPEED_*): no byte moved for the
+    // stall timeout, or fewer than one byte a second over a window of that length, fails
+    // the request (a server dripping a byte now and then cannot hold it forever).
+    void startWindow();
+    void moved(std::size_t bytes);
+    bool stalled(); // silent too long, or at the end of a window too slow (else a new window)
+    int waitMs() const; // how long a poll may wait: until one of those could be true
 
     void *m_curl = nullptr; // CURL*, owns the socket
     int m_fd = -1;
@@ -79,7 +98,12 @@ private:
     std::vector<char> m_in; // received, not yet consumed: [m_begin, m_end)
     std::size_t m_begin = 0;
     std::size_t m_end = 0;
-    int m_stallMs = 30000;
+    int m_stallMs = 30000; // <= 0: no stall limit
+    std::chrono::steady_clock::time_point m_windowStart;
+    std::chrono::steady_clock::time_point m_lastMove;
+    std::uint64_t m_windowBytes = 0;
+    std::chrono::steady_clock::time_point m_lastUsed;
+    int m_errno = 0; // of the last Io::Failed
     bool m_reusable = true;
     bool m_used = false;
 };

@@ -4,6 +4,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -154,7 +155,19 @@ bool splitHttpUrl(std::string_view url, UrlParts &parts)
 WireConnection::~WireConnection()
 {
     if (m_curl)
-        curl_easy_cleanup(static_cast<CURL *>(m_curl));
+        curl_easy_cleanup(static_cast<CURL *>(m_curl)); // closes the socket
+    else if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+std::unique_ptr<WireConnection> WireConnection::over(int fd, std::string_view origin, int stallMs)
+{
+    std::unique_ptr<WireConnection> conn(new WireConnection);
+    conn->m_fd = fd;
+    conn->m_origin.assign(origin);
+    conn->m_stallMs = std::max(0, stallMs);
+    conn->m_in.resize(kInitialBuffer);
+    return conn;
 }
 
 Result<std::unique_ptr<WireConnection>> WireConnection::open(std::string_view origin, const ClientOptions &options)

@@ -47,6 +47,9 @@ public:
 
     // Connects to origin ("http://host:port") through libcurl (CONNECT_ONLY).
     static Result<std::unique_ptr<WireConnection>> open(std::string_view origin, const ClientOptions &options);
+    // A connection over a stream socket the caller connected (the fuzz target: an answer
+    // written into a socket pair); takes ownership of fd. stallMs <= 0: no stall limit.
+    static std::unique_ptr<WireConnection> over(int fd, std::string_view origin, int stallMs);
 
     // Why a request cannot go over this path at all (a line break in a header, a space in
     // the target), before any connection is taken; nullopt when it can.

@@ -2,6 +2,7 @@
 
 #include "backends/http/curl_buffers.h"
 #include "backends/http/http_wire.h"
+#include "backends/http/response_body.h"
 #include "core/storage/uri.h"
 
 #include <curl/curl.h>
@@ -42,67 +43,20 @@ bool largeBody(const Request &request)
     return request.source && (!request.sourceSize || *request.sourceSize >= kLargeBody);
 }
 
-bool equalsIgnoringCase(std::string_view a, std::string_view lowerB)
-{
-    if (a.size() != lowerB.size())
-        return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const char c = a[i] >= 'A' && a[i] <= 'Z' ? char(a[i] - 'A' + 'a') : a[i];
-        if (c != lowerB[i])
-            return false;
-    }
-    return true;
-}
-
 struct Transfer {
     const Request *request = nullptr;
     Response *response = nullptr;
+    ResponseBody body;
     std::size_t sent = 0;
-    std::uint64_t skipped = 0;
     long offered = 0; // CURLAUTH_* schemes a 401 answer named
 };
-
-bool startsWithNoCase(std::string_view text, std::string_view prefix)
-{
-    return text.size() >= prefix.size()
-        && std::equal(prefix.begin(), prefix.end(), text.begin(),
-                      [](char a, char b) { return std::tolower((unsigned char)a) == std::tolower((unsigned char)b); });
-}
 
 std::size_t onWrite(char *data, std::size_t size, std::size_t count, void *user)
 {
     auto *t = static_cast<Transfer *>(user);
-    std::size_t n = size * count;
-    const char *p = data;
-    if (t->skipped < t->request->skip) {
-        const auto drop = std::size_t(std::min<std::uint64_t>(n, t->request->skip - t->skipped));
-        t->skipped += drop;
-        p += drop;
-        n -= drop;
-    }
-    // Only a success lands in the caller's buffer; an error answer is kept for the caller
-    // to read (its S3 code, or an HTML page).
-    const bool success = t->response->status >= 200 && t->response->status < 300;
-    if (t->request->sink && success) {
-        if (t->request->sink(std::string_view(p, n)))
-            return size * count;
-        t->response->sinkStopped = true;
-        return 0;
-    }
-    if (!t->request->into.empty() && success) {
-        auto &into = t->request->into;
-        const std::size_t room = into.size() - t->response->received;
-        const std::size_t take = std::min(room, n);
-        std::memcpy(into.data() + t->response->received, p, take);
-        t->response->received += take;
-        if (take < n)
-            t->response->overflow = true; // more than asked for: keep what fits, stop
-        return take < n ? 0 : size * count;
-    }
-    if (t->response->body.size() + n > t->request->maxBody)
-        return 0;
-    t->response->body.append(p, n);
-    return size * count;
+    // Any answer but "more" ends the transfer (curl reports a write error, which the
+    // caller reads from the response: overflow, sinkStopped, or too large).
+    return t->body.take(data, size * count) == ResponseBody::Took::More ? size * count : 0;
 }
 
 std::size_t onRead(char *buffer, std::size_t size, std::size_t count, void *user)
@@ -152,12 +106,12 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
         t->response->emptyRange = true;
         return 0;
     }
-    if (startsWithNoCase(line, "www-authenticate:")) {
+    if (startsWithLower(line, "www-authenticate:")) {
         std::string_view scheme = line.substr(17);
         scheme.remove_prefix(std::min(scheme.size(), scheme.find_first_not_of(" \t")));
-        if (startsWithNoCase(scheme, "basic"))
+        if (startsWithLower(scheme, "basic"))
             t->offered |= kAuthBasic;
-        else if (startsWithNoCase(scheme, "digest"))
+        else if (startsWithLower(scheme, "digest"))
             t->offered |= kAuthDigest;
     }
     auto colon = line.find(':');
@@ -219,7 +173,7 @@ void KeptHeaders::clear()
 void KeptHeaders::keep(std::string_view name, std::string_view value)
 {
     for (std::size_t i = 0; i < kNames.size(); ++i) {
-        if (!equalsIgnoringCase(name, kNames[i]))
+        if (!equalsLower(name, kNames[i]))
             continue;
         Slot &slot = m_slots[i];
         slot.spilled = m_used + value.size() > m_text.size();
@@ -256,7 +210,7 @@ std::string_view KeptHeaders::get(std::string_view lowerName) const
 std::string_view Response::header(std::string_view name) const
 {
     for (std::string_view known : KeptHeaders::kNames)
-        if (equalsIgnoringCase(name, known))
+        if (equalsLower(name, known))
             return headers.get(known);
     return {};
 }
@@ -302,7 +256,7 @@ bool Response::htmlBody() const
     if (start == std::string::npos)
         return false;
     const std::string_view text = std::string_view(body).substr(start);
-    return startsWithNoCase(text, "<!DOCTYPE html") || startsWithNoCase(text, "<html");
+    return startsWithLower(text, "<!doctype html") || startsWithLower(text, "<html");
 }
 
 void Client::Handle::configure(const ClientOptions &options)
@@ -539,7 +493,7 @@ Result<Response> Client::performOnce(const Request &request, long authSchemes)
         handle->authSchemes = authSchemes;
         curl_easy_setopt(c, CURLOPT_HTTPAUTH, authSchemes);
     }
-    handle->transfer = Transfer{&request, &response};
+    handle->transfer = Transfer{&request, &response, ResponseBody(&request, &response)};
     handle->errorBuffer[0] = '\0';
     handle->url.assign(request.url);
     if (authenticates() && !m_options.user.empty() && m_options.password.empty() && m_options.netrc) {

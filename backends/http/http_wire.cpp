@@ -1,5 +1,7 @@
 #include "backends/http/http_wire.h"
 
+#include "backends/http/response_body.h"
+
 #include <curl/curl.h>
 
 #include <poll.h>
@@ -23,26 +25,6 @@ constexpr std::size_t kInitialBuffer = 16u << 10;
 constexpr std::size_t kMaxHead = 512u << 10;
 // A body up to this size is copied after the head and sent with it in one write.
 constexpr std::size_t kInlineBody = 64u << 10;
-
-char lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
-}
-
-bool sameNoCase(std::string_view a, std::string_view lowerB)
-{
-    return a.size() == lowerB.size() && std::equal(a.begin(), a.end(), lowerB.begin(), [](char x, char y) { return lower(x) == y; });
-}
-
-bool containsNoCase(std::string_view text, std::string_view lowerWord)
-{
-    if (lowerWord.size() > text.size())
-        return false;
-    for (std::size_t i = 0; i + lowerWord.size() <= text.size(); ++i)
-        if (sameNoCase(text.substr(i, lowerWord.size()), lowerWord))
-            return true;
-    return false;
-}
 
 std::string_view trim(std::string_view s)
 {
@@ -86,55 +68,12 @@ bool parseContentLength(std::string_view value, std::uint64_t &length)
     }
 }
 
-// Where the bytes of a response body go: the same rules as the libcurl path's onWrite.
-struct Body {
-    const Request &request;
-    Response &response;
-    bool success;
-    std::uint64_t skipped = 0;
-    enum class Took { More, Overflow, TooLarge };
-
-    Took take(const char *p, std::size_t n)
-    {
-        if (skipped < request.skip) {
-            const auto drop = std::size_t(std::min<std::uint64_t>(n, request.skip - skipped));
-            skipped += drop;
-            p += drop;
-            n -= drop;
-        }
-        if (n == 0)
-            return Took::More;
-        if (success && !request.into.empty()) {
-            const std::size_t room = request.into.size() - response.received;
-            const std::size_t count = std::min(room, n);
-            std::memcpy(request.into.data() + response.received, p, count);
-            response.received += count;
-            if (count < n) {
-                response.overflow = true; // more than asked for: keep what fits, stop
-                return Took::Overflow;
-            }
-            return Took::More;
-        }
-        if (response.body.size() + n > request.maxBody)
-            return Took::TooLarge;
-        response.body.append(p, n);
-        return Took::More;
-    }
-    // The caller's buffer, when the next bytes can be received straight into it.
-    std::span<std::byte> direct() const
-    {
-        if (skipped < request.skip || !success || request.into.empty())
-            return {};
-        return request.into.subspan(response.received);
-    }
-};
-
 } // namespace
 
 bool splitHttpUrl(std::string_view url, UrlParts &parts)
 {
     constexpr std::string_view scheme = "http://";
-    if (url.size() <= scheme.size() || !sameNoCase(url.substr(0, scheme.size()), scheme))
+    if (url.size() <= scheme.size() || !equalsLower(url.substr(0, scheme.size()), scheme))
         return false;
     const std::size_t hostStart = scheme.size();
     std::size_t end = url.find_first_of("/?#", hostStart);
@@ -383,9 +322,9 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
     // --- the request
     bool hasHost = false, hasAgent = false, hasLength = false;
     for (const HeaderRef &h : request.headers) {
-        hasHost = hasHost || sameNoCase(h.name, "host");
-        hasAgent = hasAgent || sameNoCase(h.name, "user-agent");
-        hasLength = hasLength || sameNoCase(h.name, "content-length");
+        hasHost = hasHost || equalsLower(h.name, "host");
+        hasAgent = hasAgent || equalsLower(h.name, "user-agent");
+        hasLength = hasLength || equalsLower(h.name, "content-length");
     }
     m_out.clear();
     m_out.append(request.method).append(" ");
@@ -494,30 +433,30 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
                 return malformed("header line without a name");
             const std::string_view name = line.substr(0, colon);
             const std::string_view value = trim(line.substr(colon + 1));
-            if (sameNoCase(name, "content-length")) {
+            if (equalsLower(name, "content-length")) {
                 std::uint64_t n = 0;
                 if (!parseContentLength(value, n) || (hasContentLength && n != contentLength))
                     return malformed("Content-Length '" + std::string(value.substr(0, 40)) + "'");
                 contentLength = n;
                 hasContentLength = true;
-            } else if (sameNoCase(name, "transfer-encoding")) {
+            } else if (equalsLower(name, "transfer-encoding")) {
                 // chunked must be the last coding; any other coding (alone or after it)
                 // leaves the end of the body to the close of the connection.
                 const std::string_view last = trim(value.substr(value.rfind(',') == std::string_view::npos ? 0 : value.rfind(',') + 1));
-                chunked = sameNoCase(last, "chunked");
+                chunked = equalsLower(last, "chunked");
                 otherCoding = !chunked;
-            } else if (sameNoCase(name, "connection")) {
-                close = close || containsNoCase(value, "close");
-                keepAlive = keepAlive || containsNoCase(value, "keep-alive");
-            } else if (sameNoCase(name, "content-range")) {
+            } else if (equalsLower(name, "connection")) {
+                close = close || containsLower(value, "close");
+                keepAlive = keepAlive || containsLower(value, "keep-alive");
+            } else if (equalsLower(name, "content-range")) {
                 // "bytes */0" or "bytes 0-0/0": a range of an empty object. Some servers
                 // (s3rver) then announce a byte they never send; stop before waiting for it.
                 if (value.ends_with("/0"))
                     response.emptyRange = true;
-            } else if (sameNoCase(name, "www-authenticate")) {
-                if (value.size() >= 5 && sameNoCase(value.substr(0, 5), "basic"))
+            } else if (equalsLower(name, "www-authenticate")) {
+                if (startsWithLower(value, "basic"))
                     response.authOffered |= kAuthBasic;
-                else if (value.size() >= 6 && sameNoCase(value.substr(0, 6), "digest"))
+                else if (startsWithLower(value, "digest"))
                     response.authOffered |= kAuthDigest;
             }
             response.headers.keep(name, value);
@@ -538,21 +477,21 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
         m_reusable = keepAlive && status != 101;
         return response;
     }
-    Body body{request, response, status >= 200 && status < 300};
+    ResponseBody body(&request, &response);
     // Reads `count` bytes of body (nullopt: all until the connection closes).
-    const auto readBody = [&](std::optional<std::uint64_t> count) -> Result<Body::Took> {
+    const auto readBody = [&](std::optional<std::uint64_t> count) -> Result<ResponseBody::Took> {
         std::uint64_t left = count.value_or(~std::uint64_t(0));
         for (;;) {
             const std::size_t buffered = std::size_t(std::min<std::uint64_t>(left, m_end - m_begin));
             if (buffered > 0) {
-                const Body::Took took = body.take(m_in.data() + m_begin, buffered);
+                const ResponseBody::Took took = body.take(m_in.data() + m_begin, buffered);
                 m_begin += buffered;
                 left -= buffered;
-                if (took != Body::Took::More)
+                if (took != ResponseBody::Took::More)
                     return took;
             }
             if (left == 0)
-                return Body::Took::More;
+                return ResponseBody::Took::More;
             const std::span<std::byte> direct = body.direct();
             std::size_t got = 0;
             if (!direct.empty()) {
@@ -566,12 +505,12 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
                 m_end = got;
             }
             if (io == Io::Closed && !count)
-                return Body::Took::More; // the end of a body that lasts until the close
+                return ResponseBody::Took::More; // the end of a body that lasts until the close
             if (io != Io::Ok)
                 return ioError(io, request.url, "in the middle of the body of its answer");
         }
     };
-    Result<Body::Took> took = Body::Took::More;
+    Result<ResponseBody::Took> took = ResponseBody::Took::More;
     if (chunked) {
         for (;;) {
             if (!readLine())
@@ -589,7 +528,7 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
                 break;
             }
             took = readBody(size);
-            if (!took || *took != Body::Took::More)
+            if (!took || *took != ResponseBody::Took::More)
                 break;
             if (!readLine())
                 return ioError(io, request.url, "in the middle of a chunked body");
@@ -606,13 +545,13 @@ Result<Response> WireConnection::exchange(const Request &request, const UrlParts
     }
     if (!took)
         return took.error();
-    if (*took == Body::Took::TooLarge) {
+    if (*took == ResponseBody::Took::TooLarge) {
         if (request.into.empty())
             return Error(ErrorKind::Corrupt, "the server's answer is larger than expected");
         return transportError(CURLE_WRITE_ERROR, "the server's answer is larger than expected", request.url);
     }
-    if (*took == Body::Took::Overflow)
-        return response; // the rest is still on the wire: not reused
+    if (*took != ResponseBody::Took::More)
+        return response; // overflow: the rest is still on the wire, not reused
     m_reusable = keepAlive;
     if (m_reusable && m_in.size() > kInitialBuffer && m_begin == m_end) {
         m_in.resize(kInitialBuffer); // a large head once: not kept for every later request

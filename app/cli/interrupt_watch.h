@@ -11,7 +11,8 @@
 namespace strata::cli {
 
 // Ctrl-C and SIGTERM call a handler (a transfer pauses, a benchmark stops and cleans up)
-// instead of killing the process mid-write.
+// instead of killing the process mid-write. Either a thread waits for them (watch()), or
+// the caller asks now and then (arrived(): no thread, for a caller that waits anyway).
 class InterruptWatch {
 public:
     InterruptWatch()
@@ -44,6 +45,15 @@ public:
                 }
             }
         });
+    }
+    // Whether Ctrl-C or SIGTERM came since the last call (without watch()).
+    bool arrived()
+    {
+        const timespec now{0, 0};
+        if (sigtimedwait(&m_set, nullptr, &now) <= 0)
+            return false;
+        m_interrupted = true;
+        return true;
     }
     bool interrupted() const { return m_interrupted; }
 

@@ -215,8 +215,11 @@ int runTransfer(Context &context, const ArgParser &parser, TransferMode mode)
             return context.fail(created.error());
         id = *created;
     }
-    interrupts.watch([&queue, id] { (void)queue.pause(id); });
-    queue.wait(id);
+    // This thread only waits: it looks for Ctrl-C meanwhile (a pause within 50 ms) rather
+    // than start a thread to watch for it.
+    while (!queue.waitFor(id, std::chrono::milliseconds(50)))
+        if (interrupts.arrived())
+            (void)queue.pause(id);
     bar.end();
     auto report = queue.report(id);
     return printReport(context, report ? *report : TransferReport{}, json, interrupts.interrupted(), id);

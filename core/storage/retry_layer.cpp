@@ -1,4 +1,5 @@
 #include "core/storage/retry_layer.h"
+#include "core/storage/random.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +8,9 @@
 namespace strata {
 
 RetryLayer::RetryLayer(std::shared_ptr<Backend> inner, RetryPolicy policy)
-    : Layer(std::move(inner)), m_policy(std::move(policy)), m_rng(std::random_device{}())
+    // Seeded from getrandom(): a std::random_device costs a start-up tens of microseconds
+    // (it probes the CPU and opens a device) for four bytes.
+    : Layer(std::move(inner)), m_policy(std::move(policy)), m_rng(std::uint_fast32_t(randomU64()))
 {
     if (!m_policy.now)
         m_policy.now = [] { return std::chrono::steady_clock::now(); };

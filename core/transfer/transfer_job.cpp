@@ -268,7 +268,8 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
         }
     }
     const std::size_t jobs = options.jobs > 0 ? std::size_t(options.jobs) : 8;
-    WorkerPool fileWorkers(std::min<std::size_t>(jobs, std::max<std::size_t>(1, plan.files.size())));
+    // This thread copies files too: one thread fewer to start, none for a single file.
+    WorkerPool fileWorkers(std::min(jobs, std::max<std::size_t>(1, plan.files.size())) - 1);
     WorkerPool partWorkers(std::size_t(std::max(1, options.partsInFlight)));
     // Network sources read in the larger pieces they prefer (fewer requests); the bytes in
     // flight stay bounded by maxBytesInFlight either way.
@@ -338,7 +339,7 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
             }
         });
     }
-    group.wait();
+    fileWorkers.runUntilDone(group);
 }
 
 Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator &dst, CopyContext &context,

@@ -230,11 +230,21 @@ std::optional<TransferSpec> TransferQueue::spec(const std::string &id) const
 
 JobState TransferQueue::wait(const std::string &id)
 {
+    std::optional<JobState> state;
+    while (!(state = waitFor(id, std::chrono::hours(1)))) {
+    }
+    return *state;
+}
+
+std::optional<JobState> TransferQueue::waitFor(const std::string &id, std::chrono::milliseconds timeout)
+{
     std::unique_lock lock(m_mutex);
-    m_changed.wait(lock, [&] {
+    const bool over = m_changed.wait_for(lock, timeout, [&] {
         const Slot *slot = find(id);
         return !slot || (!slot->active && slot->job->state() != JobState::Queued);
     });
+    if (!over)
+        return std::nullopt;
     const Slot *slot = find(id);
     return slot ? slot->job->state() : JobState::Cancelled;
 }

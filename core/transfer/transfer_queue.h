@@ -46,6 +46,8 @@ public:
     std::optional<TransferSpec> spec(const std::string &id) const;
     // Waits until the job is neither queued nor running; returns its state.
     JobState wait(const std::string &id);
+    // The same for at most timeout: nothing when the job still runs then.
+    std::optional<JobState> waitFor(const std::string &id, std::chrono::milliseconds timeout);
 
 private:
     struct Slot {

@@ -22,7 +22,7 @@ void TaskGroup::wait()
 }
 
 WorkerPool::WorkerPool(std::size_t threads)
-    : m_capacity(std::max<std::size_t>(1, threads))
+    : m_capacity(threads)
 {
 }
 
@@ -58,6 +58,27 @@ void WorkerPool::submit(TaskGroup &group, std::function<void()> task)
         task();
         group.done();
     });
+}
+
+bool WorkerPool::runOne()
+{
+    std::function<void()> task;
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_queue.empty())
+            return false;
+        task = std::move(m_queue.front());
+        m_queue.pop_front();
+    }
+    task();
+    return true;
+}
+
+void WorkerPool::runUntilDone(TaskGroup &group)
+{
+    while (runOne()) {
+    }
+    group.wait();
 }
 
 void WorkerPool::run()

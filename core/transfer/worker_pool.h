@@ -26,7 +26,8 @@ private:
 // Up to a fixed number of threads running submitted tasks in order of submission. Threads
 // start when work arrives and no thread is idle, so a job with nothing to do in parallel
 // (an empty image, one small file) never pays for them. The pool owns its threads:
-// destruction runs what is queued, then joins.
+// destruction runs what is queued, then joins. A pool of 0 threads runs nothing on its own:
+// its caller does the work in runUntilDone().
 class WorkerPool {
 public:
     explicit WorkerPool(std::size_t threads);
@@ -38,9 +39,14 @@ public:
     // Runs task on the pool as part of group (group.add() is done here).
     void submit(TaskGroup &group, std::function<void()> task);
     std::size_t capacity() const { return m_capacity; }
+    // The calling thread takes queued tasks too, until none is left, then waits for the rest
+    // of group: a pool of N threads and a helping caller run N + 1 tasks at once, and a
+    // single task runs on the caller with no thread started for it.
+    void runUntilDone(TaskGroup &group);
 
 private:
     void run();
+    bool runOne(); // one queued task on the calling thread; false when none is queued
 
     std::mutex m_mutex;
     std::condition_variable m_cv;

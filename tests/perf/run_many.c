@@ -6,7 +6,7 @@
  *   -c       cold: sync and drop the page cache before each run (root), then run
  *            `CMD --version` so the program itself is loaded, not what it works on
  *   -r FILE  remove FILE before each run (the output of the previous one)
- *   -v       also print each run: wall, user and sys CPU (us), minor faults, voluntary and
+ *   -v       also print each run: wall, user and sys CPU (us), minor and major faults, voluntary and
  *            involuntary context switches (to see where a slow run's time went)
  * Prints the median wall time and the mean CPU time (user + sys, from wait4) in
  * microseconds. The command's output goes to /dev/null; a failed run stops everything. */
@@ -88,9 +88,9 @@ int main(int argc, char **argv)
         }
         wall[i] = (end.tv_sec - start.tv_sec) * 1000000L + (end.tv_nsec - start.tv_nsec) / 1000;
         if (verbose)
-            printf("run %d wall %ld us user %ld us sys %ld us minflt %ld nvcsw %ld nivcsw %ld\n", i + 1, wall[i],
+            printf("run %d wall %ld us user %ld us sys %ld us minflt %ld majflt %ld nvcsw %ld nivcsw %ld\n", i + 1, wall[i],
                    usage.ru_utime.tv_sec * 1000000L + usage.ru_utime.tv_usec, usage.ru_stime.tv_sec * 1000000L + usage.ru_stime.tv_usec,
-                   usage.ru_minflt, usage.ru_nvcsw, usage.ru_nivcsw);
+                   usage.ru_minflt, usage.ru_majflt, usage.ru_nvcsw, usage.ru_nivcsw);
         cpu += (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6 + (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
     }
     qsort(wall, (size_t)n, sizeof *wall, compare);

@@ -5,7 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace strata {
@@ -57,5 +59,8 @@ Result<StreamTotals> zstdDecompress(const StreamRead &read, const StreamWrite &w
 // Whether a name is a zstd file by its suffix (".zst", case-insensitive, with a
 // non-empty stem: a bare ".zst" is a hidden file, not compressed data).
 bool isZstdName(std::string_view name);
+
+// libzstd is opened on first use (zstd_loader.cpp): why it cannot be, if it cannot.
+std::optional<std::string> zstdUnavailable();
 
 } // namespace strata

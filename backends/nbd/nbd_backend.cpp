@@ -368,19 +368,31 @@ Result<std::vector<Extent>> NbdBackend::extentsOf(std::uint64_t offset, std::uin
     while (true) {
         Batch batch;
         bool any = false;
-        for (std::size_t i = 0; i < work.size(); ++i) {
-            auto &slice = work[i];
-            if (slice.pos >= slice.end)
-                continue;
-            any = true;
-            commands[i] = {nullptr, &batch, &slice.found, slice.pos};
-            const std::uint64_t at = slice.pos;
-            const std::uint64_t n = std::min(kMaxStatus, slice.end - slice.pos);
-            const nbd_extent_callback extents{.callback = &onExtents, .user_data = &commands[i], .free = nullptr};
-            next().submit(commands[i],
-                          [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_block_status(h, n, at, extents, cb, 0); },
-                          "block status");
-        }
+        // Asks every unfinished slice through `submit(command, issue, what)`.
+        auto askAll = [&](auto &&submit) {
+            for (std::size_t i = 0; i < work.size(); ++i) {
+                auto &slice = work[i];
+                if (slice.pos >= slice.end)
+                    continue;
+                any = true;
+                commands[i] = {nullptr, &batch, &slice.found, slice.pos};
+                const std::uint64_t at = slice.pos;
+                const std::uint64_t n = std::min(kMaxStatus, slice.end - slice.pos);
+                const nbd_extent_callback extents{.callback = &onExtents, .user_data = &commands[i], .free = nullptr};
+                submit(commands[i],
+                       [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_block_status(h, n, at, extents, cb, 0); },
+                       "block status");
+            }
+        };
+        // Before data moves there is one connection and no I/O thread: this thread asks
+        // and reads the answers itself.
+        Connection &first = *m_connections[0];
+        const bool here = m_live.load(std::memory_order_acquire) == 1 && work.size() <= first.slots()
+            && first.driveHere(batch, askAll);
+        if (!here)
+            askAll([this](Connection::Command &command, auto &&issue, std::string_view what) {
+                next().submit(command, std::forward<decltype(issue)>(issue), what);
+            });
         if (!any)
             break;
         if (auto st = batch.wait("block status"); !st)

@@ -48,6 +48,11 @@ public:
         if (--m_pending == 0)
             m_idle.notify_all();
     }
+    bool idle()
+    {
+        std::lock_guard lock(m_mutex);
+        return m_pending == 0;
+    }
     // Waits for every command; the error of the first that failed, if any.
     Status wait(std::string_view what)
     {
@@ -72,6 +77,9 @@ private:
 // (rung after each submission so a pending send is noticed) and runs libnbd's state
 // machine; completions run there. Commands may be submitted from any thread; at most
 // `slots` are in flight, further submitters wait.
+// The thread starts with the first command that needs it. Until then a caller may drive
+// the connection itself (driveHere): a look at an image — its size, its block status, an
+// empty image's whole copy — costs no thread and no hand-over between threads.
 class Connection {
 public:
     using Connect = std::function<Result<nbd_handle *>()>;
@@ -82,7 +90,6 @@ public:
         , m_slots(slots)
         , m_connect(std::move(connect))
     {
-        m_thread = std::jthread([this] { run(); });
     }
 
     ~Connection()
@@ -108,9 +115,41 @@ public:
     };
 
     // Submits one command (issue: a libnbd aio call taking the completion callback) and
-    // accounts for it in `batch`.
+    // accounts for it in `batch`; the I/O thread completes it.
     template <typename Issue>
     void submit(Command &command, Issue &&issue, std::string_view what)
+    {
+        startThread();
+        issueCommand(command, std::forward<Issue>(issue), what);
+    }
+
+    // When no I/O thread drives this connection yet and no other caller is driving it:
+    // runs `submitAll(Submit)` — which submits at most `slots` commands of `batch` through the
+    // Submit it is given, (Command &, Issue, what) — then libnbd's state machine on this
+    // thread until the batch has completed, and returns true. Otherwise returns false and
+    // does nothing: the caller uses submit() and Batch::wait().
+    template <typename SubmitAll>
+    bool driveHere(Batch &batch, SubmitAll &&submitAll)
+    {
+        if (m_threadRunning.load(std::memory_order_acquire))
+            return false;
+        std::unique_lock drive(m_driveMutex, std::try_to_lock);
+        if (!drive.owns_lock() || m_threadRunning.load(std::memory_order_relaxed))
+            return false;
+        submitAll([this](Command &command, auto &&issue, std::string_view what) {
+            issueCommand(command, std::forward<decltype(issue)>(issue), what);
+        });
+        while (!batch.idle())
+            if (!turn(false))
+                break; // dead: libnbd has completed the batch's commands with an error
+        return true;
+    }
+
+    std::size_t slots() const { return m_slots; }
+
+private:
+    template <typename Issue>
+    void issueCommand(Command &command, Issue &&issue, std::string_view what)
     {
         acquire();
         command.connection = this;
@@ -142,6 +181,7 @@ public:
             ring();
     }
 
+public:
     static Error closedError()
     {
         Error error(ErrorKind::Network, "the NBD server closed the connection");
@@ -161,6 +201,18 @@ private:
 
     static bool gone(nbd_handle *h) { return nbd_aio_is_dead(h) || nbd_aio_is_closed(h); }
 
+    void startThread()
+    {
+        if (m_threadRunning.load(std::memory_order_acquire))
+            return;
+        std::lock_guard drive(m_driveMutex); // waits for a caller driving it (driveHere)
+        if (m_threadRunning.load(std::memory_order_relaxed))
+            return;
+        std::unique_lock lock(m_handleMutex);
+        m_thread = std::jthread([this] { run(); });
+        m_threadRunning.store(true, std::memory_order_release);
+    }
+
     void stopThread()
     {
         m_stopping = true;
@@ -174,6 +226,7 @@ private:
         std::unique_lock lock(m_handleMutex);
         if (!gone(m_handle))
             return {}; // another thread reconnected it meanwhile
+        const bool threaded = m_threadRunning.load(std::memory_order_relaxed);
         stopThread();
         auto fresh = m_connect();
         if (!fresh) {
@@ -181,13 +234,15 @@ private:
                                                 + fresh.error().cause());
             error.setTemporary(true);
             m_stopping = false;
-            m_thread = std::jthread([this] { run(); }); // exits at once on the dead handle
+            if (threaded)
+                m_thread = std::jthread([this] { run(); }); // exits at once on the dead handle
             return error;
         }
         nbd_close(m_handle);
         m_handle = *fresh;
         m_stopping = false;
-        m_thread = std::jthread([this] { run(); });
+        if (threaded)
+            m_thread = std::jthread([this] { run(); });
         return {};
     }
 
@@ -211,32 +266,35 @@ private:
 
     void run()
     {
-        while (!m_stopping) {
-            const int fd = nbd_aio_get_fd(m_handle);
-            if (fd < 0)
-                return; // closed or dead: in-flight commands were completed with an error
-            const unsigned dir = nbd_aio_get_direction(m_handle);
-            pollfd fds[2] = {{m_event, POLLIN, 0},
-                             {fd, short(((dir & LIBNBD_AIO_DIRECTION_READ) ? POLLIN : 0)
-                                        | ((dir & LIBNBD_AIO_DIRECTION_WRITE) ? POLLOUT : 0)),
-                              0}};
-            if (::poll(fds, 2, -1) < 0) {
-                if (errno == EINTR)
-                    continue;
-                return;
-            }
-            if (fds[0].revents & POLLIN) {
-                std::uint64_t drained;
-                [[maybe_unused]] auto n = ::read(m_event, &drained, sizeof drained);
-            }
-            int rc = 0;
-            if (fds[1].revents & (POLLIN | POLLHUP | POLLERR))
-                rc = nbd_aio_notify_read(m_handle);
-            else if (fds[1].revents & POLLOUT)
-                rc = nbd_aio_notify_write(m_handle);
-            if (rc == -1 && (nbd_aio_is_dead(m_handle) || nbd_aio_is_closed(m_handle)))
-                return;
+        while (!m_stopping && turn(true)) {
         }
+    }
+
+    // Waits for the socket (and, for the I/O thread, the eventfd) and moves libnbd's state
+    // machine on; false once the connection is closed or dead (libnbd has then completed
+    // every command in flight with an error).
+    bool turn(bool withEvent)
+    {
+        const int fd = nbd_aio_get_fd(m_handle);
+        if (fd < 0)
+            return false;
+        const unsigned dir = nbd_aio_get_direction(m_handle);
+        pollfd fds[2] = {{fd, short(((dir & LIBNBD_AIO_DIRECTION_READ) ? POLLIN : 0)
+                                    | ((dir & LIBNBD_AIO_DIRECTION_WRITE) ? POLLOUT : 0)),
+                          0},
+                         {m_event, POLLIN, 0}};
+        if (::poll(fds, withEvent ? 2 : 1, -1) < 0)
+            return errno == EINTR;
+        if (withEvent && (fds[1].revents & POLLIN)) {
+            std::uint64_t drained;
+            [[maybe_unused]] auto n = ::read(m_event, &drained, sizeof drained);
+        }
+        int rc = 0;
+        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR))
+            rc = nbd_aio_notify_read(m_handle);
+        else if (fds[0].revents & POLLOUT)
+            rc = nbd_aio_notify_write(m_handle);
+        return !(rc == -1 && gone(m_handle));
     }
 
     nbd_handle *m_handle;
@@ -248,6 +306,8 @@ private:
     std::atomic<bool> m_stopping{false};
     Connect m_connect;
     std::shared_mutex m_handleMutex; // exclusive while the handle is replaced
+    std::mutex m_driveMutex;         // held by a caller driving the connection, and to start the thread
+    std::atomic<bool> m_threadRunning{false};
     std::jthread m_thread;
 };
 

@@ -440,6 +440,43 @@ case_server_restart() {
   echo "server restart: the copy completed in $(since "$t0") s across a server kill and restart"
 }
 
+# Block status before any data moves is asked and answered on the calling thread (no I/O
+# thread yet): a server killed while the question waits fails it clearly and quickly, and a
+# server back on the same socket is connected again and answers the retry.
+case_status_server_gone() {
+  serve c11 --filter=delay memory 1G delay-extents=2 || return
+  local u=$uri t0 rc err
+  t0=$EPOCHREALTIME
+  timeout 60 "$STRATA" extents "$u" >"$work/c11.out" 2>"$work/c11.err" &
+  cp_pid=$!
+  sleep 0.5
+  kill -0 "$cp_pid" 2>/dev/null && pass || fail "status, server gone: extents ended before the server was killed"
+  kill -KILL "$(cat "$srv/c11.pid")"
+  wait "$cp_pid"; rc=$?; cp_pid=""
+  err=$(cat "$work/c11.err")
+  echo "status, server gone: strata extents exited $rc after $(since "$t0") s: $err"
+  [ "$rc" -eq 1 ] && pass || fail "status, server gone: exit $rc, wanted 1 (124: still waiting after 60 s)"
+  contains "status, server gone" "$err" "closed the connection"
+  one_error "status, server gone" "$err"
+
+  serve c11 --filter=delay memory 1G delay-extents=1 || return
+  u=$uri
+  local o=$work/c11; mkdir -p "$o"
+  t0=$EPOCHREALTIME
+  "$STRATA" cp "$u" "$o/x.img" >"$work/c11b.out" 2>"$work/c11b.err" &
+  local copier=$!
+  sleep 0.3
+  kill -KILL "$(cat "$srv/c11.pid")"
+  sleep 0.3
+  serve c11 memory 1G || return
+  wait "$copier"; rc=$?
+  echo "status, server restarted: strata cp exited $rc after $(since "$t0") s: $(cat "$work/c11b.err")"
+  [ "$rc" -eq 0 ] && pass || fail "status, server restarted: exit $rc: $(cat "$work/c11b.err")"
+  [ "$(stat -c %s "$o/x.img" 2>/dev/null)" = $((1 << 30)) ] && pass \
+    || fail "status, server restarted: the copy is not 1 GiB: $(ls -l "$o" 2>&1)"
+  [ "$(du -k "$o/x.img" | cut -f1)" -lt 1024 ] && pass || fail "status, server restarted: the empty image's copy is not sparse"
+}
+
 t_all=$EPOCHREALTIME
 run_case "1 stat/ls/extents" case_stat_ls_extents
 run_case "2 file -> NBD -> file" case_file_round_trip
@@ -451,6 +488,7 @@ run_case "7 null: and --progress-fd" case_null_progress
 run_case "8 bad input and faults" case_bad_input
 run_case "9 1% read errors" case_flaky_reads
 run_case "10 server restarted mid-copy" case_server_restart
+run_case "11 block status, server gone" case_status_server_gone
 
 printf '%s\n' "${timings[@]}"
 echo "total $(since "$t_all") s"

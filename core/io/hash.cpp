@@ -7,6 +7,9 @@
 #include <cpuid.h>
 #include <immintrin.h>
 #define STRATA_SHA_NI 1
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h> // glibc >= 2.33: the CPU features it found at start-up
+#endif
 #endif
 
 namespace strata {
@@ -151,12 +154,18 @@ __attribute__((target("sha,sse4.1,ssse3"))) void sha256Instructions(std::uint32_
 
 bool cpuHasShaInstructions()
 {
+#ifdef CPU_FEATURE_ACTIVE
+    // What glibc learnt at start-up: no CPUID of our own, which in a virtual machine is a
+    // trap to the hypervisor (~5 us each here; four made ~1/200 of an empty image's copy).
+    return CPU_FEATURE_ACTIVE(SHA) && CPU_FEATURE_ACTIVE(SSE4_1) && CPU_FEATURE_ACTIVE(SSSE3);
+#else
     unsigned a = 0, b = 0, c = 0, d = 0;
     if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1) || !(c & bit_SSSE3))
         return false;
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
         return false;
     return (b & (1u << 29)) != 0; // CPUID.(EAX=7,ECX=0):EBX.SHA[bit 29]
+#endif
 }
 #endif
 

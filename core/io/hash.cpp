@@ -7,8 +7,10 @@
 #include <cpuid.h>
 #include <immintrin.h>
 #define STRATA_SHA_NI 1
-#if __has_include(<sys/platform/x86.h>)
-#include <sys/platform/x86.h> // glibc >= 2.33: the CPU features it found at start-up
+// glibc >= 2.33: the CPU features it found at start-up (its header is C, with _Bool, which
+// clang does not take in C++; clang builds ask CPUID).
+#if __has_include(<sys/platform/x86.h>) && !defined(__clang__)
+#include <sys/platform/x86.h>
 #endif
 #endif
 

@@ -261,6 +261,8 @@ Status WebDavBackend::put(std::string_view path, std::span<const std::byte> data
     if (data.size() > kSinglePutLimit)
         return Backend::put(path, data, options);
     const std::string temp = temporaryPath(path);
+    if (options.onPending)
+        options.onPending(std::string(baseName(temp)));
     http::Request request;
     request.body = data; // straight from the caller's memory
     if (auto st = upload(temp, std::move(request)); !st) {
@@ -286,6 +288,16 @@ Status WebDavBackend::publish(std::string_view temp, std::string_view path, bool
     if (!st)
         discard(temp);
     return st;
+}
+
+void WebDavBackend::discardPending(std::string_view path, const std::string &token)
+{
+    // The token is the temporary name an upload announced (onPending) before its first byte
+    // left: a process killed between PUT and MOVE left it behind. Only such names are
+    // removed, whatever the journal says.
+    if (!isTemporaryName(token))
+        return;
+    discard(joinPath(parentPath(path), token));
 }
 
 void WebDavBackend::discard(std::string_view path)

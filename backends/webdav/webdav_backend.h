@@ -31,6 +31,7 @@ public:
                                     const ObjectVersion &version) override;
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
     Status put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options) override;
+    void discardPending(std::string_view path, const std::string &token) override;
     Status remove(std::string_view path) override;
     Status removeMany(std::span<const std::string> paths) override;
     Status createDir(std::string_view path) override;

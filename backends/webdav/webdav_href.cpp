@@ -51,6 +51,19 @@ std::optional<std::string> hrefPath(std::string_view href, std::string_view orig
     return std::move(*normal);
 }
 
+namespace {
+constexpr std::string_view kTemporaryPrefix = ".strata-upload-";
+}
+
+bool isTemporaryName(std::string_view name)
+{
+    if (!name.starts_with(kTemporaryPrefix) || name.find('/') != std::string_view::npos)
+        return false;
+    const std::string_view tag = name.substr(kTemporaryPrefix.size(), 16);
+    return tag.size() == 16 && tag.find_first_not_of("0123456789abcdef") == std::string_view::npos
+        && (name.size() == kTemporaryPrefix.size() + 16 || name[kTemporaryPrefix.size() + 16] == '-');
+}
+
 std::string temporaryPath(std::string_view path)
 {
     char tag[17];
@@ -58,7 +71,7 @@ std::string temporaryPath(std::string_view path)
     // The final name is kept when short, so a left-over upload (a killed process) says
     // what it was; a long one would push the name past the server's limit.
     const std::string_view name = baseName(path);
-    return joinPath(parentPath(path), ".strata-upload-" + std::string(tag) + (name.size() <= 100 ? "-" + std::string(name) : ""));
+    return joinPath(parentPath(path), std::string(kTemporaryPrefix) + tag + (name.size() <= 100 ? "-" + std::string(name) : ""));
 }
 
 } // namespace strata::webdav

@@ -19,5 +19,7 @@ std::optional<std::string> hrefPath(std::string_view href, std::string_view orig
 // Where an upload to `path` waits for its commit: a unique hidden name in the same
 // collection (the MOVE that publishes it is then a rename on the server's disk).
 std::string temporaryPath(std::string_view path);
+// Whether `name` (one path segment) is such a temporary name.
+bool isTemporaryName(std::string_view name);
 
 } // namespace strata::webdav

@@ -15,6 +15,15 @@ WebDavWriter::WebDavWriter(std::shared_ptr<WebDavBackend> backend, std::string p
         m_buffer.reserve(std::size_t(*m_options.sizeHint));
 }
 
+void WebDavWriter::announce()
+{
+    // Before the server sees a byte: a process killed between this upload's PUT and its
+    // MOVE leaves the temporary file, and the next run finds its name in the journal.
+    m_sentSome = true;
+    if (m_options.onPending)
+        m_options.onPending(std::string(baseName(m_temp)));
+}
+
 WebDavWriter::~WebDavWriter()
 {
     abort();
@@ -53,7 +62,7 @@ Status WebDavWriter::startStream()
     auto scheme = m_backend->authSchemeFor(parentPath(m_path));
     if (!scheme)
         return std::move(scheme).error();
-    m_sentSome = true;
+    announce();
     http::Request request;
     request.source = [this](std::span<std::byte> out) { return pull(out); };
     request.sourceSize = m_options.sizeHint; // none: sent chunked
@@ -137,7 +146,7 @@ Status WebDavWriter::commit()
     } else if (m_thread.joinable()) {
         sent = finishStream();
     } else {
-        m_sentSome = true;
+        announce();
         http::Request request;
         request.body = m_buffer;
         sent = m_backend->upload(m_temp, std::move(request));

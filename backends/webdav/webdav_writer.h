@@ -37,6 +37,7 @@ public:
     std::optional<std::uint64_t> committedSize() const override { return m_committed; }
 
 private:
+    void announce(); // the temporary name goes to WriteOptions::onPending before the first PUT
     Status startStream();
     // Gives `data` to the streamed PUT; returns once curl has taken all of it.
     Status handOver(std::span<const std::byte> data);

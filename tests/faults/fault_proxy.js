@@ -12,6 +12,8 @@
 //   trace=1     also log every request, query included ("req METHOD PATH?QUERY")
 //   port=P      listen on P (default: a port the kernel picks), e.g. to stand in for an
 //               earlier proxy with no faults, so a rerun reaches the server by the same URI
+//   hold=METHOD requests of METHOD (MOVE, PUT, ...) are never forwarded nor answered
+//               ("hold METHOD PATH"): the client waits, e.g. to be killed right there
 // Prints "listening PORT" once it listens on 127.0.0.1.
 'use strict';
 
@@ -19,8 +21,10 @@ const http = require('http');
 const fs = require('fs');
 
 const [targetPort, logPath, ...opts] = process.argv.slice(2);
-const conf = { fail: 0, cut: 0, delay: 0, seed: 1, port: 0, trace: 0 };
+const conf = { fail: 0, cut: 0, delay: 0, seed: 1, port: 0, trace: 0, hold: '' };
 for (const o of opts) {
+  const h = /^hold=([A-Z]+)$/.exec(o);
+  if (h) { conf.hold = h[1]; continue; }
   const m = /^(fail|cut|delay|seed|port|trace)=([0-9.]+)$/.exec(o);
   if (!m) { console.error(`fault_proxy: bad option ${o}`); process.exit(2); }
   conf[m[1]] = Number(m[2]);
@@ -71,6 +75,11 @@ function forward(req, res, cutAfter) {
 
 const server = http.createServer((req, res) => {
   if (conf.trace) fs.writeSync(log, `req ${req.method} ${req.url}\n`);
+  if (req.method === conf.hold) {
+    record('hold', req);
+    req.resume(); // read the body, answer never
+    return;
+  }
   const go = () => {
     const roll = random();
     if (roll < conf.fail) {

@@ -7,6 +7,8 @@
 #   commands       the commands on the shared lighttpd (Basic-auth area), byte-identical round trips
 #   messages       wrong password, password in the URI, no credentials (shared lighttpd)
 #   killed-upload  lighttpd killed mid-upload, then the same copy against a live server (own lighttpd)
+#   killed-before-move  strata killed between an upload's PUT and its MOVE (a proxy holds the
+#                  MOVE), then the same copy again: done, and the temporary file is gone
 set -u
 STRATA=$(readlink -f "$1")
 CASE=$2
@@ -152,11 +154,69 @@ case_killed_upload() {
   [ "$out" = big.bin ] && pass || fail "the directory holds more than big.bin: $out"
 }
 
+case_killed_before_move() {
+  # Our own lighttpd behind fault_proxy.js, which holds every MOVE: the PUT of each file's
+  # temporary copy completes, then strata waits for the MOVE that publishes it and is killed.
+  command -v node >/dev/null || { echo "FAIL: node is missing (scripts/test installs it)"; exit 1; }
+  own_server=$work/lighttpd
+  local endpoint root port proxy_pid=""
+  endpoint=$(bash "$LIGHTTPD_SH" start "$own_server") || { echo "FAIL: cannot start lighttpd"; exit 1; }
+  root=$(cat "$own_server/lighttpd.datadir")/root
+  port=${endpoint##*:}
+  proxy() { # OPTIONS...: a proxy to lighttpd; sets proxy_port (the same port again when port= is given)
+    rm -f "$work/proxy.out"
+    node "$HERE/../faults/fault_proxy.js" "$port" "$work/proxy.log" "$@" >"$work/proxy.out" 2>&1 &
+    proxy_pid=$!
+    local i
+    for ((i = 0; i < 250; i++)); do
+      proxy_port=$(sed -n 's/^listening //p' "$work/proxy.out")
+      [ -n "$proxy_port" ] && return 0
+      sleep 0.02
+    done
+    echo "FAIL: fault_proxy.js did not start: $(cat "$work/proxy.out")"; exit 1
+  }
+  mkdir -p "$work/tree/d"
+  local i
+  for i in 1 2 3; do head -c $((i * 40000)) /dev/urandom >"$work/tree/d/f$i.bin"; done
+  proxy hold=MOVE
+  local dst="webdav://127.0.0.1:$proxy_port/open/up"
+  "$STRATA" cp -r --jobs 2 "$work/tree/d" "$dst" >"$work/cp.out" 2>"$work/cp.err" &
+  local cp_pid=$!
+  for ((i = 0; i < 500; i++)); do
+    [ "$(grep -c '^hold MOVE' "$work/proxy.log" 2>/dev/null)" -ge 2 ] && break
+    sleep 0.02
+  done
+  kill -KILL "$cp_pid"; wait "$cp_pid" 2>/dev/null
+  local held during
+  held=$(grep -c '^hold MOVE' "$work/proxy.log")
+  during=$(cd "$root/open/up" 2>/dev/null && ls -A)
+  echo "killed-before-move: strata killed while $held MOVE(s) waited; the server held: $(tr '\n' ' ' <<<"$during")"
+  [ "$held" -ge 2 ] && pass || fail "strata never asked to MOVE two uploads (proxy log: $(cat "$work/proxy.log"))"
+  [ "$(grep -c '^\.strata-upload-' <<<"$during")" -ge 2 ] && pass \
+    || fail "the killed run left no temporary uploads to clean up: $during"
+  grep -qxE 'f[123]\.bin' <<<"$during" && fail "a file was published although its MOVE never reached the server" || pass
+
+  # The same copy, through a proxy that holds nothing on the same port: the journal tells
+  # the rerun what the killed run left on the server.
+  kill "$proxy_pid"; wait "$proxy_pid" 2>/dev/null
+  proxy "port=$proxy_port"
+  expect 0 "copy again after the kill" -- "$STRATA" cp -r --jobs 2 "$work/tree/d" "$dst"
+  kill "$proxy_pid"; wait "$proxy_pid" 2>/dev/null
+  local after
+  after=$(cd "$root/open/up" && ls -A)
+  [ "$after" = $'f1.bin\nf2.bin\nf3.bin' ] && pass || fail "the destination holds more or less than the three files: $(tr '\n' ' ' <<<"$after")"
+  for i in 1 2 3; do
+    cmp -s "$work/tree/d/f$i.bin" "$root/open/up/f$i.bin" && pass || fail "f$i.bin is not byte-identical"
+  done
+  [ -z "$(find "$STRATA_STATE_DIR" -type f 2>/dev/null)" ] && pass || fail "a journal was left: $(find "$STRATA_STATE_DIR" -type f)"
+}
+
 case "$CASE" in
   commands) case_commands ;;
   messages) case_messages ;;
   killed-upload) case_killed_upload ;;
-  *) echo "usage: webdav_cli_test.sh STRATA commands|messages|killed-upload" >&2; exit 2 ;;
+  killed-before-move) case_killed_before_move ;;
+  *) echo "usage: webdav_cli_test.sh STRATA commands|messages|killed-upload|killed-before-move" >&2; exit 2 ;;
 esac
 
 echo "$checks checks passed, $failures failed"

@@ -86,6 +86,7 @@ private Q_SLOTS:
     void statusesMapToKinds();
     void redirectIsNamedWithoutItsQuery();
     void connectionResetIsTemporary();
+    void onlyOurTemporaryUploadsAreDiscarded();
 
 private:
     // A URI on the shared lighttpd: `area` is open, auth or digest.
@@ -369,6 +370,25 @@ void WebDavFaults::redirectIsNamedWithoutItsQuery()
     auto stat = op.stat("/moved/x");
     REQUIRE_ERROR(stat, ErrorKind::InvalidInput, "the server redirects PROPFIND to " + stub.endpoint() + "/elsewhere/ (HTTP 301); use that address");
     QVERIFY2(!leaks(stat.error(), "SECRET-TOKEN"), "the redirect's query was printed");
+}
+
+void WebDavFaults::onlyOurTemporaryUploadsAreDiscarded()
+{
+    // A journal names the temporary uploads a killed run left (WriteOptions::onPending);
+    // whatever it says, only a name of that form, next to the file, is ever deleted.
+    OPEN_STUB("status");
+    const auto before = stub.requests().size();
+    for (const char *hostile : {"../file.bin", "file.bin", ".strata-upload-0123456789abcdef/../../x", ".strata-upload-xyz",
+                                ".strata-upload-0123456789ABCDEF-file.bin", ".strata-upload-0123456789abcdefX", ""})
+        op.discardPending("/404/file.bin", hostile);
+    QCOMPARE(stub.requests().size(), before);
+    op.discardPending("/404/file.bin", ".strata-upload-0123456789abcdef-file.bin");
+    op.discardPending("/404/sub/other", ".strata-upload-fedcba9876543210");
+    const auto all = stub.requests();
+    const std::vector<std::string> sent(all.begin() + std::ptrdiff_t(before), all.end());
+    const std::vector<std::string> wanted = {"DELETE /404/.strata-upload-0123456789abcdef-file.bin",
+                                             "DELETE /404/sub/.strata-upload-fedcba9876543210"};
+    QCOMPARE(sent, wanted);
 }
 
 void WebDavFaults::connectionResetIsTemporary()

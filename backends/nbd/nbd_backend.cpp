@@ -238,13 +238,9 @@ Result<std::size_t> NbdBackend::read(std::string_view path, std::uint64_t offset
     Batch batch;
     std::vector<Connection::Command> commands((total + step - 1) / step);
     for (std::size_t i = 0, done = 0; done < total; ++i, done += step) {
-        const std::size_t n = std::min(step, total - done);
-        commands[i].batch = &batch;
-        void *into = buffer.data() + done;
-        const std::uint64_t at = offset + done;
-        nextForData().submit(commands[i],
-                      [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_pread(h, into, n, at, cb, 0); },
-                      "read");
+        commands[i] = {.batch = &batch, .op = Connection::Command::Op::Read, .data = buffer.data() + done,
+                       .length = std::min(step, total - done), .offset = offset + done};
+        nextForData().submit(commands[i]);
     }
     if (auto st = batch.wait("read"); !st)
         return std::move(st).error();
@@ -262,13 +258,11 @@ Status NbdBackend::pwrite(std::uint64_t offset, std::span<const std::byte> data)
     Batch batch;
     std::vector<Connection::Command> commands((data.size() + step - 1) / step);
     for (std::size_t i = 0, done = 0; done < data.size(); ++i, done += step) {
-        const std::size_t n = std::min(step, data.size() - done);
-        commands[i].batch = &batch;
-        const void *from = data.data() + done;
-        const std::uint64_t at = offset + done;
-        nextForData().submit(commands[i],
-                      [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_pwrite(h, from, n, at, cb, 0); },
-                      "write");
+        // libnbd only reads from a write's buffer.
+        commands[i] = {.batch = &batch, .op = Connection::Command::Op::Write,
+                       .data = const_cast<std::byte *>(data.data() + done), .length = std::min(step, data.size() - done),
+                       .offset = offset + done};
+        nextForData().submit(commands[i]);
     }
     return batch.wait("write");
 }
@@ -292,11 +286,9 @@ Status NbdBackend::zero(std::uint64_t offset, std::uint64_t length)
     std::vector<Connection::Command> commands((length + kMaxCommand - 1) / kMaxCommand);
     for (std::size_t i = 0; i < commands.size(); ++i) {
         const std::uint64_t at = offset + i * kMaxCommand;
-        const std::uint64_t n = std::min(kMaxCommand, offset + length - at);
-        commands[i].batch = &batch;
-        nextForData().submit(commands[i],
-                      [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_zero(h, n, at, cb, 0); },
-                      "write zeroes");
+        commands[i] = {.batch = &batch, .op = Connection::Command::Op::Zero, .length = std::min(kMaxCommand, offset + length - at),
+                       .offset = at};
+        nextForData().submit(commands[i]);
     }
     return batch.wait("write zeroes");
 }
@@ -311,37 +303,11 @@ Status NbdBackend::flush()
     const std::size_t live = m_live.load(std::memory_order_acquire);
     std::vector<Connection::Command> commands(live);
     for (std::size_t i = 0; i < live; ++i) {
-        commands[i].batch = &batch;
-        m_connections[i]->submit(commands[i],
-                                 [](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_flush(h, cb, 0); },
-                                 "flush");
+        commands[i] = {.batch = &batch, .op = Connection::Command::Op::Flush};
+        m_connections[i]->submit(commands[i]);
     }
     return batch.wait("flush");
 }
-
-namespace {
-
-int onExtents(void *user, const char *context, std::uint64_t offset, std::uint32_t *entries, std::size_t count, int *error)
-{
-    (void)offset;
-    (void)error;
-    if (std::strcmp(context, LIBNBD_CONTEXT_BASE_ALLOCATION) != 0)
-        return 0;
-    auto *command = static_cast<Connection::Command *>(user);
-    std::uint64_t pos = command->offset;
-    for (std::size_t i = 0; i + 1 < count; i += 2) {
-        const std::uint64_t length = entries[i];
-        const std::uint32_t flags = entries[i + 1];
-        ExtentKind kind = ExtentKind::Data;
-        if (flags & LIBNBD_STATE_ZERO)
-            kind = (flags & LIBNBD_STATE_HOLE) ? ExtentKind::Hole : ExtentKind::Zero;
-        command->extents->push_back({pos, length, kind});
-        pos += length;
-    }
-    return 0;
-}
-
-} // namespace
 
 Result<std::vector<Extent>> NbdBackend::extentsOf(std::uint64_t offset, std::uint64_t length)
 {
@@ -368,20 +334,17 @@ Result<std::vector<Extent>> NbdBackend::extentsOf(std::uint64_t offset, std::uin
     while (true) {
         Batch batch;
         bool any = false;
-        // Asks every unfinished slice through `submit(command, issue, what)`.
+        // Asks every unfinished slice through `submit(command)`.
         auto askAll = [&](auto &&submit) {
             for (std::size_t i = 0; i < work.size(); ++i) {
                 auto &slice = work[i];
                 if (slice.pos >= slice.end)
                     continue;
                 any = true;
-                commands[i] = {nullptr, &batch, &slice.found, slice.pos};
-                const std::uint64_t at = slice.pos;
-                const std::uint64_t n = std::min(kMaxStatus, slice.end - slice.pos);
-                const nbd_extent_callback extents{.callback = &onExtents, .user_data = &commands[i], .free = nullptr};
-                submit(commands[i],
-                       [&](nbd_handle *h, nbd_completion_callback cb) { return nbd_aio_block_status(h, n, at, extents, cb, 0); },
-                       "block status");
+                commands[i] = {.batch = &batch, .op = Connection::Command::Op::BlockStatus,
+                               .length = std::min(kMaxStatus, slice.end - slice.pos), .offset = slice.pos,
+                               .extents = &slice.found};
+                submit(commands[i]);
             }
         };
         // Before data moves there is one connection and no I/O thread: this thread asks
@@ -390,9 +353,7 @@ Result<std::vector<Extent>> NbdBackend::extentsOf(std::uint64_t offset, std::uin
         const bool here = m_live.load(std::memory_order_acquire) == 1 && work.size() <= first.slots()
             && first.driveHere(batch, askAll);
         if (!here)
-            askAll([this](Connection::Command &command, auto &&issue, std::string_view what) {
-                next().submit(command, std::forward<decltype(issue)>(issue), what);
-            });
+            askAll([this](Connection::Command &command) { next().submit(command); });
         if (!any)
             break;
         if (auto st = batch.wait("block status"); !st)

@@ -47,6 +47,11 @@ public:
 
     Capabilities capabilities() const override;
     std::size_t preferredIoSize() const override { return 4u << 20; }
+    // Every slot of every connection it will have (not only those made so far).
+    std::uint64_t preferredBytesInFlight() const override
+    {
+        return std::uint64_t(m_wanted) * m_config.requestsPerConnection * m_config.requestSize;
+    }
     Uri uriFor(std::string_view path) const override;
     Result<Entry> stat(std::string_view path) override;
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override;

@@ -59,4 +59,25 @@ Error libraryError(std::string_view what)
     return error;
 }
 
+int Connection::extentsFound(void *user, const char *context, std::uint64_t offset, std::uint32_t *entries,
+                             std::size_t count, int *error)
+{
+    (void)offset;
+    (void)error;
+    if (std::strcmp(context, LIBNBD_CONTEXT_BASE_ALLOCATION) != 0)
+        return 0;
+    auto *command = static_cast<Command *>(user);
+    std::uint64_t pos = command->offset;
+    for (std::size_t i = 0; i + 1 < count; i += 2) {
+        const std::uint64_t length = entries[i];
+        const std::uint32_t flags = entries[i + 1];
+        ExtentKind kind = ExtentKind::Data;
+        if (flags & LIBNBD_STATE_ZERO)
+            kind = (flags & LIBNBD_STATE_HOLE) ? ExtentKind::Hole : ExtentKind::Zero;
+        command->extents->push_back({pos, length, kind});
+        pos += length;
+    }
+    return 0;
+}
+
 } // namespace strata::nbd

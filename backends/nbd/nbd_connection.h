@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -76,7 +77,9 @@ private:
 // One NBD connection and the thread that drives it: it polls the socket and an eventfd
 // (rung after each submission so a pending send is noticed) and runs libnbd's state
 // machine; completions run there. Commands may be submitted from any thread; at most
-// `slots` are in flight, further submitters wait.
+// `slots` are in flight. Submitters never wait for a slot: a command beyond them waits in
+// a queue that the I/O thread sends from as replies free slots (the server always finds
+// the next request waiting, and no submitter sleeps and wakes once per request).
 // The thread starts with the first command that needs it. Until then a caller may drive
 // the connection itself (driveHere): a look at an image — its size, its block status, an
 // empty image's whole copy — costs no thread and no hand-over between threads.
@@ -107,27 +110,41 @@ public:
 
     nbd_handle *handle() const { return m_handle; }
 
+    // One command, as data: it may be sent later, from the I/O thread. It stays where it is
+    // (the caller's vector) until its batch has completed.
     struct Command {
-        Connection *connection;
-        Batch *batch;
+        enum class Op : std::uint8_t { Read, Write, Zero, Flush, BlockStatus };
+        Batch *batch = nullptr;
+        Op op = Op::Read;
+        void *data = nullptr;        // read: where to; write: where from
+        std::uint64_t length = 0;    // bytes (flush: none)
+        std::uint64_t offset = 0;    // the first byte (block status: the first asked about)
         std::vector<Extent> *extents = nullptr; // block status: where the answer goes
-        std::uint64_t offset = 0;               // block status: the first byte asked about
+        Connection *connection = nullptr;       // set when submitted
     };
 
-    // Submits one command (issue: a libnbd aio call taking the completion callback) and
-    // accounts for it in `batch`; the I/O thread completes it.
-    template <typename Issue>
-    void submit(Command &command, Issue &&issue, std::string_view what)
+    // Submits a command and accounts for it in its batch; the I/O thread completes it.
+    void submit(Command &command)
     {
         startThread();
-        issueCommand(command, std::forward<Issue>(issue), what);
+        command.connection = this;
+        command.batch->add();
+        {
+            std::lock_guard lock(m_mutex);
+            if (!m_ioDone && (m_inFlight >= m_slots || !m_waiting.empty())) {
+                m_waiting.push_back(&command);
+                return;
+            }
+            ++m_inFlight;
+        }
+        issue(command, false);
     }
 
     // When no I/O thread drives this connection yet and no other caller is driving it:
     // runs `submitAll(Submit)` — which submits at most `slots` commands of `batch` through the
-    // Submit it is given, (Command &, Issue, what) — then libnbd's state machine on this
-    // thread until the batch has completed, and returns true. Otherwise returns false and
-    // does nothing: the caller uses submit() and Batch::wait().
+    // Submit it is given, (Command &) — then libnbd's state machine on this thread until the
+    // batch has completed, and returns true. Otherwise returns false and does nothing: the
+    // caller uses submit() and Batch::wait().
     template <typename SubmitAll>
     bool driveHere(Batch &batch, SubmitAll &&submitAll)
     {
@@ -136,8 +153,11 @@ public:
         std::unique_lock drive(m_driveMutex, std::try_to_lock);
         if (!drive.owns_lock() || m_threadRunning.load(std::memory_order_relaxed))
             return false;
-        submitAll([this](Command &command, auto &&issue, std::string_view what) {
-            issueCommand(command, std::forward<decltype(issue)>(issue), what);
+        submitAll([this](Command &command) {
+            command.connection = this;
+            command.batch->add();
+            acquire();
+            issue(command, false);
         });
         while (!batch.idle())
             if (!turn(false))
@@ -147,41 +167,6 @@ public:
 
     std::size_t slots() const { return m_slots; }
 
-private:
-    template <typename Issue>
-    void issueCommand(Command &command, Issue &&issue, std::string_view what)
-    {
-        acquire();
-        command.connection = this;
-        command.batch->add();
-        const nbd_completion_callback done{.callback = &Connection::completed, .user_data = &command, .free = nullptr};
-        std::shared_lock lock(m_handleMutex);
-        if (gone(m_handle)) {
-            // The server dropped us (it restarted, or went away): connect again once,
-            // so a retry of this request can succeed when the server is back.
-            lock.unlock();
-            if (auto st = reconnect(); !st) {
-                release();
-                command.batch->failSubmit(std::move(st).error());
-                return;
-            }
-            lock.lock();
-        }
-        if (issue(m_handle, done) == -1) {
-            auto error = gone(m_handle) ? closedError() : libraryError(what);
-            lock.unlock();
-            ring(); // the I/O thread may be polling a connection that just died
-            release();
-            command.batch->failSubmit(std::move(error));
-            return;
-        }
-        // libnbd sends at once what the socket takes; the I/O thread (which polls for
-        // replies anyway) needs waking only when a send is left pending.
-        if (nbd_aio_get_direction(m_handle) & LIBNBD_AIO_DIRECTION_WRITE)
-            ring();
-    }
-
-public:
     static Error closedError()
     {
         Error error(ErrorKind::Network, "the NBD server closed the connection");
@@ -190,6 +175,78 @@ public:
     }
 
 private:
+    // Sends a command that holds a slot. A caller's thread connects again when the server
+    // dropped us. The I/O thread neither can (reconnect() waits for it to end) nor needs to
+    // lock the handle: it is replaced only once that thread has ended.
+    void issue(Command &command, bool ioThread)
+    {
+        std::shared_lock lock(m_handleMutex, std::defer_lock);
+        if (!ioThread)
+            lock.lock();
+        if (gone(m_handle)) {
+            if (lock.owns_lock())
+                lock.unlock();
+            if (ioThread) {
+                release();
+                command.batch->failSubmit(closedError());
+                return;
+            }
+            // The server dropped us (it restarted, or went away): connect again once,
+            // so a retry of this request can succeed when the server is back.
+            if (auto st = reconnect(); !st) {
+                release();
+                command.batch->failSubmit(std::move(st).error());
+                return;
+            }
+            lock.lock();
+        }
+        if (send(command) == -1) {
+            auto error = gone(m_handle) ? closedError() : libraryError(name(command.op));
+            if (lock.owns_lock())
+                lock.unlock();
+            ring(); // the I/O thread may be polling a connection that just died
+            release();
+            command.batch->failSubmit(std::move(error));
+            return;
+        }
+        // libnbd sends at once what the socket takes; the I/O thread (which polls for
+        // replies anyway) needs waking only when a send is left pending.
+        if (!ioThread && (nbd_aio_get_direction(m_handle) & LIBNBD_AIO_DIRECTION_WRITE))
+            ring();
+    }
+
+    std::int64_t send(Command &command)
+    {
+        const nbd_completion_callback done{.callback = &Connection::completed, .user_data = &command, .free = nullptr};
+        switch (command.op) {
+        case Command::Op::Read:
+            return nbd_aio_pread(m_handle, command.data, command.length, command.offset, done, 0);
+        case Command::Op::Write:
+            return nbd_aio_pwrite(m_handle, command.data, command.length, command.offset, done, 0);
+        case Command::Op::Zero:
+            return nbd_aio_zero(m_handle, command.length, command.offset, done, 0);
+        case Command::Op::Flush:
+            return nbd_aio_flush(m_handle, done, 0);
+        case Command::Op::BlockStatus: {
+            const nbd_extent_callback extents{.callback = &Connection::extentsFound, .user_data = &command, .free = nullptr};
+            return nbd_aio_block_status(m_handle, command.length, command.offset, extents, done, 0);
+        }
+        }
+        return -1;
+    }
+
+    static const char *name(Command::Op op)
+    {
+        switch (op) {
+        case Command::Op::Read: return "read";
+        case Command::Op::Write: return "write";
+        case Command::Op::Zero: return "write zeroes";
+        case Command::Op::Flush: return "flush";
+        case Command::Op::BlockStatus: return "block status";
+        }
+        return "command";
+    }
+
     static int completed(void *user, int *error)
     {
         auto *command = static_cast<Command *>(user);
@@ -197,6 +254,36 @@ private:
         command->batch->done(*error);
         self->release();
         return 1; // retire the command
+    }
+    // Block status answers (base:allocation) appended to the command's extents.
+    static int extentsFound(void *user, const char *context, std::uint64_t offset, std::uint32_t *entries,
+                            std::size_t count, int *error);
+
+    // On the I/O thread, between turns: sends what waits while slots are free.
+    void issueWaiting()
+    {
+        std::unique_lock lock(m_mutex);
+        while (m_inFlight < m_slots && !m_waiting.empty()) {
+            Command *command = m_waiting.front();
+            m_waiting.pop_front();
+            ++m_inFlight;
+            lock.unlock();
+            issue(*command, true);
+            lock.lock();
+        }
+    }
+    // The I/O thread is leaving (the connection died, or we stop): what waits fails, and
+    // later submitters send their commands themselves (and connect again).
+    void failWaiting()
+    {
+        std::deque<Command *> orphans;
+        {
+            std::lock_guard lock(m_mutex);
+            m_ioDone = true;
+            orphans.swap(m_waiting);
+        }
+        for (Command *command : orphans)
+            command->batch->failSubmit(closedError());
     }
 
     static bool gone(nbd_handle *h) { return nbd_aio_is_dead(h) || nbd_aio_is_closed(h); }
@@ -209,7 +296,7 @@ private:
         if (m_threadRunning.load(std::memory_order_relaxed))
             return;
         std::unique_lock lock(m_handleMutex);
-        m_thread = std::jthread([this] { run(); });
+        launch();
         m_threadRunning.store(true, std::memory_order_release);
     }
 
@@ -235,14 +322,14 @@ private:
             error.setTemporary(true);
             m_stopping = false;
             if (threaded)
-                m_thread = std::jthread([this] { run(); }); // exits at once on the dead handle
+                launch(); // exits at once on the dead handle
             return error;
         }
         nbd_close(m_handle);
         m_handle = *fresh;
         m_stopping = false;
         if (threaded)
-            m_thread = std::jthread([this] { run(); });
+            launch();
         return {};
     }
 
@@ -266,8 +353,18 @@ private:
 
     void run()
     {
-        while (!m_stopping && turn(true)) {
+        while (!m_stopping && turn(true))
+            issueWaiting();
+        failWaiting();
+    }
+    // A new I/O thread: commands may wait for it again.
+    void launch()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_ioDone = false;
         }
+        m_thread = std::jthread([this] { run(); });
     }
 
     // Waits for the socket (and, for the I/O thread, the eventfd) and moves libnbd's state
@@ -303,6 +400,8 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_free;
     std::size_t m_inFlight = 0;
+    std::deque<Command *> m_waiting; // submitted beyond the slots, sent by the I/O thread
+    bool m_ioDone = false;           // the I/O thread has left: nothing may wait for it
     std::atomic<bool> m_stopping{false};
     Connect m_connect;
     std::shared_mutex m_handleMutex; // exclusive while the handle is replaced

@@ -138,6 +138,9 @@ public:
     // The read size that suits this storage (a request per read on a network: larger is
     // cheaper); 0 when any size suits.
     virtual std::size_t preferredIoSize() const { return 0; }
+    // The bytes of reads in flight this storage needs to stay busy (a disk image server:
+    // its connections x requests in flight x request size); 0 when it has no such need.
+    virtual std::uint64_t preferredBytesInFlight() const { return 0; }
     // Discards server-side state a writer of `path` announced with WriteOptions::onPending
     // and did not finish (a killed process's multipart upload). Best effort. Default: none.
     virtual void discardPending(std::string_view path, const std::string &token) { (void)path; (void)token; }

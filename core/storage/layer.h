@@ -50,6 +50,7 @@ public:
     }
     bool nativeAsync() const override { return m_inner->nativeAsync(); }
     std::size_t preferredIoSize() const override { return m_inner->preferredIoSize(); }
+    std::uint64_t preferredBytesInFlight() const override { return m_inner->preferredBytesInFlight(); }
     void willRead(std::string_view path, std::span<const Extent> ranges) override { m_inner->willRead(path, ranges); }
     void discardPending(std::string_view path, const std::string &token) override { m_inner->discardPending(path, token); }
     std::optional<std::string> localPath(std::string_view path) const override { return m_inner->localPath(path); }

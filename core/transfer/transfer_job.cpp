@@ -270,13 +270,26 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
     const std::size_t jobs = options.jobs > 0 ? std::size_t(options.jobs) : 8;
     // This thread copies files too: one thread fewer to start, none for a single file.
     WorkerPool fileWorkers(std::min(jobs, std::max<std::size_t>(1, plan.files.size())) - 1);
-    WorkerPool partWorkers(std::size_t(std::max(1, options.partsInFlight)));
     // Network sources read in the larger pieces they prefer (fewer requests); the bytes in
     // flight stay bounded by maxBytesInFlight either way.
     std::size_t chunk = options.chunkSize;
-    for (const auto &task : plan.files)
+    std::uint64_t appetite = 0;
+    for (const auto &task : plan.files) {
         chunk = std::max(chunk, std::min<std::size_t>(task.srcOp->preferredIoSize(), options.maxBytesInFlight));
-    BufferPool buffers(chunk, std::max<std::uint64_t>(1, options.maxBytesInFlight / chunk));
+        appetite = std::max(appetite, task.srcOp->preferredBytesInFlight());
+    }
+    const std::size_t bufferCount = std::size_t(std::max<std::uint64_t>(1, options.maxBytesInFlight / chunk));
+    BufferPool buffers(chunk, bufferCount);
+    // A source that wants many requests in flight (a disk image server: connections x
+    // requests x request size) is read by twice as many parts at once as fill that: each
+    // part waits for the last of its requests, and the other half's requests, queued at
+    // the connection, take the slots the finished ones free. With too few, slots stood
+    // empty, the server found no request waiting and its threads slept and woke for every
+    // one (nbdkit spent ~15 % more CPU serving a 2 GiB copy).
+    std::size_t parts = std::size_t(std::max(1, options.partsInFlight));
+    if (appetite > 0)
+        parts = std::max(parts, std::min<std::size_t>(bufferCount, std::size_t((2 * appetite + chunk - 1) / chunk)));
+    WorkerPool partWorkers(parts);
     Throttle throttle(options.bandwidthLimit);
     CopyContext context{options, buffers, partWorkers, throttle, m_journal.get(), stop,
                         [this, observer](std::uint64_t n) { addBytes(n, observer); }};

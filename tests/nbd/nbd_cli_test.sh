@@ -478,6 +478,31 @@ case_status_server_gone() {
 }
 
 t_all=$EPOCHREALTIME
+# 12. Requests in flight: at most requests=N per connection, and the slots are kept full.
+# Each read waits 5 ms in the server (delay filter, inside the log filter), so what the
+# log shows in progress on a connection is what the client has in flight on it.
+case_requests_in_flight() {
+  serve c12 --filter=log --filter=delay memory 64M delay-read=5ms logfile="$work/c12.nbdlog" || return
+  head -c 64M /dev/urandom >"$work/c12.img"
+  fill "$uri" "$work/c12.img"
+  local before
+  before=$(wc -l <"$work/c12.nbdlog")
+  expect 0 "NBD -> null:, 2 connections, 6 requests each" -- "$STRATA" cp "$uri&connections=2&requests=6" null:
+  local peaks
+  peaks=$(tail -n +$((before + 1)) "$work/c12.nbdlog" | awk '
+    /Read id=/ { c = $3; if ($4 ~ /^\.\.\./) now[c]--; else { now[c]++; reads++; if (now[c] > peak[c]) peak[c] = now[c] } }
+    END { for (c in peak) printf "%s ", peak[c]; printf "reads=%d", reads }')
+  echo "requests in flight per connection (peak): $peaks"
+  [[ $peaks == *"reads=256" ]] && pass || fail "the log shows ${peaks##*=} reads of 256 KiB, not 256"
+  local n=0 p
+  for p in ${peaks% reads=*}; do
+    n=$((n + 1))
+    [ "$p" -le 6 ] && pass || fail "a connection had $p requests in flight, more than requests=6"
+    [ "$p" -eq 6 ] && pass || fail "a connection never had its 6 requests in flight (peak $p): slots left empty"
+  done
+  [ "$n" -eq 2 ] && pass || fail "the copy read over $n connections, not 2"
+}
+
 run_case "1 stat/ls/extents" case_stat_ls_extents
 run_case "2 file -> NBD -> file" case_file_round_trip
 run_case "3 no holes read" case_no_holes_read
@@ -489,6 +514,7 @@ run_case "8 bad input and faults" case_bad_input
 run_case "9 1% read errors" case_flaky_reads
 run_case "10 server restarted mid-copy" case_server_restart
 run_case "11 block status, server gone" case_status_server_gone
+run_case "12 requests in flight" case_requests_in_flight
 
 printf '%s\n' "${timings[@]}"
 echo "total $(since "$t_all") s"

@@ -36,7 +36,7 @@ void TransferSuite::nothingUnderFinalNameUntilDone()
         QThread::msleep(20);
     }
     QVERIFY2(absent >= 3, "the copy ended before it could be watched");
-    QCOMPARE_STATE(finish(id).state, JobState::Completed);
+    REQUIRE_COMPLETED(finish(id));
     QCOMPARE(digest(m_dst->op(), m_dst->path("slow.bin")), digest(m_src->op(), m_src->path("slow.bin")));
 }
 
@@ -81,7 +81,7 @@ void TransferSuite::resumeWithoutPartialFile()
     for (const auto &name : partial)
         QVERIFY(m_dst->op().remove(m_dst->path(name)));
     // Copied again from the start, never published with holes where the parts were.
-    QCOMPARE_STATE(resumeUnthrottled(id, o).state, JobState::Completed);
+    REQUIRE_COMPLETED(resumeUnthrottled(id, o));
     QCOMPARE(digest(m_dst->op(), m_dst->path("lost.bin")), digest(m_src->op(), m_src->path("lost.bin")));
 }
 
@@ -101,7 +101,7 @@ void TransferSuite::resumeChecksFilesAlreadyDone()
     // A finished copy goes away (or is changed) while the job is paused.
     QVERIFY(m_dst->op().remove(m_dst->path("r/s0")));
     QVERIFY(putBytes(m_dst->op(), m_dst->path("r/s1"), asBytes("short")));
-    QCOMPARE_STATE(resumeUnthrottled(id, o).state, JobState::Completed);
+    REQUIRE_COMPLETED(resumeUnthrottled(id, o));
     // Completed means everything is there, whatever the journal remembered.
     QCOMPARE(snapshot(m_dst->op(), m_dst->path("r")), snapshot(m_src->op(), m_src->path("r")));
 }
@@ -212,11 +212,11 @@ void TransferSuite::queueRunsJobsIndividually()
     QCOMPARE_STATE(*m_queue->state(ids[2]), JobState::Paused);
     QVERIFY(m_queue->cancel(ids[1]));
     QCOMPARE_STATE(m_queue->wait(ids[1]), JobState::Cancelled);
-    QCOMPARE_STATE(finish(ids[0]).state, JobState::Completed);
+    REQUIRE_COMPLETED(finish(ids[0]));
     QCOMPARE_STATE(*m_queue->state(ids[2]), JobState::Paused); // a free slot does not start it
     QVERIFY(!m_queue->resume(ids[0])); // a finished job cannot be resumed
     QVERIFY(m_queue->resume(ids[2]));
-    QCOMPARE_STATE(finish(ids[2]).state, JobState::Completed);
+    REQUIRE_COMPLETED(finish(ids[2]));
     QCOMPARE(names(m_dst->op(), m_dst->path()), (std::vector<std::string>{"job0", "job2"}));
     QCOMPARE(digest(m_dst->op(), m_dst->path("job2")), digest(m_src->op(), m_src->path("job2")));
     QCOMPARE(m_queue->jobIds(), ids);

@@ -89,7 +89,7 @@ void TransferSuite::zstdRoundTrip()
 
     // Compressed on the way there: smaller, a valid zstd frame.
     auto there = run(spec({m_src->uri("doc.txt")}, m_dst->uri("doc.txt.zst"), o));
-    QCOMPARE_STATE(there.state, JobState::Completed);
+    REQUIRE_COMPLETED(there);
     QCOMPARE(there.report.filesVerified, 1u);
     auto packed = m_dst->op().stat(m_dst->path("doc.txt.zst"));
     QVERIFY(packed);
@@ -101,13 +101,13 @@ void TransferSuite::zstdRoundTrip()
 
     // Decompressed on the way back: byte-exact.
     auto back = run(spec({m_dst->uri("doc.txt.zst")}, m_src->uri("doc.back.txt"), o));
-    QCOMPARE_STATE(back.state, JobState::Completed);
+    REQUIRE_COMPLETED(back);
     QCOMPARE(back.report.filesVerified, 1u);
     QCOMPARE(digest(m_src->op(), m_src->path("doc.back.txt")), digest(m_src->op(), m_src->path("doc.txt")));
 
     // Incompressible data survives the round trip too.
-    QCOMPARE_STATE(run(spec({m_src->uri("noise.bin")}, m_dst->uri("noise.bin.zst"), o)).state, JobState::Completed);
-    QCOMPARE_STATE(run(spec({m_dst->uri("noise.bin.zst")}, m_src->uri("noise.back"), o)).state, JobState::Completed);
+    REQUIRE_COMPLETED(run(spec({m_src->uri("noise.bin")}, m_dst->uri("noise.bin.zst"), o)));
+    REQUIRE_COMPLETED(run(spec({m_dst->uri("noise.bin.zst")}, m_src->uri("noise.back"), o)));
     QCOMPARE(digest(m_src->op(), m_src->path("noise.back")), digest(m_src->op(), m_src->path("noise.bin")));
 
     // A damaged .zst fails as Corrupt and leaves nothing under the name.

@@ -133,7 +133,7 @@ void TransferSuite::unreadableFileFailsAlone()
     m_fake->allowRead("/tree/b.txt");
     QVERIFY(m_queue->retry(out.id));
     auto again = finish(out.id);
-    QCOMPARE_STATE(again.state, JobState::Completed);
+    REQUIRE_COMPLETED(again);
     QCOMPARE(again.report.bytesCopied, 5000u);
     QCOMPARE(names(m_dst->op(), m_dst->path("tree")), (std::vector<std::string>{"a.txt", "b.txt", "c.txt", "sub"}));
     QVERIFY(journalFiles().empty());

@@ -50,8 +50,12 @@ inline char *toString(const std::map<std::string, std::string> &map)
     } while (false)
 
 // The outcome of run() must be a completed job; otherwise the test says why it was not.
-#define REQUIRE_COMPLETED(out) \
-    QVERIFY2((out).state == JobState::Completed, strata::test::whyNotCompleted((out).state, (out).report).c_str())
+#define REQUIRE_COMPLETED(expr)                                                                \
+    do {                                                                                       \
+        const auto &out_ = (expr);                                                             \
+        QVERIFY2(out_.state == JobState::Completed,                                            \
+                 strata::test::whyNotCompleted(out_.state, out_.report).c_str());              \
+    } while (false)
 
 #define QCOMPARE_STATE(actual, expected) QCOMPARE(strata::test::stateName(actual), strata::test::stateName(expected))
 

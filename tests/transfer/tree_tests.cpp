@@ -81,13 +81,13 @@ void TransferSuite::namingRules()
     auto o = options();
 
     // A file to a missing name: copied as that name.
-    QCOMPARE_STATE(run(spec({m_src->uri("a.txt")}, m_dst->uri("new.txt"), o)).state, JobState::Completed);
+    REQUIRE_COMPLETED(run(spec({m_src->uri("a.txt")}, m_dst->uri("new.txt"), o)));
     QCOMPARE(digest(m_dst->op(), m_dst->path("new.txt")), digest(m_src->op(), m_src->path("a.txt")));
     // A file to an existing directory: copied into it.
-    QCOMPARE_STATE(run(spec({m_src->uri("a.txt")}, m_dst->uri("existing"), o)).state, JobState::Completed);
+    REQUIRE_COMPLETED(run(spec({m_src->uri("a.txt")}, m_dst->uri("existing"), o)));
     QCOMPARE(names(m_dst->op(), m_dst->path("existing")), std::vector<std::string>{"a.txt"});
     // A trailing slash: into a directory, created if missing.
-    QCOMPARE_STATE(run(spec({m_src->uri("a.txt")}, m_dst->uri("fresh/"), o)).state, JobState::Completed);
+    REQUIRE_COMPLETED(run(spec({m_src->uri("a.txt")}, m_dst->uri("fresh/"), o)));
     QCOMPARE(names(m_dst->op(), m_dst->path("fresh")), std::vector<std::string>{"a.txt"});
     // A directory without recursion: refused, nothing written.
     auto refused = run(spec({m_src->uri("dir")}, m_dst->uri("nope"), o));
@@ -98,10 +98,10 @@ void TransferSuite::namingRules()
 
     o.recursive = true;
     // A directory to a missing name: the copy takes that name.
-    QCOMPARE_STATE(run(spec({m_src->uri("dir")}, m_dst->uri("renamed"), o)).state, JobState::Completed);
+    REQUIRE_COMPLETED(run(spec({m_src->uri("dir")}, m_dst->uri("renamed"), o)));
     QCOMPARE(names(m_dst->op(), m_dst->path("renamed")), dirChildren);
     // A directory to an existing directory: copied into it under its own name.
-    QCOMPARE_STATE(run(spec({m_src->uri("dir")}, m_dst->uri("existing"), o)).state, JobState::Completed);
+    REQUIRE_COMPLETED(run(spec({m_src->uri("dir")}, m_dst->uri("existing"), o)));
     QCOMPARE(names(m_dst->op(), m_dst->path("existing")), (std::vector<std::string>{"a.txt", "dir"}));
     QCOMPARE(snapshot(m_dst->op(), m_dst->path("existing/dir")), snapshot(m_src->op(), m_src->path("dir")));
     QCOMPARE(names(m_dst->op(), m_dst->path()), (std::vector<std::string>{"existing", "fresh", "new.txt", "renamed"}));
@@ -163,13 +163,13 @@ void TransferSuite::syncCopiesOnlyWhatChanged()
     const auto sync = spec({m_src->uri("site")}, m_dst->uri("mirror"), o);
 
     auto first = run(sync);
-    QCOMPARE_STATE(first.state, JobState::Completed);
+    REQUIRE_COMPLETED(first);
     QCOMPARE(first.report.filesCopied, 13u);
     QCOMPARE(snapshot(m_dst->op(), m_dst->path("mirror")), snapshot(m_src->op(), m_src->path("site")));
 
     // Nothing changed: nothing copied.
     auto second = run(sync);
-    QCOMPARE_STATE(second.state, JobState::Completed);
+    REQUIRE_COMPLETED(second);
     QCOMPARE(second.report.filesCopied, 0u);
     QCOMPARE(second.report.filesSkipped, 13u);
     QCOMPARE(second.report.bytesCopied, 0u);
@@ -177,7 +177,7 @@ void TransferSuite::syncCopiesOnlyWhatChanged()
     // One file changes size: only it is copied.
     REQUIRE_DONE(putPattern(m_src->op(), m_src->path("site/b/f2"), 1234, 5));
     auto third = run(sync);
-    QCOMPARE_STATE(third.state, JobState::Completed);
+    REQUIRE_COMPLETED(third);
     QCOMPARE(third.report.filesCopied, 1u);
     QCOMPARE(third.report.bytesCopied, 1234u);
     QCOMPARE(snapshot(m_dst->op(), m_dst->path("mirror")), snapshot(m_src->op(), m_src->path("site")));
@@ -187,12 +187,12 @@ void TransferSuite::syncCopiesOnlyWhatChanged()
     QVERIFY(makeDirs(m_dst->op(), m_dst->path("mirror/b/old")));
     QVERIFY(putBytes(m_dst->op(), m_dst->path("mirror/b/old/x.txt"), asBytes("old")));
     auto keep = run(sync);
-    QCOMPARE_STATE(keep.state, JobState::Completed);
+    REQUIRE_COMPLETED(keep);
     QVERIFY(exists(m_dst->op(), m_dst->path("mirror/extra.txt")));
     QCOMPARE(keep.report.filesDeleted, 0u);
     o.deleteExtra = true;
     auto pruned = run(spec({m_src->uri("site")}, m_dst->uri("mirror"), o));
-    QCOMPARE_STATE(pruned.state, JobState::Completed);
+    REQUIRE_COMPLETED(pruned);
     QCOMPARE(pruned.report.filesCopied, 0u);
     QCOMPARE(pruned.report.filesDeleted, 2u); // extra.txt and the directory old/
     QCOMPARE(snapshot(m_dst->op(), m_dst->path("mirror")), snapshot(m_src->op(), m_src->path("site")));
@@ -207,7 +207,7 @@ void TransferSuite::syncDryRunChangesNothing()
     ageSources({"site/keep.txt", "site/change.txt"});
     auto o = options();
     o.mode = TransferMode::Sync;
-    QCOMPARE_STATE(run(spec({m_src->uri("site")}, m_dst->uri("mirror"), o)).state, JobState::Completed);
+    REQUIRE_COMPLETED(run(spec({m_src->uri("site")}, m_dst->uri("mirror"), o)));
 
     REQUIRE_DONE(putPattern(m_src->op(), m_src->path("site/change.txt"), 200, 2));
     REQUIRE_DONE(putPattern(m_src->op(), m_src->path("site/new.txt"), 300, 3));

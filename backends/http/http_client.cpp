@@ -157,6 +157,10 @@ Error transportError(int curlCode, const char *detail, std::string_view url)
     case CURLE_HTTP2:
     case CURLE_HTTP2_STREAM:
         return Error(ErrorKind::Network, "the connection to " + host + " broke: " + why).setTemporary(true);
+    case CURLE_SEND_FAIL_REWIND:
+        // A streamed upload whose connection died after part of it went out (onSeek): the
+        // same upload, tried again from its start, may well succeed.
+        return Error(ErrorKind::Network, "the connection to " + host + " broke during an upload").setTemporary(true);
     default:
         return Error(ErrorKind::Network, "talking to " + host + " failed: " + why).setTemporary(false);
     }

@@ -124,12 +124,24 @@ Result<FileOutcome> FileCopier::run()
     return copyRanges(**writer, positional);
 }
 
-// Records in the journal what server-side state a writer leaves (see WriteOptions::onPending).
+// Records what server-side state a writer leaves (see WriteOptions::onPending): here, for
+// this run's own clean-up, and in the journal, for a later run's.
 std::function<void(const std::string &)> FileCopier::pendingRecorder() const
 {
-    if (!m_ctx.journal)
-        return {};
-    return [journal = m_ctx.journal, path = m_task.dstPath](const std::string &token) { journal->recordPending(path, token); };
+    return [journal = m_ctx.journal, path = m_task.dstPath, announced = m_announced](const std::string &token) {
+        {
+            std::lock_guard lock(announced->mutex);
+            announced->tokens.push_back(token);
+        }
+        if (journal)
+            journal->recordPending(path, token);
+    };
+}
+
+std::vector<std::string> FileCopier::announced() const
+{
+    std::lock_guard lock(m_announced->mutex);
+    return m_announced->tokens;
 }
 
 Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)

@@ -7,8 +7,11 @@
 #include "core/transfer/worker_pool.h"
 
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <stop_token>
+#include <string>
+#include <vector>
 
 namespace strata {
 
@@ -45,6 +48,9 @@ public:
     // cut short on a server that does not publish atomically): replace it whatever the
     // policy for existing files says.
     void replaceOwnLeftover() { m_replaceOwn = true; }
+    // The server-side state its writers announced (WriteOptions::onPending: a temporary
+    // upload, a multipart upload): what a failed run may have left behind.
+    std::vector<std::string> announced() const;
 
 private:
     struct Part {
@@ -71,6 +77,11 @@ private:
     std::mutex m_outcomeMutex; // parts finish on several threads
     bool m_reachedCommit = false;
     bool m_replaceOwn = false;
+    struct Announced {
+        std::mutex mutex;
+        std::vector<std::string> tokens;
+    };
+    std::shared_ptr<Announced> m_announced = std::make_shared<Announced>();
 };
 
 // Hex BLAKE2b-256 of some bytes; the checksum transfers verify with.

@@ -393,7 +393,24 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
     if (context.journal)
         for (const auto &token : context.journal->pending(task.dstPath))
             dst.discardPending(task.dstPath, token);
+    // What failed tries of this run left on the server (a temporary upload the server kept
+    // while its answer was lost): each try discards its own, but not while the server is
+    // down, so they are discarded again before the next try and once more at the end.
+    std::vector<std::string> leftovers;
+    auto sweep = [&] {
+        for (const auto &token : leftovers)
+            dst.discardPending(task.dstPath, token);
+    };
+    struct AtEnd {
+        std::function<void()> f;
+        ~AtEnd() { f(); }
+    } sweepAtEnd{[&] {
+        if (!leftovers.empty() && !context.stop.stop_requested())
+            sweep();
+    }};
     for (int attempt = 1;; ++attempt) {
+        if (!leftovers.empty())
+            sweep();
         std::atomic<std::uint64_t> counted{0}; // parts report from several threads
         CopyContext mine = context;
         mine.onBytes = [&counted, &context](std::uint64_t n) {
@@ -404,6 +421,10 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
         if (replaceOwn)
             copier.replaceOwnLeftover();
         auto outcome = copier.run();
+        if (!outcome) {
+            auto tokens = copier.announced();
+            leftovers.insert(leftovers.end(), tokens.begin(), tokens.end());
+        }
         if (!outcome && outcome.error().kind() == ErrorKind::AlreadyExists && !replaceOwn) {
             if (auto done = publishedEarlier())
                 return *done;

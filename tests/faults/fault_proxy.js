@@ -14,6 +14,11 @@
 //               earlier proxy with no faults, so a rerun reaches the server by the same URI
 //   hold=METHOD requests of METHOD (MOVE, PUT, ...) are never forwarded nor answered
 //               ("hold METHOD PATH"): the client waits, e.g. to be killed right there
+//   lose=METHOD the first request of METHOD reaches the server, which does it, but its answer
+//               is lost with the connection ("lose METHOD PATH"), as when a server dies
+//               right after the work
+//   outage=MS   after a lost answer, every request for MS loses its connection unanswered
+//               ("down METHOD PATH"), as if the server were down
 // Prints "listening PORT" once it listens on 127.0.0.1.
 'use strict';
 
@@ -21,11 +26,11 @@ const http = require('http');
 const fs = require('fs');
 
 const [targetPort, logPath, ...opts] = process.argv.slice(2);
-const conf = { fail: 0, cut: 0, delay: 0, seed: 1, port: 0, trace: 0, hold: '' };
+const conf = { fail: 0, cut: 0, delay: 0, seed: 1, port: 0, trace: 0, hold: '', lose: '', outage: 0 };
 for (const o of opts) {
-  const h = /^hold=([A-Z]+)$/.exec(o);
-  if (h) { conf.hold = h[1]; continue; }
-  const m = /^(fail|cut|delay|seed|port|trace)=([0-9.]+)$/.exec(o);
+  const h = /^(hold|lose)=([A-Z]+)$/.exec(o);
+  if (h) { conf[h[1]] = h[2]; continue; }
+  const m = /^(fail|cut|delay|seed|port|trace|outage)=([0-9.]+)$/.exec(o);
   if (!m) { console.error(`fault_proxy: bad option ${o}`); process.exit(2); }
   conf[m[1]] = Number(m[2]);
 }
@@ -50,10 +55,18 @@ function record(kind, req) {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
-function forward(req, res, cutAfter) {
+let downUntil = 0; // a lost answer starts an outage (outage=MS) that lasts until then
+
+function forward(req, res, cutAfter, lose = false) {
   const out = http.request(
     { host: '127.0.0.1', port: Number(targetPort), method: req.method, path: req.url, headers: req.headers, agent },
     answer => {
+      if (lose) {
+        // The server did the work; its answer never reaches the client.
+        answer.resume();
+        answer.on('end', () => { downUntil = Date.now() + conf.outage; res.socket.destroy(); });
+        return;
+      }
       res.writeHead(answer.statusCode, answer.headers);
       if (cutAfter === null) { answer.pipe(res); return; }
       // A download cut half-way: some of the body goes out, then the connection drops.
@@ -78,6 +91,17 @@ const server = http.createServer((req, res) => {
   if (req.method === conf.hold) {
     record('hold', req);
     req.resume(); // read the body, answer never
+    return;
+  }
+  if (Date.now() < downUntil) {
+    record('down', req);
+    req.socket.destroy();
+    return;
+  }
+  if (req.method === conf.lose) {
+    record('lose', req);
+    conf.lose = ''; // only the first
+    forward(req, res, null, true);
     return;
   }
   const go = () => {

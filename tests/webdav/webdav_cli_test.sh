@@ -9,6 +9,8 @@
 #   killed-upload  lighttpd killed mid-upload, then the same copy against a live server (own lighttpd)
 #   killed-before-move  strata killed between an upload's PUT and its MOVE (a proxy holds the
 #                  MOVE), then the same copy again: done, and the temporary file is gone
+#   lost-put       an upload's answer lost and the server down for a while: the copy completes
+#                  when it is back, and no temporary upload is left on it
 set -u
 STRATA=$(readlink -f "$1")
 CASE=$2
@@ -154,27 +156,33 @@ case_killed_upload() {
   [ "$out" = big.bin ] && pass || fail "the directory holds more than big.bin: $out"
 }
 
-case_killed_before_move() {
-  # Our own lighttpd behind fault_proxy.js, which holds every MOVE: the PUT of each file's
-  # temporary copy completes, then strata waits for the MOVE that publishes it and is killed.
+# Our own lighttpd (endpoint, root, port) and, by `proxy OPTIONS...`, fault_proxy.js in front
+# of it (proxy_pid, proxy_port; the same port again when port= is given).
+own_lighttpd() {
   command -v node >/dev/null || { echo "FAIL: node is missing (scripts/test installs it)"; exit 1; }
   own_server=$work/lighttpd
-  local endpoint root port proxy_pid=""
   endpoint=$(bash "$LIGHTTPD_SH" start "$own_server") || { echo "FAIL: cannot start lighttpd"; exit 1; }
   root=$(cat "$own_server/lighttpd.datadir")/root
   port=${endpoint##*:}
-  proxy() { # OPTIONS...: a proxy to lighttpd; sets proxy_port (the same port again when port= is given)
-    rm -f "$work/proxy.out"
-    node "$HERE/../faults/fault_proxy.js" "$port" "$work/proxy.log" "$@" >"$work/proxy.out" 2>&1 &
-    proxy_pid=$!
-    local i
-    for ((i = 0; i < 250; i++)); do
-      proxy_port=$(sed -n 's/^listening //p' "$work/proxy.out")
-      [ -n "$proxy_port" ] && return 0
-      sleep 0.02
-    done
-    echo "FAIL: fault_proxy.js did not start: $(cat "$work/proxy.out")"; exit 1
-  }
+}
+proxy() {
+  rm -f "$work/proxy.out"
+  node "$HERE/../faults/fault_proxy.js" "$port" "$work/proxy.log" "$@" >"$work/proxy.out" 2>&1 &
+  proxy_pid=$!
+  local i
+  for ((i = 0; i < 250; i++)); do
+    proxy_port=$(sed -n 's/^listening //p' "$work/proxy.out")
+    [ -n "$proxy_port" ] && return 0
+    sleep 0.02
+  done
+  echo "FAIL: fault_proxy.js did not start: $(cat "$work/proxy.out")"; exit 1
+}
+
+case_killed_before_move() {
+  # Our own lighttpd behind fault_proxy.js, which holds every MOVE: the PUT of each file's
+  # temporary copy completes, then strata waits for the MOVE that publishes it and is killed.
+  local endpoint root port proxy_pid="" proxy_port
+  own_lighttpd
   mkdir -p "$work/tree/d"
   local i
   for i in 1 2 3; do head -c $((i * 40000)) /dev/urandom >"$work/tree/d/f$i.bin"; done
@@ -211,12 +219,36 @@ case_killed_before_move() {
   [ -z "$(find "$STRATA_STATE_DIR" -type f 2>/dev/null)" ] && pass || fail "a journal was left: $(find "$STRATA_STATE_DIR" -type f)"
 }
 
+case_lost_put() {
+  # The server stores an upload's temporary copy, then its answer is lost and the server is
+  # "down" for 2.5 s (fault_proxy.js lose=PUT outage=2500): the upload's own clean-up fails
+  # while it is down, the copy is tried again after it, and the leftover must go then.
+  local endpoint root port proxy_pid="" proxy_port
+  own_lighttpd
+  head -c 300000 /dev/urandom >"$work/small.bin" # one PUT
+  head -c 20M /dev/urandom >"$work/large.bin"    # a streamed PUT
+  local f
+  for f in small large; do
+    : >"$work/proxy.log"
+    proxy lose=PUT outage=2500
+    expect 0 "$f: cp through a lost PUT and an outage" -- "$STRATA" cp "$work/$f.bin" "webdav://127.0.0.1:$proxy_port/open/$f.bin"
+    kill "$proxy_pid"; wait "$proxy_pid" 2>/dev/null
+    grep -q '^lose PUT /open/\.strata-upload-' "$work/proxy.log" && pass || fail "$f: no temporary upload lost its answer: $(cat "$work/proxy.log")"
+    grep -q '^down ' "$work/proxy.log" && pass || fail "$f: nothing was tried during the outage: $(cat "$work/proxy.log")"
+    cmp -s "$work/$f.bin" "$root/open/$f.bin" && pass || fail "$f.bin is not byte-identical on the server"
+  done
+  local left
+  left=$(cd "$root/open" && ls -A)
+  [ "$left" = $'large.bin\nsmall.bin' ] && pass || fail "the server holds more than the two files: $(tr '\n' ' ' <<<"$left")"
+}
+
 case "$CASE" in
+  lost-put) case_lost_put ;;
   commands) case_commands ;;
   messages) case_messages ;;
   killed-upload) case_killed_upload ;;
   killed-before-move) case_killed_before_move ;;
-  *) echo "usage: webdav_cli_test.sh STRATA commands|messages|killed-upload|killed-before-move" >&2; exit 2 ;;
+  *) echo "usage: webdav_cli_test.sh STRATA commands|messages|killed-upload|killed-before-move|lost-put" >&2; exit 2 ;;
 esac
 
 echo "$checks checks passed, $failures failed"

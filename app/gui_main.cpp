@@ -14,6 +14,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QTimer>
+#include <QUrl>
 
 namespace {
 
@@ -34,8 +35,8 @@ QString localUri(const QString &path)
     return QString::fromStdString(strata::Uri::fromLocalPath(QFileInfo(path).absoluteFilePath().toStdString()).toString());
 }
 
-// `strata open [--benchmarks|--usage] [PATH…]` (the desktop entry): folders open in the
-// left pane, benchmark files on the Benchmarks page, any other file (a disk image) in the
+// `strata open [--benchmarks|--usage] [PATH|URI…]` (the desktop entry): folders and storage
+// URIs open in the left pane, benchmark files on the Benchmarks page, any other file (a disk image) in the
 // left pane's view of its folder.
 void openArguments(strata::MainWindow &window, strata::Registry &registry, const QStringList &arguments)
 {
@@ -48,12 +49,19 @@ void openArguments(strata::MainWindow &window, strata::Registry &registry, const
         } else if (a == QLatin1String("--usage")) {
             if (auto home = registry.open(localUri(QDir::homePath()).toStdString()))
                 window.showUsage(*home);
-        } else if (QFileInfo(a).isDir()) {
-            window.pane(0)->openUri(localUri(a));
-        } else if (isBenchmarkFile(a)) {
-            benchFiles << QFileInfo(a).absoluteFilePath();
+        } else if (const QUrl url(a); a.contains(QLatin1String("://")) && url.isValid() && !url.isLocalFile()) {
+            // A storage URI (s3://, webdav://, nbd://, memory://): opened as given, off the GUI
+            // thread; a wrong one shows its error in the pane.
+            window.pane(0)->openUri(a);
         } else {
-            window.pane(0)->openUri(localUri(QFileInfo(a).absolutePath()));
+            // A path, or a file:// URI (as file managers pass them).
+            const QString path = url.isLocalFile() ? url.toLocalFile() : a;
+            if (QFileInfo(path).isDir())
+                window.pane(0)->openUri(localUri(path));
+            else if (isBenchmarkFile(path))
+                benchFiles << QFileInfo(path).absoluteFilePath();
+            else
+                window.pane(0)->openUri(localUri(QFileInfo(path).absolutePath()));
         }
     }
     if (!benchFiles.isEmpty()) {

@@ -30,8 +30,8 @@ std::string globalHelp()
     std::string text = "Strata " STRATA_VERSION " — browse, move and measure storage.\n\n"
                        "Usage: strata [COMMAND] [OPTIONS] ARGS…\n"
                        "       strata            (no command) opens the desktop app\n"
-                       "       strata open [--benchmarks|--usage] [FOLDER|IMAGE|RESULTS.bench…]\n"
-                       "                         opens it on folders, disk images or benchmark files\n\n"
+                       "       strata open [--benchmarks|--usage] [FOLDER|IMAGE|URI|RESULTS.bench…]\n"
+                       "                         opens it on folders, disk images, storage URIs or benchmark files\n\n"
                        "Commands:\n";
     for (const auto &c : commands())
         text += "  " + pad(c.name, -8) + " " + c.summary + "\n";

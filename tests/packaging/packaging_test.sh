@@ -99,10 +99,11 @@ files)
     done
   done
   # The desktop entry's command line: files and folders open in the window, they are not
-  # read as a command (Exec=strata open %F; the actions add --benchmarks, --usage).
+  # read as a command (Exec=strata open %F; the actions add --benchmarks, --usage); file:// and
+  # storage URIs open too.
   grep -qx 'Exec=strata open %F' "$root/usr/share/applications/$app_id.desktop" || fail "unexpected Exec line"
   printf 'goos: linux\nBenchmarkRead/size=4KiB-8 \t 1000\t 2000 ns/op\n' >"$work/run.bench"
-  for args in "open $work $work/run.bench" "open --benchmarks" "open --usage"; do
+  for args in "open $work $work/run.bench" "open --benchmarks" "open --usage" "open file://$work memory://demo/"; do
     # shellcheck disable=SC2086 # the words of $args are separate arguments
     QT_QPA_PLATFORM=offscreen STRATA_SCREENSHOT="$work/open.png" STRATA_SECRETS=file XDG_CONFIG_HOME="$work/config" \
       XDG_DATA_HOME="$work/data" STRATA_STATE_DIR="$work/state" timeout 60 "$strata" $args 2>"$work/open.err" \

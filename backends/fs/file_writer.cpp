@@ -166,16 +166,18 @@ Status FileWriter::commit()
 {
     if (m_finished)
         return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
+    struct stat info {};
+    if (::fstat(m_file.get(), &info) != 0)
+        return errorFromErrno(errno);
+    std::uint64_t size = std::uint64_t(info.st_size);
     // Skipped zero blocks at the end leave the file short: extend it to its length.
-    if (!m_lengthFixed) {
-        struct stat st {};
-        if (::fstat(m_file.get(), &st) != 0)
-            return errorFromErrno(errno);
-        if (std::uint64_t(st.st_size) != m_length.load() && ::ftruncate(m_file.get(), off_t(m_length.load())) != 0) {
+    if (!m_lengthFixed && size != m_length.load()) {
+        if (::ftruncate(m_file.get(), off_t(m_length.load())) != 0) {
             auto err = errorFromErrno(errno);
             abort();
             return err;
         }
+        size = m_length.load();
     }
     if (m_options.mtimeNs) {
         const timespec times[2] = {{0, UTIME_OMIT},
@@ -193,6 +195,7 @@ Status FileWriter::commit()
     }
     if (m_options.sync)
         ::fsync(m_dir.get());
+    m_committed = size;
     m_finished = true;
     m_file.reset();
     return {};

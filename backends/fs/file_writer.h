@@ -4,6 +4,7 @@
 #include "core/storage/backend.h"
 
 #include <atomic>
+#include <optional>
 #include <string>
 
 namespace strata {
@@ -26,6 +27,9 @@ public:
     void abort() override;
     void suspend() override;
     bool keepsPartialState() const override { return m_resumable; }
+    // The size the file had when it was renamed into place (its descriptor's, so no stat of
+    // the name is needed afterwards).
+    std::optional<std::uint64_t> committedSize() const override { return m_committed; }
     int nativeHandle() const override { return m_file.get(); }
 
     int fd() const { return m_file.get(); }
@@ -46,6 +50,7 @@ private:
     bool m_lengthFixed = false;
     bool m_resumable = false;
     bool m_finished = false;
+    std::optional<std::uint64_t> m_committed;
 };
 
 } // namespace strata

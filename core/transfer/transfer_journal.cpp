@@ -3,6 +3,7 @@
 #include "core/storage/uri.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -46,10 +47,6 @@ std::string defaultJournalDir()
 Result<std::unique_ptr<TransferJournal>> TransferJournal::create(const std::string &dir, const std::string &jobId,
                                                                  const TransferSpec &spec)
 {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec || !std::filesystem::is_directory(dir, ec))
-        return Error(ErrorKind::PermissionDenied, "cannot create the transfer journal folder " + dir);
     std::unique_ptr<TransferJournal> journal(new TransferJournal);
     journal->m_jobId = jobId;
     journal->m_spec = spec;
@@ -63,7 +60,16 @@ Result<std::unique_ptr<TransferJournal>> TransferJournal::create(const std::stri
     // The spec goes out in one write, before any other line: a journal either has it
     // whole or, cut by a crash inside that write, has no first line and counts as damaged.
     // No fsync: the journal has to survive the process, not a power cut.
-    const int fd = ::open(journal->m_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0666);
+    constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC;
+    int fd = ::open(journal->m_path.c_str(), kFlags, 0666);
+    if (fd < 0 && errno == ENOENT) {
+        // The folder is made once, by the first transfer: later ones find it there.
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec || !std::filesystem::is_directory(dir, ec))
+            return Error(ErrorKind::PermissionDenied, "cannot create the transfer journal folder " + dir);
+        fd = ::open(journal->m_path.c_str(), kFlags, 0666);
+    }
     if (fd < 0)
         return errorFromErrno(errno, "while creating the transfer journal " + journal->m_path);
     if (::write(fd, first.data(), first.size()) != ssize_t(first.size())) {
@@ -72,11 +78,7 @@ Result<std::unique_ptr<TransferJournal>> TransferJournal::create(const std::stri
         ::unlink(journal->m_path.c_str());
         return errorFromErrno(err ? err : ENOSPC, "while writing the transfer journal " + journal->m_path);
     }
-    journal->m_log = ::fdopen(fd, "a");
-    if (!journal->m_log) {
-        ::close(fd);
-        return errorFromErrno(errno, "while opening the transfer journal");
-    }
+    journal->m_fd = fd;
     return journal;
 }
 
@@ -107,8 +109,8 @@ Result<std::unique_ptr<TransferJournal>> TransferJournal::load(const std::string
     journal->m_path = path;
     journal->replay(f);
     std::fclose(f);
-    journal->m_log = std::fopen(path.c_str(), "ae");
-    if (!journal->m_log)
+    journal->m_fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (journal->m_fd < 0)
         return errorFromErrno(errno, "while opening the transfer journal");
     return journal;
 }
@@ -136,8 +138,8 @@ std::vector<std::string> TransferJournal::list(const std::string &dir)
 
 TransferJournal::~TransferJournal()
 {
-    if (m_log)
-        std::fclose(m_log);
+    if (m_fd >= 0)
+        ::close(m_fd);
 }
 
 void TransferJournal::replay(std::FILE *f)
@@ -186,10 +188,17 @@ void TransferJournal::replay(std::FILE *f)
 
 void TransferJournal::append(const std::string &line)
 {
-    if (!m_log)
+    if (m_fd < 0)
         return;
-    std::fputs(line.c_str(), m_log);
-    std::fflush(m_log); // into the kernel: survives the process being killed
+    // One write per record, straight into the kernel: it survives the process being killed.
+    for (std::size_t done = 0; done < line.size();) {
+        const ssize_t n = ::write(m_fd, line.data() + done, line.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return; // a journal that cannot grow only costs the resume, never the copy
+        done += std::size_t(n);
+    }
 }
 
 bool TransferJournal::fileDone(const std::string &dstPath) const
@@ -295,9 +304,9 @@ std::vector<std::string> TransferJournal::filesBegun() const
 void TransferJournal::remove()
 {
     std::lock_guard lock(m_mutex);
-    if (m_log)
-        std::fclose(m_log);
-    m_log = nullptr;
+    if (m_fd >= 0)
+        ::close(m_fd);
+    m_fd = -1;
     std::remove(m_path.c_str());
 }
 

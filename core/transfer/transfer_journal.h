@@ -80,7 +80,7 @@ private:
     std::string m_path;
     TransferSpec m_spec;
     mutable std::mutex m_mutex;
-    std::FILE *m_log = nullptr;
+    int m_fd = -1; // O_APPEND
     std::set<std::string, std::less<>> m_done;
     std::set<std::string, std::less<>> m_committing;
     std::optional<bool> m_destinationIsDir;

@@ -473,9 +473,11 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
             plan.notCopied.push_back({src->display(), "not a regular file or directory"});
         }
     }
-    const bool ignoresCase = spec.options.destinationIgnoresCase
-        ? *spec.options.destinationIgnoresCase
-        : dst->op->localPath(dst->path) && localNamesIgnoreCase(*dst->op->localPath(dst->path));
+    // Names can collide only when there are two (a lone file needs no look at the folder).
+    const bool ignoresCase = plan.files.size() + plan.dirs.size() > 1
+        && (spec.options.destinationIgnoresCase
+                ? *spec.options.destinationIgnoresCase
+                : dst->op->localPath(dst->path) && localNamesIgnoreCase(*dst->op->localPath(dst->path)));
     if (ignoresCase)
         refuseCaseCollisions(plan, *dst);
     // Moves remove emptied source directories deepest first.

@@ -168,6 +168,8 @@ no_leftovers "$work/out"
 rm -rf "$STRATA_STATE_DIR/transfers" # the failed job's journal: not resumed here
 run 0 "cp -r of the same names to a case-sensitive folder" "$STRATA" cp -r --json "$work/src/cased" "$work/out/cased-exact"
 check "every file copied where case matters" diff -r "$work/src/cased" "$work/out/cased-exact"
+check "the journal folder is made again" [ -d "$journals" ]
+check "... with no warning (it can resume)" [ "$(field '.warnings | length')" = 0 ]
 
 # --- Ctrl-C pauses (exit 130, journal kept); the same command again completes it
 head -c 100M "$work/src/big.bin" >"$work/src/mid.bin"

@@ -7,11 +7,14 @@
 #   messages       wrong keys and a missing bucket, as ls/stat/cat/cp report them (shared s3rver)
 #   killed-upload  s3rver killed mid-upload, then the same copy against a live server (own s3rver)
 #   multipart-cp   a 100 MiB copy to the shared s3rver is a multipart upload and round-trips
+#   nbd-image      a 40 MiB disk image served by nbdkit goes to S3 (multipart, and as .zst) and
+#                  back into another nbdkit export, byte-identical (shared s3rver, own nbdkit)
 set -u
 STRATA=$(readlink -f "$1")
 CASE=$2
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 S3RVER_SH=$HERE/../servers/s3rver.sh
+NBDKIT_SH=$HERE/../servers/nbdkit.sh
 export QT_QPA_PLATFORM=offscreen
 work=$(mktemp -d /tmp/strata-s3cli-XXXXXX)
 export STRATA_STATE_DIR="$work/.state" # transfer journals of this run only
@@ -20,6 +23,7 @@ own_server=""
 cleanup() {
   [ -n "$stub_pid" ] && kill "$stub_pid" 2>/dev/null
   [ -n "$own_server" ] && bash "$S3RVER_SH" stop "$own_server"
+  [ -d "$work/nbd" ] && bash "$NBDKIT_SH" stopall "$work/nbd"
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -47,6 +51,14 @@ start_stub() {
   stub_pid=$!
   stub_port=$(first_line "$work/stub.port") && return 0
   echo "FAIL: s3_stub.js $1 did not start: $(cat "$work/stub.err")"; exit 1
+}
+
+# multipart_requests: counts, in the proxy's log, the uploads initiated, distinct parts
+# sent and uploads completed; sets $initiated, $parts and $completed.
+multipart_requests() {
+  initiated=$(jq -r 'select(.method=="POST" and (.url|endswith("?uploads="))) | .url' "$stub_log" | wc -l)
+  parts=$(jq -r 'select(.method=="PUT" and (.url|contains("partNumber="))) | .url' "$stub_log" | sort -u | wc -l)
+  completed=$(jq -r 'select(.method=="POST" and (.url|contains("?uploadId="))) | .url' "$stub_log" | wc -l)
 }
 
 case_messages() {
@@ -130,10 +142,7 @@ case_multipart_cp() {
   local t0=$EPOCHREALTIME
   expect 0 "cp 100 MiB" -- "$STRATA" cp "$work/big.bin" "s3://strata-test/$key?endpoint=http://127.0.0.1:$stub_port"
   echo "multipart-cp: 100 MiB up in $(since "$t0") s"
-  local initiated parts completed
-  initiated=$(jq -r 'select(.method=="POST" and (.url|endswith("?uploads="))) | .url' "$stub_log" | wc -l)
-  parts=$(jq -r 'select(.method=="PUT" and (.url|contains("partNumber="))) | .url' "$stub_log" | sort -u | wc -l)
-  completed=$(jq -r 'select(.method=="POST" and (.url|contains("?uploadId="))) | .url' "$stub_log" | wc -l)
+  multipart_requests
   # 8 MiB parts: 12 full ones and a 4 MiB tail.
   [ "$initiated" -eq 1 ] && [ "$parts" -eq 13 ] && [ "$completed" -eq 1 ] && pass \
     || fail "not one multipart upload of 13 parts: $initiated initiated, $parts parts, $completed completed"
@@ -142,11 +151,50 @@ case_multipart_cp() {
   expect 0 "rm" -- "$STRATA" rm "s3://strata-test/$key?endpoint=$STRATA_S3_ENDPOINT"
 }
 
+case_nbd_image() {
+  use_fixture
+  command -v nbdkit >/dev/null || { echo "FAIL: nbdkit is not installed (scripts/bootstrap test installs it)"; exit 1; }
+  start_stub proxy "$STRATA_S3_ENDPOINT"
+  local at="?endpoint=http://127.0.0.1:$stub_port" key="nbd-image-$$-$RANDOM/disk.img" src dst
+  # 40 MiB: four 3 MiB runs of data, holes between them.
+  truncate -s 40M "$work/in.img"
+  for mib in 0 9 17 30; do head -c 3M /dev/urandom | dd of="$work/in.img" bs=1M seek=$mib conv=notrunc status=none; done
+  src=$(bash "$NBDKIT_SH" start "$work/nbd" src memory 40M 2>"$work/nbd.log") \
+    && dst=$(bash "$NBDKIT_SH" start "$work/nbd" dst memory 40M 2>>"$work/nbd.log") \
+    || { echo "FAIL: nbdkit did not start: $(cat "$work/nbd.log")"; exit 1; }
+  expect 0 "file -> NBD" -- "$STRATA" cp --overwrite "$work/in.img" "$src"
+
+  expect 0 "NBD -> S3" -- "$STRATA" cp "$src" "s3://strata-test/$key$at"
+  multipart_requests
+  # 8 MiB parts: five of them.
+  [ "$initiated" -eq 1 ] && [ "$parts" -eq 5 ] && [ "$completed" -eq 1 ] && pass \
+    || fail "NBD -> S3 is not one multipart upload of 5 parts: $initiated initiated, $parts parts, $completed completed"
+  expect 0 "stat of the object" -- "$STRATA" stat --json "s3://strata-test/$key$at"
+  [ "$(jq -r .size <<<"$out")" = 41943040 ] && pass || fail "the object has $(jq -r .size <<<"$out") bytes, not 41943040"
+
+  expect 0 "S3 -> NBD" -- "$STRATA" cp --overwrite "s3://strata-test/$key$at" "$dst"
+  expect 0 "NBD -> file" -- "$STRATA" cp "$dst" "$work/back.img"
+  cmp -s "$work/in.img" "$work/back.img" && pass || fail "NBD -> S3 -> NBD changed the image"
+
+  # Compressed on the way up, decompressed on the way down; the holes cost nothing to send.
+  expect 0 "NBD -> S3 .zst" -- "$STRATA" cp "$src" "s3://strata-test/$key.zst$at"
+  expect 0 "stat of the .zst" -- "$STRATA" stat --json "s3://strata-test/$key.zst$at"
+  local zsize
+  zsize=$(jq -r .size <<<"$out")
+  [ "$zsize" -gt $((12 << 20)) ] && [ "$zsize" -lt $((13 << 20)) ] && pass \
+    || fail "the .zst of 12 MiB of random data and 28 MiB of holes has $zsize bytes"
+  expect 0 "S3 .zst -> NBD" -- "$STRATA" cp --overwrite "s3://strata-test/$key.zst$at" "$dst"
+  expect 0 "NBD -> file again" -- "$STRATA" cp --overwrite "$dst" "$work/back.img"
+  cmp -s "$work/in.img" "$work/back.img" && pass || fail "NBD -> S3 .zst -> NBD changed the image"
+  expect 0 "rm" -- "$STRATA" rm "s3://strata-test/$key$at" "s3://strata-test/$key.zst$at"
+}
+
 case "$CASE" in
   messages) case_messages ;;
   killed-upload) case_killed_upload ;;
   multipart-cp) case_multipart_cp ;;
-  *) echo "usage: s3_cli_test.sh STRATA messages|killed-upload|multipart-cp" >&2; exit 2 ;;
+  nbd-image) case_nbd_image ;;
+  *) echo "usage: s3_cli_test.sh STRATA messages|killed-upload|multipart-cp|nbd-image" >&2; exit 2 ;;
 esac
 
 echo "$checks checks passed, $failures failed"

@@ -284,9 +284,11 @@ std::string Uri::format(bool redact) const
             out += sep;
             sep = '&';
             out += percentEncode(k, "!$'()*+,;:@/", true);
+            if (v.empty())
+                continue; // "?flag": nothing to hide, and "=REDACTED" would claim a value
             if (redact && isSecretQueryKey(k)) {
                 out += "=REDACTED";
-            } else if (!v.empty()) {
+            } else {
                 out += '=';
                 out += percentEncode(redact ? withoutUserInfo(v) : v, "!$'()*+,;:@/", true);
             }

@@ -44,7 +44,8 @@ void checkRedacted(const Uri &uri)
         const std::string_view shownValue = again->query()[i].second;
         FUZZ_CHECK(again->query()[i].first == key);
         if (strata::isSecretQueryKey(key)) {
-            FUZZ_CHECK(shownValue == kMask);
+            // An empty value ("?token") has nothing to hide and stays empty.
+            FUZZ_CHECK(shownValue == (value.empty() ? std::string_view{} : kMask));
             continue;
         }
         // A value that is a URL with user-info (?endpoint=http://u:p@host) shows

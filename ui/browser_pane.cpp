@@ -67,7 +67,9 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     layout->addLayout(bar);
 
     m_banner = new QLabel(this);
+    m_banner->setObjectName(QStringLiteral("paneBanner"));
     m_banner->setWordWrap(true);
+    m_banner->setTextFormat(Qt::PlainText); // names and server text are never markup
     m_banner->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_banner->setContentsMargins(6, 4, 6, 4);
     m_banner->hide();
@@ -315,13 +317,16 @@ void BrowserPane::updateState()
     QString banner;
     QString style = QStringLiteral("background: palette(alternate-base); border-radius: 3px;");
     if (!m_opening.isEmpty()) {
-        banner = tr("Opening %1…").arg(m_opening.toHtmlEscaped());
+        banner = tr("Opening %1…").arg(m_opening);
     } else if (!m_openError.isEmpty()) {
         banner = m_openError;
         style = QStringLiteral("background: #fdecea; color: #8a1c12; border-radius: 3px;");
     } else if (!m_model->error().isEmpty()) {
         banner = m_model->error();
         style = QStringLiteral("background: #fdecea; color: #8a1c12; border-radius: 3px;");
+    } else if (!m_model->warning().isEmpty()) {
+        banner = m_model->warning();
+        style = QStringLiteral("background: #fff4e5; color: #663c00; border-radius: 3px;");
     } else if (m_model->loading() && m_model->rowCount() > 0) {
         banner = tr("Listing… %L1 entries so far").arg(m_model->rowCount());
     } else if (m_model->loading()) {

@@ -1,6 +1,7 @@
 #include "ui/directory_model.h"
 
 #include "core/storage/path.h"
+#include "core/storage/printable.h"
 #include "ui/drag_mime_data.h"
 #include "ui/entry_format.h"
 #include "ui/io_pool.h"
@@ -52,13 +53,14 @@ void listAllPages(QPromise<ListingPage> &promise, std::shared_ptr<Operator> op, 
             return;
         auto page = op->list(path, options);
         if (!page) {
-            promise.addResult(std::make_shared<ListingChunk>(ListingChunk{{}, QString::fromStdString(page.error().message())}));
+            promise.addResult(std::make_shared<ListingChunk>(ListingChunk{{}, QString::fromStdString(page.error().message()), -1, {}}));
             return;
         }
         options.pageToken = std::move(page->nextPageToken);
         const int key = order->load();
         EntryOrder::fromKey(key).sort(page->entries);
-        promise.addResult(std::make_shared<ListingChunk>(ListingChunk{std::move(page->entries), {}, key}));
+        promise.addResult(std::make_shared<ListingChunk>(
+            ListingChunk{std::move(page->entries), {}, key, std::move(page->skipped)}));
     } while (!options.pageToken.empty());
 }
 
@@ -103,6 +105,7 @@ void DirectoryModel::setLocation(const Location &location)
     m_incoming.reset();
     ++m_workTicket; // a sort or merge of the rows that went is of no use
     m_error.clear();
+    m_skipped.clear();
     endResetModel();
     startListing();
 }
@@ -123,6 +126,7 @@ void DirectoryModel::refresh()
     m_refreshing = true;
     m_incoming = std::make_shared<EntryStore>();
     m_incomingError.clear();
+    m_incomingSkipped.clear();
     startListing();
 }
 
@@ -137,6 +141,8 @@ void DirectoryModel::applyRefresh()
         return;
     }
     m_error.clear();
+    m_skipped = std::move(m_incomingSkipped);
+    m_incomingSkipped.clear();
     std::size_t listed = 0;
     for (const auto &page : *store)
         listed += page.size();
@@ -317,13 +323,15 @@ void DirectoryModel::appendPage(ListingChunk &chunk)
     if (m_refreshing) { // gathered until the listing is complete
         if (!chunk.error.isEmpty())
             m_incomingError = chunk.error;
+        m_incomingSkipped.insert(m_incomingSkipped.end(), chunk.skipped.begin(), chunk.skipped.end());
         m_incoming->push_back(std::move(chunk.entries));
         return;
     }
     if (!chunk.error.isEmpty())
         m_error = chunk.error;
+    m_skipped.insert(m_skipped.end(), chunk.skipped.begin(), chunk.skipped.end());
     if (chunk.entries.empty()) {
-        if (!chunk.error.isEmpty())
+        if (!chunk.error.isEmpty() || !chunk.skipped.empty())
             Q_EMIT stateChanged();
         return;
     }
@@ -339,6 +347,20 @@ void DirectoryModel::appendPage(ListingChunk &chunk)
         mergePending();
     else if (!m_mergeTimer.isActive())
         m_mergeTimer.start(std::max(0, kMergeIntervalMs - int(m_sinceMerge.elapsed())));
+}
+
+QString DirectoryModel::warning() const
+{
+    if (m_skipped.empty())
+        return {};
+    QStringList names;
+    for (std::size_t i = 0; i < std::min<std::size_t>(m_skipped.size(), 3); ++i)
+        names << QLatin1Char('\'') + QString::fromStdString(printable(m_skipped[i])) + QLatin1Char('\'');
+    if (m_skipped.size() > 3)
+        names << tr("…");
+    return tr("Left out %n entries the storage names in a way that is no path (an empty, '.' or '..' part): %1",
+              nullptr, int(m_skipped.size()))
+        .arg(names.join(QStringLiteral(", ")));
 }
 
 void DirectoryModel::listingFinished()

@@ -23,6 +23,7 @@ struct ListingChunk {
     std::vector<Entry> entries;
     QString error;     // set on the last chunk of a failed listing
     int sortedBy = -1; // EntryOrder::key() of the order the entries are in
+    std::vector<std::string> skipped; // names the storage sent that are no path (ListPage::skipped)
 };
 // Shared, so that the GUI thread takes the entries out of the future's results, no copy.
 using ListingPage = std::shared_ptr<ListingChunk>;
@@ -54,6 +55,8 @@ public:
 
     bool loading() const { return m_watcher != nullptr || !m_pending.empty() || m_merging || m_planning; }
     QString error() const { return m_error; }
+    // What the listing left out and why (names that are no path); empty when nothing.
+    QString warning() const;
     const Entry *entryAt(int row) const;
     EntryOrder order() const { return m_order; }
     bool sorting() const { return m_sorting; } // a big folder's sort is running
@@ -144,6 +147,7 @@ private:
     QTimer m_mergeTimer;
     QElapsedTimer m_sinceMerge;
     QString m_error;
+    std::vector<std::string> m_skipped; // of the listing shown
     QFutureWatcher<ListingPage> *m_watcher = nullptr;
     int m_taken = 0;              // pages of the listing taken from m_watcher so far
     bool m_listed = false;        // the listing thread is done (pages may wait still)
@@ -154,6 +158,7 @@ private:
     quint64 m_listingTicket = 0;  // the listing a refresh worked out belongs to
     std::shared_ptr<EntryStore> m_incoming;
     QString m_incomingError;
+    std::vector<std::string> m_incomingSkipped;
 };
 
 } // namespace strata

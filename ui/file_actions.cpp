@@ -92,10 +92,10 @@ void FileActions::renameEntry(const Location &dir, const Entry &entry, const QSt
     }
     run(dir, [dir, entry, n] {
         const std::string to = joinPath(parentPath(entry.path), n);
-        // Renaming must not replace something else without asking.
-        if (auto there = dir.op->stat(to); there)
-            return QObject::tr("%1 already exists").arg(QString::fromStdString(dir.op->display(to)));
+        // Renaming never replaces something else (the storage refuses where it can).
         const Status st = dir.op->rename(entry.path, to);
+        if (!st && st.error().kind() == ErrorKind::AlreadyExists)
+            return QObject::tr("%1 already exists").arg(QString::fromStdString(dir.op->display(to)));
         return st ? QString() : QString::fromStdString(st.error().message());
     }, tr("Renamed %1 to %2").arg(QString::fromStdString(entry.name), newName.trimmed()));
 }
@@ -137,6 +137,10 @@ void FileActions::removeEntries(const Location &dir, const std::vector<Entry> &e
 {
     run(dir, [dir, entries] {
         for (const auto &e : entries) {
+            // Only ever something inside the folder shown, whatever its listing held.
+            if (!isStrictlyBelow(e.path, dir.path))
+                return tr("Not deleted: %1 is not inside %2").arg(QString::fromStdString(dir.op->display(e.path)),
+                                                                  QString::fromStdString(dir.display()));
             const Status st = e.isDir() ? dir.op->removeAll(e.path) : dir.op->remove(e.path);
             if (!st)
                 return QString::fromStdString(st.error().message());

@@ -1,5 +1,7 @@
 #include "app/cli/cli.h"
 
+#include "core/storage/printable.h"
+
 #include "app/cli/commands.h"
 #include "app/version.h"
 
@@ -91,8 +93,13 @@ Result<Location> Context::open(const std::string &argument)
 
 int Context::fail(const Error &error)
 {
-    write(err, "strata: " + error.message() + "\n");
+    write(err, "strata: " + printable(error.message()) + "\n");
     return Failure;
+}
+
+void Context::warn(std::string_view message)
+{
+    write(err, "strata: warning: " + printable(message) + "\n");
 }
 
 int Context::usage(const std::string &message)
@@ -170,6 +177,7 @@ const std::vector<CommandSpec> &commands()
             {"zstd-level", "Compression level (1-22) for destinations ending in .zst.", "N"},
             {"part-size", "Split large files into parts of this size, copied in parallel (default 32M).", "SIZE"},
             {"sync", "Make each copy durable (fsync) before it is published."},
+            {"preserve", "Keep these exactly, comma-separated: mode (the source's permission bits, umask and set-ID bits included; without it they are masked as cp does), timestamps (always kept), all.", "LIST"},
             {"ignore-case", "The destination takes names that differ only in case as one name (found out by itself on local FAT, exFAT, NTFS, SMB and casefold folders); of sources that would collide, the first is copied and the others are refused."},
             json};
         auto with = [](std::vector<Option> options, const std::vector<Option> &more) {
@@ -199,7 +207,9 @@ const std::vector<CommandSpec> &commands()
                   2, 2, &commandSync});
         l.push_back({"rm", "URI…", "Remove objects.",
                   {{{"r", "recursive"}, "Remove directories and their contents."},
-                   {{"f", "force"}, "Ignore missing objects."}},
+                   {{"f", "force"}, "Ignore missing objects."},
+                   {"dry-run", "Print what would be removed; remove nothing."},
+                   {"no-preserve-root", "Allow -r on the root of a local file system (file:///)."}},
                   1, -1, &commandRm});
         l.push_back({"mkdir", "URI…", "Create directories.",
                   {{{"p", "parents"},

@@ -27,6 +27,8 @@ public:
     Result<Location> open(const std::string &argument);
     // Prints "strata: <one sentence>" and returns Failure.
     int fail(const Error &error);
+    // Prints "strata: warning: <message>" (control characters escaped).
+    void warn(std::string_view message);
     // Prints "strata CMD: <message>" with a usage hint and returns Usage.
     int usage(const std::string &message);
 };

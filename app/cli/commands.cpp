@@ -2,6 +2,7 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/cli_output.h"
+#include "core/storage/printable.h"
 
 #include <algorithm>
 #include <charconv>
@@ -14,7 +15,7 @@ namespace {
 // The name ls shows: directories end in '/'.
 std::string shownName(const Entry &e)
 {
-    std::string name = e.name.empty() ? e.path : e.name;
+    std::string name = printable(e.name.empty() ? e.path : e.name);
     if (e.isDir())
         name += '/';
     return name;
@@ -25,7 +26,7 @@ std::string longLine(const Entry &e, int sizeWidth)
     const std::string size = e.isDir() ? std::string("-") : std::to_string(e.size);
     std::string name = shownName(e);
     if (e.kind == EntryKind::Symlink && !e.symlinkTarget.empty())
-        name += " -> " + e.symlinkTarget;
+        name += " -> " + printable(e.symlinkTarget);
     return modeString(e) + "  " + pad(size, sizeWidth) + "  " + pad(shortTime(e.mtimeNs), 16) + "  " + name + "\n";
 }
 
@@ -82,6 +83,8 @@ int commandLs(Context &context, const ArgParser &parser)
                 auto page = loc->op->list(dir, options);
                 if (!page)
                     return context.fail(page.error());
+                for (const auto &raw : page->skipped)
+                    context.warn(skippedNameWarning(loc->op->display(dir), raw));
                 for (auto &e : page->entries) {
                     // With -R, names are paths below the listed directory.
                     std::string shown = recursive && e.path.starts_with(base) ? e.path.substr(base.size()) : e.name;
@@ -238,6 +241,9 @@ int commandRm(Context &context, const ArgParser &parser)
 {
     const bool recursive = parser.isSet("recursive");
     const bool force = parser.isSet("force");
+    RemoveAllOptions options;
+    options.allowLocalRoot = parser.isSet("no-preserve-root");
+    options.dryRun = parser.isSet("dry-run");
     int status = Success;
     for (const auto &arg : parser.positionalArguments()) {
         auto loc = context.open(arg);
@@ -256,7 +262,21 @@ int commandRm(Context &context, const ArgParser &parser)
                                       .withContext("remove", loc->display()));
             continue;
         }
-        auto st = recursive ? loc->op->removeAll(loc->path) : loc->op->remove(loc->path);
+        Operator &op = *loc->op;
+        options.onSkipped = [&](std::string_view dir, std::string_view raw) {
+            context.warn(skippedNameWarning(op.display(dir), raw));
+        };
+        if (options.dryRun)
+            options.onRemove = [&](std::string_view path, bool isDir) {
+                write(context.out, "would remove " + printable(op.display(path)) + (isDir ? "/\n" : "\n"));
+            };
+        Status st;
+        if (recursive)
+            st = op.removeAll(loc->path, options);
+        else if (options.dryRun)
+            options.onRemove(loc->path, false);
+        else
+            st = op.remove(loc->path);
         if (!st)
             status = context.fail(st.error());
     }

@@ -4,6 +4,7 @@
 #include "app/cli/interrupt_watch.h"
 #include "app/cli/commands.h"
 #include "core/storage/path.h"
+#include "core/storage/printable.h"
 #include "core/transfer/transfer_queue.h"
 
 #include <atomic>
@@ -109,16 +110,17 @@ int printReport(Context &context, const TransferReport &report, bool json, bool 
         o["job"] = id;
         writeJson(context.out, std::move(o));
     } else {
+        // Names and server text are escaped: nothing a listing holds can drive the terminal.
         for (const auto &warning : report.warnings)
-            write(context.err, "strata: note: " + warning + "\n");
+            write(context.err, "strata: note: " + printable(warning) + "\n");
         for (const auto &action : report.actions)
-            write(context.out, action + "\n");
+            write(context.out, printable(action) + "\n");
         for (const auto &f : report.failures)
-            write(context.err, "strata: " + f.message + "\n");
+            write(context.err, "strata: " + printable(f.message) + "\n");
         for (const auto &s : report.notCopied)
-            write(context.err, "strata: not copied: " + s.source + ": " + s.reason + "\n");
+            write(context.err, "strata: not copied: " + printable(s.source) + ": " + printable(s.reason) + "\n");
         if (!report.error.empty())
-            write(context.err, "strata: " + report.error + "\n");
+            write(context.err, "strata: " + printable(report.error) + "\n");
         if (report.filesFailed > 0)
             write(context.err, format("strata: %llu of %llu files failed; %llu copied. Run the same command again to "
                                       "retry the failed ones.\n",
@@ -157,6 +159,18 @@ int runTransfer(Context &context, const ArgParser &parser, TransferMode mode)
     }
     if (parser.isSet("ignore-case"))
         options.destinationIgnoresCase = true;
+    if (parser.isSet("preserve")) {
+        const std::string list = parser.value("preserve");
+        for (std::size_t pos = 0; pos <= list.size();) {
+            const std::size_t comma = std::min(list.find(',', pos), list.size());
+            const std::string item = list.substr(pos, comma - pos);
+            if (item == "mode" || item == "all")
+                options.preserveMode = true;
+            else if (item != "timestamps")
+                return context.usage("--preserve takes mode, timestamps or all, not '" + printable(item) + "'");
+            pos = comma + 1;
+        }
+    }
     if (parser.isSet("jobs")) {
         const auto jobs = parseNumber<int>(parser.value("jobs"));
         options.jobs = jobs.value_or(0);
@@ -243,12 +257,15 @@ int commandMv(Context &context, const ArgParser &parser)
             std::string target = dst->path;
             if (auto there = dst->op->stat(target); there && there->isDir())
                 target = joinPath(dst->path, baseName(src->path));
-            if (parser.isSet("no-clobber") && dst->op->stat(target))
-                return context.fail(Error(ErrorKind::AlreadyExists, "nothing was moved (--no-clobber)")
-                                        .withContext("move to", dst->op->display(target)));
-            auto st = src->op->rename(src->path, target);
+            const bool replace = parser.isSet("overwrite") && !parser.isSet("no-clobber");
+            auto st = src->op->rename(src->path, target, replace);
             if (st)
                 return Success;
+            if (st.error().kind() == ErrorKind::AlreadyExists)
+                return context.fail(Error(ErrorKind::AlreadyExists, replace || parser.isSet("no-clobber")
+                                                                        ? "nothing was moved"
+                                                                        : "nothing was moved (--overwrite replaces it)")
+                                        .withContext("move to", dst->op->display(target)));
             if (st.error().kind() != ErrorKind::Unsupported)
                 return context.fail(st.error());
         }

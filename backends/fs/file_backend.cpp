@@ -1,6 +1,7 @@
 #include "backends/fs/file_backend.h"
 
 #include "backends/fs/file_writer.h"
+#include "core/io/file_mode.h"
 #include "core/storage/path.h"
 #include "core/storage/random.h"
 
@@ -8,6 +9,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -61,6 +63,17 @@ std::string readLink(int dirfd, const char *name)
     char buf[4096];
     ssize_t n = ::readlinkat(dirfd, name, buf, sizeof buf);
     return n > 0 ? std::string(buf, std::size_t(n)) : std::string();
+}
+
+// The bits a new file gets (see WriteOptions::mode); `existing` is the mode of the file it
+// replaces, if it replaces one.
+mode_t finalMode(const WriteOptions &options, std::optional<mode_t> existing)
+{
+    if (options.mode && options.exactMode)
+        return mode_t(copyMode(*options.mode, true));
+    if (existing)
+        return *existing & 07777; // replacing a file keeps its permissions: a private file stays private
+    return mode_t(copyMode(options.mode.value_or(0666), false));
 }
 
 // A sentence for the cases where errno alone would mislead.
@@ -297,24 +310,37 @@ Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view pat
             if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')
                 key += c;
         tmpName = ".strata-resume-" + key.substr(0, 64) + ".part";
-        int fd = ::openat(dirFd.get(), tmpName.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
-        if (fd < 0)
+        // Private while written; never through a symlink. What is there is trusted only when
+        // it is ours: a regular file of this user with no other name (a hard link planted
+        // under the name would make us write into another file). Else its name goes.
+        int fd = ::openat(dirFd.get(), tmpName.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0 && errno != ELOOP)
             return errorFromErrno(errno);
         UniqueFd file(fd);
         struct stat partial {};
-        if (::fstat(file.get(), &partial) != 0 || !S_ISREG(partial.st_mode))
-            return Error(ErrorKind::InvalidInput, "the partial file of an earlier transfer is not a regular file");
-        if (exists && S_ISREG(existing.st_mode))
-            ::fchmod(file.get(), existing.st_mode & 07777);
-        return std::make_unique<FileWriter>(std::move(dirFd), leaf, std::move(file), std::move(tmpName), options, true,
-                                            std::uint64_t(partial.st_size));
+        const bool ours = file && ::fstat(file.get(), &partial) == 0 && S_ISREG(partial.st_mode)
+            && partial.st_uid == ::geteuid() && partial.st_nlink == 1;
+        if (!ours) {
+            file.reset();
+            if (::unlinkat(dirFd.get(), tmpName.c_str(), 0) != 0 && errno != ENOENT)
+                return Error(ErrorKind::PermissionDenied, "the partial file of an earlier transfer is not this user's and "
+                                                          "cannot be removed: " + tmpName);
+            fd = ::openat(dirFd.get(), tmpName.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
+            if (fd < 0)
+                return errorFromErrno(errno);
+            file.reset(fd);
+            partial = {};
+        }
+        const auto mode = finalMode(options, exists && S_ISREG(existing.st_mode) ? std::optional(existing.st_mode) : std::nullopt);
+        return std::make_unique<FileWriter>(std::move(dirFd), leaf, std::move(file), std::move(tmpName), options, mode,
+                                            true, std::uint64_t(partial.st_size));
     }
-    int fd = ::openat(dirFd.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    int fd = ::openat(dirFd.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
     if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOENT)) {
         // No O_TMPFILE here: a hidden name that a crash could leave, but never the real one.
         for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
             tmpName = ".strata-" + std::to_string(randomU64()) + ".part";
-            fd = ::openat(dirFd.get(), tmpName.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0666);
+            fd = ::openat(dirFd.get(), tmpName.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
             if (fd < 0 && errno != EEXIST)
                 break;
         }
@@ -322,12 +348,10 @@ Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view pat
     if (fd < 0)
         return errorFromErrno(errno);
     UniqueFd file(fd);
-    // Replacing a file keeps its permissions: a private file stays private.
-    if (exists && S_ISREG(existing.st_mode))
-        ::fchmod(file.get(), existing.st_mode & 07777);
     if (options.sizeHint && *options.sizeHint > 0)
         ::posix_fadvise(file.get(), 0, off_t(*options.sizeHint), POSIX_FADV_SEQUENTIAL);
-    return std::make_unique<FileWriter>(std::move(dirFd), leaf, std::move(file), std::move(tmpName), options);
+    const auto mode = finalMode(options, exists && S_ISREG(existing.st_mode) ? std::optional(existing.st_mode) : std::nullopt);
+    return std::make_unique<FileWriter>(std::move(dirFd), leaf, std::move(file), std::move(tmpName), options, mode);
 }
 
 Result<std::unique_ptr<Writer>> FileBackend::write(std::string_view path, const WriteOptions &options)
@@ -365,7 +389,7 @@ Status FileBackend::createDir(std::string_view path)
     return {};
 }
 
-Status FileBackend::rename(std::string_view from, std::string_view to)
+Status FileBackend::rename(std::string_view from, std::string_view to, bool replace)
 {
     if (to.starts_with(from) && to.size() > from.size() && to[from.size()] == '/')
         return Error(ErrorKind::InvalidInput, "a directory cannot be moved into itself");
@@ -375,11 +399,40 @@ Status FileBackend::rename(std::string_view from, std::string_view to)
     auto dst = openParent(to);
     if (!dst)
         return std::move(dst).error();
-    if (::renameat(src->first.get(), src->second.c_str(), dst->first.get(), dst->second.c_str()) != 0) {
+    const int from_ = src->first.get(), to_ = dst->first.get();
+    const char *fromName = src->second.c_str(), *toName = dst->second.c_str();
+    int rc = ::renameat2(from_, fromName, to_, toName, replace ? 0 : RENAME_NOREPLACE);
+    if (rc != 0 && !replace && errno == EINVAL) {
+        // No RENAME_NOREPLACE on this file system: look first (a narrow race, as mv -n).
+        struct stat there {};
+        if (::fstatat(to_, toName, &there, AT_SYMLINK_NOFOLLOW) == 0)
+            return Error(ErrorKind::AlreadyExists);
+        rc = ::renameat(from_, fromName, to_, toName);
+    }
+    if (rc != 0) {
         if (errno == EXDEV)
             return Error(ErrorKind::Unsupported, "renaming across file systems");
         return errorFromErrno(errno);
     }
+    return {};
+}
+
+Status FileBackend::setPermissions(std::string_view path, std::uint32_t mode)
+{
+    // Through an O_PATH descriptor of the name itself (never a symlink's target): fchmod
+    // takes those from Linux 3.6 via /proc, fchmodat has no AT_SYMLINK_NOFOLLOW.
+    auto fd = openBeneath(path, O_PATH | O_NOFOLLOW);
+    if (!fd)
+        return std::move(fd).error();
+    struct stat st {};
+    if (::fstat(fd->get(), &st) != 0)
+        return errorFromErrno(errno);
+    if (S_ISLNK(st.st_mode))
+        return Error(ErrorKind::InvalidInput, "it is a symbolic link; its permissions are not set");
+    char proc[64];
+    std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd->get());
+    if (::chmod(proc, mode_t(mode & 07777)) != 0)
+        return errorFromErrno(errno);
     return {};
 }
 
@@ -395,6 +448,7 @@ Status FileBackend::copy(std::string_view from, std::string_view to)
         return Error(ErrorKind::IsDirectory, "server-side copy takes files only");
     WriteOptions options;
     options.sizeHint = std::uint64_t(st.st_size);
+    options.mode = std::uint32_t(st.st_mode & 07777);
     auto writer = makeWriter(to, options);
     if (!writer)
         return std::move(writer).error();

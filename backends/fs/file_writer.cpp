@@ -25,9 +25,9 @@ void atomicMax(std::atomic<std::uint64_t> &target, std::uint64_t value)
 } // namespace
 
 FileWriter::FileWriter(UniqueFd dir, std::string leaf, UniqueFd file, std::string tmpName, WriteOptions options,
-                       bool resumable, std::uint64_t length)
+                       mode_t mode, bool resumable, std::uint64_t length)
     : m_dir(std::move(dir)), m_leaf(std::move(leaf)), m_file(std::move(file)), m_tmpName(std::move(tmpName)),
-      m_options(std::move(options)), m_length(length), m_resumable(resumable)
+      m_options(std::move(options)), m_mode(mode), m_length(length), m_resumable(resumable)
 {
 }
 
@@ -183,6 +183,11 @@ Status FileWriter::commit()
         const timespec times[2] = {{0, UTIME_OMIT},
                                    {time_t(*m_options.mtimeNs / 1'000'000'000), long(*m_options.mtimeNs % 1'000'000'000)}};
         ::futimens(m_file.get(), times); // best effort: a time we cannot set is no reason to fail
+    }
+    if (::fchmod(m_file.get(), m_mode) != 0) {
+        auto err = errorFromErrno(errno, "while setting the file's permissions");
+        abort();
+        return err;
     }
     if (m_options.sync && ::fdatasync(m_file.get()) != 0) {
         auto err = errorFromErrno(errno);

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include <sys/types.h>
+
 namespace strata {
 
 // Writes into a temporary file in the destination directory; commit renames it over the
@@ -16,8 +18,9 @@ class FileWriter final : public Writer {
 public:
     // `tmpName` is empty for an O_TMPFILE (unnamed) file. A resumable writer keeps its
     // named temporary file on suspend(), and starts from `length` bytes already there.
+    // `mode`: the permission bits the file gets when committed (it is private until then).
     FileWriter(UniqueFd dir, std::string leaf, UniqueFd file, std::string tmpName, WriteOptions options,
-               bool resumable = false, std::uint64_t length = 0);
+               mode_t mode, bool resumable = false, std::uint64_t length = 0);
     ~FileWriter() override;
 
     Status write(std::span<const std::byte> data) override;
@@ -45,6 +48,7 @@ private:
     UniqueFd m_file;
     std::string m_tmpName;
     WriteOptions m_options;
+    mode_t m_mode;
     std::uint64_t m_appendAt = 0;
     std::atomic<std::uint64_t> m_length{0};
     bool m_lengthFixed = false;

@@ -460,7 +460,7 @@ Status MemoryBackend::createDir(std::string_view path)
     return {};
 }
 
-Status MemoryBackend::rename(std::string_view from, std::string_view to)
+Status MemoryBackend::rename(std::string_view from, std::string_view to, bool replace)
 {
     std::unique_lock lock(m_mutex);
     if (from == to)
@@ -478,6 +478,8 @@ Status MemoryBackend::rename(std::string_view from, std::string_view to)
         return std::move(toParent).error();
     auto dst = (*toParent)->children.find(baseName(to));
     if (dst != (*toParent)->children.end()) {
+        if (!replace)
+            return Error(ErrorKind::AlreadyExists);
         const bool srcDir = src->second->kind == EntryKind::Directory;
         const bool dstDir = dst->second->kind == EntryKind::Directory;
         if (dstDir && !srcDir)

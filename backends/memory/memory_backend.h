@@ -34,7 +34,7 @@ public:
     Status put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options) override;
     Status remove(std::string_view path) override;
     Status createDir(std::string_view path) override;
-    Status rename(std::string_view from, std::string_view to) override;
+    Status rename(std::string_view from, std::string_view to, bool replace) override;
     Status copy(std::string_view from, std::string_view to) override;
     Result<std::vector<Extent>> extents(std::string_view path) override;
 

@@ -135,15 +135,20 @@ Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &option
         call.query.emplace_back("prefix", prefix);
     if (!options.recursive)
         call.query.emplace_back("delimiter", "/");
-    // Our page token is "<last common prefix>\n<S3 continuation token>": some servers
+    // Our page token is "<length>:<last common prefix><S3 continuation token>": some servers
     // (s3rver) repeat a common prefix at the top of the next page, and it must not be
-    // listed twice.
+    // listed twice. The length, not a separator, ends the prefix: a key may hold any byte.
     std::string lastPrefix;
     if (!options.pageToken.empty()) {
-        const auto nl = options.pageToken.find('\n');
-        lastPrefix = nl == std::string::npos ? std::string() : options.pageToken.substr(0, nl);
-        call.query.emplace_back("continuation-token",
-                                nl == std::string::npos ? options.pageToken : options.pageToken.substr(nl + 1));
+        const auto colon = options.pageToken.find(':');
+        std::size_t length = 0;
+        const char *digits = options.pageToken.data();
+        const auto parsed = std::from_chars(digits, digits + (colon == std::string::npos ? 0 : colon), length);
+        if (colon == std::string::npos || parsed.ec != std::errc() || parsed.ptr != digits + colon
+            || length > options.pageToken.size() - colon - 1)
+            return Error(ErrorKind::InvalidInput, "the listing page token is not valid");
+        lastPrefix = options.pageToken.substr(colon + 1, length);
+        call.query.emplace_back("continuation-token", options.pageToken.substr(colon + 1 + length));
     }
     auto response = sendOk(call);
     if (!response)
@@ -153,6 +158,11 @@ Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &option
         return std::move(listed).error();
     ListPage page;
     page.entries.reserve(listed->objects.size() + listed->prefixes.size());
+    // `rest` is what a key names below `dir`: one name, or a relative path when recursive.
+    // A key that is no path ("a//b", "a/../b", "..") is reported, never made into another.
+    auto valid = [&](std::string_view rest) {
+        return options.recursive ? isValidRelativePath(rest) : isValidName(rest);
+    };
     bool sawMarker = false;
     for (const auto &object : listed->objects) {
         if (object.key == prefix) {
@@ -161,29 +171,39 @@ Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &option
         }
         if (!object.key.starts_with(prefix))
             continue;
-        // A key ending in '/' is a directory marker; a key with "//" or a trailing '/'
-        // inside gives an empty name, which copies refuse later.
-        std::string rest = object.key.substr(prefix.size());
-        if (rest.ends_with('/')) {
-            rest.pop_back(); // a directory marker
-            if (!rest.empty())
-                page.entries.push_back(dirEntry(joinPath(dir, rest)));
+        std::string_view rest = std::string_view(object.key).substr(prefix.size());
+        const bool marker = rest.ends_with('/');
+        if (marker)
+            rest.remove_suffix(1);
+        if (!valid(rest)) {
+            page.skipped.push_back(object.key);
+            continue;
+        }
+        if (marker) {
+            page.entries.push_back(dirEntry(joinPath(dir, rest)));
             continue;
         }
         page.entries.push_back(fileEntry(joinPath(dir, rest), object.size, object.mtimeNs, object.etag));
         page.entries.back().storageClass = object.storageClass;
     }
     for (const auto &p : listed->prefixes) {
-        if (!p.starts_with(prefix) || p.size() <= prefix.size() || p == lastPrefix)
+        if (!p.starts_with(prefix) || p == lastPrefix)
             continue;
-        std::string rest = p.substr(prefix.size());
-        rest.pop_back();
+        std::string_view rest = std::string_view(p).substr(prefix.size());
+        if (rest.ends_with('/'))
+            rest.remove_suffix(1);
+        if (!valid(rest)) {
+            page.skipped.push_back(p);
+            continue;
+        }
         page.entries.push_back(dirEntry(joinPath(dir, rest)));
     }
-    if (listed->truncated)
-        page.nextPageToken = (listed->prefixes.empty() ? lastPrefix : listed->prefixes.back()) + "\n" + listed->nextToken;
+    if (listed->truncated) {
+        const std::string &last = listed->prefixes.empty() ? lastPrefix : listed->prefixes.back();
+        page.nextPageToken = std::to_string(last.size()) + ":" + last + listed->nextToken;
+    }
     // Nothing under the prefix: an empty directory (its marker), a file, or nothing.
-    if (options.pageToken.empty() && page.entries.empty() && !sawMarker && !prefix.empty()) {
+    if (options.pageToken.empty() && page.entries.empty() && page.skipped.empty() && !sawMarker && !prefix.empty()) {
         auto there = head(key);
         if (there && there->status >= 200 && there->status < 300)
             return Error(ErrorKind::NotDirectory);
@@ -400,13 +420,20 @@ Status S3Backend::copy(std::string_view from, std::string_view to)
     return {};
 }
 
-Status S3Backend::rename(std::string_view from, std::string_view to)
+Status S3Backend::rename(std::string_view from, std::string_view to, bool replace)
 {
     // S3 has no rename: copy, then delete (objects only).
     if (to.starts_with(from) && to.size() > from.size() && to[from.size()] == '/')
         return Error(ErrorKind::InvalidInput, "a directory cannot be moved into itself");
     if (auto dir = prefixExists(std::string(keyOf(from)) + "/"); dir && *dir)
         return Error(ErrorKind::Unsupported, "renaming a directory on S3 means copying every object; use mv");
+    if (!replace) {
+        auto there = stat(to);
+        if (there)
+            return Error(there->isDir() ? ErrorKind::IsDirectory : ErrorKind::AlreadyExists);
+        if (there.error().kind() != ErrorKind::NotFound)
+            return std::move(there).error();
+    }
     if (auto st = copy(from, to); !st)
         return st;
     return remove(from);

@@ -45,7 +45,7 @@ public:
     Status remove(std::string_view path) override;
     Status removeMany(std::span<const std::string> paths) override;
     Status createDir(std::string_view path) override;
-    Status rename(std::string_view from, std::string_view to) override;
+    Status rename(std::string_view from, std::string_view to, bool replace) override;
     Status copy(std::string_view from, std::string_view to) override;
     // Aborts the multipart upload `token` of `path` (a killed run's).
     void discardPending(std::string_view path, const std::string &token) override;

@@ -84,12 +84,15 @@ Error WebDavBackend::fail(const http::Response &response, std::string_view metho
     return webdavError(response, ErrorContext{method, m_config.hostPort, m_config.hasCredentials()}, xmlProblem);
 }
 
-Status WebDavBackend::propfind(std::string_view path, int depth, const OnResource &onResource)
+Status WebDavBackend::propfind(std::string_view path, int depth, const OnResource &onResource,
+                               std::vector<std::string> *skipped)
 {
     std::string head; // the answer's first bytes: what came instead of a multistatus, if it did
     MultistatusParser parser([&](DavResource &&resource) {
         if (auto at = hrefPath(resource.href, m_config.origin(), path))
             onResource(std::move(*at), std::move(resource));
+        else if (skipped && skipped->size() < 1000)
+            skipped->push_back(std::move(resource.href));
     });
     http::Request request;
     const http::HeaderRef headers[] = {{"Depth", depth == 0 ? "0" : "1"}, {"Content-Type", "application/xml; charset=utf-8"}};
@@ -138,7 +141,7 @@ Result<Entry> WebDavBackend::stat(std::string_view path)
     return Error(ErrorKind::Corrupt, "the server's PROPFIND answer does not describe the object asked for");
 }
 
-Result<ListingCache::Listing> WebDavBackend::listing(std::string_view dir)
+Result<ListingCache::Listing> WebDavBackend::listing(std::string_view dir, std::vector<std::string> &skipped)
 {
     auto entries = std::make_shared<std::vector<Entry>>();
     bool self = false, selfIsCollection = false;
@@ -149,7 +152,7 @@ Result<ListingCache::Listing> WebDavBackend::listing(std::string_view dir)
         } else if (resource.found && parentPath(at) == dir) {
             entries->push_back(entryOf(std::move(at), resource));
         } // anything else is outside the collection asked for: ignored
-    });
+    }, &skipped);
     if (!st)
         return std::move(st).error();
     if (self && !selfIsCollection)
@@ -175,8 +178,9 @@ Result<ListPage> WebDavBackend::list(std::string_view dir, const ListOptions &op
         after = options.pageToken.substr(nl + 1);
         entries = m_listings.find(id);
     }
+    ListPage page;
     if (!entries) {
-        auto fresh = listing(dir);
+        auto fresh = listing(dir, page.skipped);
         if (!fresh)
             return std::move(fresh).error();
         entries = std::move(*fresh);
@@ -186,7 +190,6 @@ Result<ListPage> WebDavBackend::list(std::string_view dir, const ListOptions &op
         ? entries->begin()
         : std::upper_bound(entries->begin(), entries->end(), after, [](const std::string &name, const Entry &e) { return name < e.name; });
     const auto count = std::min<std::size_t>(std::max<std::size_t>(options.pageSize, 1), std::size_t(entries->end() - begin));
-    ListPage page;
     page.entries.assign(begin, begin + std::ptrdiff_t(count));
     if (begin + std::ptrdiff_t(count) != entries->end()) {
         if (id.empty())
@@ -439,11 +442,11 @@ Status WebDavBackend::createDir(std::string_view path)
     return {};
 }
 
-Status WebDavBackend::rename(std::string_view from, std::string_view to)
+Status WebDavBackend::rename(std::string_view from, std::string_view to, bool replace)
 {
     if (isInside(to, from))
         return Error(ErrorKind::InvalidInput, "a directory cannot be moved into itself");
-    return relocate("MOVE", from, to, true);
+    return relocate("MOVE", from, to, replace);
 }
 
 Status WebDavBackend::copy(std::string_view from, std::string_view to)

@@ -35,7 +35,7 @@ public:
     Status remove(std::string_view path) override;
     Status removeMany(std::span<const std::string> paths) override;
     Status createDir(std::string_view path) override;
-    Status rename(std::string_view from, std::string_view to) override;
+    Status rename(std::string_view from, std::string_view to, bool replace) override;
     Status copy(std::string_view from, std::string_view to) override;
 
     // The writer's steps. upload: a PUT of the request's body to `path`.
@@ -58,9 +58,11 @@ private:
                                 bool collection = false);
     Error fail(const http::Response &response, std::string_view method, std::string_view xmlProblem = {}) const;
     // PROPFIND at Depth 0 or 1; every resource of the answer on this server, with its path.
-    Status propfind(std::string_view path, int depth, const OnResource &onResource);
+    // Hrefs that name no path of ours go to `skipped` (as sent) when given, else are dropped.
+    Status propfind(std::string_view path, int depth, const OnResource &onResource,
+                    std::vector<std::string> *skipped = nullptr);
     // The children of `dir`, sorted by name.
-    Result<ListingCache::Listing> listing(std::string_view dir);
+    Result<ListingCache::Listing> listing(std::string_view dir, std::vector<std::string> &skipped);
     // MOVE or COPY that never replaces a directory, and a file only when `overwrite`.
     Status relocate(std::string_view method, std::string_view from, std::string_view to, bool overwrite);
 

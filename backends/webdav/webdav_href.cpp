@@ -39,16 +39,29 @@ std::optional<std::string> hrefPath(std::string_view href, std::string_view orig
             return std::nullopt;
         href = slash == std::string_view::npos ? std::string_view("/") : href.substr(slash);
     }
-    auto decoded = percentDecode(href);
-    if (!decoded)
-        return std::nullopt;
-    std::string path = std::move(*decoded);
-    if (!path.starts_with('/'))
-        path = std::string(requested) + "/" + path; // relative to the collection listed
-    auto normal = normalizePath(path);
-    if (!normal)
-        return std::nullopt;
-    return std::move(*normal);
+    // Each segment must decode to one valid name: an href with "//", "." or "..", or a
+    // name holding an encoded '/', names no path of ours and is never made into another.
+    std::string path;
+    if (href.starts_with('/'))
+        href.remove_prefix(1);
+    else if (requested != "/")
+        path = std::string(requested); // relative to the collection listed
+    if (href.ends_with('/'))
+        href.remove_suffix(1); // a collection's
+    while (!href.empty()) {
+        const auto slash = href.find('/');
+        auto name = percentDecode(href.substr(0, slash));
+        if (!name || !isValidName(*name))
+            return std::nullopt;
+        path += '/';
+        path += *name;
+        href = slash == std::string_view::npos ? std::string_view() : href.substr(slash + 1);
+        if (slash != std::string_view::npos && href.empty())
+            return std::nullopt; // "a//" after the collection's slash was taken
+    }
+    if (path.empty())
+        path = "/";
+    return path;
 }
 
 namespace {

@@ -12,8 +12,8 @@ std::string encodePath(std::string_view path, bool collection = false);
 
 // The backend path an href of a multistatus names: absolute ("/dav/a%20b"), a full URL on
 // our own origin ("http://host:port/dav/a"), or relative to the collection asked for.
-// nullopt for an href on another server, with a bad escape, or climbing above the root:
-// such entries are never listed.
+// nullopt for an href on another server, with a bad escape, or that is no path of normal
+// form ("a//b", "a/./b", "a/../b", an encoded '/' in a name): such entries are never listed.
 std::optional<std::string> hrefPath(std::string_view href, std::string_view origin, std::string_view requested);
 
 // Where an upload to `path` waits for its commit: a unique hidden name in the same

@@ -44,7 +44,12 @@ Status Backend::createDir(std::string_view)
     return unsupported("creating directories");
 }
 
-Status Backend::rename(std::string_view, std::string_view)
+Status Backend::setPermissions(std::string_view, std::uint32_t)
+{
+    return unsupported("setting permissions");
+}
+
+Status Backend::rename(std::string_view, std::string_view, bool)
 {
     return unsupported("renaming");
 }

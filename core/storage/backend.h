@@ -25,6 +25,11 @@ struct WriteOptions {
     bool overwrite = true;                 // false: commit fails with AlreadyExists if taken
     bool sync = false;                     // data is durable before commit returns
     std::optional<std::int64_t> mtimeNs;   // modification time to give the object, where settable
+    // POSIX permission bits for a new object, where the storage keeps them: as cp gives them,
+    // masked by the umask and without set-user/group-ID bits, or exactly with exactMode
+    // (cp -p). A replaced file keeps its own bits unless exactMode. Unset: 0666 & ~umask.
+    std::optional<std::uint32_t> mode;
+    bool exactMode = false;
     // Non-empty: a stable name for this write's partial state. Opening a writer again with
     // the same key (even in a new process) finds what an earlier, suspended or killed
     // writer left, where the backend can keep it (see Writer::keepsPartialState).
@@ -80,6 +85,9 @@ struct ListOptions {
 struct ListPage {
     std::vector<Entry> entries;
     std::string nextPageToken; // empty when this is the last page
+    // Names the storage sent that are no path ("a//b", "..", "a/./b"), as sent: left out of
+    // entries, never turned into another path; callers warn about them (skippedWarning).
+    std::vector<std::string> skipped;
 };
 
 // One storage service: small, thread-safe, no retry loops, no logging (layers add those).
@@ -119,8 +127,12 @@ public:
     virtual Status removeMany(std::span<const std::string> paths);
     // Creates one directory; its parent must exist.
     virtual Status createDir(std::string_view path);
-    // Moves an object within the backend, replacing a file at `to`.
-    virtual Status rename(std::string_view from, std::string_view to);
+    // Moves an object within the backend. Something already at `to` is replaced only when
+    // `replace` is set (a file by a file); else the rename fails with AlreadyExists.
+    virtual Status rename(std::string_view from, std::string_view to, bool replace);
+    // Sets the POSIX permission bits of a file or directory (never through a symlink), where
+    // the storage keeps them; Unsupported elsewhere.
+    virtual Status setPermissions(std::string_view path, std::uint32_t mode);
     // Copies an object within the backend without moving bytes through us where possible.
     virtual Status copy(std::string_view from, std::string_view to);
     // Data / zero / hole map of the whole object, sorted and coalesced.

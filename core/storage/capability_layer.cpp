@@ -63,10 +63,10 @@ Status CapabilityLayer::createDir(std::string_view path)
     return Layer::createDir(path);
 }
 
-Status CapabilityLayer::rename(std::string_view from, std::string_view to)
+Status CapabilityLayer::rename(std::string_view from, std::string_view to, bool replace)
 {
     STRATA_REQUIRE(Rename);
-    return Layer::rename(from, to);
+    return Layer::rename(from, to, replace);
 }
 
 Status CapabilityLayer::copy(std::string_view from, std::string_view to)

@@ -156,10 +156,10 @@ Status LoggingLayer::createDir(std::string_view path)
     return logged("create-dir", path, {}, [&] { return Layer::createDir(path); });
 }
 
-Status LoggingLayer::rename(std::string_view from, std::string_view to)
+Status LoggingLayer::rename(std::string_view from, std::string_view to, bool replace)
 {
-    const std::string target = "-> " + uriFor(to).redacted();
-    return logged("rename", from, target, [&] { return Layer::rename(from, to); });
+    const std::string target = "-> " + uriFor(to).redacted() + (replace ? " (replace)" : "");
+    return logged("rename", from, target, [&] { return Layer::rename(from, to, replace); });
 }
 
 Status LoggingLayer::copy(std::string_view from, std::string_view to)

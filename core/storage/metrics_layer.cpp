@@ -141,9 +141,9 @@ Status MetricsLayer::createDir(std::string_view path)
     return counted(Operation::CreateDir, [&] { return Layer::createDir(path); });
 }
 
-Status MetricsLayer::rename(std::string_view from, std::string_view to)
+Status MetricsLayer::rename(std::string_view from, std::string_view to, bool replace)
 {
-    return counted(Operation::Rename, [&] { return Layer::rename(from, to); });
+    return counted(Operation::Rename, [&] { return Layer::rename(from, to, replace); });
 }
 
 Status MetricsLayer::copy(std::string_view from, std::string_view to)

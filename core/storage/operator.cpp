@@ -2,6 +2,10 @@
 
 #include "core/storage/capability_layer.h"
 #include "core/storage/path.h"
+#include "core/storage/printable.h"
+
+#include <algorithm>
+#include <set>
 
 namespace strata {
 
@@ -50,6 +54,28 @@ R withContext(R result, std::string_view op, const Operator &self, std::string_v
     return result;
 }
 
+// Leaves in `page` only entries naming a place strictly below `dir` (its direct children
+// unless recursive) under a valid name; the rest go to page.skipped, as they were named.
+void confine(std::string_view dir, bool recursive, ListPage &page)
+{
+    auto outside = [&](const Entry &e) {
+        if (!isValidName(e.name) || !isNormalPath(e.path) || baseName(e.path) != e.name)
+            return true;
+        return recursive ? !isStrictlyBelow(e.path, dir) : parentPath(e.path) != dir;
+    };
+    auto kept = page.entries.begin();
+    for (auto it = page.entries.begin(); it != page.entries.end(); ++it) {
+        if (outside(*it)) {
+            page.skipped.push_back(it->path.empty() ? it->name : it->path);
+            continue;
+        }
+        if (kept != it)
+            *kept = std::move(*it);
+        ++kept;
+    }
+    page.entries.erase(kept, page.entries.end());
+}
+
 } // namespace
 
 Operator::Operator(std::shared_ptr<Backend> backend, OperatorOptions options)
@@ -95,7 +121,10 @@ Result<Entry> Operator::stat(std::string_view path)
 Result<ListPage> Operator::list(std::string_view dir, const ListOptions &options)
 {
     STRATA_CHECKED(p, "list", dir);
-    return withContext(m_stack->list(p, options), "list", *this, p);
+    auto page = withContext(m_stack->list(p, options), "list", *this, p);
+    if (page)
+        confine(p, options.recursive, *page);
+    return page;
 }
 
 Result<std::vector<Entry>> Operator::listAll(std::string_view dir)
@@ -177,46 +206,106 @@ Status Operator::remove(std::string_view path)
     return withContext(m_stack->remove(p), "remove", *this, p);
 }
 
-Status Operator::removeAll(std::string_view path)
+Status Operator::removeAll(std::string_view path, const RemoveAllOptions &options)
 {
     STRATA_CHECKED(p, "remove", path);
+    if (p == "/" && localPath(p) && !options.allowLocalRoot)
+        return Error(ErrorKind::InvalidInput, "it is the root of the file system; refusing to remove it recursively "
+                                              "(use --no-preserve-root to override)")
+            .withContext("remove", display(p));
     auto entry = stat(p);
     if (!entry)
         return entry.error().kind() == ErrorKind::NotFound ? Status{} : Status(std::move(entry).error());
-    bool removedChildren = false;
-    if (entry->isDir()) {
-        // Children are listed again after each page of removals, so the listing never
-        // depends on a page token into a directory that is changing.
-        for (;;) {
-            auto page = list(p, ListOptions{});
-            // An object store's folder that only its keys implied is gone with its last key.
-            if (!page && removedChildren && page.error().kind() == ErrorKind::NotFound)
-                return {};
-            if (!page)
-                return std::move(page).error();
-            if (page->entries.empty())
-                break;
-            // Files of a page go in one batch where the storage batches deletes.
-            std::vector<std::string> files;
-            for (const auto &child : page->entries) {
-                if (child.isDir()) {
-                    if (auto st = removeAll(child.path); !st)
-                        return st;
-                } else {
-                    files.push_back(child.path);
-                }
-            }
-            if (!files.empty())
-                if (auto st = withContext(m_stack->removeMany(files), "remove", *this, p); !st)
-                    return st;
-            removedChildren = true;
-        }
-        if (p == "/")
-            return {};
+    if (!entry->isDir()) { // a file, or a symlink: the link goes, never what it points to
+        if (options.onRemove)
+            options.onRemove(p, false);
+        return options.dryRun ? Status{} : remove(p);
     }
-    auto st = remove(p);
-    if (!st && removedChildren && st.error().kind() == ErrorKind::NotFound)
+    const std::string dir(p);
+    return options.dryRun ? listTree(dir, options) : removeTree(dir, options);
+}
+
+Status Operator::listTree(const std::string &dir, const RemoveAllOptions &options)
+{
+    ListOptions listOptions;
+    do {
+        auto page = list(dir, listOptions);
+        if (!page)
+            return std::move(page).error();
+        for (const auto &raw : page->skipped)
+            if (options.onSkipped)
+                options.onSkipped(dir, raw);
+        for (const auto &child : page->entries) {
+            if (child.isDir()) {
+                if (auto st = listTree(child.path, options); !st)
+                    return st;
+            } else if (options.onRemove) {
+                options.onRemove(child.path, false);
+            }
+        }
+        listOptions.pageToken = std::move(page->nextPageToken);
+    } while (!listOptions.pageToken.empty());
+    if (dir != "/" && options.onRemove)
+        options.onRemove(dir, true);
+    return {};
+}
+
+Status Operator::removeTree(const std::string &dir, const RemoveAllOptions &options)
+{
+    // Children are listed again after each page of removals, so the listing never depends
+    // on a page token into a directory that is changing. A child listed again after it
+    // was removed means the storage does not remove it: stop rather than loop.
+    std::set<std::string, std::less<>> removed;
+    std::vector<std::string> skipped;
+    for (;;) {
+        auto page = list(dir, ListOptions{});
+        // An object store's folder that only its keys implied is gone with its last key.
+        if (!page && !removed.empty() && page.error().kind() == ErrorKind::NotFound)
+            return {};
+        if (!page)
+            return std::move(page).error();
+        for (auto &raw : page->skipped) {
+            if (std::find(skipped.begin(), skipped.end(), raw) != skipped.end())
+                continue;
+            if (options.onSkipped)
+                options.onSkipped(dir, raw);
+            skipped.push_back(std::move(raw));
+        }
+        if (page->entries.empty())
+            break;
+        // Files of a page go in one batch where the storage batches deletes.
+        std::vector<std::string> files;
+        for (const auto &child : page->entries) {
+            // Checked here again, whatever the listing did: only what is below `dir` goes.
+            if (!isStrictlyBelow(child.path, dir) || parentPath(child.path) != dir)
+                return Error(ErrorKind::Corrupt, "the storage listed '" + printable(child.path) + "' in it; nothing outside it is removed")
+                    .withContext("remove", display(dir));
+            if (!removed.insert(child.path).second)
+                return Error(ErrorKind::Corrupt, "the storage still lists '" + printable(child.name) + "' in it after removing it")
+                    .withContext("remove", display(dir));
+            if (child.isDir()) {
+                if (auto st = removeTree(child.path, options); !st)
+                    return st;
+            } else {
+                if (options.onRemove)
+                    options.onRemove(child.path, false);
+                files.push_back(child.path);
+            }
+        }
+        if (!files.empty())
+            if (auto st = withContext(m_stack->removeMany(files), "remove", *this, dir); !st)
+                return st;
+    }
+    if (dir == "/")
+        return {};
+    if (options.onRemove)
+        options.onRemove(dir, true);
+    auto st = remove(dir);
+    if (!st && !removed.empty() && st.error().kind() == ErrorKind::NotFound)
         return {}; // the same: a folder its keys implied, no marker of its own
+    if (!st && st.error().kind() == ErrorKind::DirectoryNotEmpty && !skipped.empty())
+        st.error().setCause("it still holds '" + printable(skipped.front())
+                            + "', a name that is no path, which was left alone");
     return st;
 }
 
@@ -242,13 +331,13 @@ Status Operator::createDir(std::string_view path, bool parents)
     return withContext(m_stack->createDir(p), "create directory", *this, p);
 }
 
-Status Operator::rename(std::string_view from, std::string_view to)
+Status Operator::rename(std::string_view from, std::string_view to, bool replace)
 {
     STRATA_CHECKED(a, "rename", from);
     STRATA_CHECKED(b, "rename", to);
     if (a == "/" || b == "/")
         return Error(ErrorKind::InvalidInput, "the root cannot be renamed or replaced").withContext("rename", display(a));
-    auto st = m_stack->rename(a, b);
+    auto st = m_stack->rename(a, b, replace);
     if (!st.ok())
         st.error().withContext("rename", display(a) + " to " + display(b));
     return st;
@@ -262,6 +351,12 @@ Status Operator::copy(std::string_view from, std::string_view to)
     if (!st.ok())
         st.error().withContext("copy", display(a) + " to " + display(b));
     return st;
+}
+
+Status Operator::setPermissions(std::string_view path, std::uint32_t mode)
+{
+    STRATA_CHECKED(p, "set permissions of", path);
+    return withContext(m_stack->setPermissions(p, mode), "set permissions of", *this, p);
 }
 
 Result<std::vector<Extent>> Operator::extents(std::string_view path)

@@ -6,10 +6,22 @@
 #include "core/storage/metrics_layer.h"
 #include "core/storage/retry_layer.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 
 namespace strata {
+
+struct RemoveAllOptions {
+    // A recursive remove of a local file system's root ("file:///", "/usr/..") is refused
+    // unless set (rm's --no-preserve-root). Object stores' roots (a bucket) may be emptied.
+    bool allowLocalRoot = false;
+    bool dryRun = false; // nothing is removed; onRemove still names everything that would go
+    // Each path as it goes (or would go), children before their folder.
+    std::function<void(std::string_view path, bool isDir)> onRemove;
+    // A name a listing left out (ListPage::skipped): `dir` holds it; it is not removed.
+    std::function<void(std::string_view dir, std::string_view raw)> onSkipped;
+};
 
 struct OperatorOptions {
     std::optional<RetryPolicy> retry = RetryPolicy{}; // nullopt: no retries
@@ -35,6 +47,9 @@ public:
 
     Result<Entry> stat(std::string_view path);
     Result<ListPage> list(std::string_view dir, const ListOptions &options = {});
+    // One page of a directory's children. Only entries that name a place strictly below
+    // `dir` (a direct child unless recursive) with a valid name come back, whatever the
+    // storage sent; anything else is in ListPage::skipped, as the storage named it.
     // Every child of a directory, all pages; for small directories and tests.
     Result<std::vector<Entry>> listAll(std::string_view dir);
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer);
@@ -46,11 +61,17 @@ public:
     // Writes a whole object in one go (open, write, commit).
     Status writeAll(std::string_view path, std::span<const std::byte> data, const WriteOptions &options = {});
     Status remove(std::string_view path);
-    // Removes a directory and everything below it (or a single file).
-    Status removeAll(std::string_view path);
+    // Removes a directory and everything below it (or a single file, or a symlink without
+    // following it). Only paths strictly below `path` are removed, each checked as it
+    // goes, whatever a listing says; a folder the storage keeps listing after its children
+    // were removed stops the removal instead of looping.
+    Status removeAll(std::string_view path, const RemoveAllOptions &options = {});
     Status createDir(std::string_view path, bool parents = false);
-    Status rename(std::string_view from, std::string_view to);
+    // Fails with AlreadyExists when something is at `to`, unless `replace`.
+    Status rename(std::string_view from, std::string_view to, bool replace = false);
     Status copy(std::string_view from, std::string_view to);
+    // Sets permission bits where the storage keeps them (local files); Unsupported elsewhere.
+    Status setPermissions(std::string_view path, std::uint32_t mode);
     Result<std::vector<Extent>> extents(std::string_view path);
     // In-storage copy of a range into a writer of this operator (see Backend::copyRange).
     Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to);
@@ -60,6 +81,8 @@ public:
     Backend &backend() const { return *m_stack; }
 
 private:
+    Status removeTree(const std::string &dir, const RemoveAllOptions &options);
+    Status listTree(const std::string &dir, const RemoveAllOptions &options);
     Result<std::string> checked(std::string_view op, std::string_view path) const;
 
     std::shared_ptr<MetricsLayer> m_metrics;

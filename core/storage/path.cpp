@@ -90,4 +90,23 @@ bool isValidName(std::string_view name)
         && name.find('\0') == std::string_view::npos;
 }
 
+bool isValidRelativePath(std::string_view rel)
+{
+    for (std::size_t pos = 0;;) {
+        const std::size_t slash = rel.find('/', pos);
+        if (!isValidName(rel.substr(pos, slash == std::string_view::npos ? std::string_view::npos : slash - pos)))
+            return false;
+        if (slash == std::string_view::npos)
+            return true;
+        pos = slash + 1;
+    }
+}
+
+bool isStrictlyBelow(std::string_view path, std::string_view dir)
+{
+    if (!isNormalPath(path) || !isNormalPath(dir) || path.size() <= dir.size() || !path.starts_with(dir))
+        return false;
+    return dir == "/" || path[dir.size()] == '/';
+}
+
 } // namespace strata

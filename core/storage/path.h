@@ -25,5 +25,10 @@ std::string_view parentPath(std::string_view path);
 std::string_view baseName(std::string_view path);
 // Whether `name` is usable as one path segment (non-empty, no '/', not "." or "..", no NUL).
 bool isValidName(std::string_view name);
+// Whether `rel` is one or more valid names joined by single slashes ("a/b", not "a//b",
+// "./a", "a/.." or "/a"): a name a server sends for something below a folder.
+bool isValidRelativePath(std::string_view rel);
+// Whether normal path `path` names something strictly below normal path `dir`.
+bool isStrictlyBelow(std::string_view path, std::string_view dir);
 
 } // namespace strata

@@ -111,6 +111,8 @@ Result<FileOutcome> FileCopier::run()
         options.existing == ExistingPolicy::Overwrite || options.mode == TransferMode::Sync || m_replaceOwn;
     writeOptions.sync = options.sync;
     writeOptions.mtimeNs = m_task.source.mtimeNs;
+    writeOptions.mode = m_task.source.mode;
+    writeOptions.exactMode = options.preserveMode;
     writeOptions.fresh = m_task.fresh;
     writeOptions.onPending = pendingRecorder();
     if (m_ctx.journal && positional && size >= options.partSize)
@@ -460,6 +462,8 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
         options.existing == ExistingPolicy::Overwrite || options.mode == TransferMode::Sync || m_replaceOwn;
     writeOptions.sync = options.sync;
     writeOptions.mtimeNs = m_task.source.mtimeNs;
+    writeOptions.mode = m_task.source.mode;
+    writeOptions.exactMode = options.preserveMode;
     writeOptions.onPending = pendingRecorder();
     auto writer = m_dst.write(m_task.dstPath, writeOptions);
     if (!writer) {

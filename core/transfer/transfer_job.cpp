@@ -1,7 +1,9 @@
 #include "core/transfer/transfer_job.h"
 
 #include "core/io/buffer_pool.h"
+#include "core/io/file_mode.h"
 #include "core/io/hash.h"
+#include "core/storage/path.h"
 #include "core/transfer/file_copier.h"
 #include "core/transfer/transfer_plan.h"
 #include "core/transfer/zstd_stream.h"
@@ -204,6 +206,8 @@ void TransferJob::run(Registry &registry, TransferObserver *observer, std::stop_
         }
         for (auto &refused : plan->refused)
             addFailure(std::move(refused), observer);
+        for (auto &warning : plan->warnings)
+            addWarning(std::move(warning));
         setState(JobState::Running, observer);
         if (m_spec.options.dryRun) {
             std::lock_guard lock(m_mutex);
@@ -461,6 +465,13 @@ void TransferJob::finishPlan(TransferPlan &plan, TransferObserver *observer, con
     if (stop.stop_requested() || m_filesFailed > 0)
         return;
     for (const auto &extra : plan.extras) {
+        // Whatever the listings said, nothing outside the destination named is removed.
+        if (!isStrictlyBelow(extra, plan.dstRoot)) {
+            addFailure({{}, plan.dstOp->display(extra), ErrorKind::InvalidInput,
+                        "not removed: it is not inside " + plan.dstOp->display(plan.dstRoot)},
+                       observer);
+            continue;
+        }
         if (auto st = plan.dstOp->removeAll(extra); !st)
             addFailure({{}, plan.dstOp->display(extra), st.error().kind(), st.error().message()}, observer);
         else {
@@ -470,6 +481,12 @@ void TransferJob::finishPlan(TransferPlan &plan, TransferObserver *observer, con
     }
     for (const auto &[op, dir] : plan.sourceDirs)
         (void)op->remove(dir); // only emptied directories go; others say DirectoryNotEmpty
+    // Deepest first, so a read-only folder is closed only after its children are done.
+    for (auto it = plan.dirModes.rbegin(); it != plan.dirModes.rend(); ++it) {
+        auto st = plan.dstOp->setPermissions(it->first, copyMode(it->second, m_spec.options.preserveMode));
+        if (!st && st.error().kind() != ErrorKind::Unsupported)
+            addWarning("the permissions of " + plan.dstOp->display(it->first) + " were not set: " + st.error().message());
+    }
 }
 
 void TransferJob::cleanUp(Registry &registry)

@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace strata {
@@ -61,14 +62,22 @@ Result<std::unique_ptr<TransferJournal>> TransferJournal::create(const std::stri
     // whole or, cut by a crash inside that write, has no first line and counts as damaged.
     // No fsync: the journal has to survive the process, not a power cut.
     constexpr int kFlags = O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC;
-    int fd = ::open(journal->m_path.c_str(), kFlags, 0666);
+    // Journals name what is copied where: readable by this user only.
+    int fd = ::open(journal->m_path.c_str(), kFlags, 0600);
     if (fd < 0 && errno == ENOENT) {
-        // The folder is made once, by the first transfer: later ones find it there.
+        // The folder is made once, by the first transfer: later ones find it there. It and
+        // the state folders above it that we make are private (0700).
+        for (std::size_t slash = dir.find('/', 1);; slash = dir.find('/', slash + 1)) {
+            const std::string part = dir.substr(0, slash);
+            if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
+                break;
+            if (slash == std::string::npos)
+                break;
+        }
         std::error_code ec;
-        std::filesystem::create_directories(dir, ec);
-        if (ec || !std::filesystem::is_directory(dir, ec))
+        if (!std::filesystem::is_directory(dir, ec))
             return Error(ErrorKind::PermissionDenied, "cannot create the transfer journal folder " + dir);
-        fd = ::open(journal->m_path.c_str(), kFlags, 0666);
+        fd = ::open(journal->m_path.c_str(), kFlags, 0600);
     }
     if (fd < 0)
         return errorFromErrno(errno, "while creating the transfer journal " + journal->m_path);

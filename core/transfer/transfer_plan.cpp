@@ -2,6 +2,7 @@
 
 #include "core/io/json_text.h"
 #include "core/storage/path.h"
+#include "core/storage/printable.h"
 #include "core/transfer/file_copier.h"
 
 #include <deque>
@@ -105,6 +106,13 @@ public:
         plan.refused.push_back({op->display(path), {}, error.kind(), error.withContext("copy", op->display(path)).message()});
     }
 
+    // A source listing left names out that are no path: the copy of that folder is not whole.
+    void refuseSkipped(const std::shared_ptr<Operator> &op, std::string_view dir, const std::vector<std::string> &skipped)
+    {
+        for (const auto &raw : skipped)
+            plan.refused.push_back({op->display(dir), {}, ErrorKind::InvalidInput, skippedNameWarning(op->display(dir), raw)});
+    }
+
     // Walks a source directory into dst, breadth first, page by page.
     Status walk(const std::shared_ptr<Operator> &srcOp, const std::string &srcRoot, const std::string &dstRoot,
                 bool fresh)
@@ -128,6 +136,7 @@ public:
                     refuse(srcOp, srcDir, std::move(page).error());
                     break;
                 }
+                refuseSkipped(srcOp, srcDir, page->skipped);
                 for (auto &entry : page->entries) {
                     if (!isValidName(entry.name)) {
                         refuse(srcOp, entry.path, Error(ErrorKind::InvalidInput,
@@ -146,6 +155,9 @@ public:
                     case EntryKind::Directory:
                         if (!there || !there->isDir())
                             plan.dirs.push_back(dstPath);
+                        // Folders that were there keep their bits (as with cp) unless asked.
+                        if (entry.mode && ((!there && (fresh || sync)) || m_spec.options.preserveMode))
+                            plan.dirModes.emplace_back(dstPath, *entry.mode);
                         todo.emplace_back(entry.path, dstPath);
                         break;
                     case EntryKind::Symlink:
@@ -189,6 +201,7 @@ public:
                 refuse(srcOp, srcRoot, std::move(page).error());
                 break;
             }
+            refuseSkipped(srcOp, srcRoot, page->skipped);
             for (auto &entry : page->entries) {
                 if (!entry.path.starts_with(base))
                     continue;
@@ -237,6 +250,8 @@ public:
             auto page = plan.dstOp->list(dstDir, options);
             if (!page)
                 return; // missing: everything is new
+            for (const auto &raw : page->skipped)
+                plan.warnings.push_back(skippedNameWarning(plan.dstOp->display(dstDir), raw));
             for (auto &e : page->entries) {
                 auto name = e.name;
                 out.emplace(std::move(name), std::move(e));
@@ -386,6 +401,7 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
         ? *spec.destinationIsDir
         : (dstEntry && dstEntry->isDir()) || (!dstEntry && slash) || spec.sources.size() > 1;
     plan.dstIsDir = dstIsDir;
+    plan.dstRoot = dst->path;
     if (dstEntry && !dstEntry->isDir() && spec.sources.size() > 1)
         return Error(ErrorKind::NotDirectory, "several sources need a directory to copy into")
             .withContext("copy to", dst->display());
@@ -450,6 +466,8 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
             // A target that does not exist yet holds nothing to overwrite: its files skip
             // the per-file existence check (one request each on remote stores).
             const bool fresh = !sync && !dst->op->stat(target);
+            if (entry->mode && (fresh || (sync && !dstEntry) || spec.options.preserveMode))
+                plan.dirModes.emplace_back(target, *entry->mode);
             const bool flat = spec.options.mode == TransferMode::Copy && src->op->capabilities().has(Capability::ListRecursive);
             if (auto st = flat ? planner.flatWalk(src->op, src->path, target, fresh, std::move(firstPage))
                                : planner.walk(src->op, src->path, target, fresh);

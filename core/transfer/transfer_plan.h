@@ -23,9 +23,14 @@ struct FileTask {
 struct TransferPlan {
     std::shared_ptr<Operator> dstOp;
     std::vector<std::string> dirs; // to create at the destination, parents first
+    // Directories the copy makes, with the source's permission bits: given once their files
+    // are in (a read-only folder must first take them).
+    std::vector<std::pair<std::string, std::uint32_t>> dirModes;
     std::vector<FileTask> files;
     std::vector<std::pair<std::shared_ptr<Operator>, std::string>> sourceDirs; // move: removed once emptied, deepest first
+    std::string dstRoot;              // the destination as named: extras are only ever below it
     std::vector<std::string> extras;  // sync --delete: destination paths the source lacks
+    std::vector<std::string> warnings; // failed nothing (names a destination listing left out)
     std::vector<FileFailure> refused; // sources that cannot be copied at all
     std::vector<SkippedItem> notCopied;
     std::uint64_t bytesTotal = 0;

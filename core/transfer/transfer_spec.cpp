@@ -26,6 +26,8 @@ json::Object TransferSpec::toJson() const
         {"zstdThreads", o.zstdThreads},
         {"sync", o.sync},
     };
+    if (o.preserveMode)
+        opts.emplace("preserveMode", true);
     if (o.destinationIgnoresCase)
         opts.emplace("destinationIgnoresCase", *o.destinationIgnoresCase);
     return {{"sources", std::move(src)}, {"destination", destination}, {"options", std::move(opts)}};
@@ -62,6 +64,7 @@ Result<TransferSpec> TransferSpec::fromJson(const json::Value &json)
     t.zstdLevel = num("zstdLevel", t.zstdLevel);
     t.zstdThreads = num("zstdThreads", t.zstdThreads);
     t.sync = o["sync"].toBool();
+    t.preserveMode = o["preserveMode"].toBool();
     if (t.partSize == 0 || t.chunkSize == 0 || t.maxBytesInFlight < t.chunkSize || t.partsInFlight < 1)
         return Error(ErrorKind::Corrupt, "the transfer journal has impossible sizes");
     return spec;

@@ -36,6 +36,9 @@ struct TransferOptions {
     int zstdLevel = 3;
     int zstdThreads = 0;             // 0: one per core
     bool sync = false;               // durable (fsync) before each commit
+    // Permission bits exactly as the source's (cp -p); else as cp gives them: the source's
+    // bits masked by the umask, set-ID bits dropped; a replaced file keeps its own.
+    bool preserveMode = false;
     // Whether destination names that differ only in case are one name (FAT, exFAT, NTFS,
     // SMB, casefold folders; a WebDAV server on Windows). Unset: found out where the
     // destination is a local folder, else no. Sources whose names would collide are refused.

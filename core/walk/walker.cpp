@@ -1,6 +1,7 @@
 #include "core/walk/walker.h"
 
 #include "core/storage/path.h"
+#include "core/storage/printable.h"
 
 #include <algorithm>
 #include <atomic>
@@ -492,6 +493,8 @@ public:
                 m_state.error("", page.error().message());
                 return;
             }
+            for (const auto &raw : page->skipped)
+                m_state.error("", skippedNameWarning(m_op.display(m_root), raw));
             for (const auto &e : page->entries) {
                 if (!e.path.starts_with(base))
                     continue;
@@ -582,6 +585,8 @@ private:
                 m_state.error(dir.path, page.error().message());
                 return;
             }
+            for (const auto &raw : page->skipped)
+                m_state.error(dir.path, skippedNameWarning(m_op.display(path), raw));
             for (const auto &e : page->entries) {
                 const std::string rel = dir.path.empty() ? e.name : dir.path + "/" + e.name;
                 if (excluded(e.name, rel))

@@ -561,7 +561,11 @@ private Q_SLOTS:
         const auto data = pattern(3000, 3);
         writeFile(from, data);
         writeFile(to, asBytes("old content"));
-        REQUIRE_OK(op().rename(from, to));
+        // Nothing is replaced unless asked: both stay as they were.
+        REQUIRE_KIND(op().rename(from, to), ErrorKind::AlreadyExists);
+        QVERIFY(readAll(from) == data);
+        QVERIFY(std::ranges::equal(readAll(to), asBytes("old content")));
+        REQUIRE_OK(op().rename(from, to, true));
         REQUIRE_KIND(op().stat(from), ErrorKind::NotFound);
         QVERIFY(readAll(to) == data);
         REQUIRE_KIND(op().rename(p("rename-missing"), p("x")), ErrorKind::NotFound);

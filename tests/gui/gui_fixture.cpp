@@ -23,7 +23,7 @@ public:
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override { nap(); return Layer::list(dir, options); }
     Status createDir(std::string_view path) override { nap(); return Layer::createDir(path); }
     Status remove(std::string_view path) override { nap(); return Layer::remove(path); }
-    Status rename(std::string_view from, std::string_view to) override { nap(); return Layer::rename(from, to); }
+    Status rename(std::string_view from, std::string_view to, bool replace) override { nap(); return Layer::rename(from, to, replace); }
 
 private:
     void nap() const { std::this_thread::sleep_for(m_delay); }
@@ -47,6 +47,37 @@ private:
     std::chrono::milliseconds m_delay;
 };
 
+// A memory store whose every listing also names "..", "" and "a/b" in the folder listed, as
+// a hostile or broken server may (S3 keys "dir/..", "dir//", "dir/a/b" under a delimiter).
+class HostileListingLayer final : public Layer {
+public:
+    using Layer::Layer;
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override
+    {
+        auto page = Layer::list(dir, options);
+        if (page && options.pageToken.empty())
+            for (const char *name : {"..", "", "a/b"}) {
+                Entry e;
+                e.name = name;
+                e.path = std::string(dir == "/" ? "" : dir) + "/" + name;
+                e.kind = EntryKind::Directory;
+                page->entries.push_back(std::move(e));
+            }
+        return page;
+    }
+};
+
+class HostileFactory final : public BackendFactory {
+public:
+    std::string scheme() const override { return "hostile"; }
+    std::string example() const override { return "hostile://STORE/path"; }
+    Result<Target> resolve(const Uri &uri) override { return Target{"hostile://" + uri.host(), uri.path().empty() ? "/" : uri.path()}; }
+    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &) override
+    {
+        return std::shared_ptr<Backend>(std::make_shared<HostileListingLayer>(std::make_shared<MemoryBackend>(uri.host())));
+    }
+};
+
 } // namespace
 
 std::unique_ptr<Registry> makeRegistry(std::chrono::milliseconds slowDelay)
@@ -54,6 +85,7 @@ std::unique_ptr<Registry> makeRegistry(std::chrono::milliseconds slowDelay)
     auto registry = std::make_unique<Registry>();
     registerBuiltinBackends(*registry);
     registry->add(std::make_unique<SlowFactory>(slowDelay));
+    registry->add(std::make_unique<HostileFactory>());
     return registry;
 }
 

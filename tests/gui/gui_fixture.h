@@ -2,7 +2,8 @@
 
 // What the GUI tests share: a registry with the built-in backends plus "slow://", a
 // memory store whose every call (and opening it) takes `delay`, to show that the GUI
-// thread never waits for storage; and a way to wait for the event loop to settle.
+// thread never waits for storage, and "hostile://", a memory store whose listings also
+// name "..", "" and "a/b"; and a way to wait for the event loop to settle.
 
 #include "core/storage/registry.h"
 

@@ -15,6 +15,7 @@
 #include "ui/transfer_starter.h"
 
 #include <QAbstractButton>
+#include <QLabel>
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -52,6 +53,7 @@ private Q_SLOTS:
     void conflictsAskOncePerBatch();
     void dragToTheDesktopFetchesRemoteFiles();
     void newFolderRenameDelete();
+    void deleteStaysInsideWhateverTheListingSays();
     void twentyThousandFilesKeepTheWindowResponsive();
     void screenshotWithATransferRunning();
 
@@ -320,6 +322,36 @@ void TestMainWindow::newFolderRenameDelete()
     QVERIFY(waitFor([&] { return !rowNamed(pane, QStringLiteral("tree")).isValid(); }));
     QVERIFY(!exists(*m_registry, QStringLiteral("memory://ops/tree/deep/file")));
     QVERIFY(exists(*m_registry, QStringLiteral("memory://ops/new name.txt")));
+}
+
+// A storage listing "..", "" and "a/b" in every folder: the pane shows what it left out, and
+// deleting a folder removes what is below it and nothing else.
+void TestMainWindow::deleteStaysInsideWhateverTheListingSays()
+{
+    put(*m_registry, QStringLiteral("hostile://h/keep.txt"), "keep");
+    put(*m_registry, QStringLiteral("hostile://h/tree/deep/file"), "x");
+    put(*m_registry, QStringLiteral("hostile://h/tree/top"), "y");
+    auto *pane = m_window->pane(0);
+    show(pane, QStringLiteral("hostile://h/"));
+    QVERIFY(waitFor([&] { return !pane->model()->warning().isEmpty(); }));
+    QVERIFY2(pane->model()->warning().contains(QLatin1String("'/..'")), qPrintable(pane->model()->warning()));
+    QCOMPARE(pane->model()->rowCount(), 2); // keep.txt and tree: none of the three
+    auto *banner = pane->findChild<QLabel *>(QStringLiteral("paneBanner"));
+    QVERIFY(banner && banner->isVisible() && banner->text() == pane->model()->warning());
+
+    select(pane, QStringLiteral("tree"));
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+    QTest::keyClick(pane->view(), Qt::Key_Delete);
+    auto *box = dialogNamed<QMessageBox>("deleteDialog");
+    QVERIFY(box);
+    for (auto *b : box->buttons())
+        if (box->buttonRole(b) == QMessageBox::DestructiveRole)
+            b->click();
+    QVERIFY(waitFor([&] { return !rowNamed(pane, QStringLiteral("tree")).isValid(); }));
+    QVERIFY(!exists(*m_registry, QStringLiteral("hostile://h/tree/deep/file")));
+    QVERIFY(!exists(*m_registry, QStringLiteral("hostile://h/tree")));
+    QCOMPARE(get(*m_registry, QStringLiteral("hostile://h/keep.txt")), QByteArray("keep"));
 }
 
 // A 20 000-file transfer reports through the queue without flooding the event loop: a

@@ -9,6 +9,9 @@
 #   multipart-cp   a 100 MiB copy to the shared s3rver is a multipart upload and round-trips
 #   nbd-image      a 40 MiB disk image served by nbdkit goes to S3 (multipart, and as .zst) and
 #                  back into another nbdkit export, byte-identical (shared s3rver, own nbdkit)
+#   hostile-keys   a bucket (s3_stub.js store: keys kept exactly as given) holding "dst/..",
+#                  "logs//b", "..", "a/./b": sync --delete, rm -r, ls, cp both ways act only
+#                  inside what was named, warn about each such key once and always end
 set -u
 STRATA=$(readlink -f "$1")
 CASE=$2
@@ -189,12 +192,94 @@ case_nbd_image() {
   expect 0 "rm" -- "$STRATA" rm "s3://strata-test/$key$at" "s3://strata-test/$key.zst$at"
 }
 
+# keys: the stub's keys now, one per line (it writes them on every change).
+keys() { jq -r '.[]' "$work/bucket.json.keys"; }
+has_key() { # has_key WHAT KEY
+  if keys | grep -qxF -- "$2"; then pass; else fail "$1: the key '$2' is gone; the bucket holds: $(keys | tr '\n' ' ')"; fi
+}
+lacks_key() {
+  if keys | grep -qxF -- "$2"; then fail "$1: the key '$2' is still there"; else pass; fi
+}
+# deletes_outside WHAT PREFIX: fails when the stub saw a DELETE of a key not below PREFIX
+# (DeleteObjects bodies are read back from the store's key list instead: see has_key).
+deletes_outside() {
+  local bad
+  bad=$(jq -r 'select(.method=="DELETE") | .url' "$stub_log" | grep -v "^/b/$2" || true)
+  if [ -z "$bad" ]; then pass; else fail "$1: DELETE outside $2: $bad"; fi
+}
+
+case_hostile_keys() {
+  export AWS_ACCESS_KEY_ID=STUB AWS_SECRET_ACCESS_KEY=STUB AWS_REGION=us-east-1
+  jq -n '{bucket: "b", objects: {
+    "dst/..": "dot-dot", "dst/old.txt": "extra", "dst/keep/../x": "climbs", "dst/same.txt": "same",
+    "other/keep.txt": "keep", "top.txt": "top", "..": "root-dotdot",
+    "logs//b": "double", "logs/a.txt": "a", "logs/sub/c.txt": "c", "logs/./d": "dot"}}' >"$work/bucket.json"
+  start_stub store "$work/bucket.json"
+  local at="?endpoint=http://127.0.0.1:$stub_port"
+  mkdir -p "$work/site"
+  printf same >"$work/site/same.txt"
+  printf new >"$work/site/new.txt"
+
+  # ls: each such key named once as a warning, never listed as another path.
+  expect 0 "ls of the root" -- timeout 20 "$STRATA" ls "s3://b/$at"
+  contains "ls warns about '..'" "$err" "skipped '..'"
+  lacks "ls shows no '..'" "$out" ".."
+  expect 0 "ls of dst" -- timeout 20 "$STRATA" ls "s3://b/dst$at"
+  contains "ls dst warns about dst/.." "$err" "skipped 'dst/..'"
+  [ "$(grep -c "skipped 'dst/..'" <<<"$err")" -eq 1 ] && pass || fail "dst/.. warned about more than once: $err"
+
+  # sync --delete removes the extra inside dst and nothing outside it.
+  : >"$stub_log"
+  # The extra folder "keep" holds only "dst/keep/../x": it cannot be removed (its key is
+  # no path), and that is said; the rest of the sync is done.
+  expect 1 "sync --delete" -- timeout 30 "$STRATA" sync --delete "$work/site" "s3://b/dst$at"
+  contains "sync warns about dst/.." "$err" "skipped 'dst/..'"
+  contains "sync says why keep stays" "$err" "it still holds 'dst/keep/../'"
+  lacks_key "sync --delete" "dst/old.txt"
+  has_key "sync --delete" "dst/new.txt"
+  for k in "dst/.." "dst/keep/../x" "other/keep.txt" "top.txt" ".." "logs/a.txt" "logs//b"; do
+    has_key "sync --delete kept" "$k"
+  done
+  deletes_outside "sync --delete" "dst/"
+
+  # rm -r of a prefix holding "logs//b" and "logs/./d": ends, removes what it can name,
+  # leaves those two and says why.
+  : >"$stub_log"
+  expect 1 "rm -r logs" -- timeout 30 "$STRATA" rm -r "s3://b/logs$at"
+  contains "rm -r names the prefix of logs//b" "$err" "skipped 'logs//'"
+  contains "rm -r names the prefix of logs/./d" "$err" "skipped 'logs/./'"
+  lacks_key "rm -r logs" "logs/a.txt"
+  lacks_key "rm -r logs" "logs/sub/c.txt"
+  for k in "logs//b" "logs/./d" "dst/.." "other/keep.txt" "top.txt" ".."; do
+    has_key "rm -r logs kept" "$k"
+  done
+  deletes_outside "rm -r logs" "logs/"
+
+  # rm -r --dry-run of the bucket names what would go and removes nothing.
+  local before
+  before=$(keys)
+  expect 0 "rm -r --dry-run" -- timeout 30 "$STRATA" rm -r --dry-run "s3://b/$at"
+  contains "dry run names other/keep.txt" "$out" "would remove s3://b/other/keep.txt"
+  lacks "dry run names no dot key" "$out" "/.."
+  [ "$(keys)" = "$before" ] && pass || fail "rm -r --dry-run changed the bucket"
+
+  # cp -r both ways: nothing lands outside the local destination, the odd keys are refused.
+  expect 1 "cp -r s3 -> file" -- timeout 30 "$STRATA" cp -r "s3://b/dst$at" "$work/down"
+  contains "cp -r refuses dst/.." "$err" "dst/.."
+  [ -f "$work/down/same.txt" ] && [ -f "$work/down/new.txt" ] && pass || fail "cp -r did not copy the plain keys"
+  [ "$(find "$work/down" -type f | wc -l)" -eq 2 ] && pass || fail "cp -r wrote: $(find "$work/down" -type f)"
+  expect 0 "cp -r file -> s3" -- timeout 30 "$STRATA" cp -r "$work/site" "s3://b/up$at"
+  has_key "cp -r file -> s3" "up/new.txt"
+  has_key "cp -r file -> s3 kept" "dst/.."
+}
+
 case "$CASE" in
+  hostile-keys) case_hostile_keys ;;
   messages) case_messages ;;
   killed-upload) case_killed_upload ;;
   multipart-cp) case_multipart_cp ;;
   nbd-image) case_nbd_image ;;
-  *) echo "usage: s3_cli_test.sh STRATA messages|killed-upload|multipart-cp|nbd-image" >&2; exit 2 ;;
+  *) echo "usage: s3_cli_test.sh STRATA messages|killed-upload|multipart-cp|nbd-image|hostile-keys" >&2; exit 2 ;;
 esac
 
 echo "$checks checks passed, $failures failed"

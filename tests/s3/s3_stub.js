@@ -9,6 +9,11 @@
 //   multipart  answers like S3 to multipart uploads, including the AbortMultipartUpload
 //              (DELETE ?uploadId) s3rver lacks; keeps the CompleteMultipartUpload body
 //   proxy      forwards every request to TARGET (http://127.0.0.1:PORT), recording it
+//   store      a bucket in memory that keeps every key exactly as given, as S3 does ("dst/..",
+//              "logs//b", "a/./b": s3rver cannot hold them); TARGET is a JSON file
+//              {"bucket": NAME, "objects": {KEY: TEXT, …}} to start with. ListObjectsV2 (prefix,
+//              delimiter, max-keys, continuation-token), HEAD/GET/PUT/DELETE of objects, copy,
+//              DeleteObjects. Prints the keys it holds to TARGET.keys on every change.
 'use strict';
 
 const fs = require('fs');
@@ -61,6 +66,101 @@ function multipart(req, res, bytes) {
     xml('<Error><Code>NoSuchKey</Code><Message>no such key</Message></Error>'));
 }
 
+// The "store" mode's bucket: key -> Buffer, keys exactly as they came.
+let bucketName = '';
+const objects = new Map();
+function saveKeys() {
+  fs.writeFileSync(target + '.keys', JSON.stringify([...objects.keys()].sort()) + '\n');
+}
+const esc = t => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const etagOf = data => '"' + require('crypto').createHash('md5').update(data).digest('hex') + '"';
+
+function store(req, res, body) {
+  const url = new URL(req.url, 'http://127.0.0.1');
+  const q = url.searchParams;
+  // Path style: /BUCKET or /BUCKET/KEY; the key is decoded, never normalised.
+  const raw = req.url.split('?')[0];
+  const slash = raw.indexOf('/', 1);
+  const bucket = decodeURIComponent(slash < 0 ? raw.slice(1) : raw.slice(1, slash));
+  const key = slash < 0 ? null : decodeURIComponent(raw.slice(slash + 1));
+  const send = (status, headers, text) => { res.writeHead(status, headers); res.end(text); };
+  const xmlHead = { 'Content-Type': 'application/xml' };
+  const missing = code => send(404, xmlHead, xml(`<Error><Code>${code}</Code><Message>not found</Message></Error>`));
+  if (bucket !== bucketName) return missing('NoSuchBucket');
+  if (key === null || key === '') {
+    if (req.method === 'HEAD') return send(200, {}, '');
+    if (req.method === 'POST' && q.has('delete')) {
+      const deleted = [];
+      for (const m of body.matchAll(/<Key>([\s\S]*?)<\/Key>/g)) {
+        const k = m[1].replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+        objects.delete(k);
+        deleted.push(`<Deleted><Key>${esc(k)}</Key></Deleted>`);
+      }
+      saveKeys();
+      return send(200, xmlHead, xml(`<DeleteResult>${deleted.join('')}</DeleteResult>`));
+    }
+    if (req.method !== 'GET') return send(405, {}, '');
+    const prefix = q.get('prefix') || '', delimiter = q.get('delimiter') || '';
+    const max = Math.min(1000, parseInt(q.get('max-keys') || '1000', 10) || 1000);
+    const after = q.has('continuation-token') ? Buffer.from(q.get('continuation-token'), 'base64').toString('utf8') : null;
+    const keys = [...objects.keys()].filter(k => k.startsWith(prefix)).sort();
+    const items = []; // [sortKey, xml]
+    const seen = new Set();
+    for (const k of keys) {
+      const rest = k.slice(prefix.length);
+      const cut = delimiter ? rest.indexOf(delimiter) : -1;
+      if (cut >= 0) {
+        const p = prefix + rest.slice(0, cut + delimiter.length);
+        if (!seen.has(p)) { seen.add(p); items.push([p, `<CommonPrefixes><Prefix>${esc(p)}</Prefix></CommonPrefixes>`]); }
+      } else {
+        const data = objects.get(k);
+        items.push([k, `<Contents><Key>${esc(k)}</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified>` +
+                       `<ETag>${esc(etagOf(data))}</ETag><Size>${data.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`]);
+      }
+    }
+    const from = after === null ? 0 : items.findIndex(([k]) => k > after);
+    const page = from < 0 ? [] : items.slice(from, from + max);
+    const truncated = from >= 0 && from + max < items.length;
+    const next = truncated ? `<NextContinuationToken>${Buffer.from(page[page.length - 1][0]).toString('base64')}</NextContinuationToken>` : '';
+    return send(200, xmlHead, xml(`<ListBucketResult><Name>${esc(bucket)}</Name><Prefix>${esc(prefix)}</Prefix>` +
+      `<KeyCount>${page.length}</KeyCount><MaxKeys>${max}</MaxKeys><IsTruncated>${truncated}</IsTruncated>${next}` +
+      page.map(([, x]) => x).join('') + '</ListBucketResult>'));
+  }
+  const data = objects.get(key);
+  switch (req.method) {
+  case 'HEAD':
+  case 'GET':
+    if (!data) return req.method === 'HEAD' ? send(404, {}, '') : missing('NoSuchKey');
+    return send(200, { 'Content-Length': data.length, ETag: etagOf(data), 'Last-Modified': 'Thu, 01 Jan 2026 00:00:00 GMT' },
+                req.method === 'GET' ? data : undefined);
+  case 'PUT': {
+    const source = req.headers['x-amz-copy-source'];
+    if (source) {
+      const from = decodeURIComponent(source.replace(/^\//, '').split('/').slice(1).join('/'));
+      if (!objects.has(from)) return missing('NoSuchKey');
+      objects.set(key, objects.get(from));
+      saveKeys();
+      return send(200, xmlHead, xml(`<CopyObjectResult><ETag>${esc(etagOf(objects.get(key)))}</ETag></CopyObjectResult>`));
+    }
+    objects.set(key, body);
+    saveKeys();
+    return send(200, { ETag: etagOf(body) }, '');
+  }
+  case 'DELETE':
+    objects.delete(key);
+    saveKeys();
+    return send(204, {}, '');
+  }
+  return send(405, {}, '');
+}
+
+if (mode === 'store') {
+  const seed = JSON.parse(fs.readFileSync(target, 'utf8'));
+  bucketName = seed.bucket;
+  for (const [k, v] of Object.entries(seed.objects)) objects.set(k, Buffer.from(v));
+  saveKeys();
+}
+
 const proxy = (req, res) => require('../lib/stub_proxy.js')(target, req, res);
 
 let server;
@@ -76,6 +176,16 @@ if (mode === 'silent') {
     if (mode === 'proxy') {
       record({ method: req.method, url: req.url });
       return proxy(req, res);
+    }
+    if (mode === 'store') {
+      const chunks = [];
+      req.on('data', c => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        record({ method: req.method, url: req.url, bytes: body.length });
+        store(req, res, req.method === 'POST' ? body.toString('utf8') : body);
+      });
+      return;
     }
     readBody(req, (bytes, body) => {
       const entry = { method: req.method, url: req.url, bytes };

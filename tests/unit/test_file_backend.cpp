@@ -154,6 +154,12 @@ private Q_SLOTS:
     void commitLeavesOnlyTheDestination();
     void overwriteKeepsPermissionBits_data();
     void overwriteKeepsPermissionBits();
+    void newFileTakesSourceMode_data();
+    void newFileTakesSourceMode();
+    void resumedPartMustBeOurs_data();
+    void resumedPartMustBeOurs();
+    void setPermissionsNeverThroughLinks();
+    void renameNeverReplacesUnlessAsked();
     void noOverwriteRefusesExisting();
     void noOverwriteLosesRaceCleanly();
     void writingWhereADirectoryIs();
@@ -264,7 +270,7 @@ void TestFileBackend::symlinksNeverWriteOutside()
     // Through a link to /etc: that directory does not exist beneath the root.
     REQUIRE_KIND(m_fs->write("/link/" + unique, {}), ErrorKind::NotFound);
     REQUIRE_KIND(m_fs->createDir("/link/" + unique), ErrorKind::NotFound);
-    REQUIRE_KIND(m_fs->rename("/inside.txt", "/link/" + unique), ErrorKind::NotFound);
+    REQUIRE_KIND(m_fs->rename("/inside.txt", "/link/" + unique, false), ErrorKind::NotFound);
     REQUIRE_KIND(m_fs->copy("/inside.txt", "/link/" + unique), ErrorKind::NotFound);
     REQUIRE_KIND(m_fs->write("/up/tmp/" + unique, {}), ErrorKind::NotFound);
 
@@ -371,6 +377,98 @@ void TestFileBackend::overwriteKeepsPermissionBits()
     REQUIRE_OK((*fresh)->commit());
     QCOMPARE(::stat(local("/fresh").c_str(), &st), 0);
     QCOMPARE(int(st.st_mode & 07777), 0644);
+}
+
+void TestFileBackend::newFileTakesSourceMode_data()
+{
+    QTest::addColumn<int>("source");
+    QTest::addColumn<bool>("exact");
+    QTest::addColumn<int>("expected");
+    // cp: the source's bits, masked by the umask (022 here), set-ID bits dropped; cp -p: exact.
+    QTest::newRow("private key") << 0600 << false << 0600;
+    QTest::newRow("script") << 0755 << false << 0755;
+    QTest::newRow("group writable") << 0775 << false << 0755;
+    QTest::newRow("read only") << 0444 << false << 0444;
+    QTest::newRow("set-uid dropped") << 04755 << false << 0755;
+    QTest::newRow("exact: set-uid kept") << 04755 << true << 04755;
+    QTest::newRow("exact: no umask") << 0777 << true << 0777;
+}
+
+void TestFileBackend::newFileTakesSourceMode()
+{
+    QFETCH(int, source);
+    QFETCH(bool, exact);
+    QFETCH(int, expected);
+    for (const bool resumable : {false, true}) {
+        WriteOptions options;
+        options.mode = std::uint32_t(source);
+        options.exactMode = exact;
+        if (resumable)
+            options.resumeKey = "mode";
+        const std::string path = resumable ? "/resumed" : "/copied";
+        auto writer = m_fs->write(path, options);
+        REQUIRE_OK(writer);
+        REQUIRE_OK((*writer)->write(asBytes("data")));
+        // Private while written, whatever it becomes.
+        struct stat st {};
+        if (resumable) {
+            QCOMPARE(::stat(local("/.strata-resume-mode.part").c_str(), &st), 0);
+            QCOMPARE(int(st.st_mode & 07777), 0600);
+        }
+        REQUIRE_OK((*writer)->commit());
+        QCOMPARE(::stat(local(path).c_str(), &st), 0);
+        QCOMPARE(int(st.st_mode & 07777), expected);
+    }
+}
+
+void TestFileBackend::resumedPartMustBeOurs_data()
+{
+    QTest::addColumn<bool>("hardLink");
+    QTest::newRow("a hard link to another file") << true;
+    QTest::newRow("a symlink to another file") << false;
+}
+
+void TestFileBackend::resumedPartMustBeOurs()
+{
+    // Someone plants the partial file's name as another name of a file they want changed.
+    QFETCH(bool, hardLink);
+    QVERIFY(writeRaw(local("/victim"), "precious"));
+    const std::string part = local("/.strata-resume-planted.part");
+    QCOMPARE(hardLink ? ::link(local("/victim").c_str(), part.c_str()) : ::symlink(local("/victim").c_str(), part.c_str()), 0);
+    WriteOptions options;
+    options.resumeKey = "planted";
+    auto writer = m_fs->write("/target", options);
+    REQUIRE_OK(writer);
+    QCOMPARE((*writer)->keepsPartialState(), true);
+    REQUIRE_OK((*writer)->write(asBytes("new content")));
+    REQUIRE_OK((*writer)->commit());
+    QCOMPARE(readRaw(local("/victim")), std::string("precious"));
+    QCOMPARE(readRaw(local("/target")), std::string("new content"));
+}
+
+void TestFileBackend::setPermissionsNeverThroughLinks()
+{
+    QVERIFY(writeRaw(local("/file"), "x", 0644));
+    QCOMPARE(::symlink(local("/file").c_str(), local("/link").c_str()), 0);
+    REQUIRE_OK(m_fs->setPermissions("/file", 0600));
+    REQUIRE_KIND(m_fs->setPermissions("/link", 0777), ErrorKind::InvalidInput);
+    struct stat st {};
+    QCOMPARE(::stat(local("/file").c_str(), &st), 0);
+    QCOMPARE(int(st.st_mode & 07777), 0600);
+}
+
+void TestFileBackend::renameNeverReplacesUnlessAsked()
+{
+    QVERIFY(writeRaw(local("/a"), "a"));
+    QVERIFY(writeRaw(local("/b"), "b"));
+    REQUIRE_KIND(m_fs->rename("/a", "/b", false), ErrorKind::AlreadyExists);
+    QCOMPARE(readRaw(local("/a")), std::string("a"));
+    QCOMPARE(readRaw(local("/b")), std::string("b"));
+    QCOMPARE(::mkdir(local("/d").c_str(), 0755), 0);
+    QCOMPARE(::mkdir(local("/e").c_str(), 0755), 0);
+    REQUIRE_KIND(m_fs->rename("/d", "/e", false), ErrorKind::AlreadyExists); // even an empty folder
+    REQUIRE_OK(m_fs->rename("/a", "/b", true));
+    QCOMPARE(readRaw(local("/b")), std::string("a"));
 }
 
 void TestFileBackend::noOverwriteRefusesExisting()

@@ -2,6 +2,7 @@
 #include "tests/unit/unit_checks.h"
 
 #include "core/storage/path.h"
+#include "core/storage/printable.h"
 
 #include <QTest>
 
@@ -27,6 +28,12 @@ private Q_SLOTS:
     void parentAndBaseNameRebuildThePath();
     void isValidName_data();
     void isValidName();
+    void isValidRelativePath_data();
+    void isValidRelativePath();
+    void isStrictlyBelow_data();
+    void isStrictlyBelow();
+    void printable_data();
+    void printable();
 };
 
 void TestPath::normalizes_data()
@@ -208,6 +215,79 @@ void TestPath::isValidName()
     QFETCH(QByteArray, name);
     QFETCH(bool, valid);
     QCOMPARE(strata::isValidName(view(name)), valid);
+}
+
+void TestPath::isValidRelativePath_data()
+{
+    QTest::addColumn<QByteArray>("rel");
+    QTest::addColumn<bool>("valid");
+    QTest::newRow("one name") << QByteArray("a") << true;
+    QTest::newRow("two names") << QByteArray("a/b") << true;
+    QTest::newRow("dot names") << QByteArray(".a/..b/...") << true;
+    QTest::newRow("empty") << QByteArray("") << false;
+    QTest::newRow("double slash") << QByteArray("a//b") << false;
+    QTest::newRow("leading slash") << QByteArray("/a") << false;
+    QTest::newRow("trailing slash") << QByteArray("a/") << false;
+    QTest::newRow("dot") << QByteArray("a/./b") << false;
+    QTest::newRow("dot-dot") << QByteArray("a/../b") << false;
+    QTest::newRow("only dot-dot") << QByteArray("..") << false;
+    QTest::newRow("NUL") << QByteArray("a/b\0c", 5) << false;
+}
+
+void TestPath::isValidRelativePath()
+{
+    QFETCH(QByteArray, rel);
+    QFETCH(bool, valid);
+    QCOMPARE(strata::isValidRelativePath(view(rel)), valid);
+}
+
+void TestPath::isStrictlyBelow_data()
+{
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<QByteArray>("dir");
+    QTest::addColumn<bool>("below");
+    QTest::newRow("child") << QByteArray("/a/b") << QByteArray("/a") << true;
+    QTest::newRow("grandchild") << QByteArray("/a/b/c") << QByteArray("/a") << true;
+    QTest::newRow("child of the root") << QByteArray("/a") << QByteArray("/") << true;
+    QTest::newRow("itself") << QByteArray("/a") << QByteArray("/a") << false;
+    QTest::newRow("the root itself") << QByteArray("/") << QByteArray("/") << false;
+    QTest::newRow("sibling sharing a prefix") << QByteArray("/ab") << QByteArray("/a") << false;
+    QTest::newRow("parent") << QByteArray("/") << QByteArray("/a") << false;
+    QTest::newRow("not normal: dot-dot") << QByteArray("/a/..") << QByteArray("/a") << false;
+    QTest::newRow("not normal: empty segment") << QByteArray("/a//b") << QByteArray("/a") << false;
+    QTest::newRow("not normal: trailing slash") << QByteArray("/a/") << QByteArray("/a") << false;
+}
+
+void TestPath::isStrictlyBelow()
+{
+    QFETCH(QByteArray, path);
+    QFETCH(QByteArray, dir);
+    QFETCH(bool, below);
+    QCOMPARE(strata::isStrictlyBelow(view(path), view(dir)), below);
+}
+
+void TestPath::printable_data()
+{
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QByteArray>("shown");
+    QTest::newRow("plain") << QByteArray("report 2026.txt") << QByteArray("report 2026.txt");
+    QTest::newRow("UTF-8 kept") << QByteArray("caf\xc3\xa9 \xe2\x82\xac") << QByteArray("caf\xc3\xa9 \xe2\x82\xac");
+    QTest::newRow("escape sequence") << QByteArray("a\x1b[2Jb") << QByteArray("a\\x1b[2Jb");
+    QTest::newRow("newline, CR, tab") << QByteArray("a\nb\rc\td") << QByteArray("a\\nb\\rc\\td");
+    QTest::newRow("DEL") << QByteArray("a\x7f") << QByteArray("a\\x7f");
+    QTest::newRow("C1 control (CSI as UTF-8)") << QByteArray("a\xc2\x9b" "31m") << QByteArray("a\\xc2\\x9b" "31m");
+    QTest::newRow("not UTF-8") << QByteArray("a\xff\xfe") << QByteArray("a\\xff\\xfe");
+    QTest::newRow("cut UTF-8") << QByteArray("a\xe2\x82") << QByteArray("a\\xe2\\x82");
+    QTest::newRow("overlong slash") << QByteArray("\xc0\xaf") << QByteArray("\\xc0\\xaf");
+    QTest::newRow("NUL") << QByteArray("a\0b", 3) << QByteArray("a\\x00b");
+}
+
+void TestPath::printable()
+{
+    QFETCH(QByteArray, text);
+    QFETCH(QByteArray, shown);
+    QCOMPARE(QByteArray::fromStdString(strata::printable(view(text))), shown);
+    QCOMPARE(strata::isPrintable(view(text)), text == shown);
 }
 
 } // namespace strata

@@ -81,7 +81,7 @@ public:
     }
     Status remove(std::string_view path) override { return status("remove", path); }
     Status createDir(std::string_view path) override { return status("createDir", path); }
-    Status rename(std::string_view from, std::string_view) override { return status("rename", from); }
+    Status rename(std::string_view from, std::string_view, bool) override { return status("rename", from); }
     Status copy(std::string_view from, std::string_view) override { return status("copy", from); }
     Result<std::vector<Extent>> extents(std::string_view path) override
     {
@@ -364,7 +364,7 @@ void TestRetry::renameNotRetried()
 {
     RetryLayer retry(m_fake, m_clock.policy());
     m_fake->script = {Error(ErrorKind::Timeout), Error(ErrorKind::Timeout)};
-    REQUIRE_KIND(retry.rename("/a", "/b"), ErrorKind::Timeout);
+    REQUIRE_KIND(retry.rename("/a", "/b", true), ErrorKind::Timeout);
     QCOMPARE(m_fake->count("rename"), 1);
     QVERIFY(m_clock.waits.empty());
 }
@@ -403,7 +403,7 @@ void TestRetry::capabilityLayerRefusesUndeclared()
     CapabilityLayer layer(m_fake);
     std::vector<std::byte> buffer(4);
     REQUIRE_KIND(layer.copy("/a", "/b"), ErrorKind::Unsupported);
-    REQUIRE_KIND(layer.rename("/a", "/b"), ErrorKind::Unsupported);
+    REQUIRE_KIND(layer.rename("/a", "/b", true), ErrorKind::Unsupported);
     REQUIRE_KIND(layer.extents("/a"), ErrorKind::Unsupported);
     REQUIRE_KIND(layer.write("/a", {}), ErrorKind::Unsupported);
     REQUIRE_KIND(layer.remove("/a"), ErrorKind::Unsupported);

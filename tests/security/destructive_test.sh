@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Commands that would destroy what was not asked for, run where a regression cannot hurt:
+# a bubblewrap sandbox whose whole file system is read-only (a scratch tmpfs aside), with
+# no network. `strata rm -r` of the root, however spelled, refuses before any request.
+#
+# Usage: destructive_test.sh /path/to/strata
+set -u
+STRATA=$(readlink -f "$1")
+command -v bwrap >/dev/null || { echo "FAIL: bwrap is missing (scripts/bootstrap test installs bubblewrap)"; exit 1; }
+work=$(mktemp -d /tmp/strata-destructive-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
+
+# sandboxed CMD...: runs CMD with / read-only, a private /tmp and $work/scratch writable
+# there as /tmp/scratch.
+mkdir -p "$work/scratch"
+sandboxed() {
+  bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$work/scratch" /tmp/scratch \
+    --unshare-all --die-with-parent --setenv STRATA_STATE_DIR /tmp/state "$@"
+}
+# The sandbox must hold: a write outside the scratch folder fails there.
+if sandboxed sh -c 'touch /strata-sandbox-probe' 2>/dev/null; then
+  echo "FAIL: the sandbox's / is writable; not running destructive commands"; exit 1
+fi
+
+for root in file:/// / file:///usr/.. /usr/../ "file:///tmp/../." ; do
+  expect 1 "rm -r $root" -- sandboxed "$STRATA" -v rm -r "$root"
+  contains "rm -r $root says why" "$err" "root of the file system"
+  contains "rm -r $root says how" "$err" "--no-preserve-root"
+  # -v logs every storage request: none may be a removal (nor a listing: nothing was tried).
+  lacks "rm -r $root removed nothing" "$err" "strata: remove "
+  lacks "rm -r $root listed nothing" "$err" "strata: list "
+done
+expect 1 "rm -r -f /" -- sandboxed "$STRATA" rm -r -f /
+contains "rm -r -f / refuses too" "$err" "--no-preserve-root"
+# Not recursive: the root is not a file to remove either.
+expect 1 "rm /" -- sandboxed "$STRATA" rm /
+
+# A symlink to the root is removed as a link; nothing it points to is touched.
+mkdir -p "$work/scratch/keep"
+echo precious >"$work/scratch/keep/file"
+ln -s / "$work/scratch/to-root"
+ln -s /tmp/scratch/keep "$work/scratch/to-keep"
+expect 0 "rm -r of a symlink to /" -- sandboxed "$STRATA" rm -r /tmp/scratch/to-root
+expect 0 "rm -r of a symlink to a folder" -- sandboxed "$STRATA" rm -r /tmp/scratch/to-keep
+[ ! -L "$work/scratch/to-root" ] && [ ! -L "$work/scratch/to-keep" ] && pass || fail "the links are still there"
+[ "$(cat "$work/scratch/keep/file")" = precious ] && pass || fail "rm -r followed a symlink"
+
+# --dry-run lists and removes nothing.
+mkdir -p "$work/scratch/tree/sub"
+touch "$work/scratch/tree/a" "$work/scratch/tree/sub/b"
+expect 0 "rm -r --dry-run" -- sandboxed "$STRATA" rm -r --dry-run /tmp/scratch/tree
+contains "dry run names a file" "$out" "would remove file:///tmp/scratch/tree/sub/b"
+contains "dry run names the folder" "$out" "would remove file:///tmp/scratch/tree/"
+[ -f "$work/scratch/tree/sub/b" ] && pass || fail "rm -r --dry-run removed something"
+expect 0 "rm -r" -- sandboxed "$STRATA" rm -r /tmp/scratch/tree
+[ ! -e "$work/scratch/tree" ] && pass || fail "rm -r left the tree"
+
+echo "$checks checks passed, $failures failed"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,185 @@
+// The Operator lets only paths strictly below a listed folder reach its callers, and
+// removeAll only removes below the path it was given, whatever a storage lists (issue 23).
+// The storage here is a memory store behind a layer that lies in its listings.
+#include "tests/unit/unit_checks.h"
+
+#include "backends/memory/memory_backend.h"
+#include "core/storage/layer.h"
+#include "core/storage/operator.h"
+#include "core/storage/path.h"
+
+#include <QTest>
+
+#include <map>
+#include <set>
+
+namespace strata {
+
+namespace {
+
+// Adds the entries of `extra` (folder -> entries) to that folder's first page; can also
+// make removals of some paths succeed without removing anything.
+class LyingLayer final : public Layer {
+public:
+    using Layer::Layer;
+    std::map<std::string, std::vector<Entry>> extra;
+    std::set<std::string> ignoreRemoval;
+    std::vector<std::string> removed;
+
+    // A flat listing here is only what `extra` holds for the folder.
+    Capabilities capabilities() const override { return Layer::capabilities().add(Capability::ListRecursive); }
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override
+    {
+        if (options.recursive) {
+            ListPage page;
+            page.entries = extra[std::string(dir)];
+            return page;
+        }
+        auto page = Layer::list(dir, options);
+        if (page && options.pageToken.empty())
+            if (auto it = extra.find(std::string(dir)); it != extra.end())
+                page->entries.insert(page->entries.end(), it->second.begin(), it->second.end());
+        return page;
+    }
+    Status remove(std::string_view path) override
+    {
+        removed.emplace_back(path);
+        return ignoreRemoval.count(std::string(path)) ? Status{} : Layer::remove(path);
+    }
+    Status removeMany(std::span<const std::string> paths) override
+    {
+        for (const auto &p : paths)
+            if (auto st = remove(p); !st)
+                return st;
+        return {};
+    }
+};
+
+Entry entry(std::string name, std::string path, EntryKind kind = EntryKind::File)
+{
+    Entry e;
+    e.name = std::move(name);
+    e.path = std::move(path);
+    e.kind = kind;
+    return e;
+}
+
+} // namespace
+
+class TestOperatorConfinement : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void listingsAreConfined();
+    void recursiveListingsAreConfined();
+    void removeAllStaysInside();
+    void removeAllEndsWhenTheStorageKeepsListing();
+    void removeAllDryRunRemovesNothing();
+    void removeAllOfAnObjectStoreRootIsAllowed();
+
+private:
+    void put(const std::string &path) { REQUIRE_OK(m_op->writeAll(path, std::as_bytes(std::span("x", 1)))); }
+    bool exists(const std::string &path) { return m_op->stat(path).ok(); }
+
+    std::shared_ptr<LyingLayer> m_layer;
+    std::unique_ptr<Operator> m_op;
+};
+
+void TestOperatorConfinement::init()
+{
+    m_layer = std::make_shared<LyingLayer>(std::make_shared<MemoryBackend>("confined"));
+    m_op = std::make_unique<Operator>(m_layer);
+    REQUIRE_OK(m_op->createDir("/dst/sub", true));
+    REQUIRE_OK(m_op->createDir("/other", true));
+    put("/dst/a");
+    put("/dst/sub/b");
+    put("/other/keep");
+    put("/top");
+}
+
+void TestOperatorConfinement::listingsAreConfined()
+{
+    m_layer->extra["/dst"] = {entry("..", "/dst/..", EntryKind::Directory), entry("", "/dst/", EntryKind::Directory),
+                              entry("x/y", "/dst/x/y"), entry(".", "/dst/."), entry("top", "/top"),
+                              entry("other", "/other", EntryKind::Directory), entry("a", "/dst/sub/a"),
+                              entry("nul", std::string("/dst/n\0l", 8))};
+    auto page = m_op->list("/dst");
+    REQUIRE_OK(page);
+    std::set<std::string> names;
+    for (const auto &e : page->entries)
+        names.insert(e.name);
+    QCOMPARE(names, (std::set<std::string>{"a", "sub"}));
+    QCOMPARE(page->skipped.size(), std::size_t(8));
+    QVERIFY(std::find(page->skipped.begin(), page->skipped.end(), "/dst/..") != page->skipped.end());
+}
+
+void TestOperatorConfinement::recursiveListingsAreConfined()
+{
+    ListOptions options;
+    options.recursive = true;
+    m_layer->extra["/dst"] = {entry("b", "/dst/sub/b"), entry("c", "/dst/sub/../c"), entry("top", "/top"),
+                              entry("dst", "/dst"), entry("d", "/dst//d")};
+    auto page = m_op->list("/dst", options);
+    REQUIRE_OK(page);
+    QCOMPARE(page->entries.size(), std::size_t(1));
+    QCOMPARE(page->entries[0].path, std::string("/dst/sub/b"));
+    QCOMPARE(page->skipped.size(), std::size_t(4));
+    QVERIFY(std::find(page->skipped.begin(), page->skipped.end(), "/dst/sub/../c") != page->skipped.end());
+    QVERIFY(std::find(page->skipped.begin(), page->skipped.end(), "/top") != page->skipped.end());
+}
+
+void TestOperatorConfinement::removeAllStaysInside()
+{
+    // A listing that names the parent, the root and a sibling as children of /dst.
+    m_layer->extra["/dst"] = {entry("..", "/dst/..", EntryKind::Directory), entry("other", "/other", EntryKind::Directory),
+                              entry("top", "/top")};
+    m_layer->extra["/dst/sub"] = {entry("..", "/dst/sub/..", EntryKind::Directory)};
+    std::vector<std::string> skipped;
+    RemoveAllOptions options;
+    options.onSkipped = [&](std::string_view dir, std::string_view raw) { skipped.push_back(std::string(dir) + " " + std::string(raw)); };
+    REQUIRE_OK(m_op->removeAll("/dst", options));
+    QVERIFY(!exists("/dst"));
+    QVERIFY(exists("/other/keep"));
+    QVERIFY(exists("/top"));
+    for (const auto &p : m_layer->removed)
+        QVERIFY2(p == "/dst" || isStrictlyBelow(p, "/dst"), p.c_str());
+    // Each named once, however often the folder was listed.
+    QCOMPARE(std::count(skipped.begin(), skipped.end(), "/dst /dst/.."), std::ptrdiff_t(1));
+}
+
+void TestOperatorConfinement::removeAllEndsWhenTheStorageKeepsListing()
+{
+    m_layer->ignoreRemoval = {"/dst/a"};
+    auto st = m_op->removeAll("/dst");
+    QVERIFY(!st.ok());
+    QCOMPARE(st.error().kind(), ErrorKind::Corrupt);
+    QVERIFY2(st.error().message().find("still lists 'a'") != std::string::npos, st.error().message().c_str());
+    QVERIFY(exists("/other/keep"));
+}
+
+void TestOperatorConfinement::removeAllDryRunRemovesNothing()
+{
+    std::vector<std::string> named;
+    RemoveAllOptions options;
+    options.dryRun = true;
+    options.onRemove = [&](std::string_view path, bool dir) { named.push_back(std::string(path) + (dir ? "/" : "")); };
+    REQUIRE_OK(m_op->removeAll("/dst", options));
+    QCOMPARE(named, (std::vector<std::string>{"/dst/a", "/dst/sub/b", "/dst/sub/", "/dst/"}));
+    QVERIFY(m_layer->removed.empty());
+    QVERIFY(exists("/dst/sub/b"));
+}
+
+void TestOperatorConfinement::removeAllOfAnObjectStoreRootIsAllowed()
+{
+    // Not a local file system: emptying it is allowed (a bucket); the root itself stays.
+    REQUIRE_OK(m_op->removeAll("/"));
+    auto page = m_op->list("/");
+    REQUIRE_OK(page);
+    QVERIFY(page->entries.empty());
+}
+
+} // namespace strata
+
+QTEST_GUILESS_MAIN(strata::TestOperatorConfinement)
+#include "test_operator_confinement.moc"

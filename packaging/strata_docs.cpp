@@ -104,7 +104,8 @@ QString manPage()
     t += QStringLiteral(
         ".SH ENVIRONMENT\n.TP\n\\fBAWS_ACCESS_KEY_ID\\fR, \\fBAWS_SECRET_ACCESS_KEY\\fR, \\fBAWS_SESSION_TOKEN\\fR, "
         "\\fBAWS_PROFILE\\fR\nS3 credentials (else \\fI~/.aws/credentials\\fR).\n"
-        ".TP\n\\fBSTRATA_WEBDAV_USER\\fR, \\fBSTRATA_WEBDAV_PASSWORD\\fR\nWebDAV credentials (else \\fI~/.netrc\\fR).\n"
+        ".TP\n\\fBSTRATA_WEBDAV_HOST\\fR, \\fBSTRATA_WEBDAV_USER\\fR, \\fBSTRATA_WEBDAV_PASSWORD\\fR\nWebDAV credentials, "
+        "sent only to the server STRATA_WEBDAV_HOST names (host or host:port); else a machine entry of \\fI~/.netrc\\fR.\n"
         ".TP\n\\fBSTRATA_STATE_DIR\\fR\nWhere transfer journals are kept (default \\fI~/.local/state/strata\\fR).\n"
         ".TP\n\\fBhttp_proxy\\fR, \\fBhttps_proxy\\fR, \\fBall_proxy\\fR, \\fBno_proxy\\fR\nHTTP proxies, as libcurl reads them.\n"
         ".TP\n\\fBSTRATA_HTTP_WIRE=0\\fR\nSend every S3 and WebDAV request through libcurl. By default, plain "

@@ -17,4 +17,12 @@ bool truthy(const std::optional<std::string> &value);
 // ?timeout=SECONDS (1 to 3600): how long a request may move no byte; `fallback` without it.
 Result<int> timeoutOption(const Uri &uri, int fallback);
 
+// Whether the user's ~/.netrc has a "machine" entry for `host` (a name or address, no port).
+// libcurl also sends a "default" entry's credentials to every other host: they are only
+// ever given to libcurl where this holds.
+bool netrcNamesHost(std::string_view host);
+
+// Whether `host` is this machine (127.0.0.0/8, ::1, localhost): traffic there never leaves it.
+bool isLoopbackHost(std::string_view host);
+
 } // namespace strata::http

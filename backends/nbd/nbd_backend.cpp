@@ -18,6 +18,14 @@ constexpr std::uint64_t kMaxCommand = 1u << 30; // NBD lengths are 32-bit: zeroi
 // A block status question may cover almost 4 GiB (32-bit length, kept 64 KiB-aligned): a
 // server walks its map in one go, and an image's map costs few round trips.
 constexpr std::uint64_t kMaxStatus = (std::uint64_t(1) << 32) - (std::uint64_t(1) << 16);
+// What a server may claim without being believed: an export past 64 PiB is a broken or
+// hostile answer (mapping it would take billions of questions); a map past this many
+// pieces is held no longer, the rest of the image is then taken as data (copied, which is
+// always right).
+constexpr std::uint64_t kMaxExportSize = std::uint64_t(1) << 56;
+constexpr std::size_t kMaxExtents = std::size_t(1) << 22;
+// Slices asked at once: memory stays bounded whatever the export's size.
+constexpr std::size_t kMaxSlicesARound = 1024;
 
 bool parseCount(std::string_view text, std::uint64_t low, std::uint64_t high, std::uint64_t &out)
 {
@@ -133,6 +141,11 @@ Result<std::shared_ptr<NbdBackend>> NbdBackend::open(Config config)
         auto error = libraryError("the server does not tell the export's size");
         nbd_close(h);
         return error;
+    }
+    if (std::uint64_t(size) > kMaxExportSize) {
+        nbd_close(h);
+        return Error(ErrorKind::InvalidInput, "the server says the export holds " + std::to_string(size)
+                                             + " bytes, more than 64 PiB; a broken or hostile answer, not used");
     }
     backend->m_size = std::uint64_t(size);
     backend->m_readOnly = nbd_is_read_only(h) == 1;
@@ -316,6 +329,27 @@ Result<std::vector<Extent>> NbdBackend::extentsOf(std::uint64_t offset, std::uin
         return std::vector<Extent>{};
     if (!m_allocation)
         return std::vector<Extent>{{offset, end - offset, ExtentKind::Data}};
+    // Windows of at most kMaxSlicesARound questions of the longest length each.
+    const std::uint64_t window = kMaxSlicesARound * kMaxStatus;
+    if (end - offset <= window)
+        return extentsWindow(offset, end);
+    std::vector<Extent> all;
+    for (std::uint64_t at = offset; at < end; at += std::min(window, end - at)) {
+        auto part = extentsWindow(at, at + std::min(window, end - at));
+        if (!part)
+            return part;
+        all.insert(all.end(), part->begin(), part->end());
+        if (all.size() > kMaxExtents) {
+            const std::uint64_t reached = all.back().end();
+            all.push_back({reached, end - reached, ExtentKind::Data});
+            break;
+        }
+    }
+    return coalesce(std::move(all));
+}
+
+Result<std::vector<Extent>> NbdBackend::extentsWindow(std::uint64_t offset, std::uint64_t end)
+{
     // Slices asked in parallel, two per connection (and as many as the longest question
     // allows); each slice repeats its question from where the server's answer stopped
     // (answers may cover less).
@@ -358,13 +392,20 @@ Result<std::vector<Extent>> NbdBackend::extentsOf(std::uint64_t offset, std::uin
             break;
         if (auto st = batch.wait("block status"); !st)
             return std::move(st).error();
+        std::size_t pieces = 0;
         for (auto &slice : work) {
+            pieces += slice.found.size();
             if (slice.pos >= slice.end)
                 continue;
             const std::uint64_t reached = slice.found.empty() ? slice.pos : slice.found.back().end();
             if (reached <= slice.pos)
                 return Error(ErrorKind::Corrupt, "the server answered a block status question with no extent");
             slice.pos = reached;
+            // Too fine a map to hold: what is not mapped yet counts as data.
+            if (pieces > kMaxExtents) {
+                slice.found.push_back({slice.pos, slice.end - slice.pos, ExtentKind::Data});
+                slice.pos = slice.end;
+            }
         }
     }
     std::vector<Extent> all;

@@ -69,6 +69,8 @@ public:
     Status zero(std::uint64_t offset, std::uint64_t length);
     Status flush();
     Result<std::vector<Extent>> extentsOf(std::uint64_t offset, std::uint64_t length);
+    // extentsOf for a range whose questions fit one round (kMaxSlicesARound).
+    Result<std::vector<Extent>> extentsWindow(std::uint64_t offset, std::uint64_t end);
 
 private:
     explicit NbdBackend(Config config);

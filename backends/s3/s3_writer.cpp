@@ -4,7 +4,7 @@
 #include "backends/s3/s3_xml.h"
 
 #include <chrono>
-#include <thread>
+#include <thread> // sleep_for
 
 namespace strata::s3 {
 
@@ -89,7 +89,9 @@ Status S3Writer::sendPart(std::vector<std::byte> data)
         m_etags.emplace_back();
         number = m_etags.size();
     }
-    m_threads.emplace_back([this, number, data = std::move(data)] {
+    if (!m_pool)
+        m_pool = std::make_unique<WorkerPool>(kMaxParallelParts);
+    m_pool->submit(m_parts, [this, number, data = std::move(data)] {
         Call call;
         call.method = "PUT";
         call.key = m_key;
@@ -111,10 +113,7 @@ Status S3Writer::sendPart(std::vector<std::byte> data)
 
 Status S3Writer::waitForParts()
 {
-    for (auto &t : m_threads)
-        if (t.joinable())
-            t.join();
-    m_threads.clear();
+    m_parts.wait();
     std::lock_guard lock(m_mutex);
     if (m_error)
         return *m_error;

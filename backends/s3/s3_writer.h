@@ -1,13 +1,13 @@
 #pragma once
 
 #include "core/storage/backend.h"
+#include "core/transfer/worker_pool.h"
 
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace strata::s3 {
@@ -36,7 +36,7 @@ public:
 
 private:
     Status startUpload();
-    Status sendPart(std::vector<std::byte> data); // waits for a free slot, then sends on a thread
+    Status sendPart(std::vector<std::byte> data); // waits for a free slot, then sends on the pool
     Status waitForParts();
     Status failed() const;
 
@@ -55,7 +55,10 @@ private:
     std::vector<std::string> m_etags; // by part number - 1
     std::size_t m_inFlight = 0;
     std::optional<Error> m_error;
-    std::vector<std::thread> m_threads;
+    TaskGroup m_parts;
+    // At most kMaxParallelParts threads, whatever the number of parts; started by the first
+    // part (a single PUT starts none). Last member: joined before the state its tasks use.
+    std::unique_ptr<WorkerPool> m_pool;
 };
 
 } // namespace strata::s3

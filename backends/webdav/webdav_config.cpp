@@ -2,6 +2,9 @@
 
 #include "backends/http/uri_options.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace strata::webdav {
 
 Result<Config> parseConfig(const Uri &uri)
@@ -14,7 +17,7 @@ Result<Config> parseConfig(const Uri &uri)
         return Error(ErrorKind::InvalidInput, "name the server, as in webdav://host:port/path");
     if (uri.userInfo().find(':') != std::string::npos)
         return Error(ErrorKind::InvalidInput, "a password never goes in a webdav:// URI; set STRATA_WEBDAV_PASSWORD "
-                                              "or put it in ~/.netrc");
+                                              "(with STRATA_WEBDAV_HOST naming the server) or put it in ~/.netrc");
     for (const auto &[key, value] : uri.query()) {
         if (key != "insecure" && key != "timeout")
             return Error(ErrorKind::InvalidInput, "unknown webdav:// option '" + key + "' (known: insecure, timeout)");
@@ -32,15 +35,28 @@ Result<Config> parseConfig(const Uri &uri)
     if (auto port = uri.port())
         config.hostPort += ":" + std::to_string(*port);
 
+    config.host = uri.host();
+
+    // The environment's credentials are for the host STRATA_WEBDAV_HOST names only.
+    const bool environmentsHost = [&] {
+        std::string named = http::environment("STRATA_WEBDAV_HOST");
+        std::transform(named.begin(), named.end(), named.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        std::string host = config.hostPort;
+        std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        std::string bare = uri.host();
+        std::transform(bare.begin(), bare.end(), bare.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        return !named.empty() && (named == host || named == bare || named == "[" + bare + "]");
+    }();
     if (uri.hasUserInfo()) {
         auto user = percentDecode(uri.userInfo());
         if (!user)
             return Error(ErrorKind::InvalidInput, "the user name in the URI has a bad percent escape");
         config.user = std::move(*user);
-    } else {
+    } else if (environmentsHost) {
         config.user = http::environment("STRATA_WEBDAV_USER");
     }
-    config.password = http::environment("STRATA_WEBDAV_PASSWORD");
+    if (environmentsHost)
+        config.password = http::environment("STRATA_WEBDAV_PASSWORD");
 
     std::vector<Uri::QueryItem> options;
     if (config.insecure)

@@ -12,8 +12,11 @@ namespace strata::webdav {
 struct Config {
     std::string httpScheme = "http"; // http for webdav://, https for webdavs://
     std::string hostPort;            // "127.0.0.1:8080", "[::1]:8080", "example.org"
+    std::string host;                // the host alone, as in the URI ("127.0.0.1", "::1")
     std::string user;                // from the URI's user@, else STRATA_WEBDAV_USER
-    std::string password;            // STRATA_WEBDAV_PASSWORD
+    // STRATA_WEBDAV_PASSWORD, taken only when STRATA_WEBDAV_HOST names this host (or
+    // host:port): a password given for one server is never sent to another.
+    std::string password;
     bool insecure = false;           // TLS verification off (asked for with ?insecure=1)
     int timeoutSeconds = 30;         // a request that moves no byte for this long fails (?timeout=)
     Uri base;                        // the URI people see, at the server's root, without any secret

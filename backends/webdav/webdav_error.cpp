@@ -43,8 +43,8 @@ Error webdavError(const http::Response &response, const ErrorContext &context, s
     case 401: {
         const std::string what = context.credentials
             ? "the server refused the user name or password; check STRATA_WEBDAV_USER, STRATA_WEBDAV_PASSWORD or ~/.netrc"
-            : "the server wants a user name and password; set STRATA_WEBDAV_USER and STRATA_WEBDAV_PASSWORD, or add the "
-              "host to ~/.netrc";
+            : "the server wants a user name and password; set STRATA_WEBDAV_HOST (this server), STRATA_WEBDAV_USER and "
+              "STRATA_WEBDAV_PASSWORD, or add the host to ~/.netrc";
         return make(ErrorKind::PermissionDenied, "authentication failed at " + host + " (HTTP 401): " + what, false);
     }
     case 403:

@@ -1,5 +1,6 @@
 #include "backends/webdav/webdav_factory.h"
 
+#include "backends/http/uri_options.h"
 #include "backends/webdav/webdav_backend.h"
 
 #include <QtGlobal>
@@ -34,9 +35,15 @@ Result<std::shared_ptr<Backend>> WebDavFactory::create(const Uri &uri, const Tar
     options.connectTimeout = std::chrono::seconds(std::min(config->timeoutSeconds, 10));
     options.user = config->user;
     options.password = config->password;
-    options.netrc = true; // ~/.netrc, when it has the host, fills in what the environment did not
+    // ~/.netrc fills in what the environment did not, when it names the host ("default"
+    // credentials are for no server in particular: never sent).
+    options.netrc = http::netrcNamesHost(config->host);
     if (config->insecure)
         qWarning("strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can read and change the data",
+                 config->hostPort.c_str());
+    if (config->httpScheme == "http" && (!config->password.empty() || options.netrc) && !http::isLoopbackHost(config->host))
+        qWarning("strata: warning: the password for %s goes over plain HTTP (webdav://); if the server asks for Basic "
+                 "authentication, anyone on the path can read it; use webdavs://",
                  config->hostPort.c_str());
     auto client = std::make_shared<http::Client>(options);
     return std::shared_ptr<Backend>(std::make_shared<WebDavBackend>(std::move(*config), std::move(client)));

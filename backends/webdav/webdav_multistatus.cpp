@@ -86,6 +86,12 @@ bool MultistatusParser::feed(std::string_view data)
     // end and never looks at the rest of that piece either).
     if (m_rootClosed)
         return true;
+    // Bounded whatever the server sends: Qt's reader holds an unfinished token whole.
+    m_fed += data.size();
+    if (m_fed > kMaxAnswer) {
+        m_problem = "the answer is larger than " + std::to_string(kMaxAnswer >> 20) + " MiB; not read further";
+        return false;
+    }
     m_reader.addData(QByteArray(data.data(), qsizetype(data.size())));
     return parse();
 }
@@ -115,8 +121,11 @@ bool MultistatusParser::parse()
             startElement();
         else if (token == QXmlStreamReader::EndElement)
             endElement();
-        else if (token == QXmlStreamReader::Characters && m_field != Field::None)
+        else if (token == QXmlStreamReader::Characters && m_field != Field::None) {
             m_text += m_reader.text().toString().toStdString();
+            if (m_text.size() > kMaxField)
+                m_problem = "a property is longer than " + std::to_string(kMaxField >> 10) + " KiB";
+        }
         if (!m_problem.empty())
             return false;
     }

@@ -37,6 +37,10 @@ private:
 
 class MultistatusParser {
 public:
+    // Limits on what a server may send: an answer is refused past them.
+    static constexpr std::size_t kMaxAnswer = std::size_t(512) << 20; // a million entries fit
+    static constexpr std::size_t kMaxField = std::size_t(64) << 10;   // one href, ETag, date…
+
     explicit MultistatusParser(std::function<void(DavResource &&)> onResource);
 
     // False once the document is broken or not a multistatus (see problem()).
@@ -63,6 +67,7 @@ private:
     QXmlStreamReader m_reader;
     Utf8Check m_utf8;
     std::string m_problem;
+    std::size_t m_fed = 0;
     int m_depth = 0;
     bool m_rootClosed = false;
     bool m_inResponse = false;

@@ -101,9 +101,13 @@ Result<FileOutcome> FileCopier::run()
     }
     if (!mapped && size > 0)
         data.push_back({0, size, ExtentKind::Data});
+    // However large the source says it is, the parts stay a bounded list: past a million
+    // parts they grow instead.
+    constexpr std::uint64_t kMostParts = 1u << 20;
+    const std::uint64_t partSize = std::max(options.partSize, (size + kMostParts - 1) / kMostParts);
     for (const auto &e : data)
-        for (std::uint64_t off = e.offset; off < e.end(); off += options.partSize)
-            m_parts.push_back({off, std::min(options.partSize, e.end() - off)});
+        for (std::uint64_t off = e.offset; off < e.end(); off += partSize)
+            m_parts.push_back({off, std::min(partSize, e.end() - off)});
 
     WriteOptions writeOptions;
     writeOptions.sizeHint = size;

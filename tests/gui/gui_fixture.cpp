@@ -52,6 +52,12 @@ private:
 class HostileListingLayer final : public Layer {
 public:
     using Layer::Layer;
+    Uri uriFor(std::string_view path) const override
+    {
+        Uri uri = Layer::uriFor(path);
+        uri.setScheme("hostile");
+        return uri;
+    }
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override
     {
         auto page = Layer::list(dir, options);

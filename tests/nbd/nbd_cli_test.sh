@@ -315,6 +315,12 @@ case_bad_input() {
   empty_dir "wrong export" "$o"
   stop c8q
 
+  # An export size past belief (4 EiB) is refused before anything is mapped or read.
+  serve c8huge null 4E || return
+  expect 1 "a 4 EiB export" -- "$STRATA" cp "$uri" null: \
+    && contains "4 EiB export" "$err" "more than 64 PiB" && one_error "4 EiB export" "$err"
+  stop c8huge
+
   islands "$work/c8.img" 64M 0:1M 63M:1M
   serve c8small memory 16M || return
   expect 1 "image larger than the export" -- "$STRATA" cp --overwrite "$work/c8.img" "$uri" \

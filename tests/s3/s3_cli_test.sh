@@ -143,15 +143,26 @@ case_multipart_cp() {
   local key="s3-multipart-$$-$RANDOM/big.bin"
   head -c 100M /dev/urandom >"$work/big.bin"
   local t0=$EPOCHREALTIME
-  expect 0 "cp 100 MiB" -- "$STRATA" cp "$work/big.bin" "s3://strata-test/$key?endpoint=http://127.0.0.1:$stub_port"
-  echo "multipart-cp: 100 MiB up in $(since "$t0") s"
+  # Under strace, counting the threads started: parts go out on a bounded pool (4), not a
+  # thread each; a one-PUT copy shows what the rest of a copy starts.
+  command -v strace >/dev/null || { echo "FAIL: strace is missing (scripts/bootstrap test installs it)"; exit 1; }
+  expect 0 "cp 100 MiB" -- strace -f -qq -e trace=clone,clone3 -o "$work/clones.big" \
+    "$STRATA" cp "$work/big.bin" "s3://strata-test/$key?endpoint=http://127.0.0.1:$stub_port"
+  echo "multipart-cp: 100 MiB up in $(since "$t0") s (under strace)"
+  head -c 1M /dev/urandom >"$work/small.bin"
+  expect 0 "cp 1 MiB" -- strace -f -qq -e trace=clone,clone3 -o "$work/clones.small" \
+    "$STRATA" cp "$work/small.bin" "s3://strata-test/$key.small?endpoint=$STRATA_S3_ENDPOINT"
+  local big small
+  big=$(grep -c clone "$work/clones.big"); small=$(grep -c clone "$work/clones.small")
+  echo "multipart-cp: threads started: $big for 13 parts, $small for one PUT"
+  [ "$big" -le $((small + 4)) ] && pass || fail "13 parts started $big threads (one PUT: $small): not a pool of 4"
   multipart_requests
   # 8 MiB parts: 12 full ones and a 4 MiB tail.
   [ "$initiated" -eq 1 ] && [ "$parts" -eq 13 ] && [ "$completed" -eq 1 ] && pass \
     || fail "not one multipart upload of 13 parts: $initiated initiated, $parts parts, $completed completed"
   expect 0 "cp back" -- "$STRATA" cp "s3://strata-test/$key?endpoint=$STRATA_S3_ENDPOINT" "$work/back.bin"
   cmp -s "$work/big.bin" "$work/back.bin" && pass || fail "the 100 MiB object is not byte-identical"
-  expect 0 "rm" -- "$STRATA" rm "s3://strata-test/$key?endpoint=$STRATA_S3_ENDPOINT"
+  expect 0 "rm" -- "$STRATA" rm "s3://strata-test/$key?endpoint=$STRATA_S3_ENDPOINT" "s3://strata-test/$key.small?endpoint=$STRATA_S3_ENDPOINT"
 }
 
 case_nbd_image() {
@@ -213,7 +224,8 @@ case_hostile_keys() {
   jq -n '{bucket: "b", objects: {
     "dst/..": "dot-dot", "dst/old.txt": "extra", "dst/keep/../x": "climbs", "dst/same.txt": "same",
     "other/keep.txt": "keep", "top.txt": "top", "..": "root-dotdot",
-    "logs//b": "double", "logs/a.txt": "a", "logs/sub/c.txt": "c", "logs/./d": "dot"}}' >"$work/bucket.json"
+    "logs//b": "double", "logs/a.txt": "a", "logs/sub/c.txt": "c", "logs/./d": "dot",
+    "liar/huge.bin": "small"}, listedSizes: {"liar/huge.bin": 4611686018427387904}}' >"$work/bucket.json"
   start_stub store "$work/bucket.json"
   local at="?endpoint=http://127.0.0.1:$stub_port"
   mkdir -p "$work/site"
@@ -268,6 +280,12 @@ case_hostile_keys() {
   contains "cp -r refuses dst/.." "$err" "dst/.."
   [ -f "$work/down/same.txt" ] && [ -f "$work/down/new.txt" ] && pass || fail "cp -r did not copy the plain keys"
   [ "$(find "$work/down" -type f | wc -l)" -eq 2 ] && pass || fail "cp -r wrote: $(find "$work/down" -type f)"
+  # A listing that says 4 EiB for a 5-byte object: a clear failure in bounded memory (2 GiB
+  # of address space here), nothing at the final name.
+  expect 1 "cp -r of a 4 EiB liar" -- sh -c 'ulimit -v 2097152; exec timeout 30 "$@"' sh "$STRATA" cp -r "s3://b/liar$at" "$work/liar"
+  lacks "the liar's copy did not crash" "$err" "bad_alloc"
+  contains "the liar's copy says why" "$err" "huge.bin"
+  [ ! -e "$work/liar/huge.bin" ] && pass || fail "a copy of the liar left $work/liar/huge.bin"
   expect 0 "cp -r file -> s3" -- timeout 30 "$STRATA" cp -r "$work/site" "s3://b/up$at"
   has_key "cp -r file -> s3" "up/new.txt"
   has_key "cp -r file -> s3 kept" "dst/.."

@@ -11,7 +11,8 @@
 //   proxy      forwards every request to TARGET (http://127.0.0.1:PORT), recording it
 //   store      a bucket in memory that keeps every key exactly as given, as S3 does ("dst/..",
 //              "logs//b", "a/./b": s3rver cannot hold them); TARGET is a JSON file
-//              {"bucket": NAME, "objects": {KEY: TEXT, …}} to start with. ListObjectsV2 (prefix,
+//              {"bucket": NAME, "objects": {KEY: TEXT, …}, "listedSizes": {KEY: N}} to start
+//              with (a listing says N bytes for KEY, whatever it holds). ListObjectsV2 (prefix,
 //              delimiter, max-keys, continuation-token), HEAD/GET/PUT/DELETE of objects, copy,
 //              DeleteObjects. Prints the keys it holds to TARGET.keys on every change.
 'use strict';
@@ -69,6 +70,7 @@ function multipart(req, res, bytes) {
 // The "store" mode's bucket: key -> Buffer, keys exactly as they came.
 let bucketName = '';
 const objects = new Map();
+let listedSizes = {};
 function saveKeys() {
   fs.writeFileSync(target + '.keys', JSON.stringify([...objects.keys()].sort()) + '\n');
 }
@@ -115,7 +117,7 @@ function store(req, res, body) {
       } else {
         const data = objects.get(k);
         items.push([k, `<Contents><Key>${esc(k)}</Key><LastModified>2026-01-01T00:00:00.000Z</LastModified>` +
-                       `<ETag>${esc(etagOf(data))}</ETag><Size>${data.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`]);
+                       `<ETag>${esc(etagOf(data))}</ETag><Size>${listedSizes[k] ?? data.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`]);
       }
     }
     const from = after === null ? 0 : items.findIndex(([k]) => k > after);
@@ -157,6 +159,7 @@ function store(req, res, body) {
 if (mode === 'store') {
   const seed = JSON.parse(fs.readFileSync(target, 'utf8'));
   bucketName = seed.bucket;
+  listedSizes = seed.listedSizes || {};
   for (const [k, v] of Object.entries(seed.objects)) objects.set(k, Buffer.from(v));
   saveKeys();
 }

@@ -41,7 +41,7 @@ export HOME=$home XDG_CONFIG_HOME=$work/xdg/config XDG_DATA_HOME=$work/xdg/data 
   XDG_CACHE_HOME=$work/xdg/cache STRATA_STATE_DIR=$work/xdg/strata-state TMPDIR=$work/tmp
 mkdir -p "$TMPDIR"
 unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_PROFILE AWS_SHARED_CREDENTIALS_FILE AWS_CONFIG_FILE \
-  AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3 STRATA_WEBDAV_USER STRATA_WEBDAV_PASSWORD NETRC
+  AWS_ENDPOINT_URL AWS_ENDPOINT_URL_S3 STRATA_WEBDAV_HOST STRATA_WEBDAV_USER STRATA_WEBDAV_PASSWORD NETRC
 
 # run LABEL WANT -- COMMAND…: runs it with its stdout and stderr kept in $work/log/N-LABEL.*
 # (searched at the end); checks the exit status; $out and $err hold them.
@@ -191,12 +191,12 @@ EOF
   local s3q="?endpoint=$s3_endpoint" s3="s3://$s3_bucket/sec-$$-$RANDOM"
   local files=(AWS_SHARED_CREDENTIALS_FILE="$inputs/aws/credentials" AWS_CONFIG_FILE="$inputs/aws/config")
   local s3env=(AWS_ACCESS_KEY_ID="$s3_key" AWS_SECRET_ACCESS_KEY="$s3_secret_env" AWS_SESSION_TOKEN="$s3_token_env")
-  local davenv=(STRATA_WEBDAV_USER="$dav_user" STRATA_WEBDAV_PASSWORD="$dav_password")
+  local davenv=(STRATA_WEBDAV_HOST="$dav_host" STRATA_WEBDAV_USER="$dav_user" STRATA_WEBDAV_PASSWORD="$dav_password")
 
   # Every command on S3 (keys and token from the environment), WebDAV Basic and Digest.
   every_command s3env "$s3/env" "$s3q" "${s3env[@]}"
   every_command basic "webdav://$dav_host/auth/sec-$$" "" "${davenv[@]}"
-  every_command digest "webdav://$dav_user@$dav_host/digest/sec-$$" "" STRATA_WEBDAV_PASSWORD="$dav_password"
+  every_command digest "webdav://$dav_user@$dav_host/digest/sec-$$" "" STRATA_WEBDAV_HOST="$dav_host" STRATA_WEBDAV_PASSWORD="$dav_password"
 
   # The other ways in: a profile in the file AWS_SHARED_CREDENTIALS_FILE names (by ?profile=
   # and by AWS_PROFILE), one in AWS_CONFIG_FILE, the default profile of ~/.aws/credentials;
@@ -221,12 +221,12 @@ EOF
   run s3-wrong-profile 1 -- env "${files[@]}" "$STRATA" -v cp --json "$HERE/secrets_cli_test.sh" "$s3/w.sh$s3q&profile=wrong"
   run s3-wrong-key-json 1 -- env AWS_ACCESS_KEY_ID=WRONGKEY AWS_SECRET_ACCESS_KEY="$s3_secret_wrong" AWS_SESSION_TOKEN="$s3_token_env" \
     "$STRATA" ls --json "$s3/$s3q"
-  run dav-wrong-basic 1 -- env STRATA_WEBDAV_USER="$dav_user" STRATA_WEBDAV_PASSWORD="$dav_wrong" "$STRATA" -v ls "webdav://$dav_host/auth/"
+  run dav-wrong-basic 1 -- env STRATA_WEBDAV_HOST="$dav_host" STRATA_WEBDAV_USER="$dav_user" STRATA_WEBDAV_PASSWORD="$dav_wrong" "$STRATA" -v ls "webdav://$dav_host/auth/"
   contains "a wrong WebDAV password is refused" "$err" "refused the user name or password"
-  run dav-wrong-digest 1 -- env STRATA_WEBDAV_USER="$dav_user" STRATA_WEBDAV_PASSWORD="$dav_wrong" "$STRATA" -v cp --progress \
+  run dav-wrong-digest 1 -- env STRATA_WEBDAV_HOST="$dav_host" STRATA_WEBDAV_USER="$dav_user" STRATA_WEBDAV_PASSWORD="$dav_wrong" "$STRATA" -v cp --progress \
     "$HERE/secrets_cli_test.sh" "webdav://$dav_host/digest/w.sh"
   run dav-none 1 -- "$STRATA" -v ls "webdav://$dav_host/auth/"
-  run dav-wrong-stat-json 1 -- env STRATA_WEBDAV_USER="$dav_user" STRATA_WEBDAV_PASSWORD="$dav_wrong" "$STRATA" stat --json "webdav://$dav_host/digest/"
+  run dav-wrong-stat-json 1 -- env STRATA_WEBDAV_HOST="$dav_host" STRATA_WEBDAV_USER="$dav_user" STRATA_WEBDAV_PASSWORD="$dav_wrong" "$STRATA" stat --json "webdav://$dav_host/digest/"
 
   # Every Qt logging category on (strata has no log variable of its own; -v is above).
   run s3-qt-debug 0 -- env QT_LOGGING_RULES='*.debug=true' "${s3env[@]}" "$STRATA" -v ls -R "$s3/$s3q"
@@ -333,7 +333,7 @@ case_tls() {
   load_fixtures
   local warning="are NOT verified (?insecure=1)"
   local s3env=(AWS_ACCESS_KEY_ID="$s3_key" AWS_SECRET_ACCESS_KEY='Tls/SecretKey+Qq0' AWS_SESSION_TOKEN='Tls/Token+Rr1==')
-  local davenv=(STRATA_WEBDAV_USER="$dav_user" STRATA_WEBDAV_PASSWORD="$dav_password")
+  local davenv=(STRATA_WEBDAV_HOST="$dav_host" STRATA_WEBDAV_USER="$dav_user" STRATA_WEBDAV_PASSWORD="$dav_password")
   local s3="s3://$s3_bucket/tls-$$" dav="webdav://$dav_host/auth/tls-$$"
 
   # ?insecure=1 warns on every command that uses it (plain http here: the option is still

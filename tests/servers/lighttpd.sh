@@ -151,6 +151,7 @@ cmd_start() {
   echo "$port" >"$dir/lighttpd.port"
   (umask 077 && cat >"$dir/lighttpd.env.tmp" <<EOF
 STRATA_WEBDAV_ENDPOINT=$endpoint
+STRATA_WEBDAV_HOST=127.0.0.1:$port
 STRATA_WEBDAV_USER=$USER_NAME
 STRATA_WEBDAV_PASSWORD=$password
 EOF

@@ -16,6 +16,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -78,10 +79,14 @@ private Q_SLOTS:
     void aProfileSecretOpensTheArea();
     void passwordInUriIsRefused();
     void netrcSuppliesTheCredentials();
+    void environmentPasswordStaysWithItsHost();
+    void netrcDefaultIsNeverSent();
+    void plainHttpPasswordIsWarnedAbout();
     void digestAuthStreamsLargeUploads();
     void tenThousandEntriesInOnePropfind();
     void htmlAnswerToPropfindIsNamed();
     void truncatedMultistatusIsCorrupt();
+    void answersPastTheLimitsAreRefused();
     void hrefsOutsideTheCollectionAreIgnored();
     void statusesMapToKinds();
     void redirectIsNamedWithoutItsQuery();
@@ -195,7 +200,7 @@ void WebDavFaults::missingCredentialsAreAskedFor()
     REQUIRE_OK(root);
     REQUIRE_ERROR(root->op->list(root->path), ErrorKind::PermissionDenied,
                   "authentication failed at " + m_hostPort + " (HTTP 401): the server wants a user name and password; "
-                  "set STRATA_WEBDAV_USER and STRATA_WEBDAV_PASSWORD, or add the host to ~/.netrc");
+                  "set STRATA_WEBDAV_HOST (this server), STRATA_WEBDAV_USER and STRATA_WEBDAV_PASSWORD, or add the host to ~/.netrc");
     // The open area needs none.
     auto open = registry.open(uri("open"));
     REQUIRE_OK(open);
@@ -212,6 +217,69 @@ void WebDavFaults::passwordInUriIsRefused()
     auto named = m_registry.open("webdav://" + m_user + "@" + m_hostPort + "/auth/");
     REQUIRE_OK(named);
     QVERIFY(named->display().find("REDACTED@") != std::string::npos);
+}
+
+// STRATA_WEBDAV_PASSWORD goes only to the server STRATA_WEBDAV_HOST names.
+void WebDavFaults::environmentPasswordStaysWithItsHost()
+{
+    QTemporaryDir home; // no ~/.netrc
+    ScopedEnv homeVar("HOME", home.path().toUtf8());
+    ScopedEnv user("STRATA_WEBDAV_USER", QByteArray::fromStdString(m_user));
+    ScopedEnv password("STRATA_WEBDAV_PASSWORD", QByteArray::fromStdString(m_password));
+    auto listWith = [&](const char *host) {
+        ScopedEnv named("STRATA_WEBDAV_HOST", host ? QByteArray(host) : QByteArray());
+        if (!host)
+            qunsetenv("STRATA_WEBDAV_HOST");
+        Registry registry;
+        registerBuiltinBackends(registry);
+        auto root = registry.open(uri("auth"));
+        return root ? root->op->list(root->path) : Result<ListPage>(root.error());
+    };
+    const std::string wants = "the server wants a user name and password";
+    REQUIRE_ERROR(listWith(nullptr), ErrorKind::PermissionDenied, wants);
+    REQUIRE_ERROR(listWith("127.0.0.1:1"), ErrorKind::PermissionDenied, wants); // another port
+    REQUIRE_ERROR(listWith("dav.example"), ErrorKind::PermissionDenied, wants); // another host
+    REQUIRE_OK(listWith(m_hostPort.c_str()));
+    REQUIRE_OK(listWith("127.0.0.1")); // the host, any port
+}
+
+// A "default" entry of ~/.netrc would go to any server: it is never used.
+void WebDavFaults::netrcDefaultIsNeverSent()
+{
+    QTemporaryDir home;
+    QFile netrc(home.filePath(QStringLiteral(".netrc")));
+    QVERIFY(netrc.open(QIODevice::WriteOnly));
+    netrc.write(QByteArray::fromStdString("machine elsewhere.example login x password y\ndefault login " + m_user
+                                          + " password " + m_password + "\n"));
+    netrc.close();
+    netrc.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    ScopedEnv homeVar("HOME", home.path().toUtf8());
+    ScopedEnv user("STRATA_WEBDAV_USER");
+    ScopedEnv password("STRATA_WEBDAV_PASSWORD");
+    for (const std::string &target : {uri("auth"), "webdav://" + m_user + "@" + m_hostPort + "/auth/"}) {
+        Registry registry;
+        registerBuiltinBackends(registry);
+        auto root = registry.open(target);
+        REQUIRE_OK(root);
+        // With the default entry's password this would succeed.
+        REQUIRE_ERROR(root->op->list(root->path), ErrorKind::PermissionDenied, "authentication failed at " + m_hostPort);
+    }
+}
+
+// A password that would cross a network in the clear is said so before any request.
+void WebDavFaults::plainHttpPasswordIsWarnedAbout()
+{
+    ScopedEnv named("STRATA_WEBDAV_HOST", "dav.example:8080");
+    ScopedEnv password("STRATA_WEBDAV_PASSWORD", "plain-PASSWORD-5b1f");
+    Registry registry;
+    registerBuiltinBackends(registry);
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral(
+        "^strata: warning: the password for dav\\.example:8080 goes over plain HTTP .*use webdavs://$")));
+    REQUIRE_OK(registry.open("webdav://dav.example:8080/x")); // opening sends nothing
+    // Over TLS, or to this machine, nothing to say (a second warning would fail the test).
+    REQUIRE_OK(registry.open("webdavs://dav.example:8080/x"));
+    ScopedEnv local("STRATA_WEBDAV_HOST", QByteArray::fromStdString(m_hostPort));
+    REQUIRE_OK(registry.open(uri("auth")));
 }
 
 void WebDavFaults::netrcSuppliesTheCredentials()
@@ -326,9 +394,26 @@ void WebDavFaults::truncatedMultistatusIsCorrupt()
     QCOMPARE(stub.requests().size(), std::size_t(1)); // corrupt is permanent: not retried
 }
 
+void WebDavFaults::answersPastTheLimitsAreRefused()
+{
+    {
+        OPEN_STUB("longhref");
+        REQUIRE_ERROR(op.listAll("/dir"), ErrorKind::Corrupt, "a property is longer than 64 KiB");
+    }
+    {
+        OPEN_STUB("endless");
+        REQUIRE_ERROR(op.listAll("/dir"), ErrorKind::Corrupt, "the answer is larger than 512 MiB");
+    }
+}
+
 void WebDavFaults::hrefsOutsideTheCollectionAreIgnored()
 {
     OPEN_STUB("outside");
+    // Hrefs that are no path of normal form are named, as sent, in the page's skipped list.
+    auto page = op.list("/dir");
+    REQUIRE_OK(page);
+    for (const char *raw : {"/dir//double", "/dir/./dot", "/dir/x/../y", "/dir/sub//", "/dir/a%2Fb.txt", "/dir/.."})
+        QVERIFY2(std::find(page->skipped.begin(), page->skipped.end(), raw) != page->skipped.end(), raw);
     auto listed = op.listAll("/dir");
     REQUIRE_OK(listed);
     std::map<std::string, std::pair<EntryKind, std::uint64_t>> got;

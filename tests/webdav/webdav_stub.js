@@ -7,6 +7,8 @@
 //   outside    PROPFIND answers whose hrefs point outside the collection asked for (another
 //              host, a parent, a sibling, an encoded '/', a bad escape...) beside good ones
 //   truncated  207 with a multistatus cut off mid-element
+//   longhref   207 whose one href is 100 KiB long
+//   endless    207 whose multistatus never ends (blank space, forever)
 //   status     answers the status named by the first path segment (/507/x: 507)
 //   redirect   301 to /elsewhere/ (with a query that must not be printed)
 //   reset      closes the connection without an answer
@@ -51,7 +53,9 @@ function outside(req, res, port) {
       file(`http://127.0.0.1:${port + 1}/dir/other-port.txt`, 1) + // another port
       file('/etc/passwd', 1) + file('/dir/../../etc/shadow', 1) + // above the collection
       file('/other/sibling.txt', 1) + file('/dir/sub/grandchild.txt', 1) + // not a direct child
-      file('/dir/a%2Fb.txt', 1) + file('/dir/%zz.txt', 1) + file('/dir/..', 1) + file('/dir/%00nul', 1);
+      file('/dir/a%2Fb.txt', 1) + file('/dir/%zz.txt', 1) + file('/dir/..', 1) + file('/dir/%00nul', 1) +
+      // No paths of normal form: never made into "/dir/double", "/dir/dot" or "/dir/y".
+      file('/dir//double', 1) + file('/dir/./dot', 1) + file('/dir/x/../y', 1) + dir('/dir/sub//');
   } else if (path === '/dir/good.txt') {
     body = file('/dir/good.txt', 7);
   } else { // a Depth 0 answer about something else than what was asked
@@ -74,6 +78,19 @@ const server = http.createServer((req, res) => {
       return res.end('<!DOCTYPE html>\n<html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>\n');
     }
     if (mode === 'outside') return outside(req, res, port);
+    if (mode === 'longhref') {
+      res.writeHead(207, { 'Content-Type': 'application/xml; charset=utf-8' });
+      return res.end(multistatus(dir('/dir/') + file('/dir/' + 'x'.repeat(100 * 1024), 1)));
+    }
+    if (mode === 'endless') {
+      res.writeHead(207, { 'Content-Type': 'application/xml; charset=utf-8' });
+      res.write('<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">');
+      const blank = Buffer.alloc(1 << 20, 0x20);
+      const more = () => { while (res.write(blank)); };
+      res.on('drain', more);
+      res.on('close', () => res.removeListener('drain', more));
+      return more();
+    }
     if (mode === 'truncated') {
       res.writeHead(207, { 'Content-Type': 'application/xml' });
       return res.end('<?xml version="1.0"?>\n<D:multistatus xmlns:D="DAV:"><D:response><D:href>/dir/</D:href>' +

@@ -24,12 +24,13 @@ namespace {
 
 bool g_noOpenat2 = false; // set once when the kernel lacks openat2 (before 5.6)
 
-long openat2(int dirfd, const char *path, int flags, unsigned mode)
+long openat2(int dirfd, const char *path, int flags, unsigned mode,
+             std::uint64_t resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
 {
     open_how how{};
     how.flags = std::uint64_t(flags);
     how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    how.resolve = resolve;
     for (;;) {
         long fd = ::syscall(SYS_openat2, dirfd, path, &how, sizeof how);
         if (fd >= 0 || errno != EAGAIN)
@@ -75,6 +76,70 @@ mode_t finalMode(const WriteOptions &options, std::optional<mode_t> existing)
         return *existing & 07777; // replacing a file keeps its permissions: a private file stays private
     return mode_t(copyMode(options.mode.value_or(0666), false));
 }
+
+// Copies [offset, offset + length) of `in` to the same place of `out` in the kernel.
+Status copyFdRange(int in, std::uint64_t offset, std::uint64_t length, int out)
+{
+    // copy_file_range reads through splice, which gets no readahead: on a cold cache it
+    // fetches page by page. Asking for the whole range first makes it one large read.
+    // The range after this one is asked for too: sequential callers find it on its way.
+    ::posix_fadvise(in, off_t(offset), off_t(2 * length), POSIX_FADV_WILLNEED);
+    loff_t inOff = loff_t(offset), outOff = loff_t(offset);
+    std::uint64_t left = length;
+    while (left > 0) {
+        ssize_t n = ::copy_file_range(in, &inOff, out, &outOff, std::size_t(std::min<std::uint64_t>(left, 1u << 30)), 0);
+        if (n > 0) {
+            left -= std::uint64_t(n);
+            continue;
+        }
+        if (n == 0)
+            return Error(ErrorKind::Corrupt, "the source ended early; it may have changed during the copy");
+        if (errno == EINTR)
+            continue;
+        if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EBADF)
+            return unsupported("an in-kernel copy between these file systems");
+        return errorFromErrno(errno);
+    }
+    return {};
+}
+
+Result<std::size_t> preadAll(int fd, std::uint64_t offset, std::span<std::byte> buffer)
+{
+    std::size_t done = 0;
+    while (done < buffer.size()) {
+        ssize_t n = ::pread(fd, buffer.data() + done, buffer.size() - done, off_t(offset + done));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errorFromErrno(errno);
+        }
+        if (n == 0)
+            break;
+        done += std::size_t(n);
+    }
+    return done;
+}
+
+// A local file held open: reads and in-kernel copies come from it, whatever is renamed
+// over its name meanwhile.
+class FileReader final : public Reader {
+public:
+    explicit FileReader(UniqueFd fd) : m_fd(std::move(fd)) {}
+    Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
+    {
+        return preadAll(m_fd.get(), offset, buffer);
+    }
+    Status copyRangeTo(std::uint64_t offset, std::uint64_t length, Writer &to) override
+    {
+        const int out = to.nativeHandle();
+        if (out < 0)
+            return unsupported("copying into this writer inside the file system");
+        return copyFdRange(m_fd.get(), offset, length, out);
+    }
+
+private:
+    UniqueFd m_fd;
+};
 
 // A sentence for the cases where errno alone would mislead.
 Error fsError(int err)
@@ -178,6 +243,68 @@ Result<std::pair<UniqueFd, std::string>> FileBackend::openParent(std::string_vie
     return std::pair{std::move(*dir), std::string(baseName(path))};
 }
 
+Result<std::pair<UniqueFd, std::string>> FileBackend::openParentConfined(std::string_view path,
+                                                                         std::string_view confineBelow) const
+{
+    const std::string_view parent = parentPath(path);
+    if (confineBelow.empty() || m_options.followSymlinks || (parent != confineBelow && !isStrictlyBelow(parent, confineBelow)))
+        return openParent(path);
+    // What the user named is taken as it resolves (links included); below it, none.
+    auto top = openBeneath(confineBelow, O_PATH | O_DIRECTORY);
+    if (!top)
+        return std::move(top).error();
+    if (parent == confineBelow)
+        return std::pair{std::move(*top), std::string(baseName(path))};
+    const std::string rel(parent.substr(confineBelow == "/" ? 1 : confineBelow.size() + 1));
+    const auto planted = [&] {
+        return Error(ErrorKind::InvalidInput, "a folder on the way is a symbolic link (planted where a folder was "
+                                              "expected); nothing is written through it");
+    };
+    if (!g_noOpenat2) {
+        long fd = openat2(top->get(), rel.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+                          RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+        if (fd >= 0)
+            return std::pair{UniqueFd(int(fd)), std::string(baseName(path))};
+        if (errno == ELOOP || errno == EXDEV)
+            return planted();
+        if (errno != ENOSYS)
+            return fsError(errno);
+    }
+    // Old kernels: one segment at a time, none followed.
+    UniqueFd dir = std::move(*top);
+    for (std::size_t pos = 0; pos <= rel.size();) {
+        const std::size_t slash = std::min(rel.find('/', pos), rel.size());
+        const std::string seg = rel.substr(pos, slash - pos);
+        int next = ::openat(dir.get(), seg.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (next < 0)
+            return errno == ELOOP || errno == ENOTDIR ? Result<std::pair<UniqueFd, std::string>>(planted())
+                                                       : Result<std::pair<UniqueFd, std::string>>(fsError(errno));
+        dir.reset(next);
+        pos = slash + 1;
+    }
+    return std::pair{std::move(dir), std::string(baseName(path))};
+}
+
+Result<std::unique_ptr<Reader>> FileBackend::openReader(std::string_view path, const Entry &expected)
+{
+    // Opened once, never through a symlink at the name (unless links are followed), and
+    // only if it is the file that was listed.
+    auto fd = openBeneath(path, O_RDONLY | (m_options.followSymlinks ? 0 : O_NOFOLLOW));
+    if (!fd) {
+        if (fd.error().kind() == ErrorKind::InvalidInput)
+            return Error(ErrorKind::InvalidInput, "it is a symbolic link now (a file when listed); links are not followed");
+        return std::move(fd).error();
+    }
+    struct stat st {};
+    if (::fstat(fd->get(), &st) != 0)
+        return errorFromErrno(errno);
+    if (S_ISDIR(st.st_mode))
+        return Error(ErrorKind::IsDirectory);
+    if (expected.device && expected.inode && (std::uint64_t(st.st_dev) != *expected.device || std::uint64_t(st.st_ino) != *expected.inode))
+        return Error(ErrorKind::Corrupt, "another file is at its name since it was listed; not read");
+    return std::unique_ptr<Reader>(std::make_unique<FileReader>(std::move(*fd)));
+}
+
 Result<Entry> FileBackend::stat(std::string_view path)
 {
     struct stat st {};
@@ -269,24 +396,12 @@ Result<std::size_t> FileBackend::read(std::string_view path, std::uint64_t offse
     auto fd = openBeneath(path, O_RDONLY);
     if (!fd)
         return std::move(fd).error();
-    std::size_t done = 0;
-    while (done < buffer.size()) {
-        ssize_t n = ::pread(fd->get(), buffer.data() + done, buffer.size() - done, off_t(offset + done));
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return errorFromErrno(errno);
-        }
-        if (n == 0)
-            break;
-        done += std::size_t(n);
-    }
-    return done;
+    return preadAll(fd->get(), offset, buffer);
 }
 
 Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view path, const WriteOptions &options)
 {
-    auto parent = openParent(path);
+    auto parent = openParentConfined(path, options.confineBelow);
     if (!parent)
         return std::move(parent).error();
     auto &[dir, leaf] = *parent;
@@ -417,20 +532,25 @@ Status FileBackend::rename(std::string_view from, std::string_view to, bool repl
     return {};
 }
 
-Status FileBackend::setPermissions(std::string_view path, std::uint32_t mode)
+Status FileBackend::setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow)
 {
-    // Through an O_PATH descriptor of the name itself (never a symlink's target): fchmod
-    // takes those from Linux 3.6 via /proc, fchmodat has no AT_SYMLINK_NOFOLLOW.
-    auto fd = openBeneath(path, O_PATH | O_NOFOLLOW);
+    // Through an O_PATH descriptor of the name itself (never a symlink's target): chmod of
+    // its /proc/self/fd link; fchmodat has no AT_SYMLINK_NOFOLLOW.
+    if (path == "/")
+        return Error(ErrorKind::InvalidInput, "the root's permissions are not changed");
+    auto parent = openParentConfined(path, confineBelow);
+    if (!parent)
+        return std::move(parent).error();
+    UniqueFd fd(::openat(parent->first.get(), parent->second.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     if (!fd)
-        return std::move(fd).error();
+        return errorFromErrno(errno);
     struct stat st {};
-    if (::fstat(fd->get(), &st) != 0)
+    if (::fstat(fd.get(), &st) != 0)
         return errorFromErrno(errno);
     if (S_ISLNK(st.st_mode))
         return Error(ErrorKind::InvalidInput, "it is a symbolic link; its permissions are not set");
     char proc[64];
-    std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd->get());
+    std::snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd.get());
     if (::chmod(proc, mode_t(mode & 07777)) != 0)
         return errorFromErrno(errno);
     return {};
@@ -552,27 +672,7 @@ Status FileBackend::copyRange(std::string_view from, std::uint64_t offset, std::
     auto src = openBeneath(from, O_RDONLY);
     if (!src)
         return std::move(src).error();
-    // copy_file_range reads through splice, which gets no readahead: on a cold cache it
-    // fetches page by page. Asking for the whole range first makes it one large read.
-    // The range after this one is asked for too: sequential callers find it on its way.
-    ::posix_fadvise(src->get(), off_t(offset), off_t(2 * length), POSIX_FADV_WILLNEED);
-    loff_t inOff = loff_t(offset), outOff = loff_t(offset);
-    std::uint64_t left = length;
-    while (left > 0) {
-        ssize_t n = ::copy_file_range(src->get(), &inOff, out, &outOff, std::size_t(std::min<std::uint64_t>(left, 1u << 30)), 0);
-        if (n > 0) {
-            left -= std::uint64_t(n);
-            continue;
-        }
-        if (n == 0)
-            return Error(ErrorKind::Corrupt, "the source ended early; it may have changed during the copy");
-        if (errno == EINTR)
-            continue;
-        if (errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP || errno == EBADF)
-            return unsupported("an in-kernel copy between these file systems");
-        return errorFromErrno(errno);
-    }
-    return {};
+    return copyFdRange(src->get(), offset, length, out);
 }
 
 Result<std::vector<Extent>> FileBackend::extents(std::string_view path)

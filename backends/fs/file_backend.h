@@ -31,7 +31,8 @@ public:
     Status createDir(std::string_view path) override;
     Status rename(std::string_view from, std::string_view to, bool replace) override;
     Status copy(std::string_view from, std::string_view to) override;
-    Status setPermissions(std::string_view path, std::uint32_t mode) override;
+    Status setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow) override;
+    Result<std::unique_ptr<Reader>> openReader(std::string_view path, const Entry &expected) override;
     Result<std::vector<Extent>> extents(std::string_view path) override;
     Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to) override;
     void willRead(std::string_view path, std::span<const Extent> ranges) override;
@@ -43,6 +44,9 @@ public:
     Result<UniqueFd> openBeneath(std::string_view path, int flags, unsigned mode = 0) const;
     // The parent directory of a path, opened beneath the root, and the last segment.
     Result<std::pair<UniqueFd, std::string>> openParent(std::string_view path) const;
+    // openParent, but below `confineBelow` (a normal path above `path`; empty: no confinement)
+    // no symlink is followed: a planted link is an error, not a way elsewhere.
+    Result<std::pair<UniqueFd, std::string>> openParentConfined(std::string_view path, std::string_view confineBelow) const;
 
 private:
     Result<std::unique_ptr<class FileWriter>> makeWriter(std::string_view path, const WriteOptions &options);

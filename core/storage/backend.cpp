@@ -44,7 +44,12 @@ Status Backend::createDir(std::string_view)
     return unsupported("creating directories");
 }
 
-Status Backend::setPermissions(std::string_view, std::uint32_t)
+Result<std::unique_ptr<Reader>> Backend::openReader(std::string_view, const Entry &)
+{
+    return unsupported("opening an object for reading");
+}
+
+Status Backend::setPermissions(std::string_view, std::uint32_t, std::string_view)
 {
     return unsupported("setting permissions");
 }

@@ -30,6 +30,10 @@ struct WriteOptions {
     // (cp -p). A replaced file keeps its own bits unless exactMode. Unset: 0666 & ~umask.
     std::optional<std::uint32_t> mode;
     bool exactMode = false;
+    // Non-empty: a normal path above the destination (what the user named). Below it, a
+    // symlink where a folder should be stops the write instead of being written through
+    // (local storage; a planted link cannot send a file elsewhere).
+    std::string confineBelow;
     // Non-empty: a stable name for this write's partial state. Opening a writer again with
     // the same key (even in a new process) finds what an earlier, suspended or killed
     // writer left, where the backend can keep it (see Writer::keepsPartialState).
@@ -68,6 +72,18 @@ public:
     virtual int nativeHandle() const { return -1; }
     // After commit: the size the storage itself confirmed it stored, where it tells.
     virtual std::optional<std::uint64_t> committedSize() const { return std::nullopt; }
+};
+
+// One object opened once for many reads, from any thread: every read comes from the object
+// that was opened, whatever is renamed over its name meanwhile (Backend::openReader).
+class Reader {
+public:
+    virtual ~Reader() = default;
+    // As Backend::read: up to buffer.size() bytes at offset; fewer only at the end.
+    virtual Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) = 0;
+    // Copies a range into a writer of the same storage without moving the bytes through
+    // user space (copy_file_range); Unsupported where impossible.
+    virtual Status copyRangeTo(std::uint64_t offset, std::uint64_t length, Writer &to) = 0;
 };
 
 // The version of an object a read must come from (Backend::readVersion): as listed or stated.
@@ -130,9 +146,15 @@ public:
     // Moves an object within the backend. Something already at `to` is replaced only when
     // `replace` is set (a file by a file); else the rename fails with AlreadyExists.
     virtual Status rename(std::string_view from, std::string_view to, bool replace);
-    // Sets the POSIX permission bits of a file or directory (never through a symlink), where
-    // the storage keeps them; Unsupported elsewhere.
-    virtual Status setPermissions(std::string_view path, std::uint32_t mode);
+    // Opens `path` once for many reads, as `expected` (its listing) describes it: where the
+    // storage can tell (a local file's device and inode), another object at the name now is
+    // Corrupt, and a symlink there is not followed. Unsupported where the storage has no
+    // such handle: callers then read by name (Operator::openReader does).
+    virtual Result<std::unique_ptr<Reader>> openReader(std::string_view path, const Entry &expected);
+    // Sets the POSIX permission bits of a file or directory (never through a symlink; below
+    // `confineBelow`, when given, through none at all), where the storage keeps them;
+    // Unsupported elsewhere.
+    virtual Status setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow);
     // Copies an object within the backend without moving bytes through us where possible.
     virtual Status copy(std::string_view from, std::string_view to);
     // Data / zero / hole map of the whole object, sorted and coalesced.

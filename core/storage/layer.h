@@ -36,7 +36,14 @@ public:
     Status removeMany(std::span<const std::string> paths) override { return m_inner->removeMany(paths); }
     Status createDir(std::string_view path) override { return m_inner->createDir(path); }
     Status rename(std::string_view from, std::string_view to, bool replace) override { return m_inner->rename(from, to, replace); }
-    Status setPermissions(std::string_view path, std::uint32_t mode) override { return m_inner->setPermissions(path, mode); }
+    Status setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow) override
+    {
+        return m_inner->setPermissions(path, mode, confineBelow);
+    }
+    Result<std::unique_ptr<Reader>> openReader(std::string_view path, const Entry &expected) override
+    {
+        return m_inner->openReader(path, expected);
+    }
     Status copy(std::string_view from, std::string_view to) override { return m_inner->copy(from, to); }
     Result<std::vector<Extent>> extents(std::string_view path) override { return m_inner->extents(path); }
     Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to) override

@@ -353,10 +353,73 @@ Status Operator::copy(std::string_view from, std::string_view to)
     return st;
 }
 
-Status Operator::setPermissions(std::string_view path, std::uint32_t mode)
+Status Operator::setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow)
 {
     STRATA_CHECKED(p, "set permissions of", path);
-    return withContext(m_stack->setPermissions(p, mode), "set permissions of", *this, p);
+    return withContext(m_stack->setPermissions(p, mode, confineBelow), "set permissions of", *this, p);
+}
+
+namespace {
+
+// Reads by name through the operator (every layer), from the listed version where the
+// storage can check it (an S3 ETag).
+class NamedReader final : public Reader {
+public:
+    NamedReader(Operator &op, std::string path, const Entry &expected)
+        : m_op(op), m_path(std::move(path)), m_etag(expected.etag), m_size(expected.size),
+          m_versioned(!expected.etag.empty() && op.capabilities().has(Capability::VersionedRead))
+    {
+    }
+    Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
+    {
+        return m_versioned ? m_op.readVersion(m_path, offset, buffer, {m_etag, m_size}) : m_op.read(m_path, offset, buffer);
+    }
+    Status copyRangeTo(std::uint64_t offset, std::uint64_t length, Writer &to) override
+    {
+        return m_op.copyRange(m_path, offset, length, to);
+    }
+
+private:
+    Operator &m_op;
+    std::string m_path;
+    std::string m_etag;
+    std::uint64_t m_size;
+    bool m_versioned;
+};
+
+// Puts the operation and URI into a native reader's errors.
+class ContextReader final : public Reader {
+public:
+    ContextReader(std::unique_ptr<Reader> inner, const Operator &op, std::string path)
+        : m_inner(std::move(inner)), m_op(op), m_path(std::move(path))
+    {
+    }
+    Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
+    {
+        return withContext(m_inner->read(offset, buffer), "read", m_op, m_path);
+    }
+    Status copyRangeTo(std::uint64_t offset, std::uint64_t length, Writer &to) override
+    {
+        return withContext(m_inner->copyRangeTo(offset, length, to), "copy", m_op, m_path);
+    }
+
+private:
+    std::unique_ptr<Reader> m_inner;
+    const Operator &m_op;
+    std::string m_path;
+};
+
+} // namespace
+
+Result<std::unique_ptr<Reader>> Operator::openReader(std::string_view path, const Entry &expected)
+{
+    STRATA_CHECKED(p, "read", path);
+    auto native = m_stack->openReader(p, expected);
+    if (native)
+        return std::unique_ptr<Reader>(std::make_unique<ContextReader>(std::move(*native), *this, std::string(p)));
+    if (native.error().kind() != ErrorKind::Unsupported)
+        return withContext(std::move(native), "read", *this, p);
+    return std::unique_ptr<Reader>(std::make_unique<NamedReader>(*this, std::string(p), expected));
 }
 
 Result<std::vector<Extent>> Operator::extents(std::string_view path)

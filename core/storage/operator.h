@@ -71,7 +71,11 @@ public:
     Status rename(std::string_view from, std::string_view to, bool replace = false);
     Status copy(std::string_view from, std::string_view to);
     // Sets permission bits where the storage keeps them (local files); Unsupported elsewhere.
-    Status setPermissions(std::string_view path, std::uint32_t mode);
+    Status setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow = {});
+    // `path` opened for many reads as `expected` describes it (see Backend::openReader);
+    // where the storage has no handle of its own, a reader by name (checked against the
+    // listed version where the storage can). The reader uses this operator: keep it alive.
+    Result<std::unique_ptr<Reader>> openReader(std::string_view path, const Entry &expected);
     Result<std::vector<Extent>> extents(std::string_view path);
     // In-storage copy of a range into a writer of this operator (see Backend::copyRange).
     Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to);

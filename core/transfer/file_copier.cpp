@@ -79,6 +79,12 @@ Result<FileOutcome> FileCopier::run()
         m_outcome.skipped = true;
         return m_outcome;
     }
+    // The source is opened once, as it was listed: a file swapped for another (or for a
+    // symlink) since is refused, and every read comes from what was opened.
+    auto reader = m_src.openReader(m_task.srcPath, m_task.source);
+    if (!reader)
+        return failure(std::move(reader).error());
+    m_reader = std::move(*reader);
     const bool srcZst = isZstdName(m_task.srcPath);
     const bool dstZst = isZstdName(m_task.dstPath);
     if (srcZst != dstZst)
@@ -117,6 +123,7 @@ Result<FileOutcome> FileCopier::run()
     writeOptions.mtimeNs = m_task.source.mtimeNs;
     writeOptions.mode = m_task.source.mode;
     writeOptions.exactMode = options.preserveMode;
+    writeOptions.confineBelow = m_ctx.dstRoot;
     writeOptions.fresh = m_task.fresh;
     writeOptions.onPending = pendingRecorder();
     if (m_ctx.journal && positional && size >= options.partSize)
@@ -279,7 +286,7 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
             const std::uint64_t n = std::min(end - pos, kKernelChunk);
             if (!m_ctx.throttle.consume(n, m_ctx.stop))
                 continue;
-            auto st = m_src.copyRange(m_task.srcPath, pos, n, writer);
+            auto st = m_reader->copyRangeTo(pos, n, writer);
             if (st) {
                 pos += n;
                 account(n, false);
@@ -293,8 +300,7 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
         }
         PooledBuffer buffer = m_ctx.buffers.acquire();
         auto want = buffer.span().first(std::size_t(std::min<std::uint64_t>(buffer.size(), end - pos)));
-        auto n = versioned() ? m_src.readVersion(m_task.srcPath, pos, want, {m_task.source.etag, m_task.source.size})
-                             : m_src.read(m_task.srcPath, pos, want);
+        auto n = m_reader->read(pos, want);
         if (!n) {
             result = std::move(n).error();
             break;
@@ -403,13 +409,15 @@ Status FileCopier::verifyRanges(const std::vector<std::string> &hashes)
                 return false;
         return !dstMap.empty();
     };
-    auto hashRange = [&](Operator &op, const std::string &path, std::uint64_t from, std::uint64_t to,
-                         bool zerosOnly) -> Result<std::string> {
+    // Each side read as it was written and read: the source through its reader.
+    const auto readSource = [&](std::uint64_t at, std::span<std::byte> out) { return m_reader->read(at, out); };
+    const auto readCopy = [&](std::uint64_t at, std::span<std::byte> out) { return m_dst.read(m_task.dstPath, at, out); };
+    auto hashRange = [&](const auto &readAt, std::uint64_t from, std::uint64_t to, bool zerosOnly) -> Result<std::string> {
         ContentHash digest;
         for (std::uint64_t pos = from; pos < to;) {
             PooledBuffer buffer = m_ctx.buffers.acquire();
             auto want = buffer.span().first(std::size_t(std::min<std::uint64_t>(buffer.size(), to - pos)));
-            auto n = op.read(path, pos, want);
+            auto n = readAt(pos, want);
             if (!n)
                 return std::move(n).error();
             if (*n == 0)
@@ -427,19 +435,19 @@ Status FileCopier::verifyRanges(const std::vector<std::string> &hashes)
     for (std::size_t i = 0; i <= m_parts.size(); ++i) {
         const std::uint64_t gapEnd = i < m_parts.size() ? m_parts[i].offset : size;
         if (gapEnd > pos && !isHoleInDestination(pos, gapEnd))
-            if (auto zeros = hashRange(m_dst, m_task.dstPath, pos, gapEnd, true); !zeros)
+            if (auto zeros = hashRange(readCopy, pos, gapEnd, true); !zeros)
                 return std::move(zeros).error();
         if (i == m_parts.size())
             break;
         const Part &part = m_parts[i];
         std::string expected = hashes[i];
         if (expected.empty()) { // a part resumed without a recorded checksum
-            auto fromSource = hashRange(m_src, m_task.srcPath, part.offset, part.offset + part.length, false);
+            auto fromSource = hashRange(readSource, part.offset, part.offset + part.length, false);
             if (!fromSource)
                 return std::move(fromSource).error();
             expected = std::move(*fromSource);
         }
-        auto actual = hashRange(m_dst, m_task.dstPath, part.offset, part.offset + part.length, false);
+        auto actual = hashRange(readCopy, part.offset, part.offset + part.length, false);
         if (!actual)
             return std::move(actual).error();
         if (*actual != expected)
@@ -468,6 +476,7 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
     writeOptions.mtimeNs = m_task.source.mtimeNs;
     writeOptions.mode = m_task.source.mode;
     writeOptions.exactMode = options.preserveMode;
+    writeOptions.confineBelow = m_ctx.dstRoot;
     writeOptions.onPending = pendingRecorder();
     auto writer = m_dst.write(m_task.dstPath, writeOptions);
     if (!writer) {
@@ -515,7 +524,7 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
         // Stop at the next zero range: the compressor skips it.
         if (auto it = zeroAfter(pos); it != zeroRanges.end() && it->offset > pos)
             out = out.first(std::size_t(std::min<std::uint64_t>(out.size(), it->offset - pos)));
-        auto n = m_src.read(m_task.srcPath, pos, out);
+        auto n = m_reader->read(pos, out);
         if (!n)
             return n;
         pos += *n;

@@ -24,6 +24,7 @@ struct CopyContext {
     TransferJournal *journal;  // null: nothing is resumable
     std::stop_token stop;
     std::function<void(std::uint64_t bytes)> onBytes; // progress, called often: keep it cheap
+    std::string dstRoot; // the destination as named: below it, writes follow no symlink
 };
 
 struct FileOutcome {
@@ -73,6 +74,7 @@ private:
     Operator &m_dst;
     CopyContext &m_ctx;
     std::vector<Part> m_parts;
+    std::unique_ptr<Reader> m_reader; // the source, opened once for the whole file
     FileOutcome m_outcome;
     std::mutex m_outcomeMutex; // parts finish on several threads
     bool m_reachedCommit = false;

@@ -296,7 +296,7 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
     WorkerPool partWorkers(parts);
     Throttle throttle(options.bandwidthLimit);
     CopyContext context{options, buffers, partWorkers, throttle, m_journal.get(), stop,
-                        [this, observer](std::uint64_t n) { addBytes(n, observer); }};
+                        [this, observer](std::uint64_t n) { addBytes(n, observer); }, plan.dstRoot};
 
     TaskGroup group;
     for (const auto &task : plan.files) {
@@ -483,7 +483,7 @@ void TransferJob::finishPlan(TransferPlan &plan, TransferObserver *observer, con
         (void)op->remove(dir); // only emptied directories go; others say DirectoryNotEmpty
     // Deepest first, so a read-only folder is closed only after its children are done.
     for (auto it = plan.dirModes.rbegin(); it != plan.dirModes.rend(); ++it) {
-        auto st = plan.dstOp->setPermissions(it->first, copyMode(it->second, m_spec.options.preserveMode));
+        auto st = plan.dstOp->setPermissions(it->first, copyMode(it->second, m_spec.options.preserveMode), plan.dstRoot);
         if (!st && st.error().kind() != ErrorKind::Unsupported)
             addWarning("the permissions of " + plan.dstOp->display(it->first) + " were not set: " + st.error().message());
     }

@@ -86,6 +86,33 @@ else
   fail "no journal appeared for a 8 MiB copy at 1 MiB/s"
 fi
 
+# Sources swapped for symlinks while a copy runs are not followed: what was listed as a file
+# and is a link now (to a secret) fails, and the secret is nowhere in the copy.
+mkdir -p "$work/swap/src"
+printf 'TOP-SECRET-7f3a' >"$work/secret"; chmod 600 "$work/secret"
+for i in 0 1 2 3 4 5 6 7 8 9; do head -c 524288 /dev/urandom >"$work/swap/src/f$i"; done
+"$STRATA" cp -r --jobs 1 --bwlimit 1M "$work/swap/src" "$work/swap/dst" >"$work/swap.out" 2>"$work/swap.err" &
+pid=$!
+sleep 1.2
+for i in 0 1 2 3 4 5 6 7 8 9; do ln -sf "$work/secret" "$work/swap/src/f$i"; done
+wait "$pid"; rc=$?
+[ "$rc" -eq 1 ] && pass || fail "a copy whose sources became links ended with $rc: $(cat "$work/swap.err")"
+contains "a swapped source is named" "$(cat "$work/swap.err")" "symbolic link now"
+if grep -rl "TOP-SECRET-7f3a" "$work/swap/dst" >/dev/null 2>&1; then fail "the secret was copied through a swapped link"; else pass; fi
+
+# A destination folder swapped for a symlink while a copy runs is not written through.
+mkdir -p "$work/plant/src/sub" "$work/plant/elsewhere"
+for i in 0 1 2 3 4 5 6 7 8 9; do head -c 524288 /dev/urandom >"$work/plant/src/sub/f$i"; done
+"$STRATA" cp -r --jobs 1 --bwlimit 1M "$work/plant/src" "$work/plant/dst" >"$work/plant.out" 2>"$work/plant.err" &
+pid=$!
+for _ in $(seq 100); do [ -d "$work/plant/dst/sub" ] && break; sleep 0.02; done
+sleep 0.5
+mv "$work/plant/dst/sub" "$work/plant/dst/sub.moved" && ln -s "$work/plant/elsewhere" "$work/plant/dst/sub"
+wait "$pid"; rc=$?
+[ "$rc" -eq 1 ] && pass || fail "a copy into a planted link ended with $rc: $(cat "$work/plant.err")"
+contains "the planted link is named" "$(cat "$work/plant.err")" "symbolic link"
+[ -z "$(ls -A "$work/plant/elsewhere")" ] && pass || fail "files were written through the planted link: $(ls "$work/plant/elsewhere")"
+
 # Names with control characters are escaped in human output, kept exact in JSON.
 mkdir -p "$work/names"
 evil=$'evil\e[2J\rname\n'

@@ -159,6 +159,9 @@ private Q_SLOTS:
     void resumedPartMustBeOurs_data();
     void resumedPartMustBeOurs();
     void setPermissionsNeverThroughLinks();
+    void readerKeepsWhatItOpened();
+    void readerRefusesAnotherFileOrALink();
+    void confinedWritesFollowNoLink();
     void renameNeverReplacesUnlessAsked();
     void noOverwriteRefusesExisting();
     void noOverwriteLosesRaceCleanly();
@@ -450,11 +453,68 @@ void TestFileBackend::setPermissionsNeverThroughLinks()
 {
     QVERIFY(writeRaw(local("/file"), "x", 0644));
     QCOMPARE(::symlink(local("/file").c_str(), local("/link").c_str()), 0);
-    REQUIRE_OK(m_fs->setPermissions("/file", 0600));
-    REQUIRE_KIND(m_fs->setPermissions("/link", 0777), ErrorKind::InvalidInput);
+    REQUIRE_OK(m_fs->setPermissions("/file", 0600, {}));
+    REQUIRE_KIND(m_fs->setPermissions("/link", 0777, {}), ErrorKind::InvalidInput);
     struct stat st {};
     QCOMPARE(::stat(local("/file").c_str(), &st), 0);
     QCOMPARE(int(st.st_mode & 07777), 0600);
+}
+
+void TestFileBackend::readerKeepsWhatItOpened()
+{
+    QVERIFY(writeRaw(local("/a"), "first"));
+    auto listed = m_fs->stat("/a");
+    REQUIRE_OK(listed);
+    auto reader = m_fs->openReader("/a", *listed);
+    REQUIRE_OK(reader);
+    QVERIFY(writeRaw(local("/b"), "other"));
+    QCOMPARE(::rename(local("/b").c_str(), local("/a").c_str()), 0);
+    std::vector<std::byte> buffer(16);
+    auto n = (*reader)->read(0, buffer);
+    REQUIRE_OK(n);
+    QCOMPARE(std::string(reinterpret_cast<const char *>(buffer.data()), *n), std::string("first"));
+}
+
+void TestFileBackend::readerRefusesAnotherFileOrALink()
+{
+    QVERIFY(writeRaw(local("/a"), "listed"));
+    QVERIFY(writeRaw(local("/secret"), "secret", 0600));
+    auto listed = m_fs->stat("/a");
+    REQUIRE_OK(listed);
+    QVERIFY(writeRaw(local("/b"), "swapped"));
+    QCOMPARE(::rename(local("/b").c_str(), local("/a").c_str()), 0);
+    REQUIRE_KIND(m_fs->openReader("/a", *listed), ErrorKind::Corrupt); // another inode
+    QCOMPARE(::unlink(local("/a").c_str()), 0);
+    QCOMPARE(::symlink(local("/secret").c_str(), local("/a").c_str()), 0);
+    REQUIRE_KIND(m_fs->openReader("/a", *listed), ErrorKind::InvalidInput); // never followed
+    Entry unknown; // no identity known (another storage's listing): the name is still no link
+    REQUIRE_KIND(m_fs->openReader("/a", unknown), ErrorKind::InvalidInput);
+}
+
+void TestFileBackend::confinedWritesFollowNoLink()
+{
+    QCOMPARE(::mkdir(local("/dst").c_str(), 0755), 0);
+    QCOMPARE(::mkdir(local("/elsewhere").c_str(), 0755), 0);
+    QVERIFY(writeRaw(local("/elsewhere/x"), "x", 0644));
+    QCOMPARE(::symlink(local("/elsewhere").c_str(), local("/dst/sub").c_str()), 0);
+    WriteOptions options;
+    options.confineBelow = "/dst";
+    REQUIRE_KIND(m_fs->write("/dst/sub/f", options), ErrorKind::InvalidInput);
+    REQUIRE_KIND(m_fs->write("/dst/sub/deeper/f", options), ErrorKind::InvalidInput);
+    REQUIRE_KIND(m_fs->setPermissions("/dst/sub/x", 0777, "/dst"), ErrorKind::InvalidInput);
+    QCOMPARE(joined(namesIn(local("/elsewhere"))), std::string("x"));
+    struct stat st {};
+    QCOMPARE(::stat(local("/elsewhere/x").c_str(), &st), 0);
+    QCOMPARE(int(st.st_mode & 07777), 0644);
+    // What the user named may itself be a link: it is taken as it resolves.
+    QCOMPARE(::symlink("dst", local("/named").c_str()), 0);
+    QCOMPARE(::mkdir(local("/dst/real").c_str(), 0755), 0);
+    options.confineBelow = "/named";
+    auto writer = m_fs->write("/named/real/f", options);
+    REQUIRE_OK(writer);
+    REQUIRE_OK((*writer)->write(asBytes("ok")));
+    REQUIRE_OK((*writer)->commit());
+    QCOMPARE(readRaw(local("/dst/real/f")), std::string("ok"));
 }
 
 void TestFileBackend::renameNeverReplacesUnlessAsked()

@@ -140,7 +140,7 @@ int commandStat(Context &context, const ArgParser &parser)
     std::string text;
     auto line = [&](const char *label, std::string_view value) {
         if (!value.empty())
-            text += pad(label, -10) + " " + std::string(value) + "\n";
+            text += pad(label, -10) + " " + printable(value) + "\n";
     };
     line("URI:", loc->display());
     line("Kind:", toString(e->kind));

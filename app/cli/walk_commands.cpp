@@ -3,6 +3,7 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/commands.h"
 #include "core/io/json_text.h"
+#include "core/storage/printable.h"
 #include "core/walk/walker.h"
 
 #include <algorithm>
@@ -89,7 +90,8 @@ private:
 void reportErrors(Context &context, const WalkSummary &summary, const std::string &root)
 {
     for (const auto &e : summary.errors)
-        write(context.err, "strata: cannot read " + (e.path.empty() ? root : root + '/' + e.path) + ": " + e.message + "\n");
+        write(context.err, "strata: cannot read " + printable(e.path.empty() ? root : root + '/' + e.path) + ": "
+                               + printable(e.message) + "\n");
 }
 
 // The prefix printed before relative paths: the argument as typed for local paths, the
@@ -150,7 +152,7 @@ int commandWalk(Context &context, const ArgParser &parser)
             } else {
                 out += prefix;
                 out.push_back('/');
-                out.append(e.path);
+                appendPrintable(out, e.path); // a name cannot drive the terminal
                 out.push_back('\n');
             }
         }
@@ -240,7 +242,7 @@ int commandDu(Context &context, const ArgParser &parser)
     } else {
         std::string text;
         for (const auto *d : shown)
-            text += pad(humanSize(sizeOf(*d)), 10) + "\t" + pathOf(*d) + "\n";
+            text += pad(humanSize(sizeOf(*d)), 10) + "\t" + printable(pathOf(*d)) + "\n";
         text += std::to_string(summary->files) + " files, " + std::to_string(summary->dirs) + " directories, "
                 + humanSize(summary->bytes) + " (" + humanSize(summary->allocated) + " on disk)";
         if (summary->hardLinks)

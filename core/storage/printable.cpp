@@ -44,11 +44,18 @@ bool isPrintable(std::string_view text)
 
 std::string printable(std::string_view text)
 {
-    if (isPrintable(text))
-        return std::string(text);
-    static constexpr char kHex[] = "0123456789abcdef";
     std::string out;
-    out.reserve(text.size() + 8);
+    appendPrintable(out, text);
+    return out;
+}
+
+void appendPrintable(std::string &out, std::string_view text)
+{
+    if (isPrintable(text)) {
+        out.append(text);
+        return;
+    }
+    static constexpr char kHex[] = "0123456789abcdef";
     for (std::size_t i = 0; i < text.size();) {
         const std::size_t n = printableSequence(text, i);
         if (n > 0) {
@@ -67,7 +74,6 @@ std::string printable(std::string_view text)
             out += kHex[c & 15];
         }
     }
-    return out;
 }
 
 std::string skippedNameWarning(std::string_view where, std::string_view raw)

@@ -12,6 +12,8 @@ std::string printable(std::string_view text);
 
 // Whether printable(text) would change nothing (no allocation).
 bool isPrintable(std::string_view text);
+// out += printable(text), without a temporary string.
+void appendPrintable(std::string &out, std::string_view text);
 
 // The warning for a name a listing left out (ListPage::skipped): `where` is the folder's
 // display URI, `raw` the name as the storage sent it.

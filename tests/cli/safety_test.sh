@@ -126,6 +126,12 @@ expect 0 "ls --json of it" -- "$STRATA" ls --json "$work/names"
   || fail "ls --json changed the name: $(jq -c '.entries[0].name' <<<"$out")"
 expect 1 "an error naming it" -- "$STRATA" cp "$work/names/$evil" "$work/names/$evil"
 lacks "errors print no escape byte" "$err" $'\e'
+for cmd in walk du stat; do
+  target=$work/names; [ "$cmd" = stat ] && target=$work/names/$evil
+  expect 0 "$cmd of a control-character name" -- "$STRATA" "$cmd" "$target"
+  lacks "$cmd prints no escape byte" "$out" $'\e'
+  lacks "$cmd prints no carriage return" "$out" $'\r'
+done
 
 echo "$checks checks passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -358,7 +358,7 @@ QString DirectoryModel::warning() const
         names << QLatin1Char('\'') + QString::fromStdString(printable(m_skipped[i])) + QLatin1Char('\'');
     if (m_skipped.size() > 3)
         names << tr("…");
-    return tr("Left out %n entries the storage names in a way that is no path (an empty, '.' or '..' part): %1",
+    return tr("Left out %n entry(s) whose names are no path here (an empty, '.' or '..' part, or a '/' inside a name): %1",
               nullptr, int(m_skipped.size()))
         .arg(names.join(QStringLiteral(", ")));
 }

@@ -79,7 +79,7 @@ void appendPrintable(std::string &out, std::string_view text)
 std::string skippedNameWarning(std::string_view where, std::string_view raw)
 {
     return "skipped '" + printable(raw) + "' in " + std::string(where)
-        + ": the storage names it in a way that is no path (an empty, '.' or '..' part), so it is left alone";
+        + ": that name is no path here (an empty, '.' or '..' part, or a '/' inside a name), so it is left alone";
 }
 
 } // namespace strata

@@ -338,6 +338,8 @@ void TestMainWindow::deleteStaysInsideWhateverTheListingSays()
     QCOMPARE(pane->model()->rowCount(), 2); // keep.txt and tree: none of the three
     auto *banner = pane->findChild<QLabel *>(QStringLiteral("paneBanner"));
     QVERIFY(banner && banner->isVisible() && banner->text() == pane->model()->warning());
+    if (const QString dir = qEnvironmentVariable("STRATA_SCREENSHOT_DIR"); !dir.isEmpty())
+        QVERIFY(m_window->grab().toImage().save(dir + QStringLiteral("/pane-skipped-names.png")));
 
     select(pane, QStringLiteral("tree"));
     m_window->activateWindow();

@@ -477,9 +477,9 @@ Result<std::unique_ptr<Writer>> FileBackend::write(std::string_view path, const 
     return std::unique_ptr<Writer>(std::move(*writer));
 }
 
-Status FileBackend::remove(std::string_view path)
+Status FileBackend::remove(std::string_view path, std::string_view within)
 {
-    auto parent = openParent(path);
+    auto parent = openParentConfined(path, within);
     if (!parent)
         return parent.error().kind() == ErrorKind::NotFound ? Status{} : Status(std::move(parent).error());
     auto &[dir, leaf] = *parent;

@@ -429,7 +429,7 @@ Status MemoryBackend::publish(std::string_view path, std::shared_ptr<const Conte
     return {};
 }
 
-Status MemoryBackend::remove(std::string_view path)
+Status MemoryBackend::remove(std::string_view path, std::string_view)
 {
     std::unique_lock lock(m_mutex);
     Node *parent = find(parentPath(path));

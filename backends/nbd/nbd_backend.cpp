@@ -557,7 +557,7 @@ Result<std::unique_ptr<Writer>> NbdBackend::write(std::string_view path, const W
     return std::unique_ptr<Writer>(std::make_unique<NbdWriter>(shared_from_this(), options.sizeHint.value_or(0)));
 }
 
-Status NbdBackend::remove(std::string_view path)
+Status NbdBackend::remove(std::string_view path, std::string_view)
 {
     (void)path;
     return unsupported("removing an NBD export");

@@ -80,7 +80,7 @@ public:
     {
         return std::unique_ptr<Writer>(std::make_unique<NullWriter>());
     }
-    Status remove(std::string_view) override { return {}; }
+    Status remove(std::string_view, std::string_view) override { return {}; }
     Status createDir(std::string_view) override { return {}; }
 };
 

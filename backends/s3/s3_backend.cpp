@@ -302,7 +302,7 @@ Status S3Backend::put(std::string_view path, std::span<const std::byte> data, co
     return {};
 }
 
-Status S3Backend::remove(std::string_view path)
+Status S3Backend::remove(std::string_view path, std::string_view)
 {
     const std::string key(keyOf(path));
     const std::string markerKey = key + "/";
@@ -339,7 +339,7 @@ Status S3Backend::remove(std::string_view path)
     return s3Error(*response, m_config.bucket);
 }
 
-Status S3Backend::removeMany(std::span<const std::string> paths)
+Status S3Backend::removeMany(std::span<const std::string> paths, std::string_view)
 {
     // DeleteObjects takes at most 1000 keys a request.
     for (std::size_t at = 0; at < paths.size(); at += 1000) {
@@ -364,7 +364,7 @@ Status S3Backend::removeMany(std::span<const std::string> paths)
         if (response->status == 501 || response->status == 405) {
             // A server without DeleteObjects: one by one.
             for (std::size_t i = at; i < std::min(paths.size(), at + 1000); ++i)
-                if (auto st = remove(paths[i]); !st)
+                if (auto st = remove(paths[i], {}); !st)
                     return st;
             continue;
         }
@@ -436,7 +436,7 @@ Status S3Backend::rename(std::string_view from, std::string_view to, bool replac
     }
     if (auto st = copy(from, to); !st)
         return st;
-    return remove(from);
+    return remove(from, {});
 }
 
 } // namespace strata::s3

@@ -391,7 +391,7 @@ Status WebDavBackend::relocate(std::string_view method, std::string_view from, s
     return {};
 }
 
-Status WebDavBackend::remove(std::string_view path)
+Status WebDavBackend::remove(std::string_view path, std::string_view)
 {
     if (path == "/")
         return Error(ErrorKind::InvalidInput, "the server's root cannot be removed");
@@ -419,7 +419,7 @@ Status WebDavBackend::remove(std::string_view path)
     return fail(*response, "DELETE");
 }
 
-Status WebDavBackend::removeMany(std::span<const std::string> paths)
+Status WebDavBackend::removeMany(std::span<const std::string> paths, std::string_view)
 {
     // The caller names files (from a listing): each goes in one DELETE, without a PROPFIND.
     for (const auto &path : paths) {

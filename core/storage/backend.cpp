@@ -31,10 +31,10 @@ Status Backend::put(std::string_view path, std::span<const std::byte> data, cons
     return (*writer)->commit();
 }
 
-Status Backend::removeMany(std::span<const std::string> paths)
+Status Backend::removeMany(std::span<const std::string> paths, std::string_view within)
 {
     for (const auto &path : paths)
-        if (auto st = remove(path); !st)
+        if (auto st = remove(path, within); !st)
             return st;
     return {};
 }

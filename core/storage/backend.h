@@ -137,10 +137,12 @@ public:
     // request does it (a single PUT) or where the bytes can go straight to their place.
     virtual Status put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options);
     // Removes a file or an empty directory. Removing a missing path succeeds (idempotent).
-    virtual Status remove(std::string_view path) = 0;
+    // Below `within` (a normal path above `path`, or empty), local storage follows no symlink:
+    // a folder swapped for a link between a listing and a removal cannot redirect it.
+    virtual Status remove(std::string_view path, std::string_view within) = 0;
     // Removes many files at once where the storage can batch it (S3 DeleteObjects);
     // the default removes them one by one. Stops at the first error.
-    virtual Status removeMany(std::span<const std::string> paths);
+    virtual Status removeMany(std::span<const std::string> paths, std::string_view within);
     // Creates one directory; its parent must exist.
     virtual Status createDir(std::string_view path);
     // Moves an object within the backend. Something already at `to` is replaced only when

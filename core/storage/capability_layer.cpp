@@ -51,10 +51,10 @@ Status CapabilityLayer::put(std::string_view path, std::span<const std::byte> da
     return Layer::put(path, data, options);
 }
 
-Status CapabilityLayer::remove(std::string_view path)
+Status CapabilityLayer::remove(std::string_view path, std::string_view within)
 {
     STRATA_REQUIRE(Remove);
-    return Layer::remove(path);
+    return Layer::remove(path, within);
 }
 
 Status CapabilityLayer::createDir(std::string_view path)

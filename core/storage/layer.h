@@ -32,8 +32,11 @@ public:
     {
         return m_inner->put(path, data, options);
     }
-    Status remove(std::string_view path) override { return m_inner->remove(path); }
-    Status removeMany(std::span<const std::string> paths) override { return m_inner->removeMany(paths); }
+    Status remove(std::string_view path, std::string_view within) override { return m_inner->remove(path, within); }
+    Status removeMany(std::span<const std::string> paths, std::string_view within) override
+    {
+        return m_inner->removeMany(paths, within);
+    }
     Status createDir(std::string_view path) override { return m_inner->createDir(path); }
     Status rename(std::string_view from, std::string_view to, bool replace) override { return m_inner->rename(from, to, replace); }
     Status setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow) override

@@ -146,9 +146,9 @@ Status LoggingLayer::put(std::string_view path, std::span<const std::byte> data,
     return logged("put", path, std::to_string(data.size()) + " bytes", [&] { return Layer::put(path, data, options); });
 }
 
-Status LoggingLayer::remove(std::string_view path)
+Status LoggingLayer::remove(std::string_view path, std::string_view within)
 {
-    return logged("remove", path, {}, [&] { return Layer::remove(path); });
+    return logged("remove", path, {}, [&] { return Layer::remove(path, within); });
 }
 
 Status LoggingLayer::createDir(std::string_view path)

@@ -131,9 +131,9 @@ Status MetricsLayer::put(std::string_view path, std::span<const std::byte> data,
     return st;
 }
 
-Status MetricsLayer::remove(std::string_view path)
+Status MetricsLayer::remove(std::string_view path, std::string_view within)
 {
-    return counted(Operation::Remove, [&] { return Layer::remove(path); });
+    return counted(Operation::Remove, [&] { return Layer::remove(path, within); });
 }
 
 Status MetricsLayer::createDir(std::string_view path)

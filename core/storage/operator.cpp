@@ -203,7 +203,7 @@ Status Operator::remove(std::string_view path)
     STRATA_CHECKED(p, "remove", path);
     if (p == "/")
         return Error(ErrorKind::InvalidInput, "refusing to remove the root").withContext("remove", display(p));
-    return withContext(m_stack->remove(p), "remove", *this, p);
+    return withContext(m_stack->remove(p, {}), "remove", *this, p);
 }
 
 Status Operator::removeAll(std::string_view path, const RemoveAllOptions &options)
@@ -219,10 +219,14 @@ Status Operator::removeAll(std::string_view path, const RemoveAllOptions &option
     if (!entry->isDir()) { // a file, or a symlink: the link goes, never what it points to
         if (options.onRemove)
             options.onRemove(p, false);
-        return options.dryRun ? Status{} : remove(p);
+        return options.dryRun ? Status{} : withContext(m_stack->remove(p, options.within), "remove", *this, p);
     }
     const std::string dir(p);
-    return options.dryRun ? listTree(dir, options) : removeTree(dir, options);
+    if (options.dryRun)
+        return listTree(dir, options);
+    // Below what was named (or `within`), every removal resolves its path through no symlink.
+    const std::string within = options.within.empty() ? dir : options.within;
+    return removeTree(dir, within, options);
 }
 
 Status Operator::listTree(const std::string &dir, const RemoveAllOptions &options)
@@ -250,7 +254,7 @@ Status Operator::listTree(const std::string &dir, const RemoveAllOptions &option
     return {};
 }
 
-Status Operator::removeTree(const std::string &dir, const RemoveAllOptions &options)
+Status Operator::removeTree(const std::string &dir, const std::string &within, const RemoveAllOptions &options)
 {
     // Children are listed again after each page of removals, so the listing never depends
     // on a page token into a directory that is changing. A child listed again after it
@@ -284,7 +288,7 @@ Status Operator::removeTree(const std::string &dir, const RemoveAllOptions &opti
                 return Error(ErrorKind::Corrupt, "the storage still lists '" + printable(child.name) + "' in it after removing it")
                     .withContext("remove", display(dir));
             if (child.isDir()) {
-                if (auto st = removeTree(child.path, options); !st)
+                if (auto st = removeTree(child.path, within, options); !st)
                     return st;
             } else {
                 if (options.onRemove)
@@ -293,14 +297,14 @@ Status Operator::removeTree(const std::string &dir, const RemoveAllOptions &opti
             }
         }
         if (!files.empty())
-            if (auto st = withContext(m_stack->removeMany(files), "remove", *this, dir); !st)
+            if (auto st = withContext(m_stack->removeMany(files, within), "remove", *this, dir); !st)
                 return st;
     }
     if (dir == "/")
         return {};
     if (options.onRemove)
         options.onRemove(dir, true);
-    auto st = remove(dir);
+    auto st = withContext(m_stack->remove(dir, dir == within ? options.within : within), "remove", *this, dir);
     if (!st && !removed.empty() && st.error().kind() == ErrorKind::NotFound)
         return {}; // the same: a folder its keys implied, no marker of its own
     if (!st && st.error().kind() == ErrorKind::DirectoryNotEmpty && !skipped.empty())

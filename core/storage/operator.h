@@ -21,6 +21,9 @@ struct RemoveAllOptions {
     std::function<void(std::string_view path, bool isDir)> onRemove;
     // A name a listing left out (ListPage::skipped): `dir` holds it; it is not removed.
     std::function<void(std::string_view dir, std::string_view raw)> onSkipped;
+    // A normal path above the one removed (sync --delete: the destination named): below it,
+    // and below the removed path in any case, local storage follows no symlink to remove.
+    std::string within;
 };
 
 struct OperatorOptions {
@@ -85,7 +88,7 @@ public:
     Backend &backend() const { return *m_stack; }
 
 private:
-    Status removeTree(const std::string &dir, const RemoveAllOptions &options);
+    Status removeTree(const std::string &dir, const std::string &within, const RemoveAllOptions &options);
     Status listTree(const std::string &dir, const RemoveAllOptions &options);
     Result<std::string> checked(std::string_view op, std::string_view path) const;
 

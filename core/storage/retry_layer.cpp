@@ -84,9 +84,9 @@ Status RetryLayer::put(std::string_view path, std::span<const std::byte> data, c
     return retry([&] { return Layer::put(path, data, options); });
 }
 
-Status RetryLayer::remove(std::string_view path)
+Status RetryLayer::remove(std::string_view path, std::string_view within)
 {
-    return retry([&] { return Layer::remove(path); });
+    return retry([&] { return Layer::remove(path, within); });
 }
 
 Status RetryLayer::createDir(std::string_view path)

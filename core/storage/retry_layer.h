@@ -36,7 +36,7 @@ public:
                                     const ObjectVersion &version) override;
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
     Status put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options) override;
-    Status remove(std::string_view path) override;
+    Status remove(std::string_view path, std::string_view within) override;
     Status createDir(std::string_view path) override;
     Status copy(std::string_view from, std::string_view to) override;
     Result<std::vector<Extent>> extents(std::string_view path) override;

@@ -472,7 +472,9 @@ void TransferJob::finishPlan(TransferPlan &plan, TransferObserver *observer, con
                        observer);
             continue;
         }
-        if (auto st = plan.dstOp->removeAll(extra); !st)
+        RemoveAllOptions confined;
+        confined.within = plan.dstRoot;
+        if (auto st = plan.dstOp->removeAll(extra, confined); !st)
             addFailure({{}, plan.dstOp->display(extra), st.error().kind(), st.error().message()}, observer);
         else {
             std::lock_guard lock(m_mutex);

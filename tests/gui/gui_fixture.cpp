@@ -22,7 +22,7 @@ public:
     Result<Entry> stat(std::string_view path) override { nap(); return Layer::stat(path); }
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override { nap(); return Layer::list(dir, options); }
     Status createDir(std::string_view path) override { nap(); return Layer::createDir(path); }
-    Status remove(std::string_view path) override { nap(); return Layer::remove(path); }
+    Status remove(std::string_view path, std::string_view within) override { nap(); return Layer::remove(path, within); }
     Status rename(std::string_view from, std::string_view to, bool replace) override { nap(); return Layer::rename(from, to, replace); }
 
 private:

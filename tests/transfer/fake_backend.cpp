@@ -125,7 +125,7 @@ Result<std::unique_ptr<Writer>> FakeBackend::write(std::string_view, const Write
     return unsupported("writing to the fake store");
 }
 
-Status FakeBackend::remove(std::string_view)
+Status FakeBackend::remove(std::string_view, std::string_view)
 {
     return unsupported("removing from the fake store");
 }

@@ -30,7 +30,7 @@ public:
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
-    Status remove(std::string_view path) override;
+    Status remove(std::string_view path, std::string_view within) override;
 
 private:
     Entry entryFor(const std::string &path) const;

@@ -3,6 +3,8 @@
 #include "tests/unit/unit_checks.h"
 
 #include "backends/fs/file_backend.h"
+#include "core/storage/layer.h"
+#include "core/storage/operator.h"
 
 #include <QScopeGuard>
 #include <QTemporaryDir>
@@ -162,6 +164,7 @@ private Q_SLOTS:
     void readerKeepsWhatItOpened();
     void readerRefusesAnotherFileOrALink();
     void confinedWritesFollowNoLink();
+    void removeAllFollowsNoLinkSwappedIn();
     void renameNeverReplacesUnlessAsked();
     void noOverwriteRefusesExisting();
     void noOverwriteLosesRaceCleanly();
@@ -515,6 +518,48 @@ void TestFileBackend::confinedWritesFollowNoLink()
     REQUIRE_OK((*writer)->write(asBytes("ok")));
     REQUIRE_OK((*writer)->commit());
     QCOMPARE(readRaw(local("/dst/real/f")), std::string("ok"));
+}
+
+void TestFileBackend::removeAllFollowsNoLinkSwappedIn()
+{
+    // Between listing /dst/sub and removing what it held, /dst/sub becomes a symlink to a
+    // folder holding a file of the same name: the removal must not reach through it.
+    class SwapAfterListing final : public Layer {
+    public:
+        SwapAfterListing(std::shared_ptr<Backend> inner, std::string root) : Layer(std::move(inner)), m_root(std::move(root)) {}
+        Result<ListPage> list(std::string_view dir, const ListOptions &options) override
+        {
+            auto page = Layer::list(dir, options);
+            if (dir == "/dst/sub" && !m_swapped) {
+                m_swapped = ::rename((m_root + "/dst/sub").c_str(), (m_root + "/dst/sub.moved").c_str()) == 0
+                    && ::symlink("../elsewhere", (m_root + "/dst/sub").c_str()) == 0;
+            }
+            return page;
+        }
+
+    private:
+    public:
+        std::string m_root;
+        bool m_swapped = false;
+    };
+    QCOMPARE(::mkdir(local("/dst").c_str(), 0755), 0);
+    QCOMPARE(::mkdir(local("/dst/sub").c_str(), 0755), 0);
+    QCOMPARE(::mkdir(local("/elsewhere").c_str(), 0755), 0);
+    QVERIFY(writeRaw(local("/dst/sub/f"), "mine"));
+    QVERIFY(writeRaw(local("/elsewhere/f"), "not yours"));
+    auto swapper = std::make_shared<SwapAfterListing>(m_fs, m_root);
+    Operator op(swapper);
+    auto st = op.removeAll("/dst");
+    QVERIFY(swapper->m_swapped);
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error().message().find("symbolic link") != std::string::npos, st.error().message().c_str());
+    QCOMPARE(readRaw(local("/elsewhere/f")), std::string("not yours"));
+    // The same without a swap goes through, and a link named itself is removed, not followed.
+    QCOMPARE(::unlink(local("/dst/sub").c_str()), 0);
+    QCOMPARE(::symlink("../elsewhere", local("/dst/link").c_str()), 0);
+    REQUIRE_OK(op.removeAll("/dst"));
+    QVERIFY(::access(local("/dst").c_str(), F_OK) != 0);
+    QCOMPARE(readRaw(local("/elsewhere/f")), std::string("not yours"));
 }
 
 void TestFileBackend::renameNeverReplacesUnlessAsked()

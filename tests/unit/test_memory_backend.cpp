@@ -198,7 +198,7 @@ void TestMemoryBackend::copyIsIndependentOfLaterChanges()
     REQUIRE_OK((*writer)->writeAt(10, asBytes("XYZ")));
     REQUIRE_OK((*writer)->commit());
     QVERIFY(readAll(*m_store, "/dst") == original);
-    REQUIRE_OK(m_store->remove("/src"));
+    REQUIRE_OK(m_store->remove("/src", {}));
     QVERIFY(readAll(*m_store, "/dst") == original);
     QCOMPARE(asString(readAll(*m_store, "/src")), std::string());
 }
@@ -264,7 +264,7 @@ void TestMemoryBackend::recycledBlocksReadAsZeros()
     const std::vector<std::byte> dirty(4 * kChunk, std::byte{0xee});
     for (int i = 0; i < 3; ++i)
         REQUIRE_OK(m_store->put("/dirty", dirty, {}));
-    REQUIRE_OK(m_store->remove("/dirty")); // its blocks go back to the pool
+    REQUIRE_OK(m_store->remove("/dirty", {})); // its blocks go back to the pool
 
     auto writer = m_store->write("/reuse", {});
     REQUIRE_OK(writer);
@@ -302,7 +302,7 @@ void TestMemoryBackend::aCopyKeepsItsBlocksWhenTheOriginalIsReplaced()
     for (int i = 0; i < 5; ++i)
         REQUIRE_OK(m_store->put("/orig", std::vector<std::byte>(3 * kChunk, std::byte(0x20 + i)), {}));
     QVERIFY(readAll(*m_store, "/copy") == first);
-    REQUIRE_OK(m_store->remove("/copy"));
+    REQUIRE_OK(m_store->remove("/copy", {}));
     REQUIRE_OK(m_store->put("/other", std::vector<std::byte>(3 * kChunk, std::byte{0x77}), {}));
     QVERIFY(readAll(*m_store, "/orig") == std::vector<std::byte>(3 * kChunk, std::byte{0x24}));
 }

@@ -41,15 +41,15 @@ public:
                 page->entries.insert(page->entries.end(), it->second.begin(), it->second.end());
         return page;
     }
-    Status remove(std::string_view path) override
+    Status remove(std::string_view path, std::string_view within) override
     {
         removed.emplace_back(path);
-        return ignoreRemoval.count(std::string(path)) ? Status{} : Layer::remove(path);
+        return ignoreRemoval.count(std::string(path)) ? Status{} : Layer::remove(path, within);
     }
-    Status removeMany(std::span<const std::string> paths) override
+    Status removeMany(std::span<const std::string> paths, std::string_view within) override
     {
         for (const auto &p : paths)
-            if (auto st = remove(p); !st)
+            if (auto st = remove(p, within); !st)
                 return st;
         return {};
     }

@@ -79,7 +79,7 @@ public:
             return *e;
         return std::unique_ptr<Writer>(std::make_unique<ScriptedWriter>(writerFailure));
     }
-    Status remove(std::string_view path) override { return status("remove", path); }
+    Status remove(std::string_view path, std::string_view) override { return status("remove", path); }
     Status createDir(std::string_view path) override { return status("createDir", path); }
     Status rename(std::string_view from, std::string_view, bool) override { return status("rename", from); }
     Status copy(std::string_view from, std::string_view) override { return status("copy", from); }
@@ -248,7 +248,7 @@ void TestRetry::maxAttemptsRespected()
     RetryLayer retry(m_fake, m_clock.policy(p));
     for (int i = 0; i < 10; ++i)
         m_fake->script.push_back(temporaryError(i));
-    auto st = retry.remove("/a");
+    auto st = retry.remove("/a", {});
     QVERIFY(!st.ok());
     QCOMPARE(m_fake->count("remove"), 3);
     QCOMPARE(int(m_clock.waits.size()), 2);
@@ -260,7 +260,7 @@ void TestRetry::maxAttemptsRespected()
     once.maxAttempts = 1;
     RetryLayer single(m_fake, m_clock.policy(once));
     m_fake->calls.clear();
-    QVERIFY(!single.remove("/a").ok());
+    QVERIFY(!single.remove("/a", {}).ok());
     QCOMPARE(m_fake->count("remove"), 1);
 }
 
@@ -406,7 +406,7 @@ void TestRetry::capabilityLayerRefusesUndeclared()
     REQUIRE_KIND(layer.rename("/a", "/b", true), ErrorKind::Unsupported);
     REQUIRE_KIND(layer.extents("/a"), ErrorKind::Unsupported);
     REQUIRE_KIND(layer.write("/a", {}), ErrorKind::Unsupported);
-    REQUIRE_KIND(layer.remove("/a"), ErrorKind::Unsupported);
+    REQUIRE_KIND(layer.remove("/a", {}), ErrorKind::Unsupported);
     REQUIRE_KIND(layer.createDir("/a"), ErrorKind::Unsupported);
     REQUIRE_KIND(layer.read("/a", 10, buffer), ErrorKind::Unsupported); // no RangedRead
     ListOptions recursive;

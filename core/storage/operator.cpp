@@ -257,14 +257,16 @@ Status Operator::listTree(const std::string &dir, const RemoveAllOptions &option
 Status Operator::removeTree(const std::string &dir, const std::string &within, const RemoveAllOptions &options)
 {
     // Children are listed again after each page of removals, so the listing never depends
-    // on a page token into a directory that is changing. A child listed again after it
-    // was removed means the storage does not remove it: stop rather than loop.
-    std::set<std::string, std::less<>> removed;
+    // on a page token into a directory that is changing. A child listed again right after
+    // it was removed means the storage does not remove it: stop rather than loop.
+    std::set<std::string, std::less<>> removed; // in the last round only: memory stays a page
+    bool removedAny = false;
     std::vector<std::string> skipped;
+    ListOptions listOptions;
     for (;;) {
-        auto page = list(dir, ListOptions{});
+        auto page = list(dir, listOptions);
         // An object store's folder that only its keys implied is gone with its last key.
-        if (!page && !removed.empty() && page.error().kind() == ErrorKind::NotFound)
+        if (!page && removedAny && page.error().kind() == ErrorKind::NotFound)
             return {};
         if (!page)
             return std::move(page).error();
@@ -275,8 +277,14 @@ Status Operator::removeTree(const std::string &dir, const std::string &within, c
                 options.onSkipped(dir, raw);
             skipped.push_back(std::move(raw));
         }
-        if (page->entries.empty())
-            break;
+        if (page->entries.empty()) {
+            if (page->nextPageToken.empty())
+                break;
+            listOptions.pageToken = std::move(page->nextPageToken); // a page of skipped names only
+            continue;
+        }
+        std::set<std::string, std::less<>> before = std::move(removed);
+        removed.clear();
         // Files of a page go in one batch where the storage batches deletes.
         std::vector<std::string> files;
         for (const auto &child : page->entries) {
@@ -284,9 +292,10 @@ Status Operator::removeTree(const std::string &dir, const std::string &within, c
             if (!isStrictlyBelow(child.path, dir) || parentPath(child.path) != dir)
                 return Error(ErrorKind::Corrupt, "the storage listed '" + printable(child.path) + "' in it; nothing outside it is removed")
                     .withContext("remove", display(dir));
-            if (!removed.insert(child.path).second)
+            if (before.count(child.path))
                 return Error(ErrorKind::Corrupt, "the storage still lists '" + printable(child.name) + "' in it after removing it")
                     .withContext("remove", display(dir));
+            removed.insert(child.path);
             if (child.isDir()) {
                 if (auto st = removeTree(child.path, within, options); !st)
                     return st;
@@ -299,13 +308,15 @@ Status Operator::removeTree(const std::string &dir, const std::string &within, c
         if (!files.empty())
             if (auto st = withContext(m_stack->removeMany(files, within), "remove", *this, dir); !st)
                 return st;
+        removedAny = true;
+        listOptions = ListOptions{}; // from the start again: the folder changed
     }
     if (dir == "/")
         return {};
     if (options.onRemove)
         options.onRemove(dir, true);
     auto st = withContext(m_stack->remove(dir, dir == within ? options.within : within), "remove", *this, dir);
-    if (!st && !removed.empty() && st.error().kind() == ErrorKind::NotFound)
+    if (!st && removedAny && st.error().kind() == ErrorKind::NotFound)
         return {}; // the same: a folder its keys implied, no marker of its own
     if (!st && st.error().kind() == ErrorKind::DirectoryNotEmpty && !skipped.empty())
         st.error().setCause("it still holds '" + printable(skipped.front())

@@ -25,6 +25,8 @@ public:
     std::map<std::string, std::vector<Entry>> extra;
     std::set<std::string> ignoreRemoval;
     std::vector<std::string> removed;
+    // A first page holding only `extra` (names that are no path), the real listing after it.
+    bool extraPageFirst = false;
 
     // A flat listing here is only what `extra` holds for the folder.
     Capabilities capabilities() const override { return Layer::capabilities().add(Capability::ListRecursive); }
@@ -34,6 +36,17 @@ public:
             ListPage page;
             page.entries = extra[std::string(dir)];
             return page;
+        }
+        if (extraPageFirst && options.pageToken.empty()) {
+            ListPage page;
+            page.entries = extra[std::string(dir)];
+            page.nextPageToken = "after-extra";
+            return page;
+        }
+        if (extraPageFirst) {
+            ListOptions rest = options;
+            rest.pageToken = options.pageToken == "after-extra" ? std::string() : options.pageToken;
+            return Layer::list(dir, rest);
         }
         auto page = Layer::list(dir, options);
         if (page && options.pageToken.empty())
@@ -76,6 +89,7 @@ private Q_SLOTS:
     void removeAllStaysInside();
     void removeAllEndsWhenTheStorageKeepsListing();
     void removeAllDryRunRemovesNothing();
+    void removeAllLooksPastAPageOfSkippedNames();
     void removeAllOfAnObjectStoreRootIsAllowed();
 
 private:
@@ -156,6 +170,17 @@ void TestOperatorConfinement::removeAllEndsWhenTheStorageKeepsListing()
     QCOMPARE(st.error().kind(), ErrorKind::Corrupt);
     QVERIFY2(st.error().message().find("still lists 'a'") != std::string::npos, st.error().message().c_str());
     QVERIFY(exists("/other/keep"));
+}
+
+void TestOperatorConfinement::removeAllLooksPastAPageOfSkippedNames()
+{
+    m_layer->extraPageFirst = true;
+    m_layer->extra["/dst"] = {entry("..", "/dst/..", EntryKind::Directory), entry("", "/dst/")};
+    REQUIRE_OK(m_op->removeAll("/dst"));
+    QVERIFY(!exists("/dst/a"));
+    QVERIFY(!exists("/dst/sub/b"));
+    QVERIFY(exists("/other/keep"));
+    QVERIFY(exists("/top"));
 }
 
 void TestOperatorConfinement::removeAllDryRunRemovesNothing()

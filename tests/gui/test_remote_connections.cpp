@@ -5,11 +5,15 @@
 
 #include "tests/behavior/behavior_root.h"
 #include "tests/gui/dialog_fields.h"
+#include "tests/lib/stub_process.h"
+#include "ui/file_actions.h"
 #include "ui/browser_pane.h"
 #include "ui/connection_dialog.h"
 #include "ui/directory_model.h"
 
 #include <QDateTime>
+#include <QFile>
+#include <QTemporaryDir>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -41,6 +45,7 @@ private Q_SLOTS:
     void initTestCase();
     void webdavDialogAndPane();
     void s3DialogAndPane();
+    void deleteInABucketWithHostileKeys();
 };
 
 void TestRemoteConnections::initTestCase()
@@ -120,6 +125,50 @@ void TestRemoteConnections::s3DialogAndPane()
     pane.openUri(uri);
     QVERIFY(waitFor([&] { return pane.model()->rowCount() == 1 && !pane.model()->loading(); }, 15000));
     QCOMPARE(pane.model()->index(0, DirectoryModel::Name).data().toString(), QStringLiteral("a.txt"));
+}
+
+// A bucket holding keys as S3 keeps them ("dst/..", "dst//x"), served by s3_stub.js: the
+// pane says what it left out, and deleting the folder "dst" from it removes what is below
+// dst/ that has a name, and nothing else in the bucket.
+void TestRemoteConnections::deleteInABucketWithHostileKeys()
+{
+    QTemporaryDir dir;
+    const QString seed = dir.filePath(QStringLiteral("bucket.json"));
+    QFile file(seed);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"bucket": "b", "objects": {"dst/..": "1", "dst//x": "2", "dst/a.txt": "3", "dst/sub/b.txt": "4",
+                   "other/keep.txt": "5", "top.txt": "6", "..": "7"}})");
+    file.close();
+    StubProcess stub(QStringLiteral(STRATA_S3_STUB_JS), QStringLiteral("store"), {seed});
+    QVERIFY2(stub.ok(), "s3_stub.js did not start");
+    qputenv("AWS_ACCESS_KEY_ID", "stub");
+    qputenv("AWS_SECRET_ACCESS_KEY", "stub");
+    auto registry = makeRegistry();
+    BrowserPane pane(*registry);
+    pane.openUri(QStringLiteral("s3://b/?endpoint=http://") + QString::fromStdString(stub.hostPort()));
+    QVERIFY(waitFor([&] { return pane.model()->rowCount() == 3 && !pane.model()->loading(); }, 15000));
+    QVERIFY2(pane.model()->warning().contains(QLatin1String("'..'")), qPrintable(pane.model()->warning()));
+    std::vector<Entry> selected;
+    for (int row = 0; row < pane.model()->rowCount(); ++row)
+        if (const Entry *e = pane.model()->entryAt(row); e && e->name == "dst")
+            selected.push_back(*e);
+    QCOMPARE(selected.size(), std::size_t(1));
+
+    QWidget window;
+    FileActions actions(&window);
+    QSignalSpy notes(&actions, &FileActions::notify);
+    actions.removeEntries(pane.location(), selected);
+    QVERIFY(waitFor([&] { return !notes.isEmpty(); }, 15000));
+    // "dst//x" and "dst/.." stay (no path names them), so dst/ cannot go: said so.
+    QVERIFY2(notes.last()[1].toBool() && notes.last()[0].toString().contains(QLatin1String("a name that is no path")),
+             qPrintable(notes.last()[0].toString()));
+    QFile keysFile(seed + QStringLiteral(".keys"));
+    QVERIFY(keysFile.open(QIODevice::ReadOnly));
+    const QByteArray keys = keysFile.readAll();
+    for (const char *kept : {"\"dst/..\"", "\"dst//x\"", "\"other/keep.txt\"", "\"top.txt\"", "\"..\""})
+        QVERIFY2(keys.contains(kept), keys.constData());
+    for (const char *gone : {"\"dst/a.txt\"", "\"dst/sub/b.txt\""})
+        QVERIFY2(!keys.contains(gone), keys.constData());
 }
 
 } // namespace strata

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Commands that would destroy what was not asked for, run where a regression cannot hurt:
-# a bubblewrap sandbox whose whole file system is read-only (a scratch tmpfs aside), with
+# a bubblewrap sandbox whose whole file system is read-only (a scratch folder aside), with
 # no network. `strata rm -r` of the root, however spelled, refuses before any request.
 #
 # Usage: destructive_test.sh /path/to/strata
@@ -11,15 +11,16 @@ work=$(mktemp -d /tmp/strata-destructive-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/../lib/checks.sh"
 
-# sandboxed CMD...: runs CMD with / read-only, a private /tmp and $work/scratch writable
-# there as /tmp/scratch.
+# sandboxed CMD...: runs CMD with the whole file system read-only (the build tree included,
+# wherever it is) but $work/scratch, at its own path.
 mkdir -p "$work/scratch"
+s=$work/scratch
 sandboxed() {
-  bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$work/scratch" /tmp/scratch \
-    --unshare-all --die-with-parent --setenv STRATA_STATE_DIR /tmp/state "$@"
+  bwrap --ro-bind / / --dev /dev --proc /proc --bind "$s" "$s" \
+    --unshare-all --die-with-parent --setenv STRATA_STATE_DIR "$s/state" "$@"
 }
 # The sandbox must hold: a write outside the scratch folder fails there.
-if sandboxed sh -c 'touch /strata-sandbox-probe' 2>/dev/null; then
+if sandboxed sh -c 'touch /strata-sandbox-probe' 2>/dev/null || sandboxed touch "$work/probe" 2>/dev/null; then
   echo "FAIL: the sandbox's / is writable; not running destructive commands"; exit 1
 fi
 
@@ -40,20 +41,20 @@ expect 1 "rm /" -- sandboxed "$STRATA" rm /
 mkdir -p "$work/scratch/keep"
 echo precious >"$work/scratch/keep/file"
 ln -s / "$work/scratch/to-root"
-ln -s /tmp/scratch/keep "$work/scratch/to-keep"
-expect 0 "rm -r of a symlink to /" -- sandboxed "$STRATA" rm -r /tmp/scratch/to-root
-expect 0 "rm -r of a symlink to a folder" -- sandboxed "$STRATA" rm -r /tmp/scratch/to-keep
+ln -s "$s/keep" "$work/scratch/to-keep"
+expect 0 "rm -r of a symlink to /" -- sandboxed "$STRATA" rm -r "$s/to-root"
+expect 0 "rm -r of a symlink to a folder" -- sandboxed "$STRATA" rm -r "$s/to-keep"
 [ ! -L "$work/scratch/to-root" ] && [ ! -L "$work/scratch/to-keep" ] && pass || fail "the links are still there"
 [ "$(cat "$work/scratch/keep/file")" = precious ] && pass || fail "rm -r followed a symlink"
 
 # --dry-run lists and removes nothing.
 mkdir -p "$work/scratch/tree/sub"
 touch "$work/scratch/tree/a" "$work/scratch/tree/sub/b"
-expect 0 "rm -r --dry-run" -- sandboxed "$STRATA" rm -r --dry-run /tmp/scratch/tree
-contains "dry run names a file" "$out" "would remove file:///tmp/scratch/tree/sub/b"
-contains "dry run names the folder" "$out" "would remove file:///tmp/scratch/tree/"
+expect 0 "rm -r --dry-run" -- sandboxed "$STRATA" rm -r --dry-run "$s/tree"
+contains "dry run names a file" "$out" "would remove file://$s/tree/sub/b"
+contains "dry run names the folder" "$out" "would remove file://$s/tree/"
 [ -f "$work/scratch/tree/sub/b" ] && pass || fail "rm -r --dry-run removed something"
-expect 0 "rm -r" -- sandboxed "$STRATA" rm -r /tmp/scratch/tree
+expect 0 "rm -r" -- sandboxed "$STRATA" rm -r "$s/tree"
 [ ! -e "$work/scratch/tree" ] && pass || fail "rm -r left the tree"
 
 echo "$checks checks passed, $failures failed"

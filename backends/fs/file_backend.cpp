@@ -285,21 +285,29 @@ Result<std::pair<UniqueFd, std::string>> FileBackend::openParentConfined(std::st
     return std::pair{std::move(dir), std::string(baseName(path))};
 }
 
+Result<UniqueFd> FileBackend::openFile(std::string_view path, int flags, struct stat &st) const
+{
+    auto fd = openBeneath(path, flags);
+    if (!fd)
+        return fd;
+    if (::fstat(fd->get(), &st) != 0)
+        return errorFromErrno(errno);
+    if (S_ISDIR(st.st_mode))
+        return Error(ErrorKind::IsDirectory);
+    return fd;
+}
+
 Result<std::unique_ptr<Reader>> FileBackend::openReader(std::string_view path, const Entry &expected)
 {
     // Opened once, never through a symlink at the name (unless links are followed), and
     // only if it is the file that was listed.
-    auto fd = openBeneath(path, O_RDONLY | (m_options.followSymlinks ? 0 : O_NOFOLLOW));
+    struct stat st {};
+    auto fd = openFile(path, O_RDONLY | (m_options.followSymlinks ? 0 : O_NOFOLLOW), st);
     if (!fd) {
         if (fd.error().kind() == ErrorKind::InvalidInput)
             return Error(ErrorKind::InvalidInput, "it is a symbolic link now (a file when listed); links are not followed");
         return std::move(fd).error();
     }
-    struct stat st {};
-    if (::fstat(fd->get(), &st) != 0)
-        return errorFromErrno(errno);
-    if (S_ISDIR(st.st_mode))
-        return Error(ErrorKind::IsDirectory);
     if (expected.device && expected.inode && (std::uint64_t(st.st_dev) != *expected.device || std::uint64_t(st.st_ino) != *expected.inode))
         return Error(ErrorKind::Corrupt, "another file is at its name since it was listed; not read");
     return std::unique_ptr<Reader>(std::make_unique<FileReader>(std::move(*fd)));
@@ -677,14 +685,10 @@ Status FileBackend::copyRange(std::string_view from, std::uint64_t offset, std::
 
 Result<std::vector<Extent>> FileBackend::extents(std::string_view path)
 {
-    auto fd = openBeneath(path, O_RDONLY);
+    struct stat st {};
+    auto fd = openFile(path, O_RDONLY, st);
     if (!fd)
         return std::move(fd).error();
-    struct stat st {};
-    if (::fstat(fd->get(), &st) != 0)
-        return errorFromErrno(errno);
-    if (S_ISDIR(st.st_mode))
-        return Error(ErrorKind::IsDirectory);
     const std::uint64_t size = std::uint64_t(st.st_size);
     std::vector<Extent> out;
     std::uint64_t pos = 0;

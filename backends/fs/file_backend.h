@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include <sys/stat.h>
+
 namespace strata {
 
 struct FileBackendOptions {
@@ -42,6 +44,8 @@ public:
 
     // Opens a path beneath the root (flags as for open(2)).
     Result<UniqueFd> openBeneath(std::string_view path, int flags, unsigned mode = 0) const;
+    // openBeneath of a file (a directory is IsDirectory), its status in `st`.
+    Result<UniqueFd> openFile(std::string_view path, int flags, struct stat &st) const;
     // The parent directory of a path, opened beneath the root, and the last segment.
     Result<std::pair<UniqueFd, std::string>> openParent(std::string_view path) const;
     // openParent, but below `confineBelow` (a normal path above `path`; empty: no confinement)

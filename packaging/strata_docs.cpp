@@ -107,9 +107,7 @@ QString manPage()
         ".TP\n\\fBSTRATA_WEBDAV_HOST\\fR, \\fBSTRATA_WEBDAV_USER\\fR, \\fBSTRATA_WEBDAV_PASSWORD\\fR\nWebDAV credentials, "
         "sent only to the server STRATA_WEBDAV_HOST names (host or host:port); else a machine entry of \\fI~/.netrc\\fR.\n"
         ".TP\n\\fBSTRATA_STATE_DIR\\fR\nWhere transfer journals are kept (default \\fI~/.local/state/strata\\fR).\n"
-        ".TP\n\\fBhttp_proxy\\fR, \\fBhttps_proxy\\fR, \\fBall_proxy\\fR, \\fBno_proxy\\fR\nHTTP proxies, as libcurl reads them.\n"
-        ".TP\n\\fBSTRATA_HTTP_WIRE=0\\fR\nSend every S3 and WebDAV request through libcurl. By default, plain "
-        "\\fBhttp://\\fR requests without a proxy or credentials use Strata's own HTTP/1.1 on connections libcurl opens.\n");
+        ".TP\n\\fBhttp_proxy\\fR, \\fBhttps_proxy\\fR, \\fBall_proxy\\fR, \\fBno_proxy\\fR\nHTTP proxies, as libcurl reads them.\n");
     t += QStringLiteral(
         ".SH EXIT STATUS\n0 success, 1 an operation failed, 2 the command line was wrong, "
         "130 a transfer was interrupted and can be resumed by running the same command again.\n");

@@ -2,7 +2,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/cli_output.h"
 #include "app/cli/commands.h"
-#include "core/io/json_text.h"
+#include "core/io/json.h"
 #include "core/storage/printable.h"
 #include "core/walk/walker.h"
 
@@ -139,7 +139,7 @@ int commandWalk(Context &context, const ArgParser &parser)
                 std::string full = prefix;
                 full.push_back('/');
                 full.append(e.path);
-                appendJsonString(out, full);
+                out += json::quoted(full);
                 out += ",\"kind\":\"";
                 out += kindName(e.kind);
                 out += "\",\"size\":";

@@ -1,8 +1,7 @@
 #include "backends/http/http_client.h"
 
-#include "backends/http/curl_buffers.h"
-#include "backends/http/http_wire.h"
 #include "backends/http/response_body.h"
+#include "core/storage/printable.h"
 #include "core/storage/uri.h"
 
 #include <curl/curl.h>
@@ -16,10 +15,12 @@ namespace strata::http {
 
 namespace {
 
-// curl's defaults (16 KiB receive, 64 KiB upload), named because the buffer recycler
-// (curl_buffers.cpp) recognises curl's buffers by these sizes.
+// Buffers of small requests: curl's default receive buffer (16 KiB) and its smallest upload
+// buffer (16 KiB; the default is 64 KiB). libcurl 7.88 allocates both for every transfer
+// and frees them at its end (curl 8 keeps them), so they are most of the bytes a small
+// request allocates.
 constexpr long kReceiveBuffer = 16 << 10;
-constexpr long kUploadBuffer = 64 << 10;
+constexpr long kUploadBuffer = 16 << 10;
 // A body of a MiB or more moves through larger buffers: with curl's defaults, 64 MiB on
 // loopback cost ~4100 recv and ~1050 send calls, each with a poll (libcurl 7.88's largest
 // receive buffer is 512 KiB, its largest upload buffer 2 MiB).
@@ -27,11 +28,9 @@ constexpr long kLargeReceiveBuffer = 512 << 10;
 constexpr long kLargeUploadBuffer = 1 << 20;
 constexpr std::uint64_t kLargeBody = 1u << 20;
 
+// curl_global_init is not thread-safe in libcurl 7.88: once, before the first handle.
 struct GlobalInit {
-    GlobalInit()
-    {
-        initCurlRecyclingBuffers({kReceiveBuffer, kUploadBuffer}, {kLargeReceiveBuffer, kLargeUploadBuffer});
-    }
+    GlobalInit() { curl_global_init(CURL_GLOBAL_DEFAULT); }
 };
 
 // Whether the request sends or receives a large body (only then the larger buffers: the
@@ -128,9 +127,11 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
 
 } // namespace
 
-Error transportError(int curlCode, const char *detail, std::string_view url)
+namespace {
+
+// A transport failure, named after the host of url.
+Error transportError(CURLcode code, const char *detail, std::string_view url)
 {
-    const auto code = CURLcode(curlCode);
     std::string host(url);
     if (auto p = host.find("://"); p != std::string::npos)
         host = host.substr(p + 3);
@@ -165,6 +166,8 @@ Error transportError(int curlCode, const char *detail, std::string_view url)
         return Error(ErrorKind::Network, "talking to " + host + " failed: " + why).setTemporary(false);
     }
 }
+
+} // namespace
 
 
 void KeptHeaders::clear()
@@ -371,30 +374,9 @@ void Client::Handle::setHeaders(const Request &request, std::string_view userAge
 static_assert(kAuthBasic == long(CURLAUTH_BASIC) && kAuthDigest == long(CURLAUTH_DIGEST));
 constexpr long kAnyScheme = kAuthBasic | kAuthDigest;
 
-namespace {
-
-// Whether the environment names a proxy for http:// URLs: then libcurl, which honours it,
-// carries every request. (libcurl reads http_proxy in lower case only, for safety in CGI
-// programs; all_proxy in either case.)
-bool proxyInEnvironment()
-{
-    for (const char *name : {"http_proxy", "all_proxy", "ALL_PROXY"})
-        if (const char *value = std::getenv(name); value && *value)
-            return true;
-    return false;
-}
-
-bool wireAllowed()
-{
-    const char *setting = std::getenv("STRATA_HTTP_WIRE");
-    return !(setting && std::string_view(setting) == "0") && !proxyInEnvironment();
-}
-
-} // namespace
 
 Client::Client(ClientOptions options)
-    : m_options(std::move(options)), m_userAgentLine("User-Agent: " + m_options.userAgent), m_wire(wireAllowed()),
-      m_authSchemes(kAnyScheme)
+    : m_options(std::move(options)), m_userAgentLine("User-Agent: " + m_options.userAgent), m_authSchemes(kAnyScheme)
 {
     static GlobalInit init;
 }
@@ -422,9 +404,13 @@ void Client::give(std::unique_ptr<Handle> handle)
 
 Result<Response> Client::perform(const Request &request)
 {
-    UrlParts url;
-    if (m_wire && !authenticates() && !request.source && !request.sink && splitHttpUrl(request.url, url))
-        return performWire(request, url);
+    // libcurl sends header lines as given: a line break in a name or value (user metadata,
+    // a name taken from a listing) would add headers of the caller's choosing.
+    for (const HeaderRef &h : request.headers) {
+        const auto broken = [](std::string_view text) { return text.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos; };
+        if (broken(h.name) || broken(h.value) || h.name.find(':') != std::string_view::npos)
+            return Error(ErrorKind::InvalidInput, "an HTTP header may not hold a line break: " + printable(h.name));
+    }
     const long schemes = request.authSchemes ? request.authSchemes : m_authSchemes.load();
     auto response = performOnce(request, schemes);
     // A server with areas of both schemes asked for the one not learned: again, with either.
@@ -433,58 +419,12 @@ Result<Response> Client::perform(const Request &request)
     return response;
 }
 
-Result<Response> Client::performWire(const Request &request, const UrlParts &url)
-{
-    // Kept connections: at most this many per client, each closed after this long unused.
-    constexpr std::size_t kMaxKept = 64;
-    constexpr auto kMaxIdle = std::chrono::seconds(60);
-    if (auto refused = WireConnection::refuse(request, url))
-        return std::move(*refused);
-    for (int attempt = 0;; ++attempt) {
-        std::unique_ptr<WireConnection> conn;
-        std::vector<std::unique_ptr<WireConnection>> dropped; // closed outside the lock
-        if (attempt == 0) {
-            // A kept connection to the same server, unless the server has closed it since.
-            const auto now = std::chrono::steady_clock::now();
-            std::lock_guard lock(m_mutex);
-            for (std::size_t i = m_wireFree.size(); i-- > 0;) {
-                const bool stale = now - m_wireFree[i]->lastUsed() > kMaxIdle;
-                if (!stale && (conn || m_wireFree[i]->origin() != url.origin))
-                    continue;
-                std::unique_ptr<WireConnection> kept = std::move(m_wireFree[i]);
-                m_wireFree.erase(m_wireFree.begin() + std::ptrdiff_t(i));
-                if (!stale && kept->idleAndOpen())
-                    conn = std::move(kept);
-                else
-                    dropped.push_back(std::move(kept));
-            }
-        }
-        dropped.clear();
-        if (!conn) {
-            auto opened = WireConnection::open(url.origin, m_options);
-            if (!opened)
-                return std::move(opened).error();
-            conn = std::move(*opened);
-        }
-        bool lost = false;
-        auto response = conn->exchange(request, url, m_userAgentLine, lost);
-        if (!response && lost && attempt == 0)
-            continue; // a kept connection the server had closed: once more, on a new one
-        if (response && conn->reusable()) {
-            std::lock_guard lock(m_mutex);
-            if (m_wireFree.size() < kMaxKept)
-                m_wireFree.push_back(std::move(conn));
-        }
-        return response;
-    }
-}
-
 Result<Response> Client::performOnce(const Request &request, long authSchemes)
 {
     auto handle = take();
     CURL *c = handle->curl;
     if (!c)
-        return Error(ErrorKind::Unexpected, "libcurl could not start (is libcurl4 installed? it is loaded at the first request)");
+        return Error(ErrorKind::Unexpected, "libcurl could not start a transfer (out of memory?)");
     Response response;
     if (authenticates()) {
         // curl keeps what it negotiated on a handle (the scheme it picked, a failed

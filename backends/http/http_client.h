@@ -18,9 +18,6 @@
 
 namespace strata::http {
 
-class WireConnection;
-struct UrlParts;
-
 // A header to send, by reference: the caller keeps the bytes alive during perform().
 struct HeaderRef {
     std::string_view name;
@@ -108,11 +105,8 @@ struct ClientOptions {
     bool netrc = false;
 };
 
-// Blocking HTTP with kept-alive connections reused across requests and threads.
-// Thread-safe. Plain http:// requests with their body in memory go over the client's own
-// HTTP/1.1 (http_wire.h: no allocation a request); TLS, proxies, authentication and
-// streamed bodies over libcurl, with a pool of easy handles. STRATA_HTTP_WIRE=0 in the
-// environment sends everything through libcurl.
+// Blocking HTTP over libcurl, with a pool of easy handles whose kept-alive connections
+// are reused across requests and threads. Thread-safe.
 class Client {
 public:
     explicit Client(ClientOptions options = {});
@@ -130,14 +124,11 @@ private:
     void give(std::unique_ptr<Handle> handle);
     bool authenticates() const { return m_options.netrc || !m_options.user.empty(); }
     Result<Response> performOnce(const Request &request, long authSchemes);
-    Result<Response> performWire(const Request &request, const UrlParts &url);
 
     ClientOptions m_options;
     std::string m_userAgentLine; // "User-Agent: strata", sent as one of our header lines
     std::mutex m_mutex;
     std::vector<std::unique_ptr<Handle>> m_free;
-    bool m_wire = false; // plain requests over http_wire (no proxy in the environment)
-    std::vector<std::unique_ptr<WireConnection>> m_wireFree;
     // Basic | Digest until the server asked for a scheme; while it has asked for only that
     // one, it alone, so Basic credentials go with the first request instead of after a 401.
     std::atomic<long> m_authSchemes;

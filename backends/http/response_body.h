@@ -1,7 +1,7 @@
 #pragma once
 
-// Shared by the client's two paths (libcurl's write callback and the own HTTP/1.1): where
-// the bytes of a response body go, and ASCII case-insensitive comparison of header text.
+// Where the bytes of a response body go (libcurl's write callback), and ASCII
+// case-insensitive comparison of header text.
 #include "backends/http/http_client.h"
 
 #include <algorithm>
@@ -76,15 +76,6 @@ public:
         m_response->body.append(p, n);
         return Took::More;
     }
-    // The caller's buffer, when the next bytes can be received straight into it (the
-    // received count is then the caller's to advance).
-    std::span<std::byte> direct() const
-    {
-        if (m_skipped < m_request->skip || !success() || m_request->into.empty() || m_request->sink)
-            return {};
-        return m_request->into.subspan(m_response->received);
-    }
-
 private:
     bool success() const { return m_response->status >= 200 && m_response->status < 300; }
 

@@ -1,20 +1,20 @@
 #pragma once
 
+// SHA-256 and HMAC-SHA256 for SigV4 (libcrypto, core/io/hash.h), and their hex into a
+// fixed-size array (no allocation per signature).
+#include "core/io/hash.h"
+
 #include <array>
 #include <cstddef>
 #include <string_view>
 
-// SHA-256 and HMAC-SHA256 into fixed-size arrays, on core's Sha256 (state on the stack, the
-// CPU's SHA instructions when it has them): signing a request costs no heap allocation, and
-// hashing a signed 256 KiB body ~0.15 ms (QCryptographicHash took 1.4 ms).
 namespace strata::s3 {
 
-using Digest = std::array<unsigned char, 32>;
+using Digest = Digest256;
 using HexDigest = std::array<char, 64>; // lowercase, not terminated
 
-Digest sha256(std::string_view data);
-// HMAC-SHA256 (RFC 2104); keys longer than the 64-byte block are hashed first.
-Digest hmacSha256(std::string_view key, std::string_view data);
+using strata::hmacSha256;
+using strata::sha256;
 HexDigest hexOf(const Digest &digest);
 
 inline std::string_view view(const Digest &d)

@@ -1,7 +1,7 @@
 // benchstat's report as text tables (byte for byte like benchstat's), CSV and JSON.
 #include "core/bench/benchstat.h"
 #include "core/bench/benchstat_detail.h"
-#include "core/io/json_text.h"
+#include "core/io/json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -491,24 +491,24 @@ std::string formatBenchstatJson(const BenchstatReport &report)
     std::string out = "{\n  \"alpha\": " + jsonNumber(report.alpha) + ",\n  \"confidence\": " + jsonNumber(report.confidence)
                       + ",\n  \"inputs\": [";
     for (std::size_t i = 0; i < report.labels.size(); ++i)
-        out += (i ? ", " : "") + jsonString(report.labels[i]);
+        out += (i ? ", " : "") + json::quoted(report.labels[i]);
     out += "],\n  \"rows\": [";
     bool first = true;
     auto beginRow = [&](const BenchstatTable &t, const std::string &name, std::size_t column) {
         out += first ? "\n    {" : ",\n    {";
         first = false;
-        out += "\"unit\": " + jsonString(t.unit) + ", \"name\": " + jsonString(name) + ", \"config\": {";
+        out += "\"unit\": " + json::quoted(t.unit) + ", \"name\": " + json::quoted(name) + ", \"config\": {";
         bool firstKey = true;
         for (const auto &[k, v] : t.config) {
             if (v.empty())
                 continue;
-            out += (firstKey ? "" : ", ") + jsonString(k) + ": " + jsonString(v);
+            out += (firstKey ? "" : ", ") + json::quoted(k) + ": " + json::quoted(v);
             firstKey = false;
         }
         out += "}, \"better\": ";
         out += t.better > 0 ? "\"higher\"" : (t.better < 0 ? "\"lower\"" : "null");
-        out += ", \"base\": " + jsonString(report.labels[std::size_t(t.columns[0])]);
-        out += ", \"input\": " + (column > 0 ? jsonString(report.labels[std::size_t(t.columns[column])]) : "null");
+        out += ", \"base\": " + json::quoted(report.labels[std::size_t(t.columns[0])]);
+        out += ", \"input\": " + (column > 0 ? json::quoted(report.labels[std::size_t(t.columns[column])]) : "null");
     };
     for (const auto &t : report.tables) {
         // One row per benchmark and compared input; a table of one input lists its summaries.
@@ -532,7 +532,7 @@ std::string formatBenchstatJson(const BenchstatReport &report)
                         p = cell->comparison->p;
                 }
                 out += ", \"delta_pct\": " + jsonNumber(delta);
-                out += ", \"delta\": " + (deltaText.empty() ? std::string("null") : jsonString(deltaText));
+                out += ", \"delta\": " + (deltaText.empty() ? std::string("null") : json::quoted(deltaText));
                 out += ", \"p\": " + jsonNumber(p) + "}";
             }
             beginRow(t, "geomean", single ? 0 : column);
@@ -547,7 +547,7 @@ std::string formatBenchstatJson(const BenchstatReport &report)
     out += first ? "],\n  \"warnings\": [" : "\n  ],\n  \"warnings\": [";
     const auto warnings = benchstatWarnings(report);
     for (std::size_t i = 0; i < warnings.size(); ++i)
-        out += std::string(i ? "," : "") + "\n    " + jsonString(warnings[i]);
+        out += std::string(i ? "," : "") + "\n    " + json::quoted(warnings[i]);
     out += warnings.empty() ? "]\n}\n" : "\n  ]\n}\n";
     return out;
 }

@@ -1,58 +1,67 @@
 #pragma once
 
+// Message digests from OpenSSL's libcrypto (EVP): SHA-256 for S3 signatures and content
+// hashes, BLAKE2b-512 for --verify (b2sum's default, so a user can check a digest with it).
+// libcrypto picks the CPU's SHA instructions itself.
 #include <array>
-#include <cstdint>
+#include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 
 namespace strata {
 
 using Digest256 = std::array<unsigned char, 32>;
+using Digest512 = std::array<unsigned char, 64>;
 
 // Lowercase hex of a digest.
-std::string toHex(const Digest256 &digest);
+std::string toHex(std::span<const unsigned char> digest);
 
-namespace detail {
-// Whether SHA-256 uses the CPU's SHA instructions (x86 SHA extensions, chosen by default
-// when the CPU has them) or the portable rounds; for tests, which check both. Returns
-// false when asked for instructions the CPU lacks (nothing changes then).
-bool useSha256Instructions(bool on);
-} // namespace detail
-
-// SHA-256 (FIPS 180-4), incremental; all state inline, no allocation. Uses the x86 SHA
-// instructions when the CPU has them.
-class Sha256 {
+// An incremental digest over one EVP context (made once; reset() reuses it).
+class EvpHash {
 public:
-    Sha256() { reset(); }
+    EvpHash(const EvpHash &) = delete;
+    EvpHash &operator=(const EvpHash &) = delete;
+    ~EvpHash();
+
     void reset();
     void add(std::string_view data);
-    Digest256 finish(); // then reset() before reuse
+    void add(std::span<const std::byte> data) { add({reinterpret_cast<const char *>(data.data()), data.size()}); }
+
+protected:
+    explicit EvpHash(const void *md); // an EVP_MD fetched once per process
+    void finishInto(std::span<unsigned char> out); // then reset() before reuse
 
 private:
-    void block(const unsigned char *p, std::size_t blocks);
-
-    std::uint32_t m_h[8];
-    unsigned char m_buffer[64];
-    std::size_t m_used = 0;
-    std::uint64_t m_length = 0;
+    const void *m_md;
+    void *m_ctx; // EVP_MD_CTX
 };
 
-// BLAKE2b with a 32-byte digest (RFC 7693), incremental; the checksum of --verify, about
-// twice as fast as SHA-256 without special instructions.
-class Blake2b256 {
+class Sha256 : public EvpHash {
 public:
-    Blake2b256() { reset(); }
-    void reset();
-    void add(std::string_view data);
-    Digest256 finish(); // then reset() before reuse
-
-private:
-    void compress(bool last);
-
-    std::uint64_t m_h[8];
-    std::uint64_t m_t[2];
-    unsigned char m_buffer[128];
-    std::size_t m_used = 0;
+    Sha256();
+    Digest256 finish()
+    {
+        Digest256 d;
+        finishInto(d);
+        return d;
+    }
 };
+
+class Blake2b512 : public EvpHash {
+public:
+    Blake2b512();
+    Digest512 finish()
+    {
+        Digest512 d;
+        finishInto(d);
+        return d;
+    }
+};
+
+// HMAC-SHA256 (RFC 2104) through EVP_MAC, with a context kept per thread.
+Digest256 hmacSha256(std::string_view key, std::string_view data);
+// SHA-256 of one buffer, with a context kept per thread.
+Digest256 sha256(std::string_view data);
 
 } // namespace strata

@@ -1,91 +1,57 @@
 #pragma once
 
-#include <cstdint>
-#include <initializer_list>
-#include <map>
+// JSON through nlohmann-json, for the journal, the command line's --json output and result
+// files. Objects keep their keys sorted (nlohmann::json's std::map), so output is stable
+// whatever order members were set in.
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 namespace strata::json {
 
-class Value;
-using Array = std::vector<Value>;
-// Keys in sorted order: output is stable whatever the order they were set in.
-using Object = std::map<std::string, Value, std::less<>>;
-
-// A JSON value: null, boolean, integer, floating-point number, string (UTF-8), array or
-// object. Small and Qt-free, for the journal and the command line's --json output.
-class Value {
-public:
-    enum class Type : std::uint8_t { Null, Bool, Int, Double, String, List, Map }; // List: an Array, Map: an Object
-
-    Value() = default;
-    Value(std::nullptr_t) {}
-    Value(bool b) : m_type(Type::Bool), m_int(b) {}
-    Value(int i) : m_type(Type::Int), m_int(i) {}
-    Value(long i) : m_type(Type::Int), m_int(i) {}
-    Value(long long i) : m_type(Type::Int), m_int(i) {}
-    Value(unsigned i) : m_type(Type::Int), m_int(i) {}
-    Value(unsigned long i) { setUnsigned(i); }
-    Value(unsigned long long i) { setUnsigned(i); }
-    Value(double d) : m_type(Type::Double), m_double(d) {}
-    Value(const char *s) : m_type(Type::String), m_string(s) {}
-    Value(std::string s) : m_type(Type::String), m_string(std::move(s)) {}
-    Value(std::string_view s) : m_type(Type::String), m_string(s) {}
-    Value(Array a) : m_type(Type::List), m_array(std::move(a)) {}
-    Value(Object o) : m_type(Type::Map), m_object(std::move(o)) {}
-
-    Type type() const { return m_type; }
-    bool isNull() const { return m_type == Type::Null; }
-    bool isBool() const { return m_type == Type::Bool; }
-    bool isNumber() const { return m_type == Type::Int || m_type == Type::Double; }
-    bool isString() const { return m_type == Type::String; }
-    bool isArray() const { return m_type == Type::List; }
-    bool isObject() const { return m_type == Type::Map; }
-
-    bool toBool(bool fallback = false) const { return m_type == Type::Bool ? m_int != 0 : fallback; }
-    // A number as an integer (a double is truncated); `fallback` for anything else.
-    std::int64_t toInt(std::int64_t fallback = 0) const;
-    double toDouble(double fallback = 0) const;
-    // The string; empty for anything else.
-    const std::string &toString() const;
-    const Array &toArray() const;   // empty unless an array
-    const Object &toObject() const; // empty unless an object
-
-    // Object member, a null value when absent or not an object.
-    const Value &operator[](std::string_view key) const;
-    bool contains(std::string_view key) const;
-    // Object member for writing; a null value becomes an empty object first.
-    Value &operator[](const std::string &key);
-    // Appends to an array; a null value becomes an empty array first.
-    void append(Value v);
-
-    friend bool operator==(const Value &a, const Value &b);
-
-private:
-    void setUnsigned(unsigned long long i);
-
-    Type m_type = Type::Null;
-    std::int64_t m_int = 0;
-    double m_double = 0;
-    std::string m_string;
-    Array m_array;
-    Object m_object;
-};
+using Value = nlohmann::json;
+using Array = Value::array_t;
+using Object = Value::object_t;
 
 enum class Format : std::uint8_t {
     Compact,  // {"a":1,"b":[true]}
     Indented, // four spaces a level, one member a line, ending in a newline
 };
 
+// Text that is not UTF-8 (a file name in another encoding) is written with U+FFFD in
+// place of the bytes JSON cannot carry.
 std::string write(const Value &value, Format format = Format::Indented);
 void write(std::string &out, const Value &value, Format format = Format::Indented);
+// As write(), but nullopt when a string is not UTF-8: for records that must read back
+// exactly (the transfer journal).
+std::optional<std::string> writeExact(const Value &value);
 
 // Parses one JSON text (RFC 8259; surrounding white space allowed). On failure, nullopt
-// and, when `error` is given, what is wrong and where ("unexpected 'x' at byte 12").
+// and, when `error` is given, what is wrong and where.
 std::optional<Value> parse(std::string_view text, std::string *error = nullptr);
+
+// A JSON string literal, quotes included (for output written a line at a time).
+std::string quoted(std::string_view text);
+
+// Member `key` of an object when it has the type of `fallback`; `fallback` otherwise (a
+// missing member, another type, or a value that is no object).
+template <typename T>
+T get(const Value &object, std::string_view key, T fallback)
+{
+    if (!object.is_object())
+        return fallback;
+    const auto it = object.find(key);
+    if (it == object.end())
+        return fallback;
+    if constexpr (std::is_same_v<T, bool>) {
+        return it->is_boolean() ? it->template get<bool>() : fallback;
+    } else if constexpr (std::is_arithmetic_v<T>) {
+        return it->is_number() ? it->template get<T>() : fallback;
+    } else {
+        return it->is_string() ? T(it->template get<std::string>()) : fallback;
+    }
+}
 
 } // namespace strata::json

@@ -31,7 +31,7 @@ std::optional<std::uint64_t> partialLength(const Writer &writer)
 } // namespace
 
 struct ContentHash::Impl {
-    Blake2b256 hash;
+    Blake2b512 hash;
 };
 
 ContentHash::ContentHash() : m_impl(std::make_unique<Impl>()) {}

@@ -86,7 +86,7 @@ private:
     std::shared_ptr<Announced> m_announced = std::make_shared<Announced>();
 };
 
-// Hex BLAKE2b-256 of some bytes; the checksum transfers verify with.
+// Hex BLAKE2b-512 of some bytes; the checksum transfers verify with.
 class ContentHash {
 public:
     ContentHash();

@@ -55,9 +55,10 @@ Result<std::unique_ptr<TransferJournal>> TransferJournal::create(const std::stri
     json::Object doc = spec.toJson();
     doc["job"] = jobId;
     doc["identity"] = spec.identity();
-    std::string first = "J ";
-    json::write(first, std::move(doc), json::Format::Compact);
-    first.push_back('\n');
+    const auto text = json::writeExact(doc);
+    if (!text)
+        return Error(ErrorKind::InvalidInput, "cannot record the transfer for resuming: a name in it is not UTF-8");
+    const std::string first = "J " + *text + "\n";
     // The spec goes out in one write, before any other line: a journal either has it
     // whole or, cut by a crash inside that write, has no first line and counts as damaged.
     // No fsync: the journal has to survive the process, not a power cut.
@@ -103,7 +104,7 @@ Result<std::unique_ptr<TransferJournal>> TransferJournal::load(const std::string
     if (len > 2 && line[len - 1] == '\n' && line[0] == 'J' && line[1] == ' ')
         doc = json::parse(std::string_view(line + 2, std::size_t(len - 3)));
     std::free(line);
-    if (!doc || !doc->isObject()) {
+    if (!doc || !doc->is_object()) {
         std::fclose(f);
         return Error(ErrorKind::Corrupt, "the transfer journal " + path + " is damaged");
     }
@@ -114,7 +115,7 @@ Result<std::unique_ptr<TransferJournal>> TransferJournal::load(const std::string
     }
     std::unique_ptr<TransferJournal> journal(new TransferJournal);
     journal->m_spec = std::move(*spec);
-    journal->m_jobId = (*doc)["job"].toString();
+    journal->m_jobId = json::get<std::string>(*doc, "job", "");
     journal->m_path = path;
     journal->replay(f);
     std::fclose(f);

@@ -1,6 +1,5 @@
 #include "core/transfer/transfer_plan.h"
 
-#include "core/io/json_text.h"
 #include "core/storage/path.h"
 #include "core/storage/printable.h"
 #include "core/transfer/file_copier.h"
@@ -265,6 +264,26 @@ private:
     const std::stop_token &m_stop;
     const PlanProgress &m_found;
 };
+
+// One code point as UTF-8.
+void appendUtf8(std::string &out, char32_t cp)
+{
+    if (cp < 0x80) {
+        out.push_back(char(cp));
+    } else if (cp < 0x800) {
+        out.push_back(char(0xC0 | (cp >> 6)));
+        out.push_back(char(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+        out.push_back(char(0xE0 | (cp >> 12)));
+        out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+        out.push_back(char(0x80 | (cp & 0x3F)));
+    } else {
+        out.push_back(char(0xF0 | (cp >> 18)));
+        out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
+        out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
+        out.push_back(char(0x80 | (cp & 0x3F)));
+    }
+}
 
 // `text` with every letter in its lower case (Unicode's simple case mapping, through the C.UTF-8
 // locale's tables); bytes that are not UTF-8 are kept as they are.

@@ -33,28 +33,33 @@ json::Object TransferSpec::toJson() const
     return {{"sources", std::move(src)}, {"destination", destination}, {"options", std::move(opts)}};
 }
 
-Result<TransferSpec> TransferSpec::fromJson(const json::Value &json)
+Result<TransferSpec> TransferSpec::fromJson(const json::Value &doc)
 {
     TransferSpec spec;
-    for (const auto &v : json["sources"].toArray())
-        spec.sources.push_back(v.toString());
-    spec.destination = json["destination"].toString();
+    if (const auto sources = doc.find("sources"); sources != doc.end() && sources->is_array())
+        for (const auto &v : *sources)
+            if (v.is_string())
+                spec.sources.push_back(v.get<std::string>());
+    spec.destination = json::get<std::string>(doc, "destination", "");
     if (spec.sources.empty() || spec.destination.empty())
         return Error(ErrorKind::Corrupt, "the transfer journal names no source or no destination");
-    const auto &o = json["options"];
+    static const json::Value kNone = json::Object{};
+    const auto found = doc.find("options");
+    const json::Value &o = found != doc.end() ? *found : kNone;
     auto &t = spec.options;
     auto num = [&](const char *key, auto fallback) {
-        return decltype(fallback)(o[key].toInt(std::int64_t(fallback)));
+        return decltype(fallback)(json::get<std::int64_t>(o, key, std::int64_t(fallback)));
     };
+    auto flag = [&](const char *key) { return json::get<bool>(o, key, false); };
     t.mode = TransferMode(num("mode", int(t.mode)));
-    t.recursive = o["recursive"].toBool();
+    t.recursive = flag("recursive");
     t.existing = ExistingPolicy(num("existing", int(t.existing)));
-    t.verify = o["verify"].toBool();
-    t.deleteExtra = o["deleteExtra"].toBool();
-    t.dryRun = o["dryRun"].toBool();
-    if (const auto &ignoresCase = o["destinationIgnoresCase"]; ignoresCase.isBool())
-        t.destinationIgnoresCase = ignoresCase.toBool();
-    t.compareContent = o["compareContent"].toBool();
+    t.verify = flag("verify");
+    t.deleteExtra = flag("deleteExtra");
+    t.dryRun = flag("dryRun");
+    if (const auto ignoresCase = o.find("destinationIgnoresCase"); ignoresCase != o.end() && ignoresCase->is_boolean())
+        t.destinationIgnoresCase = ignoresCase->get<bool>();
+    t.compareContent = flag("compareContent");
     t.jobs = num("jobs", t.jobs);
     t.partsInFlight = num("partsInFlight", t.partsInFlight);
     t.partSize = num("partSize", t.partSize);
@@ -63,8 +68,8 @@ Result<TransferSpec> TransferSpec::fromJson(const json::Value &json)
     t.bandwidthLimit = num("bandwidthLimit", t.bandwidthLimit);
     t.zstdLevel = num("zstdLevel", t.zstdLevel);
     t.zstdThreads = num("zstdThreads", t.zstdThreads);
-    t.sync = o["sync"].toBool();
-    t.preserveMode = o["preserveMode"].toBool();
+    t.sync = flag("sync");
+    t.preserveMode = flag("preserveMode");
     if (t.partSize == 0 || t.chunkSize == 0 || t.maxBytesInFlight < t.chunkSize || t.partsInFlight < 1)
         return Error(ErrorKind::Corrupt, "the transfer journal has impossible sizes");
     return spec;

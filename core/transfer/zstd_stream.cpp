@@ -170,8 +170,6 @@ Result<StreamTotals> zstdCompress(const StreamRead &read, const StreamWrite &wri
     if (options.chunkSize == 0)
         return Error(ErrorKind::InvalidInput, "the zstd chunk size must be at least one byte");
 
-    if (auto missing = zstdUnavailable())
-        return Error(ErrorKind::Unexpected, "cannot compress: " + *missing);
     CCtxPtr cctx(ZSTD_createCCtx());
     if (!cctx)
         return Error(ErrorKind::Unexpected, "zstd could not allocate a compression context");
@@ -259,8 +257,6 @@ Result<StreamTotals> zstdDecompress(const StreamRead &read, const StreamWrite &w
     if (chunkSize == 0)
         return Error(ErrorKind::InvalidInput, "the zstd chunk size must be at least one byte");
 
-    if (auto missing = zstdUnavailable())
-        return Error(ErrorKind::Unexpected, "cannot decompress: " + *missing);
     DCtxPtr dctx(ZSTD_createDCtx());
     if (!dctx)
         return Error(ErrorKind::Unexpected, "zstd could not allocate a decompression context");

@@ -60,7 +60,4 @@ Result<StreamTotals> zstdDecompress(const StreamRead &read, const StreamWrite &w
 // non-empty stem: a bare ".zst" is a hidden file, not compressed data).
 bool isZstdName(std::string_view name);
 
-// libzstd is opened on first use (zstd_loader.cpp): why it cannot be, if it cannot.
-std::optional<std::string> zstdUnavailable();
-
 } // namespace strata

@@ -1,6 +1,6 @@
 #pragma once
 
-// Scripted HTTP servers on 127.0.0.1 for the HTTP client's tests (test_http_wire.cpp):
+// Scripted HTTP servers on 127.0.0.1 for the HTTP client's tests (test_http_client.cpp):
 // ScriptServer answers each request with the bytes a test scripts (or drips them, resets,
 // stays silent, answers before reading a body); FixedServer answers every request of one
 // connection with the same bytes and allocates nothing while it does.

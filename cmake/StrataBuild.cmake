@@ -2,7 +2,7 @@
 add_library(strata_build INTERFACE)
 target_compile_features(strata_build INTERFACE cxx_std_20)
 set(CMAKE_CXX_EXTENSIONS OFF)
-target_compile_options(strata_build INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
+target_compile_options(strata_build INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Werror=switch
                        $<$<BOOL:${STRATA_WERROR}>:-Werror>)
 target_compile_definitions(strata_build INTERFACE
   QT_NO_CAST_FROM_ASCII QT_NO_CONTEXTLESS_CONNECT QT_USE_QSTRINGBUILDER QT_NO_KEYWORDS

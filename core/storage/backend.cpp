@@ -1,6 +1,5 @@
 #include "core/storage/backend.h"
 
-#include "core/storage/threaded_async_io.h"
 
 namespace strata {
 
@@ -72,11 +71,6 @@ Result<std::vector<Extent>> Backend::extents(std::string_view)
 Status Backend::copyRange(std::string_view, std::uint64_t, std::uint64_t, Writer &)
 {
     return unsupported("copying ranges inside the storage");
-}
-
-std::unique_ptr<AsyncIo> Backend::openAsync(const AsyncOptions &options)
-{
-    return std::make_unique<ThreadedAsyncIo>(*this, options);
 }
 
 } // namespace strata

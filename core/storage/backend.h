@@ -1,7 +1,6 @@
 #pragma once
 
 #include "core/io/extent.h"
-#include "core/storage/async_io.h"
 #include "core/storage/capabilities.h"
 #include "core/storage/entry.h"
 #include "core/storage/result.h"
@@ -165,9 +164,6 @@ public:
     // the bytes through user space (copy_file_range); Unsupported where impossible.
     virtual Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to);
 
-    // Many reads and writes in flight. The default runs the blocking calls above on a
-    // bounded pool; backends with native asynchronous I/O override it and nativeAsync().
-    virtual std::unique_ptr<AsyncIo> openAsync(const AsyncOptions &options);
     // A hint that these ranges of `path` will be read soon (local files start reading
     // them ahead, all at once, so the disk works on many at a time). Default: nothing.
     virtual void willRead(std::string_view path, std::span<const Extent> ranges) { (void)path; (void)ranges; }
@@ -180,7 +176,6 @@ public:
     // Discards server-side state a writer of `path` announced with WriteOptions::onPending
     // and did not finish (a killed process's multipart upload). Best effort. Default: none.
     virtual void discardPending(std::string_view path, const std::string &token) { (void)path; (void)token; }
-    virtual bool nativeAsync() const { return false; }
     // The local file system path of `path` when this storage is the local file system
     // (fast paths such as the tree walker use it); nullopt elsewhere.
     virtual std::optional<std::string> localPath(std::string_view path) const { (void)path; return std::nullopt; }

@@ -4,83 +4,70 @@ namespace strata {
 
 namespace {
 
-Error missing(Capability cap)
+// The capabilities an operation needs; none for those every backend answers (a missing
+// optional operation fails with Unsupported in the backend itself).
+Capabilities needs(const Call &call)
 {
-    return Error(ErrorKind::Unsupported, "this storage does not offer '" + std::string(toString(cap)) + "'");
+    switch (call.op) {
+    case Operation::Stat:
+        return {Capability::Stat};
+    case Operation::List:
+        if (call.recursive)
+            return {Capability::List, Capability::ListRecursive};
+        return {Capability::List};
+    case Operation::Read:
+    case Operation::ReadVersion:
+    case Operation::ReaderRead:
+        if (call.offset != 0)
+            return {Capability::Read, Capability::RangedRead};
+        return {Capability::Read};
+    case Operation::OpenReader:
+    case Operation::WillRead:
+        return {Capability::Read};
+    case Operation::OpenWriter:
+    case Operation::Put:
+    case Operation::WriterWrite:
+    case Operation::WriterCommit:
+        return {Capability::Write};
+    case Operation::WriterWriteAt:
+    case Operation::WriterSetLength:
+        return {Capability::Write, Capability::PositionalWrite};
+    case Operation::Remove:
+    case Operation::RemoveMany:
+        return {Capability::Remove};
+    case Operation::CreateDir:
+        return {Capability::CreateDir};
+    case Operation::Rename:
+        return {Capability::Rename};
+    case Operation::Copy:
+        return {Capability::Copy};
+    case Operation::Extents:
+        return {Capability::Extents};
+    case Operation::CopyRange:
+    case Operation::ReaderCopyRange:
+        return {Capability::Read, Capability::Write};
+    case Operation::SetPermissions:
+    case Operation::DiscardPending:
+    case Operation::WriterAbort:
+    case Operation::WriterSuspend:
+    case Operation::Count_:
+        break;
+    }
+    return {};
 }
 
 } // namespace
 
-#define STRATA_REQUIRE(cap)                       \
-    do {                                          \
-        if (!capabilities().has(Capability::cap)) \
-            return missing(Capability::cap);      \
-    } while (false)
-
-Result<Entry> CapabilityLayer::stat(std::string_view path)
+Outcome CapabilityLayer::around(const Call &call, Next next)
 {
-    STRATA_REQUIRE(Stat);
-    return Layer::stat(path);
+    const Capabilities have = capabilities();
+    const Capabilities need = needs(call);
+    for (std::uint32_t bit = 1; bit != 0 && bit <= need.bits(); bit <<= 1) {
+        const auto cap = Capability(bit);
+        if (need.has(cap) && !have.has(cap))
+            return {Error(ErrorKind::Unsupported, "this storage does not offer '" + std::string(toString(cap)) + "'")};
+    }
+    return next();
 }
-
-Result<ListPage> CapabilityLayer::list(std::string_view dir, const ListOptions &options)
-{
-    STRATA_REQUIRE(List);
-    if (options.recursive)
-        STRATA_REQUIRE(ListRecursive);
-    return Layer::list(dir, options);
-}
-
-Result<std::size_t> CapabilityLayer::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
-{
-    STRATA_REQUIRE(Read);
-    if (offset != 0)
-        STRATA_REQUIRE(RangedRead);
-    return Layer::read(path, offset, buffer);
-}
-
-Result<std::unique_ptr<Writer>> CapabilityLayer::write(std::string_view path, const WriteOptions &options)
-{
-    STRATA_REQUIRE(Write);
-    return Layer::write(path, options);
-}
-
-Status CapabilityLayer::put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
-{
-    STRATA_REQUIRE(Write);
-    return Layer::put(path, data, options);
-}
-
-Status CapabilityLayer::remove(std::string_view path, std::string_view within)
-{
-    STRATA_REQUIRE(Remove);
-    return Layer::remove(path, within);
-}
-
-Status CapabilityLayer::createDir(std::string_view path)
-{
-    STRATA_REQUIRE(CreateDir);
-    return Layer::createDir(path);
-}
-
-Status CapabilityLayer::rename(std::string_view from, std::string_view to, bool replace)
-{
-    STRATA_REQUIRE(Rename);
-    return Layer::rename(from, to, replace);
-}
-
-Status CapabilityLayer::copy(std::string_view from, std::string_view to)
-{
-    STRATA_REQUIRE(Copy);
-    return Layer::copy(from, to);
-}
-
-Result<std::vector<Extent>> CapabilityLayer::extents(std::string_view path)
-{
-    STRATA_REQUIRE(Extents);
-    return Layer::extents(path);
-}
-
-#undef STRATA_REQUIRE
 
 } // namespace strata

@@ -449,11 +449,6 @@ Status Operator::copyRange(std::string_view from, std::uint64_t offset, std::uin
     return withContext(m_stack->copyRange(p, offset, length, to), "copy", *this, p);
 }
 
-std::unique_ptr<AsyncIo> Operator::openAsync(const AsyncOptions &options)
-{
-    return m_stack->openAsync(options);
-}
-
 #undef STRATA_CHECKED
 
 } // namespace strata

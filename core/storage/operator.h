@@ -1,6 +1,5 @@
 #pragma once
 
-#include "core/storage/async_io.h"
 #include "core/storage/backend.h"
 #include "core/storage/logging_layer.h"
 #include "core/storage/metrics_layer.h"
@@ -82,7 +81,6 @@ public:
     Result<std::vector<Extent>> extents(std::string_view path);
     // In-storage copy of a range into a writer of this operator (see Backend::copyRange).
     Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to);
-    std::unique_ptr<AsyncIo> openAsync(const AsyncOptions &options = {});
 
     OperationCounters counters(Operation op) const { return m_metrics->counters(op); }
     Backend &backend() const { return *m_stack; }

@@ -27,95 +27,72 @@ std::chrono::milliseconds RetryLayer::backoff(int attempt)
     return std::chrono::milliseconds(std::llround(dist(m_rng)));
 }
 
-template <typename F>
-auto RetryLayer::retry(F &&op) -> decltype(op())
+namespace {
+
+// Whether running the operation again after a failure does what running it once would.
+bool retriable(Operation op)
 {
+    switch (op) {
+    case Operation::Stat:
+    case Operation::List:
+    case Operation::Read:
+    case Operation::ReadVersion:
+    case Operation::OpenWriter:
+    case Operation::Put:            // the bytes are all in memory: sent again
+    case Operation::Remove:         // removing a missing path succeeds
+    case Operation::RemoveMany:
+    case Operation::CreateDir:      // an AlreadyExists after a retry counts as done (below)
+    case Operation::SetPermissions:
+    case Operation::OpenReader:
+    case Operation::Copy:
+    case Operation::Extents:
+    case Operation::CopyRange:      // rewriting the same range is harmless
+    case Operation::ReaderRead:
+    case Operation::ReaderCopyRange:
+        return true;
+    case Operation::Rename:
+    case Operation::WillRead:
+    case Operation::DiscardPending:
+    case Operation::WriterWrite:
+    case Operation::WriterWriteAt:
+    case Operation::WriterSetLength:
+    case Operation::WriterCommit:
+    case Operation::WriterAbort:
+    case Operation::WriterSuspend:
+    case Operation::Count_:
+        break;
+    }
+    return false;
+}
+
+} // namespace
+
+Outcome RetryLayer::around(const Call &call, Next next)
+{
+    if (!retriable(call.op))
+        return next();
     const auto start = m_policy.now();
     for (int attempt = 1;; ++attempt) {
-        auto result = op();
-        if (result.ok() || !result.error().temporary())
-            return result;
+        Outcome outcome = next();
+        if (!outcome.status.ok() && attempt > 1 && call.op == Operation::CreateDir
+            && outcome.status.error().kind() == ErrorKind::AlreadyExists)
+            return {}; // an earlier attempt succeeded without us hearing back
+        if (outcome.status.ok() || !outcome.status.error().temporary())
+            return outcome;
+        Error &error = outcome.status.error();
         if (attempt >= m_policy.maxAttempts) {
-            result.error().setCause(result.error().cause() + "; gave up after " + std::to_string(attempt)
-                                    + " attempts");
-            return result;
+            error.setCause(error.cause() + "; gave up after " + std::to_string(attempt) + " attempts");
+            return outcome;
         }
         const auto wait = backoff(attempt);
         const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(m_policy.now() - start);
         if (spent + wait > m_policy.budget) {
-            result.error().setCause(result.error().cause() + "; gave up after " + std::to_string(attempt)
-                                    + " attempts, retry time budget of "
-                                    + std::to_string(m_policy.budget.count()) + " ms spent");
-            return result;
+            error.setCause(error.cause() + "; gave up after " + std::to_string(attempt)
+                           + " attempts, retry time budget of " + std::to_string(m_policy.budget.count()) + " ms spent");
+            return outcome;
         }
         m_policy.sleep(wait);
     }
-}
-
-Result<Entry> RetryLayer::stat(std::string_view path)
-{
-    return retry([&] { return Layer::stat(path); });
-}
-
-Result<ListPage> RetryLayer::list(std::string_view dir, const ListOptions &options)
-{
-    return retry([&] { return Layer::list(dir, options); });
-}
-
-Result<std::size_t> RetryLayer::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
-{
-    return retry([&] { return Layer::read(path, offset, buffer); });
-}
-
-Result<std::size_t> RetryLayer::readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
-                                            const ObjectVersion &version)
-{
-    return retry([&] { return Layer::readVersion(path, offset, buffer, version); });
-}
-
-Result<std::unique_ptr<Writer>> RetryLayer::write(std::string_view path, const WriteOptions &options)
-{
-    return retry([&] { return Layer::write(path, options); });
-}
-
-// The bytes are all in memory, so a failed put is simply sent again.
-Status RetryLayer::put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
-{
-    return retry([&] { return Layer::put(path, data, options); });
-}
-
-Status RetryLayer::remove(std::string_view path, std::string_view within)
-{
-    return retry([&] { return Layer::remove(path, within); });
-}
-
-Status RetryLayer::createDir(std::string_view path)
-{
-    bool retried = false;
-    return retry([&]() -> Status {
-        auto st = Layer::createDir(path);
-        // An earlier attempt may have succeeded without us hearing back.
-        if (!st.ok() && retried && st.error().kind() == ErrorKind::AlreadyExists)
-            return {};
-        retried = true;
-        return st;
-    });
-}
-
-Status RetryLayer::copy(std::string_view from, std::string_view to)
-{
-    return retry([&] { return Layer::copy(from, to); });
-}
-
-Status RetryLayer::copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to)
-{
-    // Rewriting the same range is harmless, so a failed attempt can simply run again.
-    return retry([&] { return Layer::copyRange(from, offset, length, to); });
-}
-
-Result<std::vector<Extent>> RetryLayer::extents(std::string_view path)
-{
-    return retry([&] { return Layer::extents(path); });
 }
 
 } // namespace strata

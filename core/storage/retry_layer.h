@@ -22,34 +22,24 @@ struct RetryPolicy {
 };
 
 // Retries an operation whose error is temporary, with exponential backoff and jitter,
-// within maxAttempts and the time budget; permanent errors return at once. Writes are
-// retried only when opening the writer (bytes already sent cannot be replayed here);
-// rename is not retried (a lost reply would make the retry fail on a done move).
+// within maxAttempts and the time budget; permanent errors return at once. The one retry
+// policy of the storage stack: backends do not retry. Operations that can run twice to
+// the same effect are retried (reads, listings, whole puts, removals, in-place copies);
+// bytes sent into a writer are not (they cannot be replayed here: the transfer engine
+// retries the file), and neither is rename (a lost reply would make the retry fail on a
+// done move).
 class RetryLayer final : public Layer {
 public:
     RetryLayer(std::shared_ptr<Backend> inner, RetryPolicy policy);
-
-    Result<Entry> stat(std::string_view path) override;
-    Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
-    Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
-    Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
-                                    const ObjectVersion &version) override;
-    Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
-    Status put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options) override;
-    Status remove(std::string_view path, std::string_view within) override;
-    Status createDir(std::string_view path) override;
-    Status copy(std::string_view from, std::string_view to) override;
-    Result<std::vector<Extent>> extents(std::string_view path) override;
-    Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to) override;
 
     // The wait before attempt `attempt` (1 = first retry): exponential, capped, jittered
     // uniformly in [half, full] so synchronized clients spread out.
     std::chrono::milliseconds backoff(int attempt);
 
-private:
-    template <typename F>
-    auto retry(F &&op) -> decltype(op());
+protected:
+    Outcome around(const Call &call, Next next) override;
 
+private:
     RetryPolicy m_policy;
     std::mutex m_rngMutex;
     std::minstd_rand m_rng;

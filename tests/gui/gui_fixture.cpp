@@ -2,7 +2,7 @@
 
 #include "backends/builtin_backends.h"
 #include "backends/memory/memory_backend.h"
-#include "core/storage/layer.h"
+#include "tests/lib/forwarding_backend.h"
 #include "core/storage/path.h"
 
 #include <QCoreApplication>
@@ -16,14 +16,14 @@ namespace strata::gui_test {
 namespace {
 
 // Every call sleeps first: a storage far away.
-class SlowLayer final : public Layer {
+class SlowLayer final : public testing::ForwardingBackend {
 public:
-    SlowLayer(std::shared_ptr<Backend> inner, std::chrono::milliseconds delay) : Layer(std::move(inner)), m_delay(delay) {}
-    Result<Entry> stat(std::string_view path) override { nap(); return Layer::stat(path); }
-    Result<ListPage> list(std::string_view dir, const ListOptions &options) override { nap(); return Layer::list(dir, options); }
-    Status createDir(std::string_view path) override { nap(); return Layer::createDir(path); }
-    Status remove(std::string_view path, std::string_view within) override { nap(); return Layer::remove(path, within); }
-    Status rename(std::string_view from, std::string_view to, bool replace) override { nap(); return Layer::rename(from, to, replace); }
+    SlowLayer(std::shared_ptr<Backend> inner, std::chrono::milliseconds delay) : ForwardingBackend(std::move(inner)), m_delay(delay) {}
+    Result<Entry> stat(std::string_view path) override { nap(); return ForwardingBackend::stat(path); }
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override { nap(); return ForwardingBackend::list(dir, options); }
+    Status createDir(std::string_view path) override { nap(); return ForwardingBackend::createDir(path); }
+    Status remove(std::string_view path, std::string_view within) override { nap(); return ForwardingBackend::remove(path, within); }
+    Status rename(std::string_view from, std::string_view to, bool replace) override { nap(); return ForwardingBackend::rename(from, to, replace); }
 
 private:
     void nap() const { std::this_thread::sleep_for(m_delay); }
@@ -49,18 +49,18 @@ private:
 
 // A memory store whose every listing also names "..", "" and "a/b" in the folder listed, as
 // a hostile or broken server may (S3 keys "dir/..", "dir//", "dir/a/b" under a delimiter).
-class HostileListingLayer final : public Layer {
+class HostileListingLayer final : public testing::ForwardingBackend {
 public:
-    using Layer::Layer;
+    using ForwardingBackend::ForwardingBackend;
     Uri uriFor(std::string_view path) const override
     {
-        Uri uri = Layer::uriFor(path);
+        Uri uri = ForwardingBackend::uriFor(path);
         uri.setScheme("hostile");
         return uri;
     }
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override
     {
-        auto page = Layer::list(dir, options);
+        auto page = ForwardingBackend::list(dir, options);
         if (page && options.pageToken.empty())
             for (const char *name : {"..", "", "a/b"}) {
                 Entry e;

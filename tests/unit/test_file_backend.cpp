@@ -3,7 +3,7 @@
 #include "tests/unit/unit_checks.h"
 
 #include "backends/fs/file_backend.h"
-#include "core/storage/layer.h"
+#include "tests/lib/forwarding_backend.h"
 #include "core/storage/operator.h"
 
 #include <QScopeGuard>
@@ -524,12 +524,12 @@ void TestFileBackend::removeAllFollowsNoLinkSwappedIn()
 {
     // Between listing /dst/sub and removing what it held, /dst/sub becomes a symlink to a
     // folder holding a file of the same name: the removal must not reach through it.
-    class SwapAfterListing final : public Layer {
+    class SwapAfterListing final : public testing::ForwardingBackend {
     public:
-        SwapAfterListing(std::shared_ptr<Backend> inner, std::string root) : Layer(std::move(inner)), m_root(std::move(root)) {}
+        SwapAfterListing(std::shared_ptr<Backend> inner, std::string root) : ForwardingBackend(std::move(inner)), m_root(std::move(root)) {}
         Result<ListPage> list(std::string_view dir, const ListOptions &options) override
         {
-            auto page = Layer::list(dir, options);
+            auto page = ForwardingBackend::list(dir, options);
             if (dir == "/dst/sub" && !m_swapped) {
                 m_swapped = ::rename((m_root + "/dst/sub").c_str(), (m_root + "/dst/sub.moved").c_str()) == 0
                     && ::symlink("../elsewhere", (m_root + "/dst/sub").c_str()) == 0;

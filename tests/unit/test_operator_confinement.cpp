@@ -4,7 +4,7 @@
 #include "tests/unit/unit_checks.h"
 
 #include "backends/memory/memory_backend.h"
-#include "core/storage/layer.h"
+#include "tests/lib/forwarding_backend.h"
 #include "core/storage/operator.h"
 #include "core/storage/path.h"
 
@@ -19,9 +19,9 @@ namespace {
 
 // Adds the entries of `extra` (folder -> entries) to that folder's first page; can also
 // make removals of some paths succeed without removing anything.
-class LyingLayer final : public Layer {
+class LyingLayer final : public testing::ForwardingBackend {
 public:
-    using Layer::Layer;
+    using ForwardingBackend::ForwardingBackend;
     std::map<std::string, std::vector<Entry>> extra;
     std::set<std::string> ignoreRemoval;
     std::vector<std::string> removed;
@@ -29,7 +29,7 @@ public:
     bool extraPageFirst = false;
 
     // A flat listing here is only what `extra` holds for the folder.
-    Capabilities capabilities() const override { return Layer::capabilities().add(Capability::ListRecursive); }
+    Capabilities capabilities() const override { return ForwardingBackend::capabilities().add(Capability::ListRecursive); }
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override
     {
         if (options.recursive) {
@@ -46,9 +46,9 @@ public:
         if (extraPageFirst) {
             ListOptions rest = options;
             rest.pageToken = options.pageToken == "after-extra" ? std::string() : options.pageToken;
-            return Layer::list(dir, rest);
+            return ForwardingBackend::list(dir, rest);
         }
-        auto page = Layer::list(dir, options);
+        auto page = ForwardingBackend::list(dir, options);
         if (page && options.pageToken.empty())
             if (auto it = extra.find(std::string(dir)); it != extra.end())
                 page->entries.insert(page->entries.end(), it->second.begin(), it->second.end());
@@ -57,7 +57,7 @@ public:
     Status remove(std::string_view path, std::string_view within) override
     {
         removed.emplace_back(path);
-        return ignoreRemoval.count(std::string(path)) ? Status{} : Layer::remove(path, within);
+        return ignoreRemoval.count(std::string(path)) ? Status{} : ForwardingBackend::remove(path, within);
     }
     Status removeMany(std::span<const std::string> paths, std::string_view within) override
     {

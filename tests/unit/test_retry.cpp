@@ -498,9 +498,11 @@ void TestRetry::operatorCountsCallsErrorsAndBytes()
     QCOMPARE(read.calls, std::uint64_t(2));
     QCOMPARE(read.errors, std::uint64_t(0));
     QCOMPARE(read.bytes, std::uint64_t(130));
-    const auto write = op.counters(Operation::Write);
-    QCOMPARE(write.calls, std::uint64_t(1));
+    QCOMPARE(op.counters(Operation::OpenWriter).calls, std::uint64_t(1));
+    const auto write = op.counters(Operation::WriterWrite);
+    QCOMPARE(write.calls, std::uint64_t(3));
     QCOMPARE(write.bytes, std::uint64_t(150));
+    QCOMPARE(op.counters(Operation::WriterCommit).calls, std::uint64_t(1));
     QCOMPARE(op.counters(Operation::Remove).calls, std::uint64_t(0));
 }
 

@@ -119,9 +119,9 @@ QString AllocationMap::summary() const
     if (!m_error.isEmpty())
         return m_error;
     return tr("%1 of %2 is data (%3%), %4 zeros, %5 holes")
-        .arg(formatSize(m_totals.data), formatSize(m_totals.total()))
+        .arg(sizeString(m_totals.data), sizeString(m_totals.total()))
         .arg(m_totals.dataPercent(), 0, 'f', 1)
-        .arg(formatSize(m_totals.zero), formatSize(m_totals.hole));
+        .arg(sizeString(m_totals.zero), sizeString(m_totals.hole));
 }
 
 void AllocationMap::paintEvent(QPaintEvent *)
@@ -159,7 +159,7 @@ void AllocationMap::paintEvent(QPaintEvent *)
         p.drawText(QPoint(x + 14, y + fontMetrics().ascent()), label);
         x += 14 + fontMetrics().horizontalAdvance(label) + 16;
     }
-    QString line = summary() + tr(" — one cell is %1").arg(formatSize(m_size / std::uint64_t(columns * rows)));
+    QString line = summary() + tr(" — one cell is %1").arg(sizeString(m_size / std::uint64_t(columns * rows)));
     if (m_progress)
         line += tr(" — %1% copied (outlined)").arg(int(*m_progress * 100));
     p.drawText(QRect(grid.left(), y + fontMetrics().height(), grid.width(), fontMetrics().height() + 4), Qt::AlignLeft,

@@ -1,5 +1,7 @@
 #include "ui/bench_charts.h"
 
+#include "core/io/size_text.h"
+
 #include "core/bench/benchstat.h"
 
 #include <QBarCategoryAxis>
@@ -29,19 +31,7 @@ namespace {
 
 std::optional<std::uint64_t> parseSizeLabel(const QString &text)
 {
-    static const QRegularExpression re(QStringLiteral("^(\\d+(?:\\.\\d+)?)(B|K|KB|KiB|M|MB|MiB|G|GB|GiB)?$"));
-    const auto m = re.match(text);
-    if (!m.hasMatch())
-        return std::nullopt;
-    const QString unit = m.captured(2);
-    double scale = 1;
-    if (unit.startsWith(QLatin1Char('K')))
-        scale = 1024;
-    else if (unit.startsWith(QLatin1Char('M')))
-        scale = 1024.0 * 1024;
-    else if (unit.startsWith(QLatin1Char('G')))
-        scale = 1024.0 * 1024 * 1024;
-    return std::uint64_t(m.captured(1).toDouble() * scale);
+    return parseSize(text.toStdString());
 }
 
 double medianOf(std::vector<double> v)

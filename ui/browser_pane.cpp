@@ -296,7 +296,7 @@ QString BrowserPane::summary() const
         std::uint64_t bytes = 0;
         for (const auto &e : selected)
             bytes += e.isDir() ? 0 : e.size;
-        text += tr(", %n selected (%1)", nullptr, int(selected.size())).arg(formatSize(bytes));
+        text += tr(", %n selected (%1)", nullptr, int(selected.size())).arg(sizeString(bytes));
     }
     return text;
 }

@@ -629,7 +629,7 @@ QVariant DirectoryModel::data(const QModelIndex &index, int role) const
     case Qt::DisplayRole:
         switch (index.column()) {
         case Name: return QString::fromStdString(e->name);
-        case Size: return e->isDir() ? QString() : formatSize(e->size);
+        case Size: return e->isDir() ? QString() : sizeString(e->size);
         case Modified: return e->mtimeNs ? formatTime(*e->mtimeNs) : QString();
         case Kind: return kindText(*e);
         }

@@ -1,5 +1,7 @@
 #include "ui/entry_format.h"
 
+#include "core/io/size_text.h"
+
 #include "core/storage/uri.h"
 
 #include <QApplication>
@@ -33,23 +35,14 @@ QMimeType mimeOf(const Entry &entry)
 
 } // namespace
 
-QString formatSize(std::uint64_t bytes)
+QString sizeString(std::uint64_t bytes)
 {
-    if (bytes < 1024)
-        return bytes == 1 ? QObject::tr("1 byte") : QObject::tr("%1 bytes").arg(bytes);
-    static const char *units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    double v = double(bytes) / 1024;
-    int u = 0;
-    while (v >= 1024 && u < 5) {
-        v /= 1024;
-        ++u;
-    }
-    return QStringLiteral("%1 %2").arg(QLocale().toString(v, 'f', v < 10 ? 1 : 0), QLatin1String(units[u]));
+    return QString::fromStdString(formatSize(bytes)); // the command line's words too
 }
 
 QString formatRate(double bytesPerSecond)
 {
-    return bytesPerSecond > 0 ? formatSize(std::uint64_t(bytesPerSecond)) + QObject::tr("/s") : QString();
+    return bytesPerSecond > 0 ? sizeString(std::uint64_t(bytesPerSecond)) + QObject::tr("/s") : QString();
 }
 
 QString formatDuration(double seconds)

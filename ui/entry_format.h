@@ -11,7 +11,7 @@ namespace strata {
 
 // How entries look in the desktop app: sizes in binary units, local times, kinds and
 // icons from the file name's MIME type.
-QString formatSize(std::uint64_t bytes);   // "4.0 KiB", "12 bytes"
+QString sizeString(std::uint64_t bytes);   // "4.0 KiB", "12 bytes"
 QString formatRate(double bytesPerSecond); // "12.5 MiB/s"
 QString formatDuration(double seconds);    // "1:05", "2:03:10"
 QString formatTime(std::int64_t nsSinceEpoch);

@@ -57,9 +57,9 @@ PropertiesDialog::PropertiesDialog(std::shared_ptr<Operator> op, std::string pat
         if (const auto &e = facts.entry) {
             addRow(tr("Kind:"), kindText(*e));
             if (!e->isDir())
-                addRow(tr("Size:"), tr("%1 (%L2 bytes)").arg(formatSize(e->size)).arg(e->size));
+                addRow(tr("Size:"), tr("%1 (%L2 bytes)").arg(sizeString(e->size)).arg(e->size));
             if (e->allocated)
-                addRow(tr("On disk:"), formatSize(*e->allocated));
+                addRow(tr("On disk:"), sizeString(*e->allocated));
             if (e->mtimeNs)
                 addRow(tr("Modified:"), formatTime(*e->mtimeNs));
             if (!e->etag.empty())

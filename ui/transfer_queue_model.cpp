@@ -236,10 +236,10 @@ QVariant TransferQueueModel::data(const QModelIndex &index, int role) const
     case Progress: return QStringLiteral("%1%").arg(int(fraction * 100));
     case Bytes:
         if (p.planning)
-            return tr("%1 so far").arg(formatSize(p.bytesDone));
+            return tr("%1 so far").arg(sizeString(p.bytesDone));
         if (p.bytesTotal == 0)
             return r.state == JobState::Completed ? tr("nothing to copy") : QString();
-        return tr("%1 of %2").arg(formatSize(p.bytesDone), formatSize(p.bytesTotal));
+        return tr("%1 of %2").arg(sizeString(p.bytesDone), sizeString(p.bytesTotal));
     case Rate: return r.state == JobState::Running ? formatRate(p.bytesPerSecond) : QString();
     case Eta: return r.state == JobState::Running && p.etaSeconds ? formatDuration(*p.etaSeconds) : QString();
     case State:

@@ -80,7 +80,7 @@ void TreemapWidget::paintEvent(QPaintEvent *)
         p.fillRect(r, colorOf(child, int(i)));
         p.setPen(palette().window().color().darker(130));
         p.drawRect(r);
-        const QString label = child.name + QLatin1Char('\n') + formatSize(child.bytes);
+        const QString label = child.name + QLatin1Char('\n') + sizeString(child.bytes);
         if (r.width() > 60 && r.height() > 2.2 * fontMetrics().height()) {
             p.setPen(Qt::black);
             p.drawText(r.adjusted(4, 2, -4, -2), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, label);
@@ -93,7 +93,7 @@ void TreemapWidget::mouseMoveEvent(QMouseEvent *event)
     if (UsageNode *n = childAt(event->position()))
         QToolTip::showText(event->globalPosition().toPoint(),
                            tr("%1\n%2 (%L3 bytes)%4")
-                               .arg(n->path(), formatSize(n->bytes))
+                               .arg(n->path(), sizeString(n->bytes))
                                .arg(n->bytes)
                                .arg(n->dir ? tr(", %n file(s); click to zoom in", nullptr, int(n->files)) : QString()),
                            this);
@@ -210,7 +210,7 @@ void UsageView::setTree(std::unique_ptr<UsageTree> tree, const QString &rootLabe
 {
     m_tree = std::move(tree);
     m_rootLabel = rootLabel;
-    m_status->setText(tr("%1 in %L2 files").arg(formatSize(m_tree->root()->bytes)).arg(m_tree->root()->files));
+    m_status->setText(tr("%1 in %L2 files").arg(sizeString(m_tree->root()->bytes)).arg(m_tree->root()->files));
     zoomTo(m_tree->root());
 }
 
@@ -245,7 +245,7 @@ void UsageView::showCurrent()
     for (const auto &c : m_current->children) {
         if (++shown > 200)
             break; // the largest only: the treemap shows the rest
-        auto *item = new QTreeWidgetItem(m_list, {c->name + (c->dir ? QStringLiteral("/") : QString()), formatSize(c->bytes),
+        auto *item = new QTreeWidgetItem(m_list, {c->name + (c->dir ? QStringLiteral("/") : QString()), sizeString(c->bytes),
                                                   QStringLiteral("%1%").arg(100.0 * double(c->bytes) / total, 0, 'f', 1)});
         item->setData(0, Qt::UserRole, QVariant::fromValue<void *>(c.get()));
         item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);

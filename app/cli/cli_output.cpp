@@ -44,20 +44,6 @@ int characters(std::string_view text)
 
 } // namespace
 
-std::string humanSize(std::uint64_t bytes)
-{
-    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-    double value = double(bytes);
-    int unit = 0;
-    while (value >= 1024 && unit < 5) {
-        value /= 1024;
-        ++unit;
-    }
-    if (unit == 0)
-        return format("%llu B", static_cast<unsigned long long>(bytes));
-    return format("%.*f %s", value < 10 ? 1 : 0, value, units[unit]);
-}
-
 std::string shortTime(const std::optional<std::int64_t> &mtimeNs)
 {
     if (!mtimeNs)
@@ -122,34 +108,6 @@ json::Object toJson(const Entry &entry, const std::string &uri)
     if (!entry.symlinkTarget.empty())
         o["target"] = entry.symlinkTarget;
     return o;
-}
-
-std::optional<std::uint64_t> parseSize(std::string_view text)
-{
-    std::string t(trimmed(text));
-    for (char &c : t)
-        c = char(std::toupper(static_cast<unsigned char>(c)));
-    if (t.ends_with("IB"))
-        t.resize(t.size() - 2);
-    else if (t.ends_with('B'))
-        t.pop_back();
-    double scale = 1;
-    if (!t.empty()) {
-        const auto power = std::string_view("KMGT").find(t.back());
-        if (power != std::string_view::npos) {
-            scale = double(1ull << (10 * (power + 1)));
-            t.pop_back();
-        }
-    }
-    std::string_view number = trimmed(t); // "1.5 GiB" is 1.5 GiB
-    if (number.starts_with('+'))
-        number.remove_prefix(1);
-    double value = 0;
-    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-    if (ec != std::errc() || end != number.data() + number.size() || !std::isfinite(value) || value < 0
-        || value * scale > 9.2e18)
-        return std::nullopt;
-    return std::uint64_t(value * scale);
 }
 
 void write(std::FILE *f, std::string_view text)

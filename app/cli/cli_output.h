@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/io/size_text.h" // parseSize, formatSize: one way for CLI, URI options and GUI
 #include "core/io/json.h"
 #include "core/storage/entry.h"
 
@@ -12,8 +13,6 @@
 
 namespace strata::cli {
 
-// "1.5 MiB"
-std::string humanSize(std::uint64_t bytes);
 // "2026-11-30 12:00" in local time, "" when unknown
 std::string shortTime(const std::optional<std::int64_t> &mtimeNs);
 // RFC 3339 UTC with nanoseconds
@@ -25,8 +24,6 @@ json::Object toJson(const Entry &entry, const std::string &uri);
 void write(std::FILE *f, std::string_view text);
 // Writes `value` as indented JSON (ending in a newline).
 void writeJson(std::FILE *f, const json::Value &value);
-// "1048576", "64K", "1.5GiB", "50M" (K/M/G/T are powers of 1024, like --bwlimit in rclone)
-std::optional<std::uint64_t> parseSize(std::string_view text);
 // Pads `text` with spaces to |width| characters (UTF-8 aware: "…" is one), like QString::arg's
 // field width: a positive width right-aligns (pads on the left), a negative one left-aligns.
 std::string pad(std::string_view text, int width);

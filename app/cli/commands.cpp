@@ -145,9 +145,9 @@ int commandStat(Context &context, const ArgParser &parser)
     line("URI:", loc->display());
     line("Kind:", toString(e->kind));
     if (!e->isDir())
-        line("Size:", format("%llu bytes (%s)", static_cast<unsigned long long>(e->size), humanSize(e->size).c_str()));
+        line("Size:", format("%llu bytes (%s)", static_cast<unsigned long long>(e->size), formatSize(e->size).c_str()));
     if (e->allocated && !e->isDir())
-        line("On disk:", humanSize(*e->allocated));
+        line("On disk:", formatSize(*e->allocated));
     if (e->mtimeNs)
         line("Modified:", isoTime(*e->mtimeNs));
     if (e->mode)
@@ -195,8 +195,8 @@ int commandExtents(Context &context, const ArgParser &parser)
     std::string text = pad("OFFSET", 15) + " " + pad("LENGTH", 15) + " KIND\n";
     for (const auto &e : map)
         text += pad(std::to_string(e.offset), 15) + " " + pad(std::to_string(e.length), 15) + " " + std::string(toString(e.kind)) + "\n";
-    text += format("%zu extents; data %s (%.1f %%), zero %s, hole %s of %s\n", map.size(), humanSize(totals[0]).c_str(), percent,
-                   humanSize(totals[1]).c_str(), humanSize(totals[2]).c_str(), humanSize(entry.size).c_str());
+    text += format("%zu extents; data %s (%.1f %%), zero %s, hole %s of %s\n", map.size(), formatSize(totals[0]).c_str(), percent,
+                   formatSize(totals[1]).c_str(), formatSize(totals[2]).c_str(), formatSize(entry.size).c_str());
     write(context.out, text);
     return Success;
 }

@@ -33,11 +33,11 @@ public:
             return;
         std::string line;
         if (p.planning) {
-            line = format("finding files: %llu files, ", (unsigned long long)p.filesTotal) + humanSize(p.bytesTotal);
+            line = format("finding files: %llu files, ", (unsigned long long)p.filesTotal) + formatSize(p.bytesTotal);
         } else {
             const int percent = p.bytesTotal ? int(p.bytesDone * 100 / p.bytesTotal) : 100;
-            line = format("%3d%%  ", percent) + humanSize(p.bytesDone) + " of " + humanSize(p.bytesTotal) + "  "
-                   + humanSize(std::uint64_t(p.bytesPerSecond)) + "/s";
+            line = format("%3d%%  ", percent) + formatSize(p.bytesDone) + " of " + formatSize(p.bytesTotal) + "  "
+                   + formatSize(std::uint64_t(p.bytesPerSecond)) + "/s";
             if (p.etaSeconds && p.bytesDone < p.bytesTotal)
                 line += format("  ETA %llds", (long long)(*p.etaSeconds + 0.5));
             if (p.filesTotal > 1)

@@ -242,9 +242,9 @@ int commandDu(Context &context, const ArgParser &parser)
     } else {
         std::string text;
         for (const auto *d : shown)
-            text += pad(humanSize(sizeOf(*d)), 10) + "\t" + printable(pathOf(*d)) + "\n";
+            text += pad(formatSize(sizeOf(*d)), 10) + "\t" + printable(pathOf(*d)) + "\n";
         text += std::to_string(summary->files) + " files, " + std::to_string(summary->dirs) + " directories, "
-                + humanSize(summary->bytes) + " (" + humanSize(summary->allocated) + " on disk)";
+                + formatSize(summary->bytes) + " (" + formatSize(summary->allocated) + " on disk)";
         if (summary->hardLinks)
             text += ", " + std::to_string(summary->hardLinks) + " hard links counted once";
         if (summary->revisits)

@@ -13,9 +13,12 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <linux/openat2.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 namespace strata {
@@ -641,6 +644,53 @@ Status FileBackend::copy(std::string_view from, std::string_view to)
     if (auto lst = (*writer)->setLength(size); !lst)
         return lst;
     return (*writer)->commit();
+}
+
+namespace {
+
+// Whether the file system at `path` (or its nearest existing parent) takes names that
+// differ only in case for the same name: FAT, exFAT, NTFS, SMB, casefold folders.
+bool localNamesIgnoreCase(const std::string &path)
+{
+    // The nearest folder that exists (the destination may be created by the copy).
+    std::string at = path;
+    struct statfs fs {};
+    while (::statfs(at.c_str(), &fs) != 0) {
+        if (at.empty() || at == "/")
+            return false;
+        const auto slash = at.find_last_of('/');
+        at = slash == 0 || slash == std::string::npos ? "/" : at.substr(0, slash);
+    }
+    switch (static_cast<unsigned long>(fs.f_type)) {
+    case 0x4d44:     // MSDOS_SUPER_MAGIC: FAT
+    case 0x2011BAB0: // exFAT
+    case 0x7366746e: // ntfs3
+    case 0xFF534D42: // CIFS
+    case 0xFE534D42: // SMB2
+        return true;
+    default:
+        break;
+    }
+    // ext4, f2fs and tmpfs folders marked casefold (chattr +F).
+    const int fd = ::open(at.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    int flags = 0;
+    const bool folded = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_CASEFOLD_FL) != 0;
+    ::close(fd);
+    return folded;
+}
+
+} // namespace
+
+bool FileBackend::namesIgnoreCase(std::string_view path) const
+{
+    std::string local = m_rootPath;
+    if (local.empty() || local.back() != '/')
+        local += '/';
+    while (path.starts_with('/'))
+        path.remove_prefix(1);
+    return localNamesIgnoreCase(local + std::string(path));
 }
 
 std::optional<std::string> FileBackend::localPath(std::string_view path) const

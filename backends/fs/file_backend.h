@@ -39,6 +39,7 @@ public:
     Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to) override;
     void willRead(std::string_view path, std::span<const Extent> ranges) override;
     std::optional<std::string> localPath(std::string_view path) const override;
+    bool namesIgnoreCase(std::string_view path) const override;
 
     const std::string &rootPath() const { return m_rootPath; }
 

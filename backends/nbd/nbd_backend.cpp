@@ -1,11 +1,11 @@
 #include "backends/nbd/nbd_backend.h"
 
 #include "backends/nbd/nbd_connection.h"
+#include "core/io/size_text.h"
 
 #include <libnbd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -27,26 +27,13 @@ constexpr std::size_t kMaxExtents = std::size_t(1) << 22;
 // Slices asked at once: memory stays bounded whatever the export's size.
 constexpr std::size_t kMaxSlicesARound = 1024;
 
+// A count or size option ("4", "256K", "1MiB"), within [low, high].
 bool parseCount(std::string_view text, std::uint64_t low, std::uint64_t high, std::uint64_t &out)
 {
-    std::uint64_t value = 0;
-    std::uint64_t unit = 1;
-    if (!text.empty()) {
-        switch (text.back()) {
-        case 'k': case 'K': unit = 1u << 10; break;
-        case 'm': case 'M': unit = 1u << 20; break;
-        default: break;
-        }
-        if (unit != 1)
-            text.remove_suffix(1);
-    }
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || end != text.data() + text.size())
+    const auto value = text.find('.') == std::string_view::npos ? parseSize(text) : std::nullopt; // whole numbers only
+    if (!value || *value < low || *value > high)
         return false;
-    value *= unit;
-    if (value < low || value > high)
-        return false;
-    out = value;
+    out = *value;
     return true;
 }
 

@@ -3,6 +3,7 @@
 #include "backends/http/http_client.h"
 #include "backends/s3/s3_config.h"
 #include "core/storage/backend.h"
+#include "core/storage/retrier.h"
 
 #include <memory>
 #include <optional>
@@ -54,6 +55,13 @@ public:
     Result<http::Response> send(const Call &call);
     // Sends and turns any non-2xx answer into an error.
     Result<http::Response> sendOk(const Call &call);
+    // sendOk, again while it fails for a while (a 503, a cut connection), for the requests
+    // a writer sends on its own (a part, a whole small object): no layer sees those, and one
+    // bad answer among the dozens of a large upload must not cost the whole file.
+    Result<http::Response> sendRetried(const Call &call)
+    {
+        return m_retrier.run([&] { return sendOk(call); });
+    }
     const Config &config() const { return m_config; }
 
 private:
@@ -65,6 +73,7 @@ private:
     std::string m_host; // m_config.host(), made once
     Credentials m_credentials;
     std::shared_ptr<http::Client> m_client;
+    Retrier m_retrier; // the storage stack's policy (RetryPolicy's defaults)
 };
 
 inline constexpr std::size_t kMaxKeyBytes = 1024;

@@ -3,8 +3,6 @@
 #include "backends/s3/s3_backend.h"
 #include "backends/s3/s3_xml.h"
 
-#include <chrono>
-#include <thread> // sleep_for
 
 namespace strata::s3 {
 
@@ -21,20 +19,6 @@ std::size_t partSizeFor(const std::optional<std::uint64_t> &size)
         return kMinPart;
     const std::uint64_t per = (*size + kMaxParts - 1) / kMaxParts;
     return std::size_t((per + (1u << 20) - 1) & ~std::uint64_t((1u << 20) - 1));
-}
-
-// Sends a request whose body is in memory, again after a pause when it fails for a while
-// (a 503, a cut connection): a part, or a whole small object, is simply sent again, so one
-// bad answer among the dozens of a large upload does not cost the whole file.
-Result<http::Response> sendRetried(S3Backend &backend, const Call &call)
-{
-    std::chrono::milliseconds pause{200};
-    for (int attempt = 1;; ++attempt, pause *= 2) {
-        auto response = backend.sendOk(call);
-        if (response || !response.error().temporary() || attempt == 4)
-            return response;
-        std::this_thread::sleep_for(pause);
-    }
 }
 
 } // namespace
@@ -65,7 +49,7 @@ Status S3Writer::startUpload()
     call.method = "POST";
     call.key = m_key;
     call.query = {{"uploads", ""}};
-    auto response = sendRetried(*m_backend, call);
+    auto response = m_backend->sendRetried(call);
     if (!response)
         return std::move(response).error();
     auto id = parseUploadId(response->body);
@@ -97,7 +81,7 @@ Status S3Writer::sendPart(std::vector<std::byte> data)
         call.key = m_key;
         call.query = {{"partNumber", std::to_string(number)}, {"uploadId", m_uploadId}};
         call.body = data;
-        auto response = sendRetried(*m_backend, call);
+        auto response = m_backend->sendRetried(call);
         std::lock_guard lock(m_mutex);
         if (!response)
             m_error = std::move(response).error();
@@ -153,7 +137,7 @@ Status S3Writer::commit()
         call.method = "PUT";
         call.key = m_key;
         call.body = m_buffer;
-        auto response = sendRetried(*m_backend, call);
+        auto response = m_backend->sendRetried(call);
         m_finished = true;
         m_buffer = {};
         if (!response)

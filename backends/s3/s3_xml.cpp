@@ -1,5 +1,7 @@
 #include "backends/s3/s3_xml.h"
 
+#include "backends/http/http_status.h"
+
 #include <QXmlStreamReader>
 
 #include <charconv>
@@ -190,29 +192,24 @@ Error s3Error(const http::Response &response, std::string_view bucket)
     if (code.empty() && status == 403) // HEAD answers carry no code: wrong keys or no right
         return make(ErrorKind::PermissionDenied, "the server refused the request (HTTP 403); check the credentials "
                                                  "(access key and secret) and the bucket's permissions", false);
-    if (code == "SlowDown" || code == "TooManyRequests" || status == 429 || status == 503)
-        return make(ErrorKind::RateLimited, detail, true);
-    if (code == "RequestTimeout" || code == "RequestTimeTooSkewed" || status == 408)
-        return make(ErrorKind::Timeout, detail, code != "RequestTimeTooSkewed");
+    if (code == "SlowDown" || code == "TooManyRequests")
+        return make(ErrorKind::RateLimited, "the server asks to slow down (" + detail + ")", true);
+    if (code == "RequestTimeout")
+        return make(ErrorKind::Timeout, detail, true);
+    if (code == "RequestTimeTooSkewed")
+        return make(ErrorKind::Timeout, detail + "; check this computer's clock", false);
     if (code == "PermanentRedirect" || code == "AuthorizationHeaderMalformed" || status == 301 || status == 307)
         return make(ErrorKind::InvalidInput, "the bucket is in another region or behind another endpoint (" + detail
                                                  + "); set ?region= or ?endpoint=", false);
     if (code == "EntityTooLarge" || code == "EntityTooSmall" || code == "InvalidPart" || code == "InvalidPartOrder"
         || code == "KeyTooLongError" || code == "InvalidArgument" || code == "InvalidRequest" || code == "MalformedXML")
         return make(ErrorKind::InvalidInput, detail, false);
-    if (code == "BucketAlreadyOwnedByYou" || code == "BucketAlreadyExists")
+    if (code == "BucketAlreadyOwnedByYou" || code == "BucketAlreadyExists" || code == "PreconditionFailed")
         return make(ErrorKind::AlreadyExists, detail, false);
-    if (code == "PreconditionFailed" || status == 412)
-        return make(ErrorKind::AlreadyExists, detail, false);
-    if (code == "NotImplemented" || status == 501)
+    if (code == "NotImplemented")
         return make(ErrorKind::Unsupported, "the server does not implement this (" + detail + ")", false);
-    if (html)
-        return make(ErrorKind::Network, "the server answered with an HTML page (HTTP " + std::to_string(status)
-                                            + "), not S3 XML; is the endpoint right, or is a proxy in the way?",
-                    status >= 500);
-    if (status >= 500)
-        return make(ErrorKind::Network, "the server failed (" + detail + ")", true);
-    return make(ErrorKind::Unexpected, "unexpected answer from the server (" + detail + ")", false);
+    // Any other code, or none: what the HTTP status says.
+    return http::statusError(response, {"the request", "S3 XML", code.empty() ? std::string_view() : std::string_view(detail)});
 }
 
 } // namespace strata::s3

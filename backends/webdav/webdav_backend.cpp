@@ -306,19 +306,16 @@ void WebDavBackend::discardPending(std::string_view path, const std::string &tok
 void WebDavBackend::discard(std::string_view path)
 {
     // Best effort, but an upload left behind is litter on the user's server: a failed
-    // attempt (a 5xx, a cut connection) is tried again a few times; 404 means it is gone.
-    std::chrono::milliseconds pause{100};
-    for (int attempt = 1;; ++attempt) {
+    // attempt (a 5xx, a cut connection) is tried again under the storage stack's retry
+    // policy; 404 means it is gone.
+    (void)m_retrier.run([&]() -> Status {
         auto response = send("DELETE", path);
-        if (response && (response->status < 500 || response->status == 501))
-            return;
-        if (!response && !response.error().temporary())
-            return;
-        if (attempt == 4)
-            return;
-        std::this_thread::sleep_for(pause);
-        pause *= 2;
-    }
+        if (!response)
+            return std::move(response).error();
+        if (response->status >= 500 && response->status != 501)
+            return Error(ErrorKind::Network, "HTTP " + std::to_string(response->status)).setTemporary(true);
+        return {};
+    });
 }
 
 Result<long> WebDavBackend::authSchemeFor(std::string_view dir)

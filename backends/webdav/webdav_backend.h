@@ -5,6 +5,7 @@
 #include "backends/webdav/webdav_listing_cache.h"
 #include "backends/webdav/webdav_multistatus.h"
 #include "core/storage/backend.h"
+#include "core/storage/retrier.h"
 
 #include <functional>
 #include <map>
@@ -68,6 +69,7 @@ private:
 
     Config m_config;
     std::shared_ptr<http::Client> m_client;
+    Retrier m_retrier; // for clean-up requests no layer sees (the storage stack's policy)
     ListingCache m_listings;
     std::mutex m_schemesMutex;
     std::map<std::string, long, std::less<>> m_schemes; // authSchemeFor's answers, by directory

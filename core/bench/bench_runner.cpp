@@ -72,15 +72,6 @@ std::optional<BenchOp> parseBenchOp(std::string_view name)
     return std::nullopt;
 }
 
-std::string sizeLabel(std::uint64_t bytes)
-{
-    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (u < 4 && bytes >= (1024ull << (10 * u)) && bytes % (1024ull << (10 * u)) == 0)
-        ++u;
-    return std::to_string(bytes >> (10 * u)) + units[u];
-}
-
 namespace {
 
 constexpr std::uint64_t kMaxIterations = 1'000'000'000;

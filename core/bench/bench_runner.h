@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/io/size_text.h" // sizeLabel: "4KiB" in benchmark names
 #include "core/storage/operator.h"
 #include "core/storage/result.h"
 
@@ -17,8 +18,6 @@ enum class BenchOp { Write, Read, Stat, List, Delete };
 std::string_view toString(BenchOp op);     // "write"
 std::string_view benchName(BenchOp op);    // "Write"
 std::optional<BenchOp> parseBenchOp(std::string_view name);
-// "4KiB", "256KiB", "4MiB", "1.5MiB", "100B"
-std::string sizeLabel(std::uint64_t bytes);
 
 struct BenchOptions {
     std::vector<BenchOp> ops{BenchOp::Write, BenchOp::Read};

@@ -176,6 +176,10 @@ public:
     // Discards server-side state a writer of `path` announced with WriteOptions::onPending
     // and did not finish (a killed process's multipart upload). Best effort. Default: none.
     virtual void discardPending(std::string_view path, const std::string &token) { (void)path; (void)token; }
+    // Whether names below `path` that differ only in letter case name one object (a FAT,
+    // exFAT, NTFS or SMB volume, a casefold folder); they then compare as foldCase()
+    // (core/io/text_case.h) does. A fact of the storage, asked of it rather than guessed.
+    virtual bool namesIgnoreCase(std::string_view path) const { (void)path; return false; }
     // The local file system path of `path` when this storage is the local file system
     // (fast paths such as the tree walker use it); nullopt elsewhere.
     virtual std::optional<std::string> localPath(std::string_view path) const { (void)path; return std::nullopt; }

@@ -35,6 +35,10 @@ struct Call {
 struct Outcome {
     Status status;           // failed: the error the caller gets
     std::uint64_t bytes = 0; // succeeded: bytes read (reads), else 0
+
+    bool ok() const { return status.ok(); }
+    Error &error() { return status.error(); }
+    const Error &error() const { return status.error(); }
 };
 
 // Runs the operation on the inner backend (again, for a retry); a reference to a callable
@@ -62,6 +66,7 @@ public:
     std::size_t preferredIoSize() const override { return m_inner->preferredIoSize(); }
     std::uint64_t preferredBytesInFlight() const override { return m_inner->preferredBytesInFlight(); }
     std::optional<std::string> localPath(std::string_view path) const override { return m_inner->localPath(path); }
+    bool namesIgnoreCase(std::string_view path) const override { return m_inner->namesIgnoreCase(path); }
 
     // Operations: each through around(), none to override.
     Result<Entry> stat(std::string_view path) final;

@@ -44,6 +44,7 @@ public:
     void discardPending(std::string_view path, const std::string &token) { m_stack->discardPending(path, token); }
     Uri uriFor(std::string_view path) const { return m_stack->uriFor(path); }
     std::optional<std::string> localPath(std::string_view path) const { return m_stack->localPath(path); }
+    bool namesIgnoreCase(std::string_view path) const { return m_stack->namesIgnoreCase(path); }
     // The URI of `path` as people may see it (secrets removed).
     std::string display(std::string_view path) const { return uriFor(path).redacted(); }
 

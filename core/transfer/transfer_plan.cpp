@@ -1,6 +1,7 @@
 #include "core/transfer/transfer_plan.h"
 
 #include "core/storage/path.h"
+#include "core/io/text_case.h"
 #include "core/storage/printable.h"
 #include "core/transfer/file_copier.h"
 
@@ -11,14 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include <cwctype>
-#include <locale.h>
 
-#include <fcntl.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
-#include <sys/vfs.h>
-#include <unistd.h>
 
 namespace strata {
 
@@ -265,57 +259,6 @@ private:
     const PlanProgress &m_found;
 };
 
-// One code point as UTF-8.
-void appendUtf8(std::string &out, char32_t cp)
-{
-    if (cp < 0x80) {
-        out.push_back(char(cp));
-    } else if (cp < 0x800) {
-        out.push_back(char(0xC0 | (cp >> 6)));
-        out.push_back(char(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-        out.push_back(char(0xE0 | (cp >> 12)));
-        out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(char(0x80 | (cp & 0x3F)));
-    } else {
-        out.push_back(char(0xF0 | (cp >> 18)));
-        out.push_back(char(0x80 | ((cp >> 12) & 0x3F)));
-        out.push_back(char(0x80 | ((cp >> 6) & 0x3F)));
-        out.push_back(char(0x80 | (cp & 0x3F)));
-    }
-}
-
-// `text` with every letter in its lower case (Unicode's simple case mapping, through the C.UTF-8
-// locale's tables); bytes that are not UTF-8 are kept as they are.
-std::string foldCase(std::string_view text)
-{
-    static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", nullptr);
-    std::string out;
-    out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size();) {
-        const auto c = static_cast<unsigned char>(text[i]);
-        const int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-        char32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
-        bool valid = len > 0 && i + std::size_t(len) <= text.size();
-        for (int k = 1; valid && k < len; ++k) {
-            const auto b = static_cast<unsigned char>(text[i + std::size_t(k)]);
-            valid = (b & 0xC0) == 0x80;
-            cp = (cp << 6) | (b & 0x3F);
-        }
-        if (!valid) {
-            out.push_back(text[i++]);
-            continue;
-        }
-        if (len == 1)
-            cp = (cp >= 'A' && cp <= 'Z') ? cp + 32 : cp;
-        else if (utf8)
-            cp = char32_t(towlower_l(wint_t(cp), utf8));
-        appendUtf8(out, cp);
-        i += std::size_t(len);
-    }
-    return out;
-}
-
 // On a destination that ignores case, names that differ only in case are one name: folders
 // so named merge under the first spelling (as they would there), and of the files that
 // would land on one name, the first (in listing order) is copied and the others are refused
@@ -366,37 +309,6 @@ void refuseCaseCollisions(TransferPlan &plan, const Location &dst)
 }
 
 } // namespace
-
-bool localNamesIgnoreCase(const std::string &path)
-{
-    // The nearest folder that exists (the destination may be created by the copy).
-    std::string at = path;
-    struct statfs fs {};
-    while (::statfs(at.c_str(), &fs) != 0) {
-        if (at.empty() || at == "/")
-            return false;
-        const auto slash = at.find_last_of('/');
-        at = slash == 0 || slash == std::string::npos ? "/" : at.substr(0, slash);
-    }
-    switch (static_cast<unsigned long>(fs.f_type)) {
-    case 0x4d44:     // MSDOS_SUPER_MAGIC: FAT
-    case 0x2011BAB0: // exFAT
-    case 0x7366746e: // ntfs3
-    case 0xFF534D42: // CIFS
-    case 0xFE534D42: // SMB2
-        return true;
-    default:
-        break;
-    }
-    // ext4, f2fs and tmpfs folders marked casefold (chattr +F).
-    const int fd = ::open(at.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    int flags = 0;
-    const bool folded = ::ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && (flags & FS_CASEFOLD_FL) != 0;
-    ::close(fd);
-    return folded;
-}
 
 Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, const std::stop_token &stop,
                                   const PlanProgress &found)
@@ -514,7 +426,7 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
     const bool ignoresCase = plan.files.size() + plan.dirs.size() > 1
         && (spec.options.destinationIgnoresCase
                 ? *spec.options.destinationIgnoresCase
-                : dst->op->localPath(dst->path) && localNamesIgnoreCase(*dst->op->localPath(dst->path)));
+                : dst->op->namesIgnoreCase(dst->path));
     if (ignoresCase)
         refuseCaseCollisions(plan, *dst);
     // Moves remove emptied source directories deepest first.

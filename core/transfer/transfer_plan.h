@@ -44,9 +44,6 @@ using PlanProgress = std::function<void(std::uint64_t files, std::uint64_t bytes
 // cp's naming rules: into DST when it is a directory (or several sources are given),
 // else as DST. Names a listing returns that could climb out of the destination ("..",
 // "/", NUL) are refused, never followed.
-// Whether the local file system at `path` (or its nearest existing parent) takes names
-// that differ only in case for the same name: FAT, exFAT, NTFS, SMB, casefold folders.
-bool localNamesIgnoreCase(const std::string &path);
 
 Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, const std::stop_token &stop,
                                   const PlanProgress &found = {});

@@ -60,6 +60,7 @@ public:
     void willRead(std::string_view path, std::span<const Extent> ranges) override { m_inner->willRead(path, ranges); }
     void discardPending(std::string_view path, const std::string &token) override { m_inner->discardPending(path, token); }
     std::optional<std::string> localPath(std::string_view path) const override { return m_inner->localPath(path); }
+    bool namesIgnoreCase(std::string_view path) const override { return m_inner->namesIgnoreCase(path); }
 
 protected:
     std::shared_ptr<Backend> m_inner;

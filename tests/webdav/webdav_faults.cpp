@@ -439,9 +439,9 @@ void WebDavFaults::statusesMapToKinds()
     REQUIRE_ERROR(op.stat("/404/x"), ErrorKind::NotFound, "HTTP 404");
     REQUIRE_ERROR(op.createDir("/405/x"), ErrorKind::AlreadyExists, "something already has that name (HTTP 405)");
     REQUIRE_ERROR(op.createDir("/409/x"), ErrorKind::NotFound, "the parent directory does not exist (HTTP 409 Conflict)");
-    REQUIRE_ERROR(op.rename("/412/x", "/412/y"), ErrorKind::AlreadyExists, "the destination already exists (HTTP 412 Precondition Failed)");
-    REQUIRE_ERROR(op.stat("/423/x"), ErrorKind::Busy, "it is locked by another client (HTTP 423 Locked)");
-    REQUIRE_ERROR(op.writeAll("/507/x", asBytes("x")), ErrorKind::NoSpace, "the server has no room left (HTTP 507 Insufficient Storage)");
+    REQUIRE_ERROR(op.rename("/412/x", "/412/y"), ErrorKind::AlreadyExists, "the destination already exists (HTTP 412)");
+    REQUIRE_ERROR(op.stat("/423/x"), ErrorKind::Busy, "it is locked by another client (HTTP 423)");
+    REQUIRE_ERROR(op.writeAll("/507/x", asBytes("x")), ErrorKind::NoSpace, "the server has no room left (HTTP 507)");
     const auto before = stub.requests().size();
     auto failed = op.stat("/500/x");
     REQUIRE_ERROR(failed, ErrorKind::Network, "the server failed (HTTP 500)");

@@ -20,6 +20,7 @@ struct PooledBuffer::Shared {
     std::condition_variable returned;
     std::vector<std::byte *> free;
     std::size_t allocated = 0;
+    std::size_t waiting = 0; // threads blocked in acquire()
 
     ~Shared()
     {
@@ -107,7 +108,9 @@ BufferPool::~BufferPool() = default;
 PooledBuffer BufferPool::acquire()
 {
     std::unique_lock lock(m_shared->mutex);
+    ++m_shared->waiting;
     m_shared->returned.wait(lock, [&] { return !m_shared->free.empty() || m_shared->allocated < m_shared->maxBuffers; });
+    --m_shared->waiting;
     return PooledBuffer(m_shared, m_shared->take(), m_shared->bufferSize);
 }
 
@@ -133,6 +136,12 @@ std::size_t BufferPool::allocated() const
 {
     std::lock_guard lock(m_shared->mutex);
     return m_shared->allocated;
+}
+
+std::size_t BufferPool::waiting() const
+{
+    std::lock_guard lock(m_shared->mutex);
+    return m_shared->waiting;
 }
 
 std::size_t BufferPool::available() const

@@ -60,6 +60,7 @@ public:
     std::size_t capacity() const;
     std::size_t allocated() const; // buffers created so far
     std::size_t available() const; // free buffers plus those not yet created
+    std::size_t waiting() const;   // threads blocked in acquire() (for tests)
 
 private:
     std::shared_ptr<PooledBuffer::Shared> m_shared;

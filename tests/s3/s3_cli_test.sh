@@ -107,7 +107,12 @@ case_killed_upload() {
   timeout 40 "$STRATA" cp --bwlimit 16M "$work/big.bin" "s3://strata-test/$key?endpoint=$endpoint" \
     >"$work/cp.out" 2>"$work/cp.err" &
   local cp_pid=$! t0=$EPOCHREALTIME
-  sleep 2
+  # Killed once a part has arrived (the upload is open on the server), not after a guess.
+  for ((i = 0; i < 400; i++)); do
+    [ -n "$(find "$data/strata-test/._S3rver_uploads" -type f -regex '.*/[0-9]+' 2>/dev/null | head -1)" ] && break
+    sleep 0.05
+  done
+  kill -0 "$cp_pid" 2>/dev/null && pass || fail "the copy ended before the server could be killed"
   kill -KILL "$pid"
   wait "$cp_pid"
   local rc=$?

@@ -287,7 +287,13 @@ EOF
       "${target[@]}" --overwrite >"$work/log/crash-$kind-$sig.out" 2>"$work/log/crash-$kind-$sig.err" &
       pid=$!
       pids+=("$pid")
-      sleep 0.6
+      # Crashed once the copy is under way (its journal and progress written): a crash
+      # before anything was printed or written would leave nothing to search.
+      rm -f "$work/log/crash-$kind-$sig.err"
+      for ((i = 0; i < 200; i++)); do
+        compgen -G "$STRATA_STATE_DIR/transfers/*.transfer.log" >/dev/null && grep -q ' of ' "$work/log/crash-$kind-$sig.err" 2>/dev/null && break
+        sleep 0.05
+      done
       kill -"$sig" "$pid"; wait "$pid" 2>/dev/null
       cp -a "$STRATA_STATE_DIR" "$work/log/journal-after-$sig-$kind" 2>/dev/null
     done

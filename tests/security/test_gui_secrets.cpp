@@ -8,7 +8,9 @@
 #include "tests/behavior/behavior_root.h"
 #include "tests/gui/dialog_fields.h"
 #include "tests/gui/gui_fixture.h"
+#include "ui/browser_pane.h"
 #include "ui/connection_dialog.h"
+#include "ui/directory_model.h"
 #include "ui/main_window.h"
 
 #include <QAbstractButton>
@@ -29,6 +31,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace strata {
@@ -209,7 +212,14 @@ void TestGuiSecrets::secretsStayInTheSecretStore()
         struct stat st {};
         QCOMPARE(::stat(QFile::encodeName(store).constData(), &st), 0);
         QCOMPARE(st.st_mode & 07777, mode_t(0600));
-        waitFor([] { return false; }, 1500); // the panes load what was saved
+        // The panes have loaded what was saved: the last connection shown, nothing loading.
+        QVERIFY(waitFor([&] {
+            const auto panes = window.findChildren<BrowserPane *>();
+            const bool s3Shown = std::any_of(panes.begin(), panes.end(), [](BrowserPane *p) {
+                return p->displayUri().startsWith(QStringLiteral("s3://"));
+            });
+            return s3Shown && std::none_of(panes.begin(), panes.end(), [](BrowserPane *p) { return p->model()->loading(); });
+        }, 15000));
         m_visible += visibleTexts(&window);
     }
 

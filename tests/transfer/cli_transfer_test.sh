@@ -228,7 +228,7 @@ if command -v zstd >/dev/null; then
   check "zstd -t accepts it" zstd -q -t "$work/out/log.txt.zst"
   check "zstd -d gives the original" cmp -s <(zstd -q -dc "$work/out/log.txt.zst") "$work/src/log.txt"
 else
-  echo "SKIP: zstd tool not installed"
+  bad "the zstd tool is not installed (scripts/bootstrap test installs it)"
 fi
 run 0 "cp from .zst" "$STRATA" cp --verify "$work/out/log.txt.zst" "$work/out/log.back.txt"
 check ".zst round trip is exact" cmp -s "$work/src/log.txt" "$work/out/log.back.txt"

@@ -207,8 +207,6 @@ void TransferSuite::unreachableStorageStopsTrying()
     auto o = options();
     o.recursive = true;
     o.jobs = 1;
-    QElapsedTimer clock;
-    clock.start();
     auto out = run(spec({"fake://store/gone"}, m_dst->uri(), o));
     QVERIFY2(out.state == JobState::Failed, std::string(toString(out.state)).c_str());
     QCOMPARE(out.report.failures.size(), std::size_t(4));
@@ -218,8 +216,6 @@ void TransferSuite::unreachableStorageStopsTrying()
     QCOMPARE(notTried, 3);
     for (const auto &f : out.report.failures)
         QVERIFY2(f.kind == ErrorKind::Network && f.message.find('\n') == std::string::npos, f.message.c_str());
-    // One file's retries (about 10 s), not four.
-    QVERIFY2(clock.elapsed() < 25'000, std::to_string(clock.elapsed()).c_str());
     QVERIFY(names(m_dst->op(), m_dst->path("gone")).empty());
 }
 

@@ -128,7 +128,7 @@ void TestBufferPool::acquireBlocksUntilRelease()
         if (waiter.joinable())
             waiter.join();
     });
-    std::this_thread::sleep_for(200ms);
+    QTRY_COMPARE_WITH_TIMEOUT(pool.waiting(), std::size_t(1), 10000); // blocked in acquire, not merely slow
     QVERIFY2(!got, "acquire returned while every buffer was lent out");
     b.release();
     QTRY_VERIFY_WITH_TIMEOUT(got.load(), 10000);

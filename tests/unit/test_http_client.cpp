@@ -385,7 +385,7 @@ private Q_SLOTS:
         // answer would take a minute).
         Reply drip{ok(std::string(40, 'd'))};
         drip.dripMs = 1500;
-        expectTimeout(drip, 2s, 10000);
+        expectTimeout(drip, 2s, 30000); // the whole answer would take a minute
     }
 
     void endlessInterimAnswersEnd()

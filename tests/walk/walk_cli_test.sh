@@ -135,7 +135,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
   contains "the rest is walked" "$out" "$u/top"
   chmod 755 "$u/closed"
 else
-  echo "SKIP: the unreadable-directory case needs root and setpriv"
+  skip "the unreadable-directory case needs root and setpriv"
 fi
 
 # --- bad input
@@ -167,5 +167,4 @@ if [ "$WITH_S3" = s3 ]; then
   "$STRATA" rm -r "s3://$STRATA_S3_BUCKET/$prefix/?endpoint=$STRATA_S3_ENDPOINT" >/dev/null 2>&1
 fi
 
-echo "$checks checks passed, $failures failed"
-[ "$failures" -eq 0 ]
+finish

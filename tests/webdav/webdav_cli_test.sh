@@ -128,7 +128,12 @@ case_killed_upload() {
   timeout 40 "$STRATA" cp --bwlimit 16M "$work/big.bin" "webdav://${endpoint#http://}/open/big.bin" \
     >"$work/cp.out" 2>"$work/cp.err" &
   local cp_pid=$!
-  sleep 2
+  # Killed once the server is receiving the PUT (its unnamed file open in the target's
+  # directory), not after a guess.
+  for ((i = 0; i < 400; i++)); do
+    ls -l "/proc/$pid/fd" 2>/dev/null | grep -q "$root/open/" && break
+    sleep 0.05
+  done
   # What the server holds mid-upload: lighttpd writes a PUT into an unnamed file (O_TMPFILE)
   # in the target's directory, linked under our temporary name only when the PUT completes.
   local during

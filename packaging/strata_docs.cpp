@@ -27,7 +27,7 @@ const std::vector<Option> &commonOptions()
 {
     static const std::vector<Option> list{
         Option({"h", "help"}, "Show the command's options."),
-        Option({"v", "verbose"}, "Log each storage request to stderr (secrets are never shown).")};
+        Option({"v", "verbose"}, "Log each storage operation to stderr (secrets are never shown).")};
     return list;
 }
 

@@ -19,7 +19,7 @@ namespace {
 Option verboseOption()
 {
     return {{"v", "verbose"},
-            "Log each storage request to stderr (secrets are never shown)."};
+            "Log each storage operation to stderr (secrets are never shown)."};
 }
 
 Option jsonOption()
@@ -226,9 +226,14 @@ bool wantsCommandLine(const std::vector<std::string> &arguments)
         const std::string &a = arguments[i];
         if (a == "-v" || a == "--verbose")
             continue;
-        // `strata open FILE…`, the desktop entry's command: the window, never a command.
-        if (a == "open")
+        // `strata open FILE…`, the desktop entry's command: the window, never a command;
+        // but `strata open --help` is answered here, without a window.
+        if (a == "open") {
+            for (std::size_t j = i + 1; j < arguments.size(); ++j)
+                if (arguments[j] == "-h" || arguments[j] == "--help")
+                    return true;
             return false;
+        }
         return true; // a command, --help, --version or a mistake the CLI should report
     }
     return false;
@@ -262,6 +267,15 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
     const std::string name = args[1];
     if (name == "help") {
         write(out, globalHelp());
+        return Success;
+    }
+    if (name == "open") { // only its --help reaches here (wantsCommandLine)
+        write(out, "Usage: strata open [options] [FOLDER|IMAGE|URI|RESULTS.bench…]\n"
+                   "Open the desktop app on folders, storage URIs, disk images or Go benchmark files.\n\n"
+                   "Options:\n"
+                   "  -h, --help    Show this help.\n"
+                   "  --benchmarks  Show the Benchmarks page.\n"
+                   "  --usage       Show the disk usage of the home folder.\n");
         return Success;
     }
     const auto &all = commands();

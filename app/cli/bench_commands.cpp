@@ -255,6 +255,7 @@ int commandBench(Context &context, const ArgParser &parser)
         locations.push_back(std::move(*loc));
     }
     std::vector<std::pair<Operator *, std::string>> targets;
+    targets.reserve(locations.size());
     for (auto &l : locations)
         targets.emplace_back(l.op.get(), l.path);
 

@@ -8,6 +8,7 @@
 #include "core/transfer/transfer_queue.h"
 
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <csignal>
 #include <mutex>
@@ -39,7 +40,7 @@ public:
             line = format("%3d%%  ", percent) + formatSize(p.bytesDone) + " of " + formatSize(p.bytesTotal) + "  "
                    + formatSize(std::uint64_t(p.bytesPerSecond)) + "/s";
             if (p.etaSeconds && p.bytesDone < p.bytesTotal)
-                line += format("  ETA %llds", (long long)(*p.etaSeconds + 0.5));
+                line += format("  ETA %llds", (long long)std::llround(*p.etaSeconds));
             if (p.filesTotal > 1)
                 line += format("  %llu/%llu files", (unsigned long long)p.filesDone, (unsigned long long)p.filesTotal);
             if (p.filesFailed)
@@ -125,7 +126,7 @@ int printReport(Context &context, const TransferReport &report, bool json, bool 
             write(context.err, format("strata: %llu of %llu files failed; %llu copied. Run the same command again to "
                                       "retry the failed ones.\n",
                                       (unsigned long long)report.filesFailed,
-                                      (unsigned long long)(report.filesFailed + report.filesCopied + report.filesSkipped),
+                                      (unsigned long long)report.filesFailed + report.filesCopied + report.filesSkipped,
                                       (unsigned long long)report.filesCopied));
     }
     if (interrupted) {
@@ -140,7 +141,7 @@ int printReport(Context &context, const TransferReport &report, bool json, bool 
 
 int runTransfer(Context &context, const ArgParser &parser, TransferMode mode)
 {
-    const auto args = parser.positionalArguments();
+    const auto &args = parser.positionalArguments();
     TransferSpec spec;
     auto &options = spec.options;
     options.mode = mode;
@@ -248,7 +249,7 @@ int commandCp(Context &context, const ArgParser &parser)
 
 int commandMv(Context &context, const ArgParser &parser)
 {
-    const auto args = parser.positionalArguments();
+    const auto &args = parser.positionalArguments();
     // One object on one backend: a rename, instant and atomic.
     if (args.size() == 2) {
         auto src = context.open(args[0]);

@@ -50,7 +50,7 @@ public:
     WalkTicker(std::FILE *err, bool enabled) : m_err(err)
     {
         if (enabled)
-            m_thread = std::jthread([this](std::stop_token stop) { run(stop); });
+            m_thread = std::jthread([this](const std::stop_token &stop) { run(stop); });
     }
     ~WalkTicker() { finish(); }
     void add(std::size_t n) { m_count.fetch_add(n, std::memory_order_relaxed); }
@@ -66,7 +66,7 @@ public:
     }
 
 private:
-    void run(std::stop_token stop)
+    void run(const std::stop_token &stop)
     {
         std::mutex mutex;
         std::unique_lock lock(mutex);

@@ -183,7 +183,7 @@ std::size_t readContents(const MemoryBackend::Contents &c, std::uint64_t offset,
 class MemoryWriter final : public Writer {
 public:
     MemoryWriter(std::shared_ptr<MemoryBackend> store, std::string path, WriteOptions options)
-        : m_store(std::move(store)), m_path(std::move(path)), m_options(options),
+        : m_store(std::move(store)), m_path(std::move(path)), m_options(std::move(options)),
           m_contents(std::make_shared<MemoryBackend::Contents>(m_store->m_pool))
     {
     }

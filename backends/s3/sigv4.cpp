@@ -343,7 +343,7 @@ std::string canonicalUri(std::string_view path)
     return out;
 }
 
-std::string canonicalQueryString(std::vector<Header> query)
+std::string canonicalQueryString(const std::vector<Header> &query)
 {
     const auto refs = refsOf(query);
     Signer signer;

@@ -105,7 +105,7 @@ std::string canonicalUri(std::string_view path);
 void appendCanonicalUri(std::string &out, std::string_view path);
 // Names and values uriEncode'd (slash included), sorted by name then value, joined by
 // '&'; a bare name becomes "name=". Also the query string to put in the URL.
-std::string canonicalQueryString(std::vector<Header> query);
+std::string canonicalQueryString(const std::vector<Header> &query);
 // Signs exactly allSignedHeaders (host and x-amz-* included, names any case, repeated
 // names joined by ','); request.host and request.headers are not read here.
 std::string canonicalRequest(const SignedRequest &request, const std::vector<Header> &allSignedHeaders);

@@ -394,7 +394,7 @@ Status WebDavBackend::remove(std::string_view path, std::string_view)
         return Error(ErrorKind::InvalidInput, "the server's root cannot be removed");
     // DELETE of a collection removes everything in it: only an empty one goes here.
     bool exists = false, collection = false, children = false;
-    auto st = propfind(path, 1, [&](std::string at, DavResource &&resource) {
+    auto st = propfind(path, 1, [&](const std::string &at, DavResource &&resource) {
         if (at == path) {
             exists = resource.found;
             collection = resource.collection;

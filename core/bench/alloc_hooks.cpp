@@ -7,6 +7,7 @@
 #include <cstddef>
 
 // glibc's own allocator entry points: the replacements below forward to them.
+// NOLINTBEGIN(bugprone-reserved-identifier): glibc's names, declared to call them
 extern "C" {
 void *__libc_malloc(std::size_t size);
 void *__libc_calloc(std::size_t count, std::size_t size);
@@ -14,6 +15,7 @@ void *__libc_realloc(void *ptr, std::size_t size);
 void *__libc_memalign(std::size_t alignment, std::size_t size);
 void __libc_free(void *ptr);
 }
+// NOLINTEND(bugprone-reserved-identifier)
 
 #ifndef STRATA_SANITIZED
 // glibc supports replacing these: its own internal allocations and every shared library's

@@ -31,7 +31,8 @@ double goChoose(int n, int k)
         std::int64_t denom = 1;
         for (std::int64_t i = 2; i <= k; ++i)
             denom *= i;
-        return double(numer / denom);
+        const std::int64_t exact = numer / denom; // numer is a multiple of denom
+        return double(exact);
     }
     const double a = std::lgamma(double(n + 1));
     const double b = std::lgamma(double(k + 1));
@@ -155,7 +156,7 @@ double uDistCdfTies(int n1, int n2, const std::vector<int> &t, int twoU)
     }
     // ways[j][s]: arrangements choosing j values so far with Σ r_k·a_k = s.
     const int n = n1 + n2;
-    const std::size_t maxS = std::size_t(2 * n * n1 + 1);
+    const std::size_t maxS = 2 * std::size_t(n) * std::size_t(n1) + 1;
     std::vector<std::vector<double>> ways(std::size_t(n1 + 1), std::vector<double>(maxS, 0.0));
     ways[0][0] = 1;
     int before = 0;
@@ -167,7 +168,7 @@ double uDistCdfTies(int n1, int n2, const std::vector<int> &t, int twoU)
                 if (count == 0)
                     continue;
                 for (int r = 1; r <= tk && j + r <= n1; ++r)
-                    ways[std::size_t(j + r)][s + std::size_t(r * a)] += count * double(chooseInt(tk, r));
+                    ways[std::size_t(j) + std::size_t(r)][s + std::size_t(r) * std::size_t(a)] += count * double(chooseInt(tk, r));
             }
         }
         before += tk;
@@ -320,8 +321,8 @@ Result<MannWhitneyResult> mannWhitneyUTest(std::span<const double> x1In, std::sp
     // Merge, remembering which sample each value came from.
     std::vector<double> merged;
     std::vector<int> labels;
-    merged.reserve(std::size_t(n1 + n2));
-    labels.reserve(std::size_t(n1 + n2));
+    merged.reserve(std::size_t(n1) + std::size_t(n2));
+    labels.reserve(std::size_t(n1) + std::size_t(n2));
     std::size_t i = 0, j = 0;
     while (i < x1.size() && j < x2.size()) {
         if (x1[i] < x2[j]) {

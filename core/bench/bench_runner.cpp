@@ -150,7 +150,7 @@ public:
         auto it = m_fixtures.find(size);
         if (it != m_fixtures.end())
             return it->second;
-        const std::string p = path("read-" + sizeLabel(size));
+        std::string p = path("read-" + sizeLabel(size));
         if (auto st = m_op.writeAll(p, std::span(data).first(std::size_t(size))); !st)
             return std::move(st).error();
         m_fixtures.emplace(size, p);
@@ -162,7 +162,7 @@ public:
     {
         if (!m_list.empty())
             return m_list;
-        const std::string dir = path("list");
+        std::string dir = path("list");
         if (m_op.capabilities().has(Capability::CreateDir))
             if (auto st = m_op.createDir(dir, true); !st)
                 return std::move(st).error();
@@ -367,7 +367,7 @@ private:
 } // namespace
 
 Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<Operator *, std::string>> &targets,
-                                                    const BenchOptions &options, std::stop_token stop,
+                                                    const BenchOptions &options, const std::stop_token &stop,
                                                     const BenchObserver &observer)
 {
     if (targets.empty())

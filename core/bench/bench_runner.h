@@ -57,7 +57,7 @@ using BenchObserver = std::function<void(const BenchRun &)>;
 // under a fresh random directory below each base path and are removed afterwards, also
 // when stopped. Reads go into one reused buffer per worker. Returns the runs per target.
 Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<Operator *, std::string>> &targets,
-                                                    const BenchOptions &options, std::stop_token stop = {},
+                                                    const BenchOptions &options, const std::stop_token &stop = {},
                                                     const BenchObserver &observer = {});
 
 } // namespace strata

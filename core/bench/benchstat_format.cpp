@@ -68,7 +68,7 @@ public:
     void setShrink(int c)
     {
         if (int(m_shrink.size()) < c + 1)
-            m_shrink.resize(std::size_t(c + 1), false);
+            m_shrink.resize(std::size_t(c) + 1, false);
         m_shrink[std::size_t(c)] = true;
     }
 
@@ -137,7 +137,7 @@ public:
             out += std::string(std::size_t(std::abs(spaces)), ' ');
             out += padTo(c.margin, lmargin[std::size_t(c.col)]);
             off += spaces + lmargin[std::size_t(c.col)];
-            const long tw = offs[std::size_t(c.col + c.span)] - offs[std::size_t(c.col)] - lmargin[std::size_t(c.col)];
+            const long tw = offs[std::size_t(c.col) + std::size_t(c.span)] - offs[std::size_t(c.col)] - lmargin[std::size_t(c.col)];
             std::string s;
             switch (c.align) {
             case Align::Left:

@@ -16,17 +16,19 @@ std::string_view toString(ExtentKind kind)
 
 std::vector<Extent> coalesce(std::vector<Extent> extents)
 {
-    std::vector<Extent> out;
-    out.reserve(extents.size());
-    for (const auto &e : extents) {
+    // In place: the result is never longer than what it is made of.
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < extents.size(); ++i) {
+        const Extent e = extents[i];
         if (e.length == 0)
             continue;
-        if (!out.empty() && out.back().kind == e.kind && out.back().end() == e.offset)
-            out.back().length += e.length;
+        if (kept > 0 && extents[kept - 1].kind == e.kind && extents[kept - 1].end() == e.offset)
+            extents[kept - 1].length += e.length;
         else
-            out.push_back(e);
+            extents[kept++] = e;
     }
-    return out;
+    extents.resize(kept);
+    return extents;
 }
 
 bool isAllZero(const std::byte *data, std::size_t size)

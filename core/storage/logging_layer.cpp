@@ -79,7 +79,6 @@ Outcome LoggingLayer::around(const Call &call, Next next)
     case Operation::OpenReader:
     case Operation::Extents:
     case Operation::DiscardPending:
-        break;
     case Operation::Count_:
         break;
     }

@@ -101,16 +101,18 @@ Result<std::string> Operator::checked(std::string_view op, std::string_view path
 
 // Declares `var`, the normalised path: the argument itself when already normal (no
 // allocation on hot paths), else a normalised copy; a bad path returns its error.
+// NOLINTBEGIN(bugprone-macro-parentheses): `var` is the name of the variable it declares
 #define STRATA_CHECKED(var, op, path)                  \
     std::string var##Storage;                          \
     std::string_view var = (path);                     \
     if (!isNormalPath(var)) {                          \
-        auto normal_ = checked(op, var);               \
+        auto normal_ = checked((op), var);             \
         if (!normal_)                                  \
             return std::move(normal_).error();         \
         var##Storage = std::move(*normal_);            \
         var = var##Storage;                            \
     }
+// NOLINTEND(bugprone-macro-parentheses)
 
 Result<Entry> Operator::stat(std::string_view path)
 {

@@ -19,7 +19,7 @@ public:
     template <typename U>
         requires(std::is_constructible_v<T, U &&> && !std::is_same_v<std::decay_t<U>, T>
                  && !std::is_same_v<std::decay_t<U>, Error>)
-    Result(U &&value) : m_v(std::in_place_index<0>, std::forward<U>(value)) {}
+    Result(U &&value) : m_v(std::in_place_index<0>, std::forward<U>(value)) {} // NOLINT(bugprone-forwarding-reference-overload): the constraint excludes Result and Error
 
     bool ok() const { return m_v.index() == 0; }
     explicit operator bool() const { return ok(); }

@@ -221,6 +221,7 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
     // is announced first so the disk can fetch them all at once.
     if (inKernel && todo.size() > 1) {
         std::vector<Extent> ahead;
+        ahead.reserve(todo.size());
         for (auto i : todo)
             ahead.push_back({m_parts[i].offset, m_parts[i].length, ExtentKind::Data});
         m_src.willRead(m_task.srcPath, ahead);

@@ -152,7 +152,7 @@ void TransferJob::addFailure(FileFailure failure, TransferObserver *observer)
     m_report.failures.push_back(std::move(failure));
 }
 
-void TransferJob::run(Registry &registry, TransferObserver *observer, std::stop_token stop)
+void TransferJob::run(Registry &registry, TransferObserver *observer, const std::stop_token &stop)
 {
     const auto started = std::chrono::steady_clock::now();
     {

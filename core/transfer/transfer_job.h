@@ -33,7 +33,7 @@ public:
     TransferReport report() const;
 
     // Blocking; call on a worker thread.
-    void run(Registry &registry, TransferObserver *observer, std::stop_token stop);
+    void run(Registry &registry, TransferObserver *observer, const std::stop_token &stop);
     // Marks the next stop as a cancel: partial files and the journal are removed.
     void markCancelled() { m_cancel = true; }
     bool cancelMarked() const { return m_cancel; }

@@ -53,7 +53,7 @@ Result<std::string> TransferQueue::enqueue(TransferSpec spec)
 {
     if (spec.sources.empty() || spec.destination.empty())
         return Error(ErrorKind::InvalidInput, "a transfer needs at least one source and a destination");
-    const std::string id = newJobId();
+    std::string id = newJobId();
     std::unique_ptr<TransferJournal> journal;
     std::string warning;
     if (!m_options.journalDir.empty() && !spec.options.dryRun) {

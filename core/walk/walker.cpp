@@ -509,7 +509,7 @@ public:
                     auto it = dirs.find(dirPath);
                     if (it == dirs.end()) {
                         const std::string name = dirPath.substr(dirPath.rfind('/') == std::string::npos ? 0 : dirPath.rfind('/') + 1);
-                        const std::string relPath = dirPath;
+                        const std::string &relPath = dirPath;
                         if (excluded(name, relPath)) {
                             skip = true;
                             break;

@@ -448,16 +448,24 @@ case_server_restart() {
   echo "server restart: the copy completed in $(since "$t0") s across a server kill and restart"
 }
 
+# wait_for_extents LOG: until nbdkit's log filter shows a block-status question (10 s at most).
+wait_for_extents() {
+  local i
+  for ((i = 0; i < 200; i++)); do grep -q ' Extents ' "$1" 2>/dev/null && return 0; sleep 0.05; done
+  fail "no block-status question reached the server in 10 s"
+}
+
 # Block status before any data moves is asked and answered on the calling thread (no I/O
 # thread yet): a server killed while the question waits fails it clearly and quickly, and a
 # server back on the same socket is connected again and answers the retry.
 case_status_server_gone() {
-  serve c11 --filter=delay memory 1G delay-extents=2 || return
+  # The log filter outermost: it logs the question as it arrives, before the delay.
+  serve c11 --filter=log --filter=delay memory 1G delay-extents=2 logfile="$work/c11.nbdlog" || return
   local u=$uri t0 rc err
   t0=$EPOCHREALTIME
   timeout 60 "$STRATA" extents "$u" >"$work/c11.out" 2>"$work/c11.err" &
   cp_pid=$!
-  sleep 0.5
+  wait_for_extents "$work/c11.nbdlog"
   kill -0 "$cp_pid" 2>/dev/null && pass || fail "status, server gone: extents ended before the server was killed"
   kill -KILL "$(cat "$srv/c11.pid")"
   wait "$cp_pid"; rc=$?; cp_pid=""
@@ -467,13 +475,13 @@ case_status_server_gone() {
   contains "status, server gone" "$err" "closed the connection"
   one_error "status, server gone" "$err"
 
-  serve c11 --filter=delay memory 1G delay-extents=1 || return
+  serve c11 --filter=log --filter=delay memory 1G delay-extents=1 logfile="$work/c11b.nbdlog" || return
   u=$uri
   local o=$work/c11; mkdir -p "$o"
   t0=$EPOCHREALTIME
   "$STRATA" cp "$u" "$o/x.img" >"$work/c11b.out" 2>"$work/c11b.err" &
   local copier=$!
-  sleep 0.3
+  wait_for_extents "$work/c11b.nbdlog"
   kill -KILL "$(cat "$srv/c11.pid")"
   sleep 0.3
   serve c11 memory 1G || return

@@ -548,9 +548,11 @@ void ZstdTest::isZstdName()
 // A figure for the report, not a pass/fail line: timings never fail a test.
 void ZstdTest::throughput()
 {
-    constexpr std::size_t total = 256 * MiB;
+    // A figure, not a goal: 32 MiB in CI (the round trip is what is checked), 256 MiB when
+    // asked for the figure (STRATA_PERF_THRESHOLDS, as tests/perf sets it).
+    const std::size_t total = qEnvironmentVariableIsSet("STRATA_PERF_THRESHOLDS") ? 256 * MiB : 32 * MiB;
     // Alternating 1 MiB blocks, as in a directory of photos and logs.
-    const Bytes data = [] {
+    const Bytes data = [total] {
         const Bytes random = patternBytes(total / 2, 15);
         const Bytes text = textBytes(total / 2, 16);
         Bytes mix;
@@ -583,8 +585,9 @@ void ZstdTest::throughput()
     const double decompressSeconds = double(timer.nsecsElapsed()) / 1e9;
     QVERIFY(same && offset == data.size());
 
-    qInfo("zstd level 3, 2 threads, 256 MiB half random half text: ratio %.3f, compress %.0f MB/s, "
+    qInfo("zstd level 3, 2 threads, %zu MiB half random half text: ratio %.3f, compress %.0f MB/s, "
           "decompress %.0f MB/s",
+          total / MiB,
           double(data.size()) / double(packed.size()), double(total) / 1e6 / compressSeconds,
           double(total) / 1e6 / decompressSeconds);
 }

@@ -18,7 +18,9 @@ namespace {
 // the module (once per process; it is never unloaded) and hands everything to the real one.
 class ModuleFactory final : public BackendFactory {
 public:
-    ModuleFactory(std::string scheme, std::string example) : m_scheme(std::move(scheme)), m_example(std::move(example)) {}
+    ModuleFactory(std::string scheme, std::string example) : m_scheme(std::move(scheme)), m_example(std::move(example))
+    {
+    }
 
     std::string scheme() const override { return m_scheme; }
     std::string example() const override { return m_example; }
@@ -34,7 +36,8 @@ public:
             return std::move(st).error();
         return m_real->create(uri, target);
     }
-    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target, const ConnectionSecret &secret) override
+    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target,
+                                            const ConnectionSecret &secret) override
     {
         if (auto st = load(); !st)
             return std::move(st).error();
@@ -55,7 +58,7 @@ private:
                 m_real.reset(make(m_scheme.c_str()));
             if (!m_real)
                 m_problem = m_scheme + ":// needs strata-http.so, which could not be loaded: "
-                            + (problem.empty() ? "it does not know " + m_scheme : problem);
+                    + (problem.empty() ? "it does not know " + m_scheme : problem);
         });
         if (!m_real)
             return Error(ErrorKind::Unsupported, m_problem).setOperation("open");

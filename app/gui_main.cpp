@@ -32,7 +32,8 @@ bool isBenchmarkFile(const QString &path)
 
 QString localUri(const QString &path)
 {
-    return QString::fromStdString(strata::Uri::fromLocalPath(QFileInfo(path).absoluteFilePath().toStdString()).toString());
+    return QString::fromStdString(
+        strata::Uri::fromLocalPath(QFileInfo(path).absoluteFilePath().toStdString()).toString());
 }
 
 // `strata open [--benchmarks|--usage] [PATH|URI…]` (the desktop entry): folders and storage

@@ -22,8 +22,9 @@ int runDesktopApp(int argc, char **argv)
             return entry(argc, argv);
         problem = "strata-gui.so has no strata_gui_main";
     }
-    std::fprintf(stderr, "strata: cannot open the desktop app: %s\n"
-                         "The command line works without it: strata --help\n",
+    std::fprintf(stderr,
+                 "strata: cannot open the desktop app: %s\n"
+                 "The command line works without it: strata --help\n",
                  problem.c_str());
     return 1;
 }

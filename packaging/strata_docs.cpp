@@ -65,18 +65,21 @@ QString manPage()
     QString t;
     t += QStringLiteral(".TH STRATA 1 \"\" \"Strata %1\" \"User Commands\"\n").arg(QStringLiteral(STRATA_VERSION));
     t += QStringLiteral(".SH NAME\nstrata \\- browse, move and measure storage\n");
-    t += QStringLiteral(".SH SYNOPSIS\n.B strata\n.br\n"
-                        ".B strata open\n.RB [ \\-\\-benchmarks | \\-\\-usage ]\n.RI [ FOLDER | IMAGE | RESULTS.bench ...]\n.br\n"
-                        ".B strata\n.RB [ \\-v ]\n.I COMMAND\n.RI [ OPTIONS ] \" ARGS\" ...\n.br\n"
-                        ".B strata\n.BR \\-\\-version \" | \" \\-\\-help\n");
+    t += QStringLiteral(
+        ".SH SYNOPSIS\n.B strata\n.br\n"
+        ".B strata open\n.RB [ \\-\\-benchmarks | \\-\\-usage ]\n.RI [ FOLDER | IMAGE | RESULTS.bench ...]\n.br\n"
+        ".B strata\n.RB [ \\-v ]\n.I COMMAND\n.RI [ OPTIONS ] \" ARGS\" ...\n.br\n"
+        ".B strata\n.BR \\-\\-version \" | \" \\-\\-help\n");
     t += QStringLiteral(
         ".SH DESCRIPTION\nStrata browses local disks, in-memory stores, S3-compatible object storage, WebDAV "
         "servers and NBD disk images, copies files and whole images between any two of them, and measures "
         "them with benchmarks compared by sound statistics.\n.PP\nWithout a command, \\fBstrata\\fR opens the "
-        "desktop app; \\fBstrata open\\fR opens it on the folders, storage URIs, disk images and Go benchmark files given. "
+        "desktop app; \\fBstrata open\\fR opens it on the folders, storage URIs, disk images and Go benchmark files "
+        "given. "
         "Every command below works without a display.\n"
         ".SS \"strata open [OPTIONS] [FOLDER|IMAGE|URI|RESULTS.bench...]\"\n"
-        "A folder or a storage URI (\\fBs3://\\fR, \\fBwebdav://\\fR, \\fBnbd://\\fR, \\fBmemory://\\fR) opens in the left pane, a Go benchmark file (\\fI*.bench\\fR, or text starting with "
+        "A folder or a storage URI (\\fBs3://\\fR, \\fBwebdav://\\fR, \\fBnbd://\\fR, \\fBmemory://\\fR) opens in the "
+        "left pane, a Go benchmark file (\\fI*.bench\\fR, or text starting with "
         "\\fBgoos:\\fR or \\fBBenchmark\\fR) on the Benchmarks page, any other file (a disk image) in "
         "the left pane's view of its folder. The desktop entry runs this.\n"
         ".TP\n\\fB\\-\\-benchmarks\\fR\nShow the Benchmarks page.\n"
@@ -88,13 +91,15 @@ QString manPage()
     t += QStringLiteral(".SH COMMANDS\nEvery command also takes \\fB\\-h\\fR, \\fB\\-\\-help\\fR and "
                         "\\fB\\-v\\fR, \\fB\\-\\-verbose\\fR.\n");
     for (const CommandSpec &c : strata::cli::commands()) {
-        t += QStringLiteral(".SS \"strata %1 [OPTIONS] %2\"\n%3\n").arg(q(c.name), roff(q(c.arguments)), roff(q(c.summary)));
+        t += QStringLiteral(".SS \"strata %1 [OPTIONS] %2\"\n%3\n")
+                 .arg(q(c.name), roff(q(c.arguments)), roff(q(c.summary)));
         for (const auto &o : c.options)
             t += manOption(o);
     }
     t += QStringLiteral(
         ".SH LOCATIONS\n.TP\n\\fBfile:///\\fR\\fIpath\\fR, a plain path\nThe local file system.\n"
-        ".TP\n\\fBmemory://\\fR\\fISTORE/path\\fR\nAn in-memory store; \\fBmemory://demo/\\fR starts with sample files.\n"
+        ".TP\n\\fBmemory://\\fR\\fISTORE/path\\fR\nAn in-memory store; \\fBmemory://demo/\\fR starts with sample "
+        "files.\n"
         ".TP\n\\fBs3://\\fR\\fIbucket/key\\fR[\\fB?endpoint=\\fR\\fIURL\\fR\\fB&region=\\fR\\fIR\\fR]\n"
         "S3 and compatible object stores.\n"
         ".TP\n\\fBwebdav://\\fR\\fIhost:port/path\\fR, \\fBwebdavs://\\fR...\nA WebDAV server.\n"
@@ -104,15 +109,18 @@ QString manPage()
     t += QStringLiteral(
         ".SH ENVIRONMENT\n.TP\n\\fBAWS_ACCESS_KEY_ID\\fR, \\fBAWS_SECRET_ACCESS_KEY\\fR, \\fBAWS_SESSION_TOKEN\\fR, "
         "\\fBAWS_PROFILE\\fR\nS3 credentials (else \\fI~/.aws/credentials\\fR).\n"
-        ".TP\n\\fBSTRATA_WEBDAV_HOST\\fR, \\fBSTRATA_WEBDAV_USER\\fR, \\fBSTRATA_WEBDAV_PASSWORD\\fR\nWebDAV credentials, "
-        "sent only to the server STRATA_WEBDAV_HOST names (host or host:port); else a machine entry of \\fI~/.netrc\\fR.\n"
+        ".TP\n\\fBSTRATA_WEBDAV_HOST\\fR, \\fBSTRATA_WEBDAV_USER\\fR, \\fBSTRATA_WEBDAV_PASSWORD\\fR\nWebDAV "
+        "credentials, "
+        "sent only to the server STRATA_WEBDAV_HOST names (host or host:port); else a machine entry of "
+        "\\fI~/.netrc\\fR.\n"
         ".TP\n\\fBSTRATA_STATE_DIR\\fR\nWhere transfer journals are kept (default \\fI~/.local/state/strata\\fR).\n"
-        ".TP\n\\fBhttp_proxy\\fR, \\fBhttps_proxy\\fR, \\fBall_proxy\\fR, \\fBno_proxy\\fR\nHTTP proxies, as libcurl reads them.\n");
+        ".TP\n\\fBhttp_proxy\\fR, \\fBhttps_proxy\\fR, \\fBall_proxy\\fR, \\fBno_proxy\\fR\nHTTP proxies, as libcurl "
+        "reads them.\n");
+    t += QStringLiteral(".SH EXIT STATUS\n0 success, 1 an operation failed, 2 the command line was wrong, "
+                        "130 a transfer was interrupted and can be resumed by running the same command again.\n");
     t += QStringLiteral(
-        ".SH EXIT STATUS\n0 success, 1 an operation failed, 2 the command line was wrong, "
-        "130 a transfer was interrupted and can be resumed by running the same command again.\n");
-    t += QStringLiteral(".SH EXAMPLES\n.nf\nstrata ls \\-l memory://demo/\nstrata cp \\-r \\-\\-verify ~/photos /mnt/backup/\n"
-                        "strata du \\-\\-top 10 ~\nstrata bench memory://bench/ \\-\\-count 3\n.fi\n");
+        ".SH EXAMPLES\n.nf\nstrata ls \\-l memory://demo/\nstrata cp \\-r \\-\\-verify ~/photos /mnt/backup/\n"
+        "strata du \\-\\-top 10 ~\nstrata bench memory://bench/ \\-\\-count 3\n.fi\n");
     t += QStringLiteral(".SH SEE ALSO\n.BR nbdcopy (1),\n.BR rclone (1)\n");
     return t;
 }
@@ -144,36 +152,36 @@ QString bashCompletion()
         names << q(c.name);
         const QString values = valueNames(c.options);
         cases += QStringLiteral("    %1) opts='%2 %3'; values='%4' ;;\n")
-                     .arg(q(c.name), allNames(c.options), allNames(commonOptions()), values.isEmpty() ? QStringLiteral("-") : values);
+                     .arg(q(c.name), allNames(c.options), allNames(commonOptions()),
+                          values.isEmpty() ? QStringLiteral("-") : values);
     }
-    return QStringLiteral(
-               "# bash completion for strata (generated from its command table)\n"
-               "_strata() {\n"
-               "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd= i\n"
-               "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
-               "    [[ ${COMP_WORDS[i]} != -* ]] && { cmd=${COMP_WORDS[i]}; break; }\n"
-               "  done\n"
-               "  if [[ -z $cmd ]]; then\n"
-               "    COMPREPLY=($(compgen -W '%1 -v --verbose --version -h --help' -- \"$cur\"))\n"
-               "    return\n"
-               "  fi\n"
-               "  local opts= values=-\n"
-               "  case $cmd in\n%2"
-               "    open) opts='--benchmarks --usage' ;;\n"
-               "    *) return ;;\n"
-               "  esac\n"
-               "  # An option's value (a number, a list) has no completion.\n"
-               "  if [[ \"|$values|\" == *\"|$prev|\"* ]]; then\n"
-               "    return\n"
-               "  fi\n"
-               "  if [[ $cur == -* ]]; then\n"
-               "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
-               "  else\n"
-               "    compopt -o filenames 2>/dev/null\n"
-               "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
-               "  fi\n"
-               "}\n"
-               "complete -F _strata strata\n")
+    return QStringLiteral("# bash completion for strata (generated from its command table)\n"
+                          "_strata() {\n"
+                          "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd= i\n"
+                          "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+                          "    [[ ${COMP_WORDS[i]} != -* ]] && { cmd=${COMP_WORDS[i]}; break; }\n"
+                          "  done\n"
+                          "  if [[ -z $cmd ]]; then\n"
+                          "    COMPREPLY=($(compgen -W '%1 -v --verbose --version -h --help' -- \"$cur\"))\n"
+                          "    return\n"
+                          "  fi\n"
+                          "  local opts= values=-\n"
+                          "  case $cmd in\n%2"
+                          "    open) opts='--benchmarks --usage' ;;\n"
+                          "    *) return ;;\n"
+                          "  esac\n"
+                          "  # An option's value (a number, a list) has no completion.\n"
+                          "  if [[ \"|$values|\" == *\"|$prev|\"* ]]; then\n"
+                          "    return\n"
+                          "  fi\n"
+                          "  if [[ $cur == -* ]]; then\n"
+                          "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+                          "  else\n"
+                          "    compopt -o filenames 2>/dev/null\n"
+                          "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+                          "  fi\n"
+                          "}\n"
+                          "complete -F _strata strata\n")
         .arg(names.join(QLatin1Char(' ')), cases);
 }
 
@@ -204,7 +212,8 @@ QString zshCompletion()
                 specs += QLatin1Char('\'');
             }
         }
-        cases += QStringLiteral("    %1)\n      _arguments -s%2 \\\n        '*:location:_files' ;;\n").arg(q(c.name), specs);
+        cases +=
+            QStringLiteral("    %1)\n      _arguments -s%2 \\\n        '*:location:_files' ;;\n").arg(q(c.name), specs);
     }
     return QStringLiteral("#compdef strata\n"
                           "# zsh completion for strata (generated from its command table)\n"

@@ -132,7 +132,9 @@ void AllocationMap::paintEvent(QPaintEvent *)
     const QRect grid = rect().adjusted(6, 6, -6, -legend);
     if (m_loading || !m_error.isEmpty() || m_size == 0) {
         p.drawText(grid, Qt::AlignCenter | Qt::TextWordWrap,
-                   m_loading ? tr("Reading the allocation map…") : !m_error.isEmpty() ? m_error : tr("Empty image"));
+                   m_loading                ? tr("Reading the allocation map…")
+                       : !m_error.isEmpty() ? m_error
+                                            : tr("Empty image"));
         return;
     }
     // Square-ish cells filling the area; each cell is an equal slice of the image.
@@ -152,7 +154,8 @@ void AllocationMap::paintEvent(QPaintEvent *)
     // Legend and totals.
     int x = grid.left();
     const int y = grid.bottom() + 6;
-    for (const auto &[color, label] : {std::pair(kData, tr("data")), std::pair(kZero, tr("zeros")), std::pair(kHole, tr("holes"))}) {
+    for (const auto &[color, label] :
+         {std::pair(kData, tr("data")), std::pair(kZero, tr("zeros")), std::pair(kHole, tr("holes"))}) {
         p.fillRect(QRect(x, y + 2, 10, 10), color);
         p.setPen(palette().text().color());
         p.drawRect(QRect(x, y + 2, 10, 10));

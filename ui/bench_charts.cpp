@@ -5,8 +5,8 @@
 #include "core/bench/benchstat.h"
 
 #include <QBarCategoryAxis>
-#include <QBarSeries>
 #include <QBarLegendMarker>
+#include <QBarSeries>
 #include <QBarSet>
 #include <QBoxPlotSeries>
 #include <QBoxSet>
@@ -113,7 +113,8 @@ void toggleByLegend(QChart *chart)
                 if (!hidden)
                     set->setProperty("shownColor", set->color());
                 set->setColor(hidden ? set->property("shownColor").value<QColor>() : QColor(Qt::transparent));
-                set->setBorderColor(hidden ? set->property("shownColor").value<QColor>().darker() : QColor(Qt::transparent));
+                set->setBorderColor(hidden ? set->property("shownColor").value<QColor>().darker()
+                                           : QColor(Qt::transparent));
                 set->setProperty("hidden", !hidden);
                 marker->setLabelBrush(hidden ? QBrush(Qt::black) : QBrush(Qt::gray));
             } else {
@@ -154,7 +155,9 @@ LoadedBenchSet loadBenchFile(const QString &path)
         return out;
     }
     if (parsed->empty()) {
-        out.error = QObject::tr("%1 holds no Go benchmark results (lines like \"BenchmarkRead/4KiB-8  1000  1234 ns/op\")").arg(path);
+        out.error =
+            QObject::tr("%1 holds no Go benchmark results (lines like \"BenchmarkRead/4KiB-8  1000  1234 ns/op\")")
+                .arg(path);
         return out;
     }
     for (const auto &w : warnings)
@@ -187,7 +190,8 @@ std::vector<BenchKey> benchCategories(const std::vector<BenchSet> &sets)
     for (const auto &set : sets)
         for (const auto &r : set.results) {
             BenchKey k = benchKey(r);
-            if (std::none_of(out.begin(), out.end(), [&](const BenchKey &o) { return o.op == k.op && o.size == k.size; }))
+            if (std::none_of(out.begin(), out.end(),
+                             [&](const BenchKey &o) { return o.op == k.op && o.size == k.size; }))
                 out.push_back(std::move(k));
         }
     std::stable_sort(out.begin(), out.end(), [](const BenchKey &a, const BenchKey &b) { return a.size < b.size; });
@@ -254,9 +258,9 @@ QChart *latencyChart(const std::vector<BenchSet> &sets)
             for (double v : samplesOf(*set, op, k.size, "ns/op"))
                 largest = std::max(largest, v);
     const std::pair<double, QString> unit = largest < 1e4 ? std::pair(1.0, QStringLiteral("ns"))
-                                            : largest < 1e7 ? std::pair(1e3, QStringLiteral("µs"))
-                                            : largest < 1e10 ? std::pair(1e6, QStringLiteral("ms"))
-                                                             : std::pair(1e9, QStringLiteral("s"));
+        : largest < 1e7                                   ? std::pair(1e3, QStringLiteral("µs"))
+        : largest < 1e10                                  ? std::pair(1e6, QStringLiteral("ms"))
+                                                          : std::pair(1e9, QStringLiteral("s"));
     auto *x = sizeAxis(sizes);
     auto *y = new QValueAxis;
     y->setTitleText(QObject::tr("time per operation (%1)").arg(unit.second));
@@ -286,12 +290,13 @@ QChart *latencyChart(const std::vector<BenchSet> &sets)
                 QToolTip::hideText();
                 return;
             }
-            QToolTip::showText(QCursor::pos(), QObject::tr("%1, %2\nmedian %3 %4 (runs %5 – %6)")
-                                                   .arg(series->name(), box->label())
-                                                   .arg(box->at(QBoxSet::Median), 0, 'g', 4)
-                                                   .arg(unit.second)
-                                                   .arg(box->at(QBoxSet::LowerExtreme), 0, 'g', 4)
-                                                   .arg(box->at(QBoxSet::UpperExtreme), 0, 'g', 4));
+            QToolTip::showText(QCursor::pos(),
+                               QObject::tr("%1, %2\nmedian %3 %4 (runs %5 – %6)")
+                                   .arg(series->name(), box->label())
+                                   .arg(box->at(QBoxSet::Median), 0, 'g', 4)
+                                   .arg(unit.second)
+                                   .arg(box->at(QBoxSet::LowerExtreme), 0, 'g', 4)
+                                   .arg(box->at(QBoxSet::UpperExtreme), 0, 'g', 4));
         });
         chart->addSeries(series);
         series->attachAxis(x);
@@ -306,7 +311,8 @@ QChart *latencyChart(const std::vector<BenchSet> &sets)
 QChart *allocationChart(const std::vector<BenchSet> &sets, const char *unit)
 {
     const bool bytes = std::string_view(unit) == "B/op";
-    auto *chart = newChart(bytes ? QObject::tr("Heap bytes allocated per operation") : QObject::tr("Heap allocations per operation"));
+    auto *chart = newChart(bytes ? QObject::tr("Heap bytes allocated per operation")
+                                 : QObject::tr("Heap allocations per operation"));
     const auto sizes = sizesOf(sets);
     constexpr double floorValue = 0.5; // where zero sits on a logarithmic axis
     // Bytes in KiB or MiB when they are that large.
@@ -314,10 +320,10 @@ QChart *allocationChart(const std::vector<BenchSet> &sets, const char *unit)
     for (const auto &[set, op] : seriesOf(sets, true))
         for (const auto &k : sizes)
             largest = std::max(largest, medianOf(samplesOf(*set, op, k.size, unit)));
-    const auto [scale, shownUnit] = !bytes             ? std::pair(1.0, QString::fromLatin1(unit))
-                                    : largest >= 10 << 20 ? std::pair(1.0 / (1 << 20), QStringLiteral("MiB/op"))
-                                    : largest >= 10 << 10 ? std::pair(1.0 / (1 << 10), QStringLiteral("KiB/op"))
-                                                          : std::pair(1.0, QStringLiteral("B/op"));
+    const auto [scale, shownUnit] = !bytes ? std::pair(1.0, QString::fromLatin1(unit))
+        : largest >= 10 << 20              ? std::pair(1.0 / (1 << 20), QStringLiteral("MiB/op"))
+        : largest >= 10 << 10              ? std::pair(1.0 / (1 << 10), QStringLiteral("KiB/op"))
+                                           : std::pair(1.0, QStringLiteral("B/op"));
     auto *series = new QBarSeries;
     double top = 1;
     for (const auto &[set, op] : seriesOf(sets, true)) {

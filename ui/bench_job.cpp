@@ -16,7 +16,9 @@ namespace {
 std::vector<std::pair<std::string, std::string>> runConfig()
 {
     const QString arch = QSysInfo::buildCpuArchitecture();
-    return {{"goos", "linux"}, {"goarch", arch == QLatin1String("x86_64") ? std::string("amd64") : arch.toStdString()}, {"pkg", "strata"}};
+    return {{"goos", "linux"},
+            {"goarch", arch == QLatin1String("x86_64") ? std::string("amd64") : arch.toStdString()},
+            {"pkg", "strata"}};
 }
 
 void saveToHistory(const std::vector<BenchSet> &sets)
@@ -35,7 +37,7 @@ void saveToHistory(const std::vector<BenchSet> &sets)
 
 } // namespace
 
-BenchJob::BenchJob(Registry &registry, QObject *parent) : QObject(parent), m_registry(registry) {}
+BenchJob::BenchJob(Registry &registry, QObject *parent) : QObject(parent), m_registry(registry) { }
 
 BenchJob::~BenchJob()
 {
@@ -50,42 +52,46 @@ void BenchJob::start(std::vector<std::string> uris, BenchOptions options)
     if (m_worker.joinable())
         m_worker.join();
     m_running = true;
-    m_worker = std::jthread([this, registry = &m_registry, uris = std::move(uris), options = std::move(options)](std::stop_token stop) {
-        std::vector<Location> locations;
-        for (const auto &uri : uris) {
-            auto at = registry->open(uri);
-            if (!at) {
-                QMetaObject::invokeMethod(this, [this, e = QString::fromStdString(at.error().message())] { done(e, {}); },
-                                          Qt::QueuedConnection);
-                return;
-            }
-            locations.push_back(*at);
-        }
-        std::vector<std::pair<Operator *, std::string>> targets;
-        for (auto &l : locations)
-            targets.emplace_back(l.op.get(), l.path);
-        auto runs = runBench(targets, options, stop, [this](const BenchRun &) {
-            QMetaObject::invokeMethod(this, [this] { Q_EMIT progressed(); }, Qt::QueuedConnection);
-        });
-        std::vector<BenchSet> sets;
-        QString error;
-        if (!runs) {
-            error = QString::fromStdString(runs.error().message());
-        } else {
-            const int procs = std::max(1, QThread::idealThreadCount());
-            for (std::size_t i = 0; i < runs->size(); ++i) {
-                BenchSet set{QString::fromStdString(locations[i].display()), {}};
-                for (const auto &run : (*runs)[i]) {
-                    BenchResult r = toBenchResult(run, procs);
-                    r.config = runConfig();
-                    set.results.push_back(std::move(r));
+    m_worker = std::jthread(
+        [this, registry = &m_registry, uris = std::move(uris), options = std::move(options)](std::stop_token stop) {
+            std::vector<Location> locations;
+            for (const auto &uri : uris) {
+                auto at = registry->open(uri);
+                if (!at) {
+                    QMetaObject::invokeMethod(
+                        this, [this, e = QString::fromStdString(at.error().message())] { done(e, {}); },
+                        Qt::QueuedConnection);
+                    return;
                 }
-                sets.push_back(std::move(set));
+                locations.push_back(*at);
             }
-        }
-        QMetaObject::invokeMethod(this, [this, error, sets = std::move(sets)]() mutable { done(error, std::move(sets)); },
-                                  Qt::QueuedConnection);
-    });
+            std::vector<std::pair<Operator *, std::string>> targets;
+            for (auto &l : locations)
+                targets.emplace_back(l.op.get(), l.path);
+            auto runs = runBench(targets, options, stop, [this](const BenchRun &) {
+                QMetaObject::invokeMethod(
+                    this, [this] { Q_EMIT progressed(); }, Qt::QueuedConnection);
+            });
+            std::vector<BenchSet> sets;
+            QString error;
+            if (!runs) {
+                error = QString::fromStdString(runs.error().message());
+            } else {
+                const int procs = std::max(1, QThread::idealThreadCount());
+                for (std::size_t i = 0; i < runs->size(); ++i) {
+                    BenchSet set{QString::fromStdString(locations[i].display()), {}};
+                    for (const auto &run : (*runs)[i]) {
+                        BenchResult r = toBenchResult(run, procs);
+                        r.config = runConfig();
+                        set.results.push_back(std::move(r));
+                    }
+                    sets.push_back(std::move(set));
+                }
+            }
+            QMetaObject::invokeMethod(
+                this, [this, error, sets = std::move(sets)]() mutable { done(error, std::move(sets)); },
+                Qt::QueuedConnection);
+        });
 }
 
 void BenchJob::stop()

@@ -61,7 +61,8 @@ BenchPage::BenchPage(Registry &registry, QWidget *parent) : QWidget(parent), m_r
     auto *split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(buildControls());
     m_tabs = new QTabWidget(split);
-    const QStringList titles{tr("Throughput"), tr("Latency"), tr("Bytes allocated"), tr("Allocations"), tr("Comparison")};
+    const QStringList titles{tr("Throughput"), tr("Latency"), tr("Bytes allocated"), tr("Allocations"),
+                             tr("Comparison")};
     for (int i = 0; i < 4; ++i) {
         auto *view = new QChartView(new QChart, m_tabs);
         view->setRenderHint(QPainter::Antialiasing);
@@ -148,7 +149,8 @@ QWidget *BenchPage::buildControls()
             openFiles(paths);
     });
     connect(open, &QPushButton::clicked, this, [this] {
-        auto *dialog = new QFileDialog(this, tr("Open benchmark results"), QString(), tr("Go benchmark text (*.txt *.bench);;All files (*)"));
+        auto *dialog = new QFileDialog(this, tr("Open benchmark results"), QString(),
+                                       tr("Go benchmark text (*.txt *.bench);;All files (*)"));
         dialog->setAttribute(Qt::WA_DeleteOnClose);
         dialog->setFileMode(QFileDialog::ExistingFiles);
         connect(dialog, &QFileDialog::filesSelected, this, &BenchPage::openFiles);
@@ -168,10 +170,12 @@ QWidget *BenchPage::buildControls()
     };
     connect(saveResults, &QPushButton::clicked, this, [=, this] {
         askAndSave(tr("Save results"), QStringLiteral("results.txt"),
-                   tr("Go benchmark text (*.txt);;benchstat JSON (*.json);;benchstat CSV (*.csv)"), &BenchPage::saveResults);
+                   tr("Go benchmark text (*.txt);;benchstat JSON (*.json);;benchstat CSV (*.csv)"),
+                   &BenchPage::saveResults);
     });
     connect(saveChart, &QPushButton::clicked, this, [=, this] {
-        askAndSave(tr("Save chart"), QStringLiteral("chart.png"), tr("PNG image (*.png);;SVG drawing (*.svg)"), &BenchPage::saveChart);
+        askAndSave(tr("Save chart"), QStringLiteral("chart.png"), tr("PNG image (*.png);;SVG drawing (*.svg)"),
+                   &BenchPage::saveChart);
     });
     return box;
 }
@@ -215,7 +219,8 @@ void BenchPage::openFiles(const QStringList &paths)
     }
     if (!sets.empty())
         showSets(std::move(sets));
-    m_status->setText(problems.isEmpty() ? tr("Showing %1").arg(paths.join(QStringLiteral(", "))) : problems.join(QLatin1Char('\n')));
+    m_status->setText(problems.isEmpty() ? tr("Showing %1").arg(paths.join(QStringLiteral(", ")))
+                                         : problems.join(QLatin1Char('\n')));
 }
 
 void BenchPage::startRun()
@@ -245,14 +250,16 @@ void BenchPage::startRun()
         if (const int c = part.trimmed().toInt(); c > 0 && c <= 256)
             options.concurrency.push_back(c);
     if (options.ops.empty() || options.sizes.empty() || !benchtime || options.concurrency.empty()) {
-        m_status->setText(tr("Choose at least one operation, sizes like 4KiB,1MiB, a time like 1s or 500ms and a concurrency like 1,4"));
+        m_status->setText(tr(
+            "Choose at least one operation, sizes like 4KiB,1MiB, a time like 1s or 500ms and a concurrency like 1,4"));
         return;
     }
     options.benchtime = *benchtime;
     std::vector<std::string> uris{m_targetA->text().trimmed().toStdString()};
     if (!m_targetB->text().trimmed().isEmpty())
         uris.push_back(m_targetB->text().trimmed().toStdString());
-    const int total = int(uris.size() * options.count * options.sizes.size() * options.ops.size() * options.concurrency.size());
+    const int total =
+        int(uris.size() * options.count * options.sizes.size() * options.ops.size() * options.concurrency.size());
     m_progress->setRange(0, total);
     m_progress->setValue(0);
     m_status->setText(tr("Running…"));
@@ -305,7 +312,7 @@ QString BenchPage::saveResults(const QString &path) const
     std::string text;
     if (path.endsWith(QLatin1String(".json")) || path.endsWith(QLatin1String(".csv"))) {
         text = path.endsWith(QLatin1String(".json")) ? formatBenchstatJson(m_comparison->report())
-                                                      : formatBenchstatCsv(m_comparison->report());
+                                                     : formatBenchstatCsv(m_comparison->report());
     } else {
         for (const auto &set : m_sets)
             text += formatGoBench(set.results);

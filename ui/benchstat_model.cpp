@@ -6,7 +6,7 @@
 
 namespace strata {
 
-BenchstatModel::BenchstatModel(QObject *parent) : QAbstractTableModel(parent) {}
+BenchstatModel::BenchstatModel(QObject *parent) : QAbstractTableModel(parent) { }
 
 void BenchstatModel::setReport(BenchstatReport report)
 {
@@ -76,7 +76,9 @@ QString BenchstatModel::cellText(const BenchstatTable &t, const Row &r, const Co
         if (c.what == Column::Value)
             return g.center ? QString::fromStdString(scaleValue(*g.center, binary)) : QString();
         if (c.what == Column::Delta && g.ratio)
-            return QStringLiteral("%1%2%").arg(*g.ratio >= 1 ? QStringLiteral("+") : QString()).arg((*g.ratio - 1) * 100, 0, 'f', 2);
+            return QStringLiteral("%1%2%")
+                .arg(*g.ratio >= 1 ? QStringLiteral("+") : QString())
+                .arg((*g.ratio - 1) * 100, 0, 'f', 2);
         return {};
     }
     if (c.what == Column::Name)
@@ -95,8 +97,7 @@ QString BenchstatModel::cellText(const BenchstatTable &t, const Row &r, const Co
             return {};
         return QString::fromStdString(cell->comparison->delta(base->summary.center, cell->summary.center));
     }
-    case Column::P:
-        return cell->comparison ? QString::fromStdString(cell->comparison->text()) : QString();
+    case Column::P: return cell->comparison ? QString::fromStdString(cell->comparison->text()) : QString();
     case Column::Name: break;
     }
     return {};
@@ -134,7 +135,8 @@ QVariant BenchstatModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Qt::TextAlignmentRole:
-        return c.what == Column::Name ? QVariant(Qt::AlignLeft | Qt::AlignVCenter) : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return c.what == Column::Name ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                      : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
         if (c.what == Column::Delta && cellText(t, r, c) == QLatin1String("~"))
             return tr("not a significant difference (p > %1)").arg(m_report.alpha);

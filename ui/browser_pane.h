@@ -27,7 +27,7 @@ class BrowserPane : public QWidget {
 public:
     BrowserPane(Registry &registry, QWidget *parent = nullptr);
 
-    void openUri(const QString &uri);       // adds to the history
+    void openUri(const QString &uri); // adds to the history
     void refresh();
     void goUp();
     void goBack();
@@ -73,9 +73,9 @@ private:
     QTreeView *m_view;
     DirectoryModel *m_model;
     DirectoryFilterProxy *m_proxy; // between model and view only while the filter box holds text
-    QStringList m_history; // URIs visited; m_historyAt is the current one
+    QStringList m_history;         // URIs visited; m_historyAt is the current one
     qsizetype m_historyAt = -1;
-    QString m_opening;     // URI being resolved, if any
+    QString m_opening; // URI being resolved, if any
     QString m_openError;
 };
 

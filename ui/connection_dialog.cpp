@@ -61,7 +61,8 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     auto *top = new QFormLayout;
     m_kind = new QComboBox(this);
-    m_kind->addItems({tr("Local folder"), tr("Memory store"), tr("S3 object storage"), tr("WebDAV"), tr("NBD disk image")});
+    m_kind->addItems(
+        {tr("Local folder"), tr("Memory store"), tr("S3 object storage"), tr("WebDAV"), tr("NBD disk image")});
     m_name = new QLineEdit(this);
     m_name->setPlaceholderText(tr("A name for the sidebar"));
     top->addRow(tr("&Kind:"), m_kind);
@@ -86,18 +87,22 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     addLine(m_pages->widget(MemoryStore), QStringLiteral("store"), tr("&Store:"), QStringLiteral("scratch"));
     addLine(m_pages->widget(S3), QStringLiteral("bucket"), tr("&Bucket:"), QStringLiteral("my-bucket"));
     addLine(m_pages->widget(S3), QStringLiteral("prefix"), tr("&Prefix:"), tr("optional, e.g. backups/2026"));
-    addLine(m_pages->widget(S3), QStringLiteral("endpoint"), tr("&Endpoint:"), tr("http://127.0.0.1:9000 (empty: AWS)"));
+    addLine(m_pages->widget(S3), QStringLiteral("endpoint"), tr("&Endpoint:"),
+            tr("http://127.0.0.1:9000 (empty: AWS)"));
     addLine(m_pages->widget(S3), QStringLiteral("region"), tr("&Region:"), QStringLiteral("us-east-1"));
     addLine(m_pages->widget(S3), QStringLiteral("profile"), tr("Pro&file:"), tr("optional, from ~/.aws/credentials"));
     addLine(m_pages->widget(S3), QStringLiteral("accessKey"), tr("&Access key:"), tr("empty: environment or ~/.aws"));
-    addLine(m_pages->widget(S3), QStringLiteral("secretKey"), tr("&Secret key:"), QString())->setEchoMode(QLineEdit::Password);
+    addLine(m_pages->widget(S3), QStringLiteral("secretKey"), tr("&Secret key:"), QString())
+        ->setEchoMode(QLineEdit::Password);
     auto *anonymous = new QCheckBox(tr("Public bucket (no credentials)"), m_pages->widget(S3));
     anonymous->setObjectName(QStringLiteral("anonymous"));
     static_cast<QFormLayout *>(m_pages->widget(S3)->layout())->addRow(QString(), anonymous);
     connect(anonymous, &QCheckBox::toggled, this, &ConnectionDialog::validate);
-    addLine(m_pages->widget(WebDav), QStringLiteral("url"), tr("&URL:"), QStringLiteral("https://cloud.example.com/remote.php/dav/files/me"));
+    addLine(m_pages->widget(WebDav), QStringLiteral("url"), tr("&URL:"),
+            QStringLiteral("https://cloud.example.com/remote.php/dav/files/me"));
     addLine(m_pages->widget(WebDav), QStringLiteral("user"), tr("&User:"), QString());
-    addLine(m_pages->widget(WebDav), QStringLiteral("password"), tr("&Password:"), QString())->setEchoMode(QLineEdit::Password);
+    addLine(m_pages->widget(WebDav), QStringLiteral("password"), tr("&Password:"), QString())
+        ->setEchoMode(QLineEdit::Password);
     addLine(m_pages->widget(Nbd), QStringLiteral("host"), tr("&Host:"), QStringLiteral("127.0.0.1"));
     addLine(m_pages->widget(Nbd), QStringLiteral("port"), tr("&Port:"), QStringLiteral("10809"));
     addLine(m_pages->widget(Nbd), QStringLiteral("export"), tr("&Export:"), tr("optional"));
@@ -123,7 +128,10 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
         m_pages->setCurrentIndex(index);
         validate();
     });
-    connect(m_name, &QLineEdit::textEdited, this, [this] { m_nameEdited = true; validate(); });
+    connect(m_name, &QLineEdit::textEdited, this, [this] {
+        m_nameEdited = true;
+        validate();
+    });
     connect(m_test, &QPushButton::clicked, this, &ConnectionDialog::runTest);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -131,7 +139,8 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     resize(520, sizeHint().height());
 }
 
-QLineEdit *ConnectionDialog::addLine(QWidget *page, const QString &name, const QString &label, const QString &placeholder)
+QLineEdit *ConnectionDialog::addLine(QWidget *page, const QString &name, const QString &label,
+                                     const QString &placeholder)
 {
     auto *edit = new QLineEdit(page);
     edit->setObjectName(name);
@@ -194,7 +203,9 @@ ConnectionDialog::Built ConnectionDialog::build() const
         if (checked(this, "anonymous"))
             query << QStringLiteral("anonymous=1");
         else if (text(this, "accessKey").isEmpty() != text(this, "secretKey").isEmpty())
-            return {{}, tr("Give both the access key and the secret key, or neither (then the environment or ~/.aws is used)")};
+            return {
+                {},
+                tr("Give both the access key and the secret key, or neither (then the environment or ~/.aws is used)")};
         return {query.isEmpty() ? uri : uri + QLatin1Char('?') + query.join(QLatin1Char('&')), {}};
     }
     case WebDav: {
@@ -325,34 +336,38 @@ void ConnectionDialog::runTest()
     m_result->setText(tr("Connecting…"));
     ConnectionSecret secret{profile().user.toStdString(), this->secret().toStdString(), {}};
     // A registry of its own: a test leaves nothing behind in the app's connections.
-    QtConcurrent::run(ioPool(), [registry = std::shared_ptr<Registry>(m_makeRegistry()), uri = built.uri.toStdString(),
-                                 secret = std::move(secret)] {
-        if (!secret.user.empty() || !secret.secret.empty())
-            (void)registry->setSecret(uri, secret);
-        auto location = registry->open(uri);
-        if (!location)
-            return TestOutcome{false, QString::fromStdString(location.error().message())};
-        auto entry = location->op->stat(location->path);
-        if (!entry)
-            return TestOutcome{false, QString::fromStdString(entry.error().message())};
-        QString what = entry->isDir() ? tr("a folder") : tr("an object of %L1 bytes").arg(entry->size);
-        if (entry->isDir()) {
-            ListOptions options;
-            options.pageSize = 100;
-            auto page = location->op->list(location->path, options);
-            if (!page)
-                return TestOutcome{false, QString::fromStdString(page.error().message())};
-            what = page->nextPageToken.empty() ? tr("a folder of %n entry(s)", nullptr, int(page->entries.size()))
-                                               : tr("a folder of more than %n entry(s)", nullptr, int(page->entries.size()));
-        }
-        return TestOutcome{true, tr("Connected: %1 is %2.").arg(QString::fromStdString(location->display()), what)};
-    }).then(this, [this, generation](const TestOutcome &outcome) {
-        if (generation != m_testGeneration)
-            return;
-        m_result->setText((outcome.ok ? QStringLiteral("✔ ") : QStringLiteral("✘ ")) + outcome.message);
-        m_result->setStyleSheet(outcome.ok ? QStringLiteral("color: #1d6b2a;") : QStringLiteral("color: #8a1c12;"));
-        Q_EMIT testFinished(outcome.ok, outcome.message);
-    });
+    QtConcurrent::run(
+        ioPool(),
+        [registry = std::shared_ptr<Registry>(m_makeRegistry()), uri = built.uri.toStdString(),
+         secret = std::move(secret)] {
+            if (!secret.user.empty() || !secret.secret.empty())
+                (void)registry->setSecret(uri, secret);
+            auto location = registry->open(uri);
+            if (!location)
+                return TestOutcome{false, QString::fromStdString(location.error().message())};
+            auto entry = location->op->stat(location->path);
+            if (!entry)
+                return TestOutcome{false, QString::fromStdString(entry.error().message())};
+            QString what = entry->isDir() ? tr("a folder") : tr("an object of %L1 bytes").arg(entry->size);
+            if (entry->isDir()) {
+                ListOptions options;
+                options.pageSize = 100;
+                auto page = location->op->list(location->path, options);
+                if (!page)
+                    return TestOutcome{false, QString::fromStdString(page.error().message())};
+                what = page->nextPageToken.empty()
+                    ? tr("a folder of %n entry(s)", nullptr, int(page->entries.size()))
+                    : tr("a folder of more than %n entry(s)", nullptr, int(page->entries.size()));
+            }
+            return TestOutcome{true, tr("Connected: %1 is %2.").arg(QString::fromStdString(location->display()), what)};
+        })
+        .then(this, [this, generation](const TestOutcome &outcome) {
+            if (generation != m_testGeneration)
+                return;
+            m_result->setText((outcome.ok ? QStringLiteral("✔ ") : QStringLiteral("✘ ")) + outcome.message);
+            m_result->setStyleSheet(outcome.ok ? QStringLiteral("color: #1d6b2a;") : QStringLiteral("color: #8a1c12;"));
+            Q_EMIT testFinished(outcome.ok, outcome.message);
+        });
 }
 
 } // namespace strata

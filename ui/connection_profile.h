@@ -8,7 +8,7 @@ namespace strata {
 // A saved connection: a name, the URI it opens (never with a secret in it) and, where
 // the storage wants one, a user; the secret itself lives in the SecretStore.
 struct ConnectionProfile {
-    QString id;   // stable key of the profile and of its secret
+    QString id; // stable key of the profile and of its secret
     QString name;
     QString uri;
     QString user;

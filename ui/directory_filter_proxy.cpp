@@ -58,12 +58,16 @@ bool DirectoryFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &so
         return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
     const Entry *e = m_directory ? m_directory->entryAt(sourceRow) : nullptr;
     if (!e)
-        return sourceModel()->index(sourceRow, DirectoryModel::Name, sourceParent).data().toString().contains(
-            m_filter, Qt::CaseInsensitive);
+        return sourceModel()
+            ->index(sourceRow, DirectoryModel::Name, sourceParent)
+            .data()
+            .toString()
+            .contains(m_filter, Qt::CaseInsensitive);
     if (!m_asciiFilter.empty()) {
         const std::string_view name = e->name;
         return std::search(name.begin(), name.end(), m_asciiFilter.begin(), m_asciiFilter.end(),
-                           [](char a, char b) { return asciiLower(a) == b; }) != name.end();
+                           [](char a, char b) { return asciiLower(a) == b; })
+            != name.end();
     }
     return QString::fromStdString(e->name).contains(m_filter, Qt::CaseInsensitive);
 }

@@ -53,14 +53,15 @@ void listAllPages(QPromise<ListingPage> &promise, std::shared_ptr<Operator> op, 
             return;
         auto page = op->list(path, options);
         if (!page) {
-            promise.addResult(std::make_shared<ListingChunk>(ListingChunk{{}, QString::fromStdString(page.error().message()), -1, {}}));
+            promise.addResult(std::make_shared<ListingChunk>(
+                ListingChunk{{}, QString::fromStdString(page.error().message()), -1, {}}));
             return;
         }
         options.pageToken = std::move(page->nextPageToken);
         const int key = order->load();
         EntryOrder::fromKey(key).sort(page->entries);
-        promise.addResult(std::make_shared<ListingChunk>(
-            ListingChunk{std::move(page->entries), {}, key, std::move(page->skipped)}));
+        promise.addResult(
+            std::make_shared<ListingChunk>(ListingChunk{std::move(page->entries), {}, key, std::move(page->skipped)}));
     } while (!options.pageToken.empty());
 }
 
@@ -154,20 +155,21 @@ void DirectoryModel::applyRefresh()
     m_planning = true;
     const quint64 generation = m_generation, ticket = m_listingTicket;
     // The task holds both stores: the old rows' entries and the new listing.
-    QtConcurrent::run([rows = m_rows, old = m_store, store, order = m_order] { return planRefresh(rows, *store, order); })
-        .then(this, [this, store, generation, ticket](RefreshPlan plan) {
-            if (ticket != m_listingTicket)
-                return; // listed again or elsewhere since
-            m_planning = false;
-            if (generation != m_generation) { // the rows were sorted meanwhile: work it out again
-                m_incoming = store;
-                m_incomingError.clear();
-                applyRefresh();
-                return;
-            }
-            finishRefresh(store, std::move(plan));
-            Q_EMIT stateChanged();
-        });
+    QtConcurrent::run([rows = m_rows, old = m_store, store, order = m_order] {
+        return planRefresh(rows, *store, order);
+    }).then(this, [this, store, generation, ticket](RefreshPlan plan) {
+        if (ticket != m_listingTicket)
+            return; // listed again or elsewhere since
+        m_planning = false;
+        if (generation != m_generation) { // the rows were sorted meanwhile: work it out again
+            m_incoming = store;
+            m_incomingError.clear();
+            applyRefresh();
+            return;
+        }
+        finishRefresh(store, std::move(plan));
+        Q_EMIT stateChanged();
+    });
 }
 
 // Matches the rows to the new listing by name: all the hashing and comparing of a refresh.
@@ -358,7 +360,8 @@ QString DirectoryModel::warning() const
         names << QLatin1Char('\'') + QString::fromStdString(printable(m_skipped[i])) + QLatin1Char('\'');
     if (m_skipped.size() > 3)
         names << tr("…");
-    return tr("Left out %n entry(s) whose names are no path here (an empty, '.' or '..' part, or a '/' inside a name): %1",
+    return tr("Left out %n entry(s) whose names are no path here (an empty, '.' or '..' part, or a '/' inside a name): "
+              "%1",
               nullptr, int(m_skipped.size()))
         .arg(names.join(QStringLiteral(", ")));
 }
@@ -401,25 +404,26 @@ void DirectoryModel::mergePending()
     const EntryOrder order = m_order;
     // The task holds the store: the entries it reads outlive another folder.
     QtConcurrent::run([runs = std::move(runs), sortedBy = std::move(sortedBy), rows = m_rows, store = m_store,
-                       order]() mutable { return planMerge(std::move(runs), sortedBy, rows, order); })
-        .then(this, [this, ticket, order](MergePlan plan) {
-            if (ticket != m_workTicket)
-                return; // another folder since
-            m_merging = false;
-            if (order != m_order) { // sorted by another column meanwhile: merged after that sort
-                m_pending.push_back(std::move(plan.batch));
-                m_pendingOrder.push_back(order.key());
-                startSort();
-                return;
-            }
-            applyMerge(std::move(plan));
-            m_sinceMerge.restart();
-            if (!m_watcher) // the listing is over: the rest goes in now
-                mergePending();
-            else if (!m_pending.empty() && !m_mergeTimer.isActive())
-                m_mergeTimer.start(kMergeIntervalMs);
-            Q_EMIT stateChanged();
-        });
+                       order]() mutable {
+        return planMerge(std::move(runs), sortedBy, rows, order);
+    }).then(this, [this, ticket, order](MergePlan plan) {
+        if (ticket != m_workTicket)
+            return; // another folder since
+        m_merging = false;
+        if (order != m_order) { // sorted by another column meanwhile: merged after that sort
+            m_pending.push_back(std::move(plan.batch));
+            m_pendingOrder.push_back(order.key());
+            startSort();
+            return;
+        }
+        applyMerge(std::move(plan));
+        m_sinceMerge.restart();
+        if (!m_watcher) // the listing is over: the rest goes in now
+            mergePending();
+        else if (!m_pending.empty() && !m_mergeTimer.isActive())
+            m_mergeTimer.start(kMergeIntervalMs);
+        Q_EMIT stateChanged();
+    });
 }
 
 // Sorts pages sorted otherwise, merges them into one batch and finds where each of its
@@ -467,8 +471,8 @@ DirectoryModel::MergePlan DirectoryModel::planMerge(std::vector<Rows> runs, cons
         if (!order(batch[i], rows[n - 1]))
             from = n; // past the last row (the usual case of a listing already in order)
         else
-            from = std::size_t(std::upper_bound(rows.begin() + std::ptrdiff_t(from), rows.end(), batch[i], order) -
-                               rows.begin());
+            from = std::size_t(std::upper_bound(rows.begin() + std::ptrdiff_t(from), rows.end(), batch[i], order)
+                               - rows.begin());
         plan.places += i == 0 || plan.where[i - 1] != from;
         plan.where[i] = from;
     }
@@ -502,7 +506,8 @@ void DirectoryModel::applyMerge(MergePlan plan)
                 --begin;
             const int at = int(where[begin]);
             beginInsertRows({}, at, at + int(end - begin) - 1);
-            m_rows.insert(m_rows.begin() + at, batch.begin() + std::ptrdiff_t(begin), batch.begin() + std::ptrdiff_t(end));
+            m_rows.insert(m_rows.begin() + at, batch.begin() + std::ptrdiff_t(begin),
+                          batch.begin() + std::ptrdiff_t(end));
             endInsertRows();
             end = begin;
         }
@@ -692,7 +697,7 @@ bool DirectoryModel::canFetchMore(const QModelIndex &parent) const
 }
 
 // Pages stream in on their own; a view asking for more just waits for the next one.
-void DirectoryModel::fetchMore(const QModelIndex &) {}
+void DirectoryModel::fetchMore(const QModelIndex &) { }
 
 QStringList DirectoryModel::mimeTypes() const
 {
@@ -720,7 +725,9 @@ QMimeData *DirectoryModel::mimeData(const QModelIndexList &indexes) const
         return nullptr;
     DragMimeData::Export exportRemote;
     if (!remote.empty() && m_desktopExport)
-        exportRemote = [exportFiles = m_desktopExport, location = m_location, remote] { return exportFiles(location, remote); };
+        exportRemote = [exportFiles = m_desktopExport, location = m_location, remote] {
+            return exportFiles(location, remote);
+        };
     auto *data = new DragMimeData(urls, std::move(exportRemote));
     data->setData(QString::fromLatin1(UriListMime), uris.join(QLatin1Char('\n')).toUtf8());
     return data;
@@ -731,7 +738,8 @@ QStringList DirectoryModel::urisIn(const QMimeData *data)
     if (!data)
         return {};
     if (data->hasFormat(QString::fromLatin1(UriListMime)))
-        return QString::fromUtf8(data->data(QString::fromLatin1(UriListMime))).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        return QString::fromUtf8(data->data(QString::fromLatin1(UriListMime)))
+            .split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     QStringList uris;
     for (const QUrl &url : data->urls()) {
         if (url.isLocalFile())

@@ -21,8 +21,8 @@ namespace strata {
 // One page of a listing as it comes back from the storage thread, sorted there.
 struct ListingChunk {
     std::vector<Entry> entries;
-    QString error;     // set on the last chunk of a failed listing
-    int sortedBy = -1; // EntryOrder::key() of the order the entries are in
+    QString error;                    // set on the last chunk of a failed listing
+    int sortedBy = -1;                // EntryOrder::key() of the order the entries are in
     std::vector<std::string> skipped; // names the storage sent that are no path (ListPage::skipped)
 };
 // Shared, so that the GUI thread takes the entries out of the future's results, no copy.
@@ -50,7 +50,7 @@ public:
     // Lists again; rows that stayed keep their place (selection and scroll survive).
     void refresh();
     const Location &location() const { return m_location; }
-    QString uri() const; // redacted, for display
+    QString uri() const;                          // redacted, for display
     QString uriOf(const std::string &path) const; // full URI, to open again
 
     bool loading() const { return m_watcher != nullptr || !m_pending.empty() || m_merging || m_planning; }
@@ -135,27 +135,27 @@ private:
 
     Location m_location;
     std::shared_ptr<EntryStore> m_store;
-    Rows m_rows;                  // in m_order
-    std::vector<Rows> m_pending;  // sorted pages not merged yet
+    Rows m_rows;                     // in m_order
+    std::vector<Rows> m_pending;     // sorted pages not merged yet
     std::vector<int> m_pendingOrder; // the order each pending page is sorted in
     EntryOrder m_order;
     std::shared_ptr<std::atomic<int>> m_listingOrder; // what the listing thread sorts pages by
-    bool m_sorting = false;       // a sort runs off the GUI thread; merges wait for it
-    bool m_merging = false;       // a merge is worked out off the GUI thread; sorts wait for it
-    quint64 m_generation = 0;     // changes whenever the rows change other than by merging
-    quint64 m_workTicket = 0;     // the sort or merge off the GUI thread whose result is wanted
+    bool m_sorting = false;                           // a sort runs off the GUI thread; merges wait for it
+    bool m_merging = false;                           // a merge is worked out off the GUI thread; sorts wait for it
+    quint64 m_generation = 0;                         // changes whenever the rows change other than by merging
+    quint64 m_workTicket = 0;                         // the sort or merge off the GUI thread whose result is wanted
     QTimer m_mergeTimer;
     QElapsedTimer m_sinceMerge;
     QString m_error;
     std::vector<std::string> m_skipped; // of the listing shown
     QFutureWatcher<ListingPage> *m_watcher = nullptr;
-    int m_taken = 0;              // pages of the listing taken from m_watcher so far
-    bool m_listed = false;        // the listing thread is done (pages may wait still)
-    QTimer m_takeTimer;           // takes the pages left when one turn's share is done
+    int m_taken = 0;       // pages of the listing taken from m_watcher so far
+    bool m_listed = false; // the listing thread is done (pages may wait still)
+    QTimer m_takeTimer;    // takes the pages left when one turn's share is done
     DesktopExport m_desktopExport;
-    bool m_refreshing = false;    // a refresh gathers the listing here, then applies it
-    bool m_planning = false;      // a refresh is worked out off the GUI thread
-    quint64 m_listingTicket = 0;  // the listing a refresh worked out belongs to
+    bool m_refreshing = false;   // a refresh gathers the listing here, then applies it
+    bool m_planning = false;     // a refresh is worked out off the GUI thread
+    quint64 m_listingTicket = 0; // the listing a refresh worked out belongs to
     std::shared_ptr<EntryStore> m_incoming;
     QString m_incomingError;
     std::vector<std::string> m_incomingSkipped;

@@ -82,11 +82,8 @@ bool entryLess(const Entry &a, const Entry &b, int column, Qt::SortOrder order, 
         c = x == y ? 0 : x < y ? -1 : 1;
         break;
     }
-    case EntryOrder::Kind:
-        c = naturalCompare(*kindA, *kindB);
-        break;
-    default:
-        break;
+    case EntryOrder::Kind: c = naturalCompare(*kindA, *kindB); break;
+    default: break;
     }
     const int byName = c == 0 ? naturalCompareUtf8(a.name, b.name) : 0;
     if (c == 0 && column != EntryOrder::Name)

@@ -23,7 +23,7 @@ QString folderUri(const Location &dir)
 
 } // namespace
 
-FileActions::FileActions(QWidget *window) : QObject(window), m_window(window) {}
+FileActions::FileActions(QWidget *window) : QObject(window), m_window(window) { }
 
 // Runs `work` (returns an error sentence, empty on success) on the I/O pool.
 void FileActions::run(const Location &dir, std::function<QString()> work, const QString &done)
@@ -57,10 +57,13 @@ void FileActions::createFolder(const Location &dir, const QString &name)
         Q_EMIT notify(tr("'%1' cannot be a folder name (no '/', not '.' or '..')").arg(name), true);
         return;
     }
-    run(dir, [dir, n] {
-        const Status st = dir.op->createDir(joinPath(dir.path, n));
-        return st ? QString() : QString::fromStdString(st.error().message());
-    }, tr("Created folder %1").arg(name.trimmed()));
+    run(
+        dir,
+        [dir, n] {
+            const Status st = dir.op->createDir(joinPath(dir.path, n));
+            return st ? QString() : QString::fromStdString(st.error().message());
+        },
+        tr("Created folder %1").arg(name.trimmed()));
 }
 
 void FileActions::rename(BrowserPane *pane)
@@ -90,14 +93,17 @@ void FileActions::renameEntry(const Location &dir, const Entry &entry, const QSt
         Q_EMIT notify(tr("'%1' cannot be a name (no '/', not '.' or '..')").arg(newName), true);
         return;
     }
-    run(dir, [dir, entry, n] {
-        const std::string to = joinPath(parentPath(entry.path), n);
-        // Renaming never replaces something else (the storage refuses where it can).
-        const Status st = dir.op->rename(entry.path, to);
-        if (!st && st.error().kind() == ErrorKind::AlreadyExists)
-            return QObject::tr("%1 already exists").arg(QString::fromStdString(dir.op->display(to)));
-        return st ? QString() : QString::fromStdString(st.error().message());
-    }, tr("Renamed %1 to %2").arg(QString::fromStdString(entry.name), newName.trimmed()));
+    run(
+        dir,
+        [dir, entry, n] {
+            const std::string to = joinPath(parentPath(entry.path), n);
+            // Renaming never replaces something else (the storage refuses where it can).
+            const Status st = dir.op->rename(entry.path, to);
+            if (!st && st.error().kind() == ErrorKind::AlreadyExists)
+                return QObject::tr("%1 already exists").arg(QString::fromStdString(dir.op->display(to)));
+            return st ? QString() : QString::fromStdString(st.error().message());
+        },
+        tr("Renamed %1 to %2").arg(QString::fromStdString(entry.name), newName.trimmed()));
 }
 
 void FileActions::remove(BrowserPane *pane)
@@ -135,18 +141,21 @@ void FileActions::remove(BrowserPane *pane)
 
 void FileActions::removeEntries(const Location &dir, const std::vector<Entry> &entries)
 {
-    run(dir, [dir, entries] {
-        for (const auto &e : entries) {
-            // Only ever something inside the folder shown, whatever its listing held.
-            if (!isStrictlyBelow(e.path, dir.path))
-                return tr("Not deleted: %1 is not inside %2").arg(QString::fromStdString(dir.op->display(e.path)),
-                                                                  QString::fromStdString(dir.display()));
-            const Status st = e.isDir() ? dir.op->removeAll(e.path) : dir.op->remove(e.path);
-            if (!st)
-                return QString::fromStdString(st.error().message());
-        }
-        return QString();
-    }, tr("Deleted %n item(s)", nullptr, int(entries.size())));
+    run(
+        dir,
+        [dir, entries] {
+            for (const auto &e : entries) {
+                // Only ever something inside the folder shown, whatever its listing held.
+                if (!isStrictlyBelow(e.path, dir.path))
+                    return tr("Not deleted: %1 is not inside %2")
+                        .arg(QString::fromStdString(dir.op->display(e.path)), QString::fromStdString(dir.display()));
+                const Status st = e.isDir() ? dir.op->removeAll(e.path) : dir.op->remove(e.path);
+                if (!st)
+                    return QString::fromStdString(st.error().message());
+            }
+            return QString();
+        },
+        tr("Deleted %n item(s)", nullptr, int(entries.size())));
 }
 
 void FileActions::copyUris(BrowserPane *pane)

@@ -3,11 +3,11 @@
 #include "core/storage/path.h"
 #include "ui/allocation_map.h"
 #include "ui/bench_page.h"
-#include "ui/io_pool.h"
 #include "ui/browser_pane.h"
 #include "ui/connection_sidebar.h"
 #include "ui/directory_model.h"
 #include "ui/file_actions.h"
+#include "ui/io_pool.h"
 #include "ui/plural_translator.h"
 #include "ui/secret_store.h"
 #include "ui/transfer_dock.h"
@@ -19,6 +19,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QItemSelectionModel>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenuBar>
@@ -28,11 +29,10 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
-#include <QItemSelectionModel>
-#include <QTableView>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace strata {
@@ -111,7 +111,8 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
     connect(m_dock, &TransferDock::currentJobChanged, this, &MainWindow::showJobImage);
     connect(m_sidebar, &ConnectionSidebar::openRequested, this, [this](const ConnectionProfile &p) { openProfile(p); });
     connect(m_sidebar, &ConnectionSidebar::addRequested, this, [this] { editConnection(std::nullopt); });
-    connect(m_sidebar, &ConnectionSidebar::editRequested, this, [this](const ConnectionProfile &p) { editConnection(p); });
+    connect(m_sidebar, &ConnectionSidebar::editRequested, this,
+            [this](const ConnectionProfile &p) { editConnection(p); });
     connect(m_sidebar, &ConnectionSidebar::removeRequested, this, &MainWindow::removeConnection);
 
     buildMenus();
@@ -151,20 +152,24 @@ void MainWindow::buildMenus()
             Q_EMIT m_active->view()->activated(index);
     });
     auto *rename = action(file, tr("&Rename…"), Qt::Key_F2, none, [this] { m_actions->rename(m_active); });
-    auto *remove = action(file, tr("&Delete…"), QKeySequence::Delete, QStyle::SP_TrashIcon, [this] { m_actions->remove(m_active); });
-    auto *properties = action(file, tr("P&roperties"), QKeySequence(Qt::ALT | Qt::Key_Return), QStyle::SP_FileDialogInfoView,
-                              [this] { m_actions->properties(m_active); });
+    auto *remove = action(file, tr("&Delete…"), QKeySequence::Delete, QStyle::SP_TrashIcon,
+                          [this] { m_actions->remove(m_active); });
+    auto *properties = action(file, tr("P&roperties"), QKeySequence(Qt::ALT | Qt::Key_Return),
+                              QStyle::SP_FileDialogInfoView, [this] { m_actions->properties(m_active); });
     file->addSeparator();
     action(file, tr("&Quit"), QKeySequence::Quit, none, [this] { close(); });
 
     auto *edit = menuBar()->addMenu(tr("&Edit"));
-    action(edit, tr("&Copy URI"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), none, [this] { m_actions->copyUris(m_active); });
-    auto *copy = action(edit, tr("Copy to &Other Pane"), Qt::Key_F6, QStyle::SP_ArrowRight, [this] { toOtherPane(false); });
+    action(edit, tr("&Copy URI"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), none,
+           [this] { m_actions->copyUris(m_active); });
+    auto *copy =
+        action(edit, tr("Copy to &Other Pane"), Qt::Key_F6, QStyle::SP_ArrowRight, [this] { toOtherPane(false); });
     action(edit, tr("&Move to Other Pane"), QKeySequence(Qt::SHIFT | Qt::Key_F6), none, [this] { toOtherPane(true); });
     action(edit, tr("&Filter…"), QKeySequence::Find, none, [this] { m_active->focusFilter(); });
 
     auto *go = menuBar()->addMenu(tr("&Go"));
-    auto *refresh = action(go, tr("&Refresh"), QKeySequence::Refresh, QStyle::SP_BrowserReload, [this] { m_active->refresh(); });
+    auto *refresh =
+        action(go, tr("&Refresh"), QKeySequence::Refresh, QStyle::SP_BrowserReload, [this] { m_active->refresh(); });
     action(go, tr("&Location…"), QKeySequence(Qt::CTRL | Qt::Key_L), none, [this] { m_active->editLocation(); });
     action(go, tr("&Back"), QKeySequence::Back, QStyle::SP_ArrowBack, [this] { m_active->goBack(); });
     action(go, tr("&Forward"), QKeySequence::Forward, QStyle::SP_ArrowForward, [this] { m_active->goForward(); });
@@ -185,7 +190,8 @@ void MainWindow::buildMenus()
     help->addAction(tr("&About Strata"), this, [this] {
         QMessageBox::about(this, tr("About Strata"),
                            tr("<h3>Strata %1</h3><p>Browse, move and measure storage: local disks, memory, S3, "
-                              "WebDAV and NBD disk images.</p>").arg(QApplication::applicationVersion()));
+                              "WebDAV and NBD disk images.</p>")
+                               .arg(QApplication::applicationVersion()));
     });
 
     auto *bar = addToolBar(tr("Main"));
@@ -216,7 +222,8 @@ void MainWindow::showJobImage(const QString &jobId)
             return std::nullopt;
         return *at;
     }).then(this, [this, jobId](const std::optional<Location> &image) {
-        if (!image || m_dock->view()->selectionModel()->currentIndex().data(TransferQueueModel::JobIdRole).toString() != jobId)
+        if (!image
+            || m_dock->view()->selectionModel()->currentIndex().data(TransferQueueModel::JobIdRole).toString() != jobId)
             return;
         m_dock->imageMap()->load(image->op, image->path);
     });
@@ -261,9 +268,12 @@ void MainWindow::openProfile(const ConnectionProfile &profile, BrowserPane *pane
     // The secret comes from the keychain asynchronously; the pane opens once it is there.
     m_secrets->read(profile.id, [this, profile, target](std::optional<QString> secret, QString) {
         if (!secret)
-            showMessage(tr("The secret of %1 is missing from the keychain: edit the connection to enter it again").arg(profile.name), true);
+            showMessage(tr("The secret of %1 is missing from the keychain: edit the connection to enter it again")
+                            .arg(profile.name),
+                        true);
         else
-            (void)m_registry.setSecret(profile.uri.toStdString(), {profile.user.toStdString(), secret->toStdString(), {}});
+            (void)m_registry.setSecret(profile.uri.toStdString(),
+                                       {profile.user.toStdString(), secret->toStdString(), {}});
         target->openUri(profile.uri);
     });
 }

@@ -112,8 +112,7 @@ bool SecretStore::writeFile(const QString &id, const std::optional<QString> &sec
         all.remove(id);
     QDir().mkpath(QFileInfo(m_file).absolutePath());
     QSaveFile out(m_file);
-    if (!out.open(QIODevice::WriteOnly)
-        || !out.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner)
+    if (!out.open(QIODevice::WriteOnly) || !out.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner)
         || out.write(QJsonDocument(all).toJson(QJsonDocument::Compact)) < 0 || !out.commit()) {
         if (error)
             *error = tr("cannot save the secret in %1: %2").arg(m_file, out.errorString());

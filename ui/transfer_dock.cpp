@@ -104,7 +104,8 @@ TransferDock::TransferDock(TransferQueueModel *model, QWidget *parent)
         updateButtons();
         showFailures();
         const QModelIndex current = m_view->selectionModel()->currentIndex();
-        Q_EMIT currentJobChanged(current.isValid() ? current.data(TransferQueueModel::JobIdRole).toString() : QString());
+        Q_EMIT currentJobChanged(current.isValid() ? current.data(TransferQueueModel::JobIdRole).toString()
+                                                   : QString());
     });
     connect(m_model, &TransferQueueModel::jobFinished, this, &TransferDock::showFailures);
     connect(m_model, &QAbstractItemModel::dataChanged, this, [this] {
@@ -126,9 +127,11 @@ void TransferDock::report(const QString &failure)
 void TransferDock::updateButtons()
 {
     const QModelIndex current = m_view->selectionModel()->currentIndex();
-    const auto state = current.isValid() ? std::optional(JobState(current.data(TransferQueueModel::JobStateRole).toInt()))
-                                         : std::nullopt;
-    m_pause->setEnabled(state && (*state == JobState::Queued || *state == JobState::Running || *state == JobState::Planning));
+    const auto state = current.isValid()
+        ? std::optional(JobState(current.data(TransferQueueModel::JobStateRole).toInt()))
+        : std::nullopt;
+    m_pause->setEnabled(state
+                        && (*state == JobState::Queued || *state == JobState::Running || *state == JobState::Planning));
     m_resume->setEnabled(state && (*state == JobState::Paused || *state == JobState::Failed));
     m_cancel->setEnabled(state && !isFinal(*state));
 }

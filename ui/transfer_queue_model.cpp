@@ -46,18 +46,21 @@ QString stateText(JobState state)
 // Hears the engine on its worker threads and queues each report to the GUI thread.
 class TransferQueueModel::Observer final : public TransferObserver {
 public:
-    explicit Observer(TransferQueueModel *model) : m_model(model) {}
+    explicit Observer(TransferQueueModel *model) : m_model(model) { }
     void progress(const std::string &id, const TransferProgress &p) override
     {
-        QMetaObject::invokeMethod(m_model, [m = m_model, id, p] { m->onProgress(id, p); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            m_model, [m = m_model, id, p] { m->onProgress(id, p); }, Qt::QueuedConnection);
     }
     void stateChanged(const std::string &id, JobState state) override
     {
-        QMetaObject::invokeMethod(m_model, [m = m_model, id, state] { m->onState(id, state); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            m_model, [m = m_model, id, state] { m->onState(id, state); }, Qt::QueuedConnection);
     }
     void finished(const std::string &id, const TransferReport &report) override
     {
-        QMetaObject::invokeMethod(m_model, [m = m_model, id, report] { m->onFinished(id, report); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            m_model, [m = m_model, id, report] { m->onFinished(id, report); }, Qt::QueuedConnection);
     }
 
 private:
@@ -214,7 +217,7 @@ QVariant TransferQueueModel::data(const QModelIndex &index, int role) const
     const Row &r = m_rows[std::size_t(index.row())];
     const auto &p = r.progress;
     const double fraction = r.state == JobState::Completed ? 1.0
-                            : p.bytesTotal > 0             ? double(p.bytesDone) / double(p.bytesTotal)
+        : p.bytesTotal > 0                                 ? double(p.bytesDone) / double(p.bytesTotal)
                                                            : 0.0;
     switch (role) {
     case JobIdRole: return QString::fromStdString(r.id);
@@ -243,7 +246,8 @@ QVariant TransferQueueModel::data(const QModelIndex &index, int role) const
     case Rate: return r.state == JobState::Running ? formatRate(p.bytesPerSecond) : QString();
     case Eta: return r.state == JobState::Running && p.etaSeconds ? formatDuration(*p.etaSeconds) : QString();
     case State:
-        return r.failures > 0 ? tr("%1, %n failed", nullptr, int(r.failures)).arg(stateText(r.state)) : stateText(r.state);
+        return r.failures > 0 ? tr("%1, %n failed", nullptr, int(r.failures)).arg(stateText(r.state))
+                              : stateText(r.state);
     }
     return {};
 }

@@ -97,20 +97,22 @@ void TransferStarter::start(const QStringList &sources, const QString &destinati
         QStringList names;
         for (const auto &c : check.conflicts.mid(0, 8))
             names << QString::fromStdString(nameOf(c));
-        auto *box = new QMessageBox(QMessageBox::Question, tr("Names already taken"),
-                                    tr("%n item(s) already exist in the destination.", nullptr, int(check.conflicts.size())),
-                                    QMessageBox::Cancel, m_window);
+        auto *box =
+            new QMessageBox(QMessageBox::Question, tr("Names already taken"),
+                            tr("%n item(s) already exist in the destination.", nullptr, int(check.conflicts.size())),
+                            QMessageBox::Cancel, m_window);
         box->setObjectName(QStringLiteral("conflictDialog"));
         box->setAttribute(Qt::WA_DeleteOnClose);
-        box->setInformativeText(names.join(QLatin1Char('\n')) + (check.conflicts.size() > 8 ? QStringLiteral("\n…") : QString()));
+        box->setInformativeText(names.join(QLatin1Char('\n'))
+                                + (check.conflicts.size() > 8 ? QStringLiteral("\n…") : QString()));
         auto *overwrite = box->addButton(tr("&Overwrite all"), QMessageBox::DestructiveRole);
         auto *skip = box->addButton(tr("&Skip all"), QMessageBox::AcceptRole);
         auto *both = box->addButton(tr("&Keep both"), QMessageBox::AcceptRole);
         box->setDefaultButton(skip);
         connect(box, &QMessageBox::buttonClicked, this, [=, this](QAbstractButton *clicked) {
             const Conflict policy = clicked == overwrite ? Conflict::Overwrite
-                                    : clicked == skip    ? Conflict::Skip
-                                    : clicked == both    ? Conflict::KeepBoth
+                : clicked == skip                        ? Conflict::Skip
+                : clicked == both                        ? Conflict::KeepBoth
                                                          : Conflict::Ask;
             if (policy != Conflict::Ask)
                 enqueue(sources, destinationDir, move, policy, check.conflicts, check.freeNames);

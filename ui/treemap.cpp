@@ -33,7 +33,8 @@ std::vector<QRectF> squarify(const std::vector<double> &weights, const QRectF &a
         double sum = weights[i] * scale;
         while (end < weights.size() && weights[end] > 0) {
             const double next = weights[end] * scale;
-            if (worst(sum + next, next, weights[i] * scale, side) > worst(sum, weights[end - 1] * scale, weights[i] * scale, side))
+            if (worst(sum + next, next, weights[i] * scale, side)
+                > worst(sum, weights[end - 1] * scale, weights[i] * scale, side))
                 break;
             sum += next;
             ++end;
@@ -43,9 +44,10 @@ std::vector<QRectF> squarify(const std::vector<double> &weights, const QRectF &a
         const double thickness = last ? (horizontal ? free.width() : free.height()) : sum / side;
         double at = horizontal ? free.top() : free.left();
         for (std::size_t k = i; k < end; ++k) {
-            const double length = (k + 1 == end) ? (horizontal ? free.bottom() : free.right()) - at
-                                                 : weights[k] * scale / thickness;
-            out[k] = horizontal ? QRectF(free.left(), at, thickness, length) : QRectF(at, free.top(), length, thickness);
+            const double length =
+                (k + 1 == end) ? (horizontal ? free.bottom() : free.right()) - at : weights[k] * scale / thickness;
+            out[k] =
+                horizontal ? QRectF(free.left(), at, thickness, length) : QRectF(at, free.top(), length, thickness);
             at += length;
         }
         if (horizontal)

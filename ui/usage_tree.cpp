@@ -74,8 +74,9 @@ void UsageTree::finish()
             node->bytes += c->bytes;
             node->files += c->files;
         }
-        std::sort(node->children.begin(), node->children.end(),
-                  [](const auto &a, const auto &b) { return a->bytes > b->bytes || (a->bytes == b->bytes && a->name < b->name); });
+        std::sort(node->children.begin(), node->children.end(), [](const auto &a, const auto &b) {
+            return a->bytes > b->bytes || (a->bytes == b->bytes && a->name < b->name);
+        });
     }
 }
 

@@ -69,7 +69,8 @@ void TreemapWidget::paintEvent(QPaintEvent *)
     QPainter p(this);
     p.fillRect(rect(), palette().base());
     if (!m_node || m_node->children.empty()) {
-        p.drawText(rect(), Qt::AlignCenter, m_node ? tr("This folder is empty") : tr("Scan a folder to see where its space goes"));
+        p.drawText(rect(), Qt::AlignCenter,
+                   m_node ? tr("This folder is empty") : tr("Scan a folder to see where its space goes"));
         return;
     }
     for (std::size_t i = 0; i < m_rects.size(); ++i) {
@@ -140,7 +141,8 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     layout->addWidget(split, 1);
     m_progress = new QTimer(this);
     m_progress->setInterval(100);
-    connect(m_progress, &QTimer::timeout, this, [this] { m_status->setText(tr("Scanning… %L1 entries").arg(m_seen.load())); });
+    connect(m_progress, &QTimer::timeout, this,
+            [this] { m_status->setText(tr("Scanning… %L1 entries").arg(m_seen.load())); });
     connect(m_cancel, &QPushButton::clicked, this, &UsageView::cancel);
     connect(m_map, &TreemapWidget::zoomRequested, this, &UsageView::zoomTo);
     connect(m_list, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
@@ -170,11 +172,14 @@ void UsageView::scan(const Location &location)
         auto tree = std::make_unique<UsageTree>();
         WalkOptions options;
         options.stat = true; // sizes of every file
-        auto summary = walkTree(*location.op, location.path, options, [&](std::span<const WalkEntry> batch) {
-            for (const auto &e : batch)
-                tree->add(e.path, e.kind == EntryKind::Directory, e.size);
-            m_seen += batch.size();
-        }, stop);
+        auto summary = walkTree(
+            *location.op, location.path, options,
+            [&](std::span<const WalkEntry> batch) {
+                for (const auto &e : batch)
+                    tree->add(e.path, e.kind == EntryKind::Directory, e.size);
+                m_seen += batch.size();
+            },
+            stop);
         QString message;
         if (!summary)
             message = QString::fromStdString(summary.error().message());
@@ -186,17 +191,20 @@ void UsageView::scan(const Location &location)
         const bool ok = summary && !summary->cancelled;
         if (ok)
             tree->finish();
-        QMetaObject::invokeMethod(this, [this, ok, message, label, t = tree.release()] {
-            std::unique_ptr<UsageTree> owned(t);
-            m_done = true;
-            m_progress->stop();
-            m_cancel->setEnabled(false);
-            if (ok)
-                setTree(std::move(owned), label);
-            if (!message.isEmpty())
-                m_status->setText(message);
-            Q_EMIT scanFinished(ok, message.isEmpty() ? m_status->text() : message);
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this,
+            [this, ok, message, label, t = tree.release()] {
+                std::unique_ptr<UsageTree> owned(t);
+                m_done = true;
+                m_progress->stop();
+                m_cancel->setEnabled(false);
+                if (ok)
+                    setTree(std::move(owned), label);
+                if (!message.isEmpty())
+                    m_status->setText(message);
+                Q_EMIT scanFinished(ok, message.isEmpty() ? m_status->text() : message);
+            },
+            Qt::QueuedConnection);
     });
 }
 
@@ -245,8 +253,9 @@ void UsageView::showCurrent()
     for (const auto &c : m_current->children) {
         if (++shown > 200)
             break; // the largest only: the treemap shows the rest
-        auto *item = new QTreeWidgetItem(m_list, {c->name + (c->dir ? QStringLiteral("/") : QString()), sizeString(c->bytes),
-                                                  QStringLiteral("%1%").arg(100.0 * double(c->bytes) / total, 0, 'f', 1)});
+        auto *item = new QTreeWidgetItem(m_list,
+                                         {c->name + (c->dir ? QStringLiteral("/") : QString()), sizeString(c->bytes),
+                                          QStringLiteral("%1%").arg(100.0 * double(c->bytes) / total, 0, 'f', 1)});
         item->setData(0, Qt::UserRole, QVariant::fromValue<void *>(c.get()));
         item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
         item->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);

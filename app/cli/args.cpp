@@ -11,7 +11,8 @@ namespace {
 // Characters, not bytes: "…" is one column.
 std::size_t columns(std::string_view text)
 {
-    return std::size_t(std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    return std::size_t(
+        std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 std::string optionSyntax(const Option &option)
@@ -177,7 +178,7 @@ std::vector<std::string> ArgParser::values(std::string_view name) const
 std::string ArgParser::helpText() const
 {
     std::string text = "Usage: " + m_command + (m_options.empty() ? "" : " [options]")
-                       + (m_syntax.empty() ? "" : " " + m_syntax) + "\n";
+        + (m_syntax.empty() ? "" : " " + m_syntax) + "\n";
     if (!m_description.empty())
         text += m_description + "\n";
     std::size_t width = m_syntax.empty() ? 0 : columns(m_syntax);

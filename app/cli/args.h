@@ -11,9 +11,13 @@ namespace strata::cli {
 // and the name of its value for options that take one ("N": --jobs N, --jobs=N).
 struct Option {
     Option(std::string name, std::string help, std::string value = {})
-        : names{std::move(name)}, description(std::move(help)), valueName(std::move(value)) {}
+        : names{std::move(name)}, description(std::move(help)), valueName(std::move(value))
+    {
+    }
     Option(std::initializer_list<std::string> all, std::string help, std::string value = {})
-        : names(all), description(std::move(help)), valueName(std::move(value)) {}
+        : names(all), description(std::move(help)), valueName(std::move(value))
+    {
+    }
 
     std::vector<std::string> names;
     std::string description;
@@ -29,7 +33,10 @@ public:
     // The positional arguments' syntax for the usage line and help ("SRC… DST").
     void setPositionalSyntax(std::string syntax) { m_syntax = std::move(syntax); }
     void addOption(Option option) { m_options.push_back(std::move(option)); }
-    void addOptions(const std::vector<Option> &options) { m_options.insert(m_options.end(), options.begin(), options.end()); }
+    void addOptions(const std::vector<Option> &options)
+    {
+        m_options.insert(m_options.end(), options.begin(), options.end());
+    }
 
     // args[0] is the command as shown in messages ("strata cp"). False on a mistake,
     // described by errorText().

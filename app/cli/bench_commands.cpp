@@ -16,8 +16,8 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 #include <sys/utsname.h>
+#include <thread>
 
 namespace strata::cli {
 
@@ -44,12 +44,12 @@ std::string goNumber(double x)
 {
     const double y = std::fabs(x);
     const char *format = y == 0 || y >= 999.95 ? "%10.0f"
-                       : y >= 99.995          ? "%12.1f"
-                       : y >= 9.9995          ? "%13.2f"
-                       : y >= 0.99995         ? "%14.3f"
-                       : y >= 0.099995        ? "%15.4f"
-                       : y >= 0.0099995       ? "%16.5f"
-                                              : "%17.6f";
+        : y >= 99.995                          ? "%12.1f"
+        : y >= 9.9995                          ? "%13.2f"
+        : y >= 0.99995                         ? "%14.3f"
+        : y >= 0.099995                        ? "%15.4f"
+        : y >= 0.0099995                       ? "%16.5f"
+                                               : "%17.6f";
     char buf[64];
     std::snprintf(buf, sizeof buf, format, x);
     return buf;
@@ -95,7 +95,6 @@ std::string goHeader(const std::string &target, const std::string &label)
     return h;
 }
 
-
 // The comma-separated parts of `text`, empty ones skipped.
 std::vector<std::string_view> splitList(std::string_view text)
 {
@@ -109,12 +108,12 @@ std::vector<std::string_view> splitList(std::string_view text)
     return parts;
 }
 
-
 bool endsWithNoCase(std::string_view text, std::string_view suffix)
 {
     return text.size() >= suffix.size()
-        && std::equal(suffix.begin(), suffix.end(), text.end() - std::ptrdiff_t(suffix.size()),
-                      [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); });
+        && std::equal(suffix.begin(), suffix.end(), text.end() - std::ptrdiff_t(suffix.size()), [](char a, char b) {
+               return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+           });
 }
 
 std::optional<std::vector<std::uint64_t>> parseSizes(std::string_view text)
@@ -138,7 +137,8 @@ std::optional<std::vector<std::uint64_t>> parseSizes(std::string_view text)
 
 std::optional<std::chrono::nanoseconds> parseDuration(std::string_view text)
 {
-    static const std::pair<std::string_view, double> units[] = {{"ms", 1e6}, {"us", 1e3}, {"ns", 1}, {"s", 1e9}, {"m", 60e9}};
+    static const std::pair<std::string_view, double> units[] = {
+        {"ms", 1e6}, {"us", 1e3}, {"ns", 1}, {"s", 1e9}, {"m", 60e9}};
     for (const auto &[suffix, scale] : units) {
         if (text.ends_with(suffix)) {
             const auto v = parseNumber<double>(text.substr(0, text.size() - suffix.size()));
@@ -203,10 +203,12 @@ int commandBench(Context &context, const ArgParser &parser)
         const std::string list = parser.value("ops");
         for (const auto name : splitList(list)) {
             std::string lower(trimmed(name));
-            std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+            std::transform(lower.begin(), lower.end(), lower.begin(),
+                           [](unsigned char c) { return char(std::tolower(c)); });
             auto op = parseBenchOp(lower);
             if (!op)
-                return context.usage("--ops takes a list of write, read, stat, list, delete; not '" + std::string(name) + "'");
+                return context.usage("--ops takes a list of write, read, stat, list, delete; not '" + std::string(name)
+                                     + "'");
             options.ops.push_back(*op);
         }
     }
@@ -315,9 +317,9 @@ int commandBench(Context &context, const ArgParser &parser)
             for (const auto &r : (*results)[t]) {
                 char buf[256];
                 std::snprintf(buf, sizeof buf, ",Benchmark%s,%s,%llu,%d,%llu,%.1f,%.2f,%.1f,%.2f\n", r.name.c_str(),
-                              std::string(toString(r.op)).c_str(), static_cast<unsigned long long>(r.size), r.concurrency,
-                              static_cast<unsigned long long>(r.iterations), r.nsPerOp, r.mbPerSecond, r.bytesPerOp,
-                              r.allocsPerOp);
+                              std::string(toString(r.op)).c_str(), static_cast<unsigned long long>(r.size),
+                              r.concurrency, static_cast<unsigned long long>(r.iterations), r.nsPerOp, r.mbPerSecond,
+                              r.bytesPerOp, r.allocsPerOp);
                 out += "\"" + locations[t].display() + "\"" + buf;
             }
         std::fputs(out.c_str(), context.out);

@@ -18,8 +18,7 @@ namespace {
 
 Option verboseOption()
 {
-    return {{"v", "verbose"},
-            "Log each storage operation to stderr (secrets are never shown)."};
+    return {{"v", "verbose"}, "Log each storage operation to stderr (secrets are never shown)."};
 }
 
 Option jsonOption()
@@ -79,7 +78,8 @@ Result<Location> Context::open(const std::string &argument)
     bool isUri = argument.find("://") != std::string::npos;
     if (const std::string scheme = schemeOf(argument); !isUri && !scheme.empty()) {
         std::string lower = scheme;
-        std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
         const auto schemes = registry.schemes();
         isUri = std::find(schemes.begin(), schemes.end(), lower) != schemes.end();
     }
@@ -113,27 +113,30 @@ const std::vector<CommandSpec> &commands()
     static const std::vector<CommandSpec> list = [] {
         const Option json = jsonOption();
         std::vector<CommandSpec> l;
-        l.push_back({"ls", "URI", "List a directory (or show one object).",
-                  {{"l", "Long format: kind, permissions, size, modification time."},
-                   {"a", "Show hidden entries (names starting with '.')."},
-                   {{"R", "recursive"},
-                    "List the whole tree below (one flat listing where the storage offers it)."},
-                   json},
-                  1, 1, &commandLs});
-        l.push_back({"stat", "URI", "Show what is known about one object.",
-                  {json}, 1, 1, &commandStat});
+        l.push_back({"ls",
+                     "URI",
+                     "List a directory (or show one object).",
+                     {{"l", "Long format: kind, permissions, size, modification time."},
+                      {"a", "Show hidden entries (names starting with '.')."},
+                      {{"R", "recursive"}, "List the whole tree below (one flat listing where the storage offers it)."},
+                      json},
+                     1,
+                     1,
+                     &commandLs});
+        l.push_back({"stat", "URI", "Show what is known about one object.", {json}, 1, 1, &commandStat});
         const std::vector<Option> walkOptions{
             {"follow", "Descend into symlinked directories (each directory once, loops cost nothing)."},
-            {"exclude", "Skip names matching GLOB and all below them (repeatable; a GLOB with '/' matches the relative path).", "GLOB"},
+            {"exclude",
+             "Skip names matching GLOB and all below them (repeatable; a GLOB with '/' matches the relative path).",
+             "GLOB"},
             {"one-file-system", "Do not descend into directories on other file systems."},
             {"threads", "Directories read at once (default: the CPU count locally, 16 remotely).", "N"}};
         {
             std::vector<Option> o = walkOptions;
             o.push_back({"max-depth", "Go at most N levels below URI.", "N"});
             o.push_back({"json", "One JSON object per line: path, kind, size, allocated, depth."});
-            l.push_back({"walk", "URI",
-                      "Print every path below URI (like find URI -mindepth 1), fast, in parallel.", o, 1, 1,
-                      &commandWalk});
+            l.push_back({"walk", "URI", "Print every path below URI (like find URI -mindepth 1), fast, in parallel.", o,
+                         1, 1, &commandWalk});
         }
         {
             std::vector<Option> o = walkOptions;
@@ -141,33 +144,46 @@ const std::vector<CommandSpec> &commands()
             o.push_back({"top", "Show only the N largest.", "N"});
             o.push_back({"apparent", "Sizes as files claim them, not the space they use."});
             o.push_back(json);
-            l.push_back({"du", "URI",
-                      "Disk usage: totals per directory, largest first (hard links once).", o, 1, 1, &commandDu});
+            l.push_back({"du", "URI", "Disk usage: totals per directory, largest first (hard links once).", o, 1, 1,
+                         &commandDu});
         }
-        l.push_back({"bench", "URI",
-                  "Benchmark a location: ns/op, MB/s, B/op, allocs/op per operation and size, Go's format.",
-                  {{"ops", "Operations, from write,read,stat,list,delete (default write,read).", "LIST"},
-                   {"sizes", "Object sizes (default 4KiB,256KiB,4MiB,16MiB).", "LIST"},
-                   {"count", "Runs of each benchmark (default 6).", "N"},
-                   {"benchtime", "Target duration of each run (default 1s).", "D"},
-                   {"concurrency", "Workers sharing the operations (default 1), like 1,4,16.", "LIST"},
-                   {"label", "A name for this run (in the output and the history).", "NAME"},
-                   {"vs", "Also run on URI2, run by run in turn, and compare.", "URI2"},
-                   {"csv", "CSV instead of Go's benchmark format."},
-                   json},
-                  1, 1, &commandBench});
-        l.push_back({"benchstat", "OLD.txt NEW.txt…",
-                  "Compare Go benchmark results like benchstat: medians, 95 % intervals, Mann-Whitney p, geomean.",
-                  {{"format", "text (default), csv or json.", "F"},
-                   {"alpha", "Significance level (default 0.05).", "A"}},
-                  1, -1, &commandBenchstat});
-        l.push_back({"extents", "URI",
-                  "Show where a file's or a disk image's data is: data, zero and hole ranges.",
-                  {json}, 1, 1, &commandExtents});
-        l.push_back({"cat", "URI", "Write an object's bytes to stdout.",
-                  {{"offset", "Start at byte N.", "N"},
-                   {"length", "Write at most N bytes.", "N"}},
-                  1, 1, &commandCat});
+        l.push_back({"bench",
+                     "URI",
+                     "Benchmark a location: ns/op, MB/s, B/op, allocs/op per operation and size, Go's format.",
+                     {{"ops", "Operations, from write,read,stat,list,delete (default write,read).", "LIST"},
+                      {"sizes", "Object sizes (default 4KiB,256KiB,4MiB,16MiB).", "LIST"},
+                      {"count", "Runs of each benchmark (default 6).", "N"},
+                      {"benchtime", "Target duration of each run (default 1s).", "D"},
+                      {"concurrency", "Workers sharing the operations (default 1), like 1,4,16.", "LIST"},
+                      {"label", "A name for this run (in the output and the history).", "NAME"},
+                      {"vs", "Also run on URI2, run by run in turn, and compare.", "URI2"},
+                      {"csv", "CSV instead of Go's benchmark format."},
+                      json},
+                     1,
+                     1,
+                     &commandBench});
+        l.push_back(
+            {"benchstat",
+             "OLD.txt NEW.txt…",
+             "Compare Go benchmark results like benchstat: medians, 95 % intervals, Mann-Whitney p, geomean.",
+             {{"format", "text (default), csv or json.", "F"}, {"alpha", "Significance level (default 0.05).", "A"}},
+             1,
+             -1,
+             &commandBenchstat});
+        l.push_back({"extents",
+                     "URI",
+                     "Show where a file's or a disk image's data is: data, zero and hole ranges.",
+                     {json},
+                     1,
+                     1,
+                     &commandExtents});
+        l.push_back({"cat",
+                     "URI",
+                     "Write an object's bytes to stdout.",
+                     {{"offset", "Start at byte N.", "N"}, {"length", "Write at most N bytes.", "N"}},
+                     1,
+                     1,
+                     &commandCat});
         const std::vector<Option> transferOptions{
             {"verify", "Re-read each copy and compare checksums; a mismatch is an error."},
             {"progress", "Show progress on stderr even when it is not a terminal."},
@@ -177,44 +193,54 @@ const std::vector<CommandSpec> &commands()
             {"zstd-level", "Compression level (1-22) for destinations ending in .zst.", "N"},
             {"part-size", "Split large files into parts of this size, copied in parallel (default 32M).", "SIZE"},
             {"sync", "Make each copy durable (fsync) before it is published."},
-            {"preserve", "Keep these exactly, comma-separated: mode (the source's permission bits, umask and set-ID bits included; without it they are masked as cp does), timestamps (always kept), all.", "LIST"},
-            {"ignore-case", "The destination takes names that differ only in case as one name (found out by itself on local FAT, exFAT, NTFS, SMB and casefold folders); of sources that would collide, the first is copied and the others are refused."},
+            {"preserve",
+             "Keep these exactly, comma-separated: mode (the source's permission bits, umask and set-ID bits included; "
+             "without it they are masked as cp does), timestamps (always kept), all.",
+             "LIST"},
+            {"ignore-case",
+             "The destination takes names that differ only in case as one name (found out by itself on local FAT, "
+             "exFAT, NTFS, SMB and casefold folders); of sources that would collide, the first is copied and the "
+             "others are refused."},
             json};
         auto with = [](std::vector<Option> options, const std::vector<Option> &more) {
             options.insert(options.end(), more.begin(), more.end());
             return options;
         };
-        l.push_back({"cp", "SRC… DST",
-                  "Copy objects or trees (-r) between any two locations.",
-                  with({{{"r", "recursive"}, "Copy directories and their contents."},
-                        {"overwrite", "Replace objects that exist at the destination."},
-                        {{"n", "skip-existing"}, "Keep objects that exist at the destination."}},
-                       transferOptions),
-                  2, -1, &commandCp});
-        l.push_back({"mv", "SRC… DST",
-                  "Move objects or trees: a rename on one backend, else copy then remove.",
-                  with({{"overwrite", "Replace objects that exist at the destination."},
-                        {{"n", "no-clobber"}, "Never replace an existing object."}},
-                       transferOptions),
-                  2, -1, &commandMv});
-        l.push_back({"sync", "SRC DST",
-                  "Make DST like SRC: copy what is missing or differs (size, time).",
-                  with({{"dry-run", "Print what would be done; change nothing."},
-                        {"delete", "Also delete what DST has and SRC does not."},
-                        {{"c", "checksum"},
-                         "Compare files of the same size by checksum instead of modification time."}},
-                       transferOptions),
-                  2, 2, &commandSync});
-        l.push_back({"rm", "URI…", "Remove objects.",
-                  {{{"r", "recursive"}, "Remove directories and their contents."},
-                   {{"f", "force"}, "Ignore missing objects."},
-                   {"dry-run", "Print what would be removed; remove nothing."},
-                   {"no-preserve-root", "Allow -r on the root of a local file system (file:///)."}},
-                  1, -1, &commandRm});
-        l.push_back({"mkdir", "URI…", "Create directories.",
-                  {{{"p", "parents"},
-                    "Create missing parents; no error if it exists."}},
-                  1, -1, &commandMkdir});
+        l.push_back({"cp", "SRC… DST", "Copy objects or trees (-r) between any two locations.",
+                     with({{{"r", "recursive"}, "Copy directories and their contents."},
+                           {"overwrite", "Replace objects that exist at the destination."},
+                           {{"n", "skip-existing"}, "Keep objects that exist at the destination."}},
+                          transferOptions),
+                     2, -1, &commandCp});
+        l.push_back({"mv", "SRC… DST", "Move objects or trees: a rename on one backend, else copy then remove.",
+                     with({{"overwrite", "Replace objects that exist at the destination."},
+                           {{"n", "no-clobber"}, "Never replace an existing object."}},
+                          transferOptions),
+                     2, -1, &commandMv});
+        l.push_back(
+            {"sync", "SRC DST", "Make DST like SRC: copy what is missing or differs (size, time).",
+             with({{"dry-run", "Print what would be done; change nothing."},
+                   {"delete", "Also delete what DST has and SRC does not."},
+                   {{"c", "checksum"}, "Compare files of the same size by checksum instead of modification time."}},
+                  transferOptions),
+             2, 2, &commandSync});
+        l.push_back({"rm",
+                     "URI…",
+                     "Remove objects.",
+                     {{{"r", "recursive"}, "Remove directories and their contents."},
+                      {{"f", "force"}, "Ignore missing objects."},
+                      {"dry-run", "Print what would be removed; remove nothing."},
+                      {"no-preserve-root", "Allow -r on the root of a local file system (file:///)."}},
+                     1,
+                     -1,
+                     &commandRm});
+        l.push_back({"mkdir",
+                     "URI…",
+                     "Create directories.",
+                     {{{"p", "parents"}, "Create missing parents; no error if it exists."}},
+                     1,
+                     -1,
+                     &commandMkdir});
         return l;
     }();
     return list;
@@ -270,12 +296,13 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
         return Success;
     }
     if (name == "open") { // only its --help reaches here (wantsCommandLine)
-        write(out, "Usage: strata open [options] [FOLDER|IMAGE|URI|RESULTS.bench…]\n"
-                   "Open the desktop app on folders, storage URIs, disk images or Go benchmark files.\n\n"
-                   "Options:\n"
-                   "  -h, --help    Show this help.\n"
-                   "  --benchmarks  Show the Benchmarks page.\n"
-                   "  --usage       Show the disk usage of the home folder.\n");
+        write(out,
+              "Usage: strata open [options] [FOLDER|IMAGE|URI|RESULTS.bench…]\n"
+              "Open the desktop app on folders, storage URIs, disk images or Go benchmark files.\n\n"
+              "Options:\n"
+              "  -h, --help    Show this help.\n"
+              "  --benchmarks  Show the Benchmarks page.\n"
+              "  --usage       Show the disk usage of the home folder.\n");
         return Success;
     }
     const auto &all = commands();

@@ -26,12 +26,12 @@ std::time_t floorSeconds(std::int64_t ns)
 // "yyyy-MM-dd HH:mm", or with the seconds "yyyy-MM-ddTHH:mm:ss".
 std::string dateTime(const std::tm &t, const char *separator, bool seconds)
 {
-    std::string s = format("%04d-%02d-%02d%s%02d:%02d", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday, separator, t.tm_hour, t.tm_min);
+    std::string s =
+        format("%04d-%02d-%02d%s%02d:%02d", t.tm_year + 1900, t.tm_mon + 1, t.tm_mday, separator, t.tm_hour, t.tm_min);
     if (seconds)
         s += format(":%02d", t.tm_sec);
     return s;
 }
-
 
 // Characters (code points) in UTF-8 text: every byte but continuation bytes.
 int characters(std::string_view text)

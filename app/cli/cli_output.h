@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/io/size_text.h" // parseSize, formatSize: one way for CLI, URI options and GUI
 #include "core/io/json.h"
+#include "core/io/size_text.h" // parseSize, formatSize: one way for CLI, URI options and GUI
 #include "core/storage/entry.h"
 
 #include <charconv>

@@ -166,7 +166,8 @@ int commandExtents(Context &context, const ArgParser &parser)
         return *code;
     auto &[loc, entry] = std::get<Target>(target);
     if (entry.isDir())
-        return context.fail(Error(ErrorKind::IsDirectory, "extents are a file's or an image's").withContext("map", loc.display()));
+        return context.fail(
+            Error(ErrorKind::IsDirectory, "extents are a file's or an image's").withContext("map", loc.display()));
     std::vector<Extent> map;
     if (loc.op->capabilities().has(Capability::Extents)) {
         auto found = loc.op->extents(loc.path);
@@ -184,19 +185,22 @@ int commandExtents(Context &context, const ArgParser &parser)
         json::Array array;
         for (const auto &e : map)
             array.emplace_back(json::Object{{"offset", e.offset}, {"length", e.length}, {"kind", toString(e.kind)}});
-        writeJson(context.out, json::Object{{"uri", loc.display()},
-                                            {"size", entry.size},
-                                            {"data", totals[0]},
-                                            {"zero", totals[1]},
-                                            {"hole", totals[2]},
-                                            {"extents", std::move(array)}});
+        writeJson(context.out,
+                  json::Object{{"uri", loc.display()},
+                               {"size", entry.size},
+                               {"data", totals[0]},
+                               {"zero", totals[1]},
+                               {"hole", totals[2]},
+                               {"extents", std::move(array)}});
         return Success;
     }
     std::string text = pad("OFFSET", 15) + " " + pad("LENGTH", 15) + " KIND\n";
     for (const auto &e : map)
-        text += pad(std::to_string(e.offset), 15) + " " + pad(std::to_string(e.length), 15) + " " + std::string(toString(e.kind)) + "\n";
-    text += format("%zu extents; data %s (%.1f %%), zero %s, hole %s of %s\n", map.size(), formatSize(totals[0]).c_str(), percent,
-                   formatSize(totals[1]).c_str(), formatSize(totals[2]).c_str(), formatSize(entry.size).c_str());
+        text += pad(std::to_string(e.offset), 15) + " " + pad(std::to_string(e.length), 15) + " "
+            + std::string(toString(e.kind)) + "\n";
+    text +=
+        format("%zu extents; data %s (%.1f %%), zero %s, hole %s of %s\n", map.size(), formatSize(totals[0]).c_str(),
+               percent, formatSize(totals[1]).c_str(), formatSize(totals[2]).c_str(), formatSize(entry.size).c_str());
     write(context.out, text);
     return Success;
 }
@@ -216,7 +220,8 @@ int commandCat(Context &context, const ArgParser &parser)
     Location *loc = &locValue;
     Entry *e = &entryValue;
     if (e->isDir())
-        return context.fail(Error(ErrorKind::IsDirectory, "use 'strata ls' to list it").withContext("read", loc->display()));
+        return context.fail(
+            Error(ErrorKind::IsDirectory, "use 'strata ls' to list it").withContext("read", loc->display()));
     std::vector<std::byte> buffer(1u << 20);
     std::uint64_t pos = offset;
     // Up to the size stat gave: no read past the end (some servers mishandle it on empty objects).

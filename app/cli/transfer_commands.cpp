@@ -1,19 +1,19 @@
 // cp, mv and sync: the command line's face of the transfer engine.
 #include "app/cli/cli.h"
 #include "app/cli/cli_output.h"
-#include "app/cli/interrupt_watch.h"
 #include "app/cli/commands.h"
+#include "app/cli/interrupt_watch.h"
 #include "core/storage/path.h"
 #include "core/storage/printable.h"
 #include "core/transfer/transfer_queue.h"
 
 #include <atomic>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <csignal>
+#include <fcntl.h>
 #include <mutex>
 #include <thread>
-#include <fcntl.h>
 #include <unistd.h>
 
 namespace strata::cli {
@@ -23,7 +23,7 @@ namespace {
 // Draws one progress line on stderr (when it is a terminal, or --progress).
 class ProgressBar final : public TransferObserver {
 public:
-    ProgressBar(std::FILE *err, bool enabled, int fd = -1) : m_err(err), m_enabled(enabled), m_fd(fd) {}
+    ProgressBar(std::FILE *err, bool enabled, int fd = -1) : m_err(err), m_enabled(enabled), m_fd(fd) { }
     ~ProgressBar() override { end(); }
 
     void progress(const std::string &, const TransferProgress &p) override
@@ -38,7 +38,7 @@ public:
         } else {
             const int percent = p.bytesTotal ? int(p.bytesDone * 100 / p.bytesTotal) : 100;
             line = format("%3d%%  ", percent) + formatSize(p.bytesDone) + " of " + formatSize(p.bytesTotal) + "  "
-                   + formatSize(std::uint64_t(p.bytesPerSecond)) + "/s";
+                + formatSize(std::uint64_t(p.bytesPerSecond)) + "/s";
             if (p.etaSeconds && p.bytesDone < p.bytesTotal)
                 line += format("  ETA %llds", (long long)std::llround(*p.etaSeconds));
             if (p.filesTotal > 1)
@@ -63,7 +63,8 @@ private:
     // "N/100" once per percent reached, on its own line (nbdcopy's --progress=FD format).
     void machineProgress(const TransferProgress &p)
     {
-        const int percent = p.bytesTotal ? int(p.bytesDone * 100 / p.bytesTotal) : (p.filesDone >= p.filesTotal ? 100 : 0);
+        const int percent =
+            p.bytesTotal ? int(p.bytesDone * 100 / p.bytesTotal) : (p.filesDone >= p.filesTotal ? 100 : 0);
         std::lock_guard lock(m_mutex);
         while (m_lastPercent < percent) {
             ++m_lastPercent;
@@ -98,8 +99,7 @@ Result<std::string> uriOf(Context &context, const std::string &argument)
     // "dir/." (or "."): the directory's contents, not the directory, as cp has it. The
     // planner sees the "/." that normalising the path would otherwise drop.
     const std::string bare = typed && typed->hasAuthority() ? typed->path() : argument;
-    if ((bare == "." || bare.ends_with("/.") || bare.ends_with("/./"))
-        && !uri.path().ends_with("/."))
+    if ((bare == "." || bare.ends_with("/.") || bare.ends_with("/./")) && !uri.path().ends_with("/."))
         uri.setPath((uri.path().ends_with('/') ? uri.path() : uri.path() + "/") + ".");
     return uri.toString();
 }
@@ -123,14 +123,16 @@ int printReport(Context &context, const TransferReport &report, bool json, bool 
         if (!report.error.empty())
             write(context.err, "strata: " + printable(report.error) + "\n");
         if (report.filesFailed > 0)
-            write(context.err, format("strata: %llu of %llu files failed; %llu copied. Run the same command again to "
-                                      "retry the failed ones.\n",
-                                      (unsigned long long)report.filesFailed,
-                                      (unsigned long long)report.filesFailed + report.filesCopied + report.filesSkipped,
-                                      (unsigned long long)report.filesCopied));
+            write(context.err,
+                  format("strata: %llu of %llu files failed; %llu copied. Run the same command again to "
+                         "retry the failed ones.\n",
+                         (unsigned long long)report.filesFailed,
+                         (unsigned long long)report.filesFailed + report.filesCopied + report.filesSkipped,
+                         (unsigned long long)report.filesCopied));
     }
     if (interrupted) {
-        write(context.err, "strata: interrupted; run the same command again to resume where it stopped (job " + id + ")\n");
+        write(context.err,
+              "strata: interrupted; run the same command again to resume where it stopped (job " + id + ")\n");
         return 130;
     }
     switch (report.state) {
@@ -263,9 +265,10 @@ int commandMv(Context &context, const ArgParser &parser)
             if (st)
                 return Success;
             if (st.error().kind() == ErrorKind::AlreadyExists)
-                return context.fail(Error(ErrorKind::AlreadyExists, replace || parser.isSet("no-clobber")
-                                                                        ? "nothing was moved"
-                                                                        : "nothing was moved (--overwrite replaces it)")
+                return context.fail(Error(ErrorKind::AlreadyExists,
+                                          replace || parser.isSet("no-clobber")
+                                              ? "nothing was moved"
+                                              : "nothing was moved (--overwrite replaces it)")
                                         .withContext("move to", dst->op->display(target)));
             if (st.error().kind() != ErrorKind::Unsupported)
                 return context.fail(st.error());

@@ -18,12 +18,10 @@ namespace strata::cli {
 
 namespace {
 
-
 std::string_view kindName(EntryKind kind)
 {
     return toString(kind);
 }
-
 
 // Reads the options walk and du share; on a bad value, the usage exit code.
 std::optional<int> readWalkOptions(Context &context, const ArgParser &parser, WalkOptions &options)
@@ -90,8 +88,9 @@ private:
 void reportErrors(Context &context, const WalkSummary &summary, const std::string &root)
 {
     for (const auto &e : summary.errors)
-        write(context.err, "strata: cannot read " + printable(e.path.empty() ? root : root + '/' + e.path) + ": "
-                               + printable(e.message) + "\n");
+        write(context.err,
+              "strata: cannot read " + printable(e.path.empty() ? root : root + '/' + e.path) + ": "
+                  + printable(e.message) + "\n");
 }
 
 // The prefix printed before relative paths: the argument as typed for local paths, the
@@ -211,7 +210,8 @@ int commandDu(Context &context, const ArgParser &parser)
         if (d.depth <= depth)
             shown.push_back(&d);
     auto sizeOf = [apparent](const DirTotals &d) { return apparent ? d.bytes : d.allocated; };
-    std::stable_sort(shown.begin(), shown.end(), [&](const DirTotals *a, const DirTotals *b) { return sizeOf(*a) > sizeOf(*b); });
+    std::stable_sort(shown.begin(), shown.end(),
+                     [&](const DirTotals *a, const DirTotals *b) { return sizeOf(*a) > sizeOf(*b); });
     if (top > 0 && shown.size() > std::size_t(top))
         shown.resize(std::size_t(top));
     auto pathOf = [&](const DirTotals &d) {
@@ -228,23 +228,24 @@ int commandDu(Context &context, const ArgParser &parser)
         json::Array errors;
         for (const auto &e : summary->errors)
             errors.push_back(json::Object{{"path", e.path}, {"message", e.message}});
-        writeJson(context.out, json::Object{{"path", root},
-                                            {"bytes", summary->bytes},
-                                            {"allocated", summary->allocated},
-                                            {"files", summary->files},
-                                            {"dirs", summary->dirs},
-                                            {"symlinks", summary->symlinks},
-                                            {"hardLinks", summary->hardLinks},
-                                            {"revisits", summary->revisits},
-                                            {"excluded", summary->excluded},
-                                            {"directories", std::move(array)},
-                                            {"errors", std::move(errors)}});
+        writeJson(context.out,
+                  json::Object{{"path", root},
+                               {"bytes", summary->bytes},
+                               {"allocated", summary->allocated},
+                               {"files", summary->files},
+                               {"dirs", summary->dirs},
+                               {"symlinks", summary->symlinks},
+                               {"hardLinks", summary->hardLinks},
+                               {"revisits", summary->revisits},
+                               {"excluded", summary->excluded},
+                               {"directories", std::move(array)},
+                               {"errors", std::move(errors)}});
     } else {
         std::string text;
         for (const auto *d : shown)
             text += pad(formatSize(sizeOf(*d)), 10) + "\t" + printable(pathOf(*d)) + "\n";
         text += std::to_string(summary->files) + " files, " + std::to_string(summary->dirs) + " directories, "
-                + formatSize(summary->bytes) + " (" + formatSize(summary->allocated) + " on disk)";
+            + formatSize(summary->bytes) + " (" + formatSize(summary->allocated) + " on disk)";
         if (summary->hardLinks)
             text += ", " + std::to_string(summary->hardLinks) + " hard links counted once";
         if (summary->revisits)

@@ -90,7 +90,8 @@ Status copyFdRange(int in, std::uint64_t offset, std::uint64_t length, int out)
     loff_t inOff = loff_t(offset), outOff = loff_t(offset);
     std::uint64_t left = length;
     while (left > 0) {
-        ssize_t n = ::copy_file_range(in, &inOff, out, &outOff, std::size_t(std::min<std::uint64_t>(left, 1u << 30)), 0);
+        ssize_t n =
+            ::copy_file_range(in, &inOff, out, &outOff, std::size_t(std::min<std::uint64_t>(left, 1u << 30)), 0);
         if (n > 0) {
             left -= std::uint64_t(n);
             continue;
@@ -127,7 +128,7 @@ Result<std::size_t> preadAll(int fd, std::uint64_t offset, std::span<std::byte> 
 // over its name meanwhile.
 class FileReader final : public Reader {
 public:
-    explicit FileReader(UniqueFd fd) : m_fd(std::move(fd)) {}
+    explicit FileReader(UniqueFd fd) : m_fd(std::move(fd)) { }
     Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
     {
         return preadAll(m_fd.get(), offset, buffer);
@@ -171,10 +172,20 @@ FileBackend::FileBackend(UniqueFd root, std::string rootPath, FileBackendOptions
 
 Capabilities FileBackend::capabilities() const
 {
-    return {Capability::Stat,       Capability::List,           Capability::Read,     Capability::Write,
-            Capability::Remove,     Capability::CreateDir,      Capability::Rename,   Capability::Copy,
-            Capability::Extents,    Capability::RangedRead,     Capability::PositionalWrite,
-            Capability::Symlinks,   Capability::RealDirectories, Capability::KeepsModifiedTime};
+    return {Capability::Stat,
+            Capability::List,
+            Capability::Read,
+            Capability::Write,
+            Capability::Remove,
+            Capability::CreateDir,
+            Capability::Rename,
+            Capability::Copy,
+            Capability::Extents,
+            Capability::RangedRead,
+            Capability::PositionalWrite,
+            Capability::Symlinks,
+            Capability::RealDirectories,
+            Capability::KeepsModifiedTime};
 }
 
 Uri FileBackend::uriFor(std::string_view path) const
@@ -250,7 +261,8 @@ Result<std::pair<UniqueFd, std::string>> FileBackend::openParentConfined(std::st
                                                                          std::string_view confineBelow) const
 {
     const std::string_view parent = parentPath(path);
-    if (confineBelow.empty() || m_options.followSymlinks || (parent != confineBelow && !isStrictlyBelow(parent, confineBelow)))
+    if (confineBelow.empty() || m_options.followSymlinks
+        || (parent != confineBelow && !isStrictlyBelow(parent, confineBelow)))
         return openParent(path);
     // What the user named is taken as it resolves (links included); below it, none.
     auto top = openBeneath(confineBelow, O_PATH | O_DIRECTORY);
@@ -260,8 +272,9 @@ Result<std::pair<UniqueFd, std::string>> FileBackend::openParentConfined(std::st
         return std::pair{std::move(*top), std::string(baseName(path))};
     const std::string rel(parent.substr(confineBelow == "/" ? 1 : confineBelow.size() + 1));
     const auto planted = [&] {
-        return Error(ErrorKind::InvalidInput, "a folder on the way is a symbolic link (planted where a folder was "
-                                              "expected); nothing is written through it");
+        return Error(ErrorKind::InvalidInput,
+                     "a folder on the way is a symbolic link (planted where a folder was "
+                     "expected); nothing is written through it");
     };
     if (!g_noOpenat2) {
         long fd = openat2(top->get(), rel.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
@@ -281,7 +294,7 @@ Result<std::pair<UniqueFd, std::string>> FileBackend::openParentConfined(std::st
         int next = ::openat(dir.get(), seg.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (next < 0)
             return errno == ELOOP || errno == ENOTDIR ? Result<std::pair<UniqueFd, std::string>>(planted())
-                                                       : Result<std::pair<UniqueFd, std::string>>(fsError(errno));
+                                                      : Result<std::pair<UniqueFd, std::string>>(fsError(errno));
         dir.reset(next);
         pos = slash + 1;
     }
@@ -304,21 +317,23 @@ Result<std::unique_ptr<Reader>> FileBackend::openReader(std::string_view path, c
 {
     // Opened once, never through a symlink at the name (unless links are followed), and
     // only if it is the file that was listed.
-    struct stat st {};
+    struct stat st { };
     auto fd = openFile(path, O_RDONLY | (m_options.followSymlinks ? 0 : O_NOFOLLOW), st);
     if (!fd) {
         if (fd.error().kind() == ErrorKind::InvalidInput)
-            return Error(ErrorKind::InvalidInput, "it is a symbolic link now (a file when listed); links are not followed");
+            return Error(ErrorKind::InvalidInput,
+                         "it is a symbolic link now (a file when listed); links are not followed");
         return std::move(fd).error();
     }
-    if (expected.device && expected.inode && (std::uint64_t(st.st_dev) != *expected.device || std::uint64_t(st.st_ino) != *expected.inode))
+    if (expected.device && expected.inode
+        && (std::uint64_t(st.st_dev) != *expected.device || std::uint64_t(st.st_ino) != *expected.inode))
         return Error(ErrorKind::Corrupt, "another file is at its name since it was listed; not read");
     return std::unique_ptr<Reader>(std::make_unique<FileReader>(std::move(*fd)));
 }
 
 Result<Entry> FileBackend::stat(std::string_view path)
 {
-    struct stat st {};
+    struct stat st { };
     if (path == "/" || m_options.followSymlinks) {
         auto fd = openBeneath(path, O_PATH);
         if (!fd)
@@ -357,7 +372,8 @@ Result<ListPage> FileBackend::list(std::string_view dirPath, const ListOptions &
     // telldir cookie, stable across opens as NFS relies on), so pages never overlap.
     if (!options.pageToken.empty()) {
         long pos = 0;
-        auto [ptr, ec] = std::from_chars(options.pageToken.data(), options.pageToken.data() + options.pageToken.size(), pos);
+        auto [ptr, ec] =
+            std::from_chars(options.pageToken.data(), options.pageToken.data() + options.pageToken.size(), pos);
         if (ec != std::errc())
             return Error(ErrorKind::InvalidInput, "the listing page token is not valid");
         ::seekdir(dir, pos);
@@ -382,7 +398,7 @@ Result<ListPage> FileBackend::list(std::string_view dirPath, const ListOptions &
             break;
         }
         std::string childPath = joinPath(dirPath, name);
-        struct stat st {};
+        struct stat st { };
         const int flags = m_options.followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW;
         if (::fstatat(dirFd, d->d_name, &st, flags) != 0) {
             if (errno == ENOENT)
@@ -421,7 +437,7 @@ Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view pat
     if (!dirFd)
         return errorFromErrno(errno);
 
-    struct stat existing {};
+    struct stat existing { };
     const bool exists = ::fstatat(dirFd.get(), leaf.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0;
     if (exists && S_ISDIR(existing.st_mode))
         return Error(ErrorKind::IsDirectory);
@@ -443,21 +459,24 @@ Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view pat
         if (fd < 0 && errno != ELOOP)
             return errorFromErrno(errno);
         UniqueFd file(fd);
-        struct stat partial {};
+        struct stat partial { };
         const bool ours = file && ::fstat(file.get(), &partial) == 0 && S_ISREG(partial.st_mode)
             && partial.st_uid == ::geteuid() && partial.st_nlink == 1;
         if (!ours) {
             file.reset();
             if (::unlinkat(dirFd.get(), tmpName.c_str(), 0) != 0 && errno != ENOENT)
-                return Error(ErrorKind::PermissionDenied, "the partial file of an earlier transfer is not this user's and "
-                                                          "cannot be removed: " + tmpName);
+                return Error(ErrorKind::PermissionDenied,
+                             "the partial file of an earlier transfer is not this user's and "
+                             "cannot be removed: "
+                                 + tmpName);
             fd = ::openat(dirFd.get(), tmpName.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
             if (fd < 0)
                 return errorFromErrno(errno);
             file.reset(fd);
             partial = {};
         }
-        const auto mode = finalMode(options, exists && S_ISREG(existing.st_mode) ? std::optional(existing.st_mode) : std::nullopt);
+        const auto mode =
+            finalMode(options, exists && S_ISREG(existing.st_mode) ? std::optional(existing.st_mode) : std::nullopt);
         return std::make_unique<FileWriter>(std::move(dirFd), leaf, std::move(file), std::move(tmpName), options, mode,
                                             true, std::uint64_t(partial.st_size));
     }
@@ -476,7 +495,8 @@ Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view pat
     UniqueFd file(fd);
     if (options.sizeHint && *options.sizeHint > 0)
         ::posix_fadvise(file.get(), 0, off_t(*options.sizeHint), POSIX_FADV_SEQUENTIAL);
-    const auto mode = finalMode(options, exists && S_ISREG(existing.st_mode) ? std::optional(existing.st_mode) : std::nullopt);
+    const auto mode =
+        finalMode(options, exists && S_ISREG(existing.st_mode) ? std::optional(existing.st_mode) : std::nullopt);
     return std::make_unique<FileWriter>(std::move(dirFd), leaf, std::move(file), std::move(tmpName), options, mode);
 }
 
@@ -530,7 +550,7 @@ Status FileBackend::rename(std::string_view from, std::string_view to, bool repl
     int rc = ::renameat2(from_, fromName, to_, toName, replace ? 0 : RENAME_NOREPLACE);
     if (rc != 0 && !replace && errno == EINVAL) {
         // No RENAME_NOREPLACE on this file system: look first (a narrow race, as mv -n).
-        struct stat there {};
+        struct stat there { };
         if (::fstatat(to_, toName, &there, AT_SYMLINK_NOFOLLOW) == 0)
             return Error(ErrorKind::AlreadyExists);
         rc = ::renameat(from_, fromName, to_, toName);
@@ -555,7 +575,7 @@ Status FileBackend::setPermissions(std::string_view path, std::uint32_t mode, st
     UniqueFd fd(::openat(parent->first.get(), parent->second.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     if (!fd)
         return errorFromErrno(errno);
-    struct stat st {};
+    struct stat st { };
     if (::fstat(fd.get(), &st) != 0)
         return errorFromErrno(errno);
     if (S_ISLNK(st.st_mode))
@@ -572,7 +592,7 @@ Status FileBackend::copy(std::string_view from, std::string_view to)
     auto src = openBeneath(from, O_RDONLY);
     if (!src)
         return std::move(src).error();
-    struct stat st {};
+    struct stat st { };
     if (::fstat(src->get(), &st) != 0)
         return errorFromErrno(errno);
     if (S_ISDIR(st.st_mode))
@@ -595,7 +615,8 @@ Status FileBackend::copy(std::string_view from, std::string_view to)
         while (pos < end) {
             if (kernelCopy) {
                 loff_t inOff = loff_t(pos), outOff = loff_t(pos);
-                ssize_t n = ::copy_file_range(in, &inOff, out, &outOff, std::size_t(std::min<std::uint64_t>(end - pos, 1u << 30)), 0);
+                ssize_t n = ::copy_file_range(in, &inOff, out, &outOff,
+                                              std::size_t(std::min<std::uint64_t>(end - pos, 1u << 30)), 0);
                 if (n > 0) {
                     pos += std::uint64_t(n);
                     continue;
@@ -609,7 +630,8 @@ Status FileBackend::copy(std::string_view from, std::string_view to)
                 kernelCopy = false;
                 buffer.resize(1u << 20);
             }
-            ssize_t n = ::pread(in, buffer.data(), std::size_t(std::min<std::uint64_t>(end - pos, buffer.size())), off_t(pos));
+            ssize_t n =
+                ::pread(in, buffer.data(), std::size_t(std::min<std::uint64_t>(end - pos, buffer.size())), off_t(pos));
             if (n < 0) {
                 if (errno == EINTR)
                     continue;
@@ -630,7 +652,7 @@ Status FileBackend::copy(std::string_view from, std::string_view to)
         off_t data = ::lseek(in, off_t(pos), SEEK_DATA);
         if (data < 0) {
             if (errno == ENXIO)
-                break; // a hole to the end
+                break;         // a hole to the end
             data = off_t(pos); // no SEEK_DATA here: copy everything
         }
         off_t hole = ::lseek(in, data, SEEK_HOLE);
@@ -654,7 +676,7 @@ bool localNamesIgnoreCase(const std::string &path)
 {
     // The nearest folder that exists (the destination may be created by the copy).
     std::string at = path;
-    struct statfs fs {};
+    struct statfs fs { };
     while (::statfs(at.c_str(), &fs) != 0) {
         if (at.empty() || at == "/")
             return false;
@@ -668,8 +690,7 @@ bool localNamesIgnoreCase(const std::string &path)
     case 0xFF534D42: // CIFS
     case 0xFE534D42: // SMB2
         return true;
-    default:
-        break;
+    default: break;
     }
     // ext4, f2fs and tmpfs folders marked casefold (chattr +F).
     const int fd = ::open(at.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -735,7 +756,7 @@ Status FileBackend::copyRange(std::string_view from, std::uint64_t offset, std::
 
 Result<std::vector<Extent>> FileBackend::extents(std::string_view path)
 {
-    struct stat st {};
+    struct stat st { };
     auto fd = openFile(path, O_RDONLY, st);
     if (!fd)
         return std::move(fd).error();

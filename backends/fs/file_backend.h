@@ -51,7 +51,8 @@ public:
     Result<std::pair<UniqueFd, std::string>> openParent(std::string_view path) const;
     // openParent, but below `confineBelow` (a normal path above `path`; empty: no confinement)
     // no symlink is followed: a planted link is an error, not a way elsewhere.
-    Result<std::pair<UniqueFd, std::string>> openParentConfined(std::string_view path, std::string_view confineBelow) const;
+    Result<std::pair<UniqueFd, std::string>> openParentConfined(std::string_view path,
+                                                                std::string_view confineBelow) const;
 
 private:
     Result<std::unique_ptr<class FileWriter>> makeWriter(std::string_view path, const WriteOptions &options);

@@ -18,8 +18,7 @@ constexpr std::size_t kZeroBlock = 4096; // a file system block: zeros smaller t
 void atomicMax(std::atomic<std::uint64_t> &target, std::uint64_t value)
 {
     auto cur = target.load(std::memory_order_relaxed);
-    while (cur < value && !target.compare_exchange_weak(cur, value, std::memory_order_relaxed)) {
-    }
+    while (cur < value && !target.compare_exchange_weak(cur, value, std::memory_order_relaxed)) { }
 }
 
 } // namespace
@@ -51,7 +50,8 @@ Status FileWriter::writeBlocks(std::uint64_t offset, std::span<const std::byte> 
         // where that is unsupported, write the zeros below).
         if (take == kZeroBlock && isAllZero(piece.data(), piece.size())
             && (pos >= m_length.load()
-                || ::fallocate(m_file.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(pos), off_t(take)) == 0)) {
+                || ::fallocate(m_file.get(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(pos), off_t(take))
+                    == 0)) {
             done += take;
             continue;
         }
@@ -166,7 +166,7 @@ Status FileWriter::commit()
 {
     if (m_finished)
         return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
-    struct stat info {};
+    struct stat info { };
     if (::fstat(m_file.get(), &info) != 0)
         return errorFromErrno(errno);
     std::uint64_t size = std::uint64_t(info.st_size);
@@ -180,8 +180,8 @@ Status FileWriter::commit()
         size = m_length.load();
     }
     if (m_options.mtimeNs) {
-        const timespec times[2] = {{0, UTIME_OMIT},
-                                   {time_t(*m_options.mtimeNs / 1'000'000'000), long(*m_options.mtimeNs % 1'000'000'000)}};
+        const timespec times[2] = {
+            {0, UTIME_OMIT}, {time_t(*m_options.mtimeNs / 1'000'000'000), long(*m_options.mtimeNs % 1'000'000'000)}};
         ::futimens(m_file.get(), times); // best effort: a time we cannot set is no reason to fail
     }
     if (::fchmod(m_file.get(), m_mode) != 0) {

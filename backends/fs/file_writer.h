@@ -19,8 +19,8 @@ public:
     // `tmpName` is empty for an O_TMPFILE (unnamed) file. A resumable writer keeps its
     // named temporary file on suspend(), and starts from `length` bytes already there.
     // `mode`: the permission bits the file gets when committed (it is private until then).
-    FileWriter(UniqueFd dir, std::string leaf, UniqueFd file, std::string tmpName, WriteOptions options,
-               mode_t mode, bool resumable = false, std::uint64_t length = 0);
+    FileWriter(UniqueFd dir, std::string leaf, UniqueFd file, std::string tmpName, WriteOptions options, mode_t mode,
+               bool resumable = false, std::uint64_t length = 0);
     ~FileWriter() override;
 
     Status write(std::span<const std::byte> data) override;

@@ -140,8 +140,7 @@ Error transportError(CURLcode code, const char *detail, std::string_view url)
     switch (code) {
     case CURLE_COULDNT_CONNECT:
         return Error(ErrorKind::Network, "cannot connect to " + host + ": " + why).setTemporary(true);
-    case CURLE_COULDNT_RESOLVE_HOST:
-        return Error(ErrorKind::Network, "cannot find the host " + host + ": " + why);
+    case CURLE_COULDNT_RESOLVE_HOST: return Error(ErrorKind::Network, "cannot find the host " + host + ": " + why);
     case CURLE_OPERATION_TIMEDOUT:
         return Error(ErrorKind::Timeout, host + " did not answer in time: " + why).setTemporary(true);
     case CURLE_PEER_FAILED_VERIFICATION:
@@ -162,13 +161,11 @@ Error transportError(CURLcode code, const char *detail, std::string_view url)
         // A streamed upload whose connection died after part of it went out (onSeek): the
         // same upload, tried again from its start, may well succeed.
         return Error(ErrorKind::Network, "the connection to " + host + " broke during an upload").setTemporary(true);
-    default:
-        return Error(ErrorKind::Network, "talking to " + host + " failed: " + why).setTemporary(false);
+    default: return Error(ErrorKind::Network, "talking to " + host + " failed: " + why).setTemporary(false);
     }
 }
 
 } // namespace
-
 
 void KeptHeaders::clear()
 {
@@ -230,11 +227,11 @@ struct Client::Handle {
     CURL *curl = nullptr;
     Transfer transfer;
     char errorBuffer[CURL_ERROR_SIZE] = {0};
-    std::string url;                // CURLOPT_URL wants a terminated string
-    std::string lines;              // header lines, each ending with '\0'
-    std::vector<curl_slist> nodes;  // over `lines`
-    long authSchemes = -1;          // offered by the last request (-1: none yet, -2: it ended in a 401)
-    bool largeBuffers = false;      // the buffer sizes set are kLarge*
+    std::string url;               // CURLOPT_URL wants a terminated string
+    std::string lines;             // header lines, each ending with '\0'
+    std::vector<curl_slist> nodes; // over `lines`
+    long authSchemes = -1;         // offered by the last request (-1: none yet, -2: it ended in a 401)
+    bool largeBuffers = false;     // the buffer sizes set are kLarge*
 
     Handle(const ClientOptions &options) : curl(curl_easy_init())
     {
@@ -374,7 +371,6 @@ void Client::Handle::setHeaders(const Request &request, std::string_view userAge
 static_assert(kAuthBasic == long(CURLAUTH_BASIC) && kAuthDigest == long(CURLAUTH_DIGEST));
 constexpr long kAnyScheme = kAuthBasic | kAuthDigest;
 
-
 Client::Client(ClientOptions options)
     : m_options(std::move(options)), m_userAgentLine("User-Agent: " + m_options.userAgent), m_authSchemes(kAnyScheme)
 {
@@ -407,7 +403,9 @@ Result<Response> Client::perform(const Request &request)
     // libcurl sends header lines as given: a line break in a name or value (user metadata,
     // a name taken from a listing) would add headers of the caller's choosing.
     for (const HeaderRef &h : request.headers) {
-        const auto broken = [](std::string_view text) { return text.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos; };
+        const auto broken = [](std::string_view text) {
+            return text.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
+        };
         if (broken(h.name) || broken(h.value) || h.name.find(':') != std::string_view::npos)
             return Error(ErrorKind::InvalidInput, "an HTTP header may not hold a line break: " + printable(h.name));
     }

@@ -32,12 +32,12 @@ inline constexpr long kAuthDigest = 1L << 1;
 // no heap allocation on our side (the client's per-handle buffers keep their capacity).
 struct Request {
     std::string_view method = "GET";
-    std::string_view url;                    // fully encoded
+    std::string_view url; // fully encoded
     std::span<const HeaderRef> headers;
-    std::span<const std::byte> body;         // sent as is (not copied)
-    std::span<std::byte> into;               // response body lands here directly (ranged reads)
-    std::uint64_t skip = 0;                  // bytes of the response body to drop first (a server that ignored Range)
-    std::size_t maxBody = 16u << 20;         // cap for a response body kept in Response::body
+    std::span<const std::byte> body; // sent as is (not copied)
+    std::span<std::byte> into;       // response body lands here directly (ranged reads)
+    std::uint64_t skip = 0;          // bytes of the response body to drop first (a server that ignored Range)
+    std::size_t maxBody = 16u << 20; // cap for a response body kept in Response::body
     // A body produced while it is sent (an upload of unknown end): fills the buffer and
     // returns the bytes written, 0 at the end, kAbortBody to fail the request. Used
     // instead of `body` when set; sourceSize is the announced length (none: chunked).
@@ -57,7 +57,7 @@ struct Request {
 class KeptHeaders {
 public:
     static constexpr std::array<std::string_view, 6> kNames = {"content-length", "content-type", "etag",
-                                                               "last-modified", "location", "x-amz-storage-class"};
+                                                               "last-modified",  "location",     "x-amz-storage-class"};
     void clear();
     // Keeps the value when name (any case) is one of kNames; a repeated header: the last one.
     void keep(std::string_view name, std::string_view value);
@@ -80,12 +80,12 @@ private:
 struct Response {
     long status = 0;
     KeptHeaders headers;
-    std::string body;             // when the request had no `into`
-    std::size_t received = 0;     // bytes written into `into`
-    bool overflow = false;        // the server sent more than `into` holds
-    bool emptyRange = false;      // the range asked for was of an empty object
-    bool sinkStopped = false;     // the request's sink refused more of the body
-    long authOffered = 0;         // kAuth* schemes a 401 on the way asked for
+    std::string body;         // when the request had no `into`
+    std::size_t received = 0; // bytes written into `into`
+    bool overflow = false;    // the server sent more than `into` holds
+    bool emptyRange = false;  // the range asked for was of an empty object
+    bool sinkStopped = false; // the request's sink refused more of the body
+    long authOffered = 0;     // kAuth* schemes a 401 on the way asked for
 
     // One of KeptHeaders::kNames (any case); "" when absent or not kept.
     std::string_view header(std::string_view name) const;
@@ -94,9 +94,9 @@ struct Response {
 };
 
 struct ClientOptions {
-    bool insecure = false;                       // skip TLS verification (asked for explicitly)
+    bool insecure = false; // skip TLS verification (asked for explicitly)
     std::chrono::seconds connectTimeout{10};
-    std::chrono::seconds stallTimeout{30};      // no byte moved for this long: a timeout
+    std::chrono::seconds stallTimeout{30}; // no byte moved for this long: a timeout
     std::string userAgent = "strata";
     // HTTP authentication (Basic or Digest, whichever the server asks for), with these
     // credentials and/or the user's ~/.netrc. Empty and false: no authentication.

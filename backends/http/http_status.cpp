@@ -31,35 +31,24 @@ Error statusError(const Response &response, const StatusContext &context)
     const std::string method(context.method);
     switch (status) {
     case 401:
-    case 403:
-        return make(ErrorKind::PermissionDenied, "the server refused " + method + " (" + detail + ")", false);
+    case 403: return make(ErrorKind::PermissionDenied, "the server refused " + method + " (" + detail + ")", false);
     case 404:
-    case 410:
-        return make(ErrorKind::NotFound, detail, false);
-    case 408:
-        return make(ErrorKind::Timeout, "the server gave up waiting for the request (" + detail + ")", true);
-    case 412:
-        return make(ErrorKind::AlreadyExists, "the destination already exists (" + detail + ")", false);
-    case 413:
-        return make(ErrorKind::InvalidInput, "the server refuses a body this large (" + detail + ")", false);
-    case 414:
-        return make(ErrorKind::InvalidInput, "the path is too long for the server (" + detail + ")", false);
-    case 423:
-        return make(ErrorKind::Busy, "it is locked by another client (" + detail + ")", false);
-    case 429:
-        return make(ErrorKind::RateLimited, "the server asks to slow down (" + detail + ")", true);
-    case 501:
-        return make(ErrorKind::Unsupported, "the server does not implement this (" + detail + ")", false);
-    case 503:
-        return make(ErrorKind::RateLimited, "the server is unavailable for now (" + detail + ")", true);
-    case 507:
-        return make(ErrorKind::NoSpace, "the server has no room left (" + detail + ")", false);
-    default:
-        break;
+    case 410: return make(ErrorKind::NotFound, detail, false);
+    case 408: return make(ErrorKind::Timeout, "the server gave up waiting for the request (" + detail + ")", true);
+    case 412: return make(ErrorKind::AlreadyExists, "the destination already exists (" + detail + ")", false);
+    case 413: return make(ErrorKind::InvalidInput, "the server refuses a body this large (" + detail + ")", false);
+    case 414: return make(ErrorKind::InvalidInput, "the path is too long for the server (" + detail + ")", false);
+    case 423: return make(ErrorKind::Busy, "it is locked by another client (" + detail + ")", false);
+    case 429: return make(ErrorKind::RateLimited, "the server asks to slow down (" + detail + ")", true);
+    case 501: return make(ErrorKind::Unsupported, "the server does not implement this (" + detail + ")", false);
+    case 503: return make(ErrorKind::RateLimited, "the server is unavailable for now (" + detail + ")", true);
+    case 507: return make(ErrorKind::NoSpace, "the server has no room left (" + detail + ")", false);
+    default: break;
     }
     if (status >= 300 && status < 400)
         return make(ErrorKind::InvalidInput,
-                    "the server redirects " + method + " to " + redirectTarget(response) + " (" + code + "); use that address",
+                    "the server redirects " + method + " to " + redirectTarget(response) + " (" + code
+                        + "); use that address",
                     false);
     const bool html = response.htmlBody() || response.header("content-type").starts_with("text/html");
     if (html)

@@ -37,8 +37,9 @@ bool netrcNamesHost(std::string_view host)
         if (token.empty())
             return;
         if (previous == "machine" && token.size() == host.size()
-            && std::equal(token.begin(), token.end(), host.begin(),
-                          [](char a, char b) { return std::tolower((unsigned char)a) == std::tolower((unsigned char)b); }))
+            && std::equal(token.begin(), token.end(), host.begin(), [](char a, char b) {
+                   return std::tolower((unsigned char)a) == std::tolower((unsigned char)b);
+               }))
             found = true;
         if (token == "macdef")
             inMacro = true;

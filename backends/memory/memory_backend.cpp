@@ -69,7 +69,7 @@ private:
 };
 
 struct MemoryBackend::Contents {
-    explicit Contents(std::shared_ptr<BlockPool> p) : pool(std::move(p)), chunks(pool->takeIndex()) {}
+    explicit Contents(std::shared_ptr<BlockPool> p) : pool(std::move(p)), chunks(pool->takeIndex()) { }
     ~Contents() { pool->recycle(chunks); }
     Contents(const Contents &) = delete;
     Contents &operator=(const Contents &) = delete;
@@ -141,7 +141,7 @@ struct MemoryBackend::Node {
     EntryKind kind = EntryKind::Directory;
     std::int64_t mtimeNs = 0;
     std::uint64_t version = 0;
-    std::shared_ptr<const Contents> contents;                      // files
+    std::shared_ptr<const Contents> contents;                           // files
     std::map<std::string, std::unique_ptr<Node>, std::less<>> children; // directories
 };
 
@@ -264,9 +264,18 @@ MemoryBackend::~MemoryBackend() = default;
 
 Capabilities MemoryBackend::capabilities() const
 {
-    return {Capability::Stat,   Capability::List,       Capability::Read,           Capability::Write,
-            Capability::Remove, Capability::CreateDir,  Capability::Rename,         Capability::Copy,
-            Capability::Extents, Capability::RangedRead, Capability::PositionalWrite, Capability::RealDirectories,
+    return {Capability::Stat,
+            Capability::List,
+            Capability::Read,
+            Capability::Write,
+            Capability::Remove,
+            Capability::CreateDir,
+            Capability::Rename,
+            Capability::Copy,
+            Capability::Extents,
+            Capability::RangedRead,
+            Capability::PositionalWrite,
+            Capability::RealDirectories,
             Capability::KeepsModifiedTime};
 }
 

@@ -43,7 +43,8 @@ Result<Config> parseConfig(const Uri &uri)
 {
     const auto &scheme = uri.scheme();
     if (scheme != "nbd" && scheme != "nbds" && scheme != "nbd+unix" && scheme != "nbds+unix")
-        return Error(ErrorKind::InvalidInput, "not an NBD URI (nbd://host[:port]/export or nbd+unix:///export?socket=PATH)");
+        return Error(ErrorKind::InvalidInput,
+                     "not an NBD URI (nbd://host[:port]/export or nbd+unix:///export?socket=PATH)");
     const bool unixSocket = scheme.ends_with("+unix");
     Config config;
     config.uri = uri;
@@ -69,12 +70,14 @@ Result<Config> parseConfig(const Uri &uri)
                 haveSocket = !value.empty();
             passOn.push_back({key, value});
         } else {
-            return Error(ErrorKind::InvalidInput, "unknown NBD URI option '" + key
-                                                      + "' (known: socket, tls-*, connections, requests, request-size)");
+            return Error(ErrorKind::InvalidInput,
+                         "unknown NBD URI option '" + key
+                             + "' (known: socket, tls-*, connections, requests, request-size)");
         }
     }
     if (unixSocket && !haveSocket)
-        return Error(ErrorKind::InvalidInput, "an nbd+unix URI needs ?socket=PATH (nbd+unix:///export?socket=/run/nbd.sock)");
+        return Error(ErrorKind::InvalidInput,
+                     "an nbd+unix URI needs ?socket=PATH (nbd+unix:///export?socket=/run/nbd.sock)");
     if (!unixSocket && uri.host().empty())
         return Error(ErrorKind::InvalidInput, "an nbd URI needs a host (nbd://host[:port]/export)");
     std::string path = uri.path();
@@ -87,10 +90,7 @@ Result<Config> parseConfig(const Uri &uri)
     return config;
 }
 
-NbdBackend::NbdBackend(Config config)
-    : m_config(std::move(config))
-{
-}
+NbdBackend::NbdBackend(Config config) : m_config(std::move(config)) { }
 
 NbdBackend::~NbdBackend()
 {
@@ -131,8 +131,9 @@ Result<std::shared_ptr<NbdBackend>> NbdBackend::open(Config config)
     }
     if (std::uint64_t(size) > kMaxExportSize) {
         nbd_close(h);
-        return Error(ErrorKind::InvalidInput, "the server says the export holds " + std::to_string(size)
-                                             + " bytes, more than 64 PiB; a broken or hostile answer, not used");
+        return Error(ErrorKind::InvalidInput,
+                     "the server says the export holds " + std::to_string(size)
+                         + " bytes, more than 64 PiB; a broken or hostile answer, not used");
     }
     backend->m_size = std::uint64_t(size);
     backend->m_readOnly = nbd_is_read_only(h) == 1;
@@ -174,7 +175,8 @@ Connection &NbdBackend::nextForData()
 
 Capabilities NbdBackend::capabilities() const
 {
-    Capabilities caps{Capability::Stat, Capability::Read, Capability::RangedRead, Capability::Extents, Capability::SingleObject};
+    Capabilities caps{Capability::Stat, Capability::Read, Capability::RangedRead, Capability::Extents,
+                      Capability::SingleObject};
     if (!m_readOnly)
         caps.add(Capability::Write).add(Capability::PositionalWrite);
     return caps;
@@ -238,8 +240,11 @@ Result<std::size_t> NbdBackend::read(std::string_view path, std::uint64_t offset
     Batch batch;
     std::vector<Connection::Command> commands((total + step - 1) / step);
     for (std::size_t i = 0, done = 0; done < total; ++i, done += step) {
-        commands[i] = {.batch = &batch, .op = Connection::Command::Op::Read, .data = buffer.data() + done,
-                       .length = std::min(step, total - done), .offset = offset + done};
+        commands[i] = {.batch = &batch,
+                       .op = Connection::Command::Op::Read,
+                       .data = buffer.data() + done,
+                       .length = std::min(step, total - done),
+                       .offset = offset + done};
         nextForData().submit(commands[i]);
     }
     if (auto st = batch.wait("read"); !st)
@@ -252,15 +257,18 @@ Status NbdBackend::pwrite(std::uint64_t offset, std::span<const std::byte> data)
     if (data.empty())
         return {};
     if (offset + data.size() > m_size)
-        return Error(ErrorKind::NoSpace, "the export holds " + std::to_string(m_size) + " bytes; the write ends at byte "
-                                             + std::to_string(offset + data.size()));
+        return Error(ErrorKind::NoSpace,
+                     "the export holds " + std::to_string(m_size) + " bytes; the write ends at byte "
+                         + std::to_string(offset + data.size()));
     const std::size_t step = m_config.requestSize;
     Batch batch;
     std::vector<Connection::Command> commands((data.size() + step - 1) / step);
     for (std::size_t i = 0, done = 0; done < data.size(); ++i, done += step) {
         // libnbd only reads from a write's buffer.
-        commands[i] = {.batch = &batch, .op = Connection::Command::Op::Write,
-                       .data = const_cast<std::byte *>(data.data() + done), .length = std::min(step, data.size() - done),
+        commands[i] = {.batch = &batch,
+                       .op = Connection::Command::Op::Write,
+                       .data = const_cast<std::byte *>(data.data() + done),
+                       .length = std::min(step, data.size() - done),
                        .offset = offset + done};
         nextForData().submit(commands[i]);
     }
@@ -286,7 +294,9 @@ Status NbdBackend::zero(std::uint64_t offset, std::uint64_t length)
     std::vector<Connection::Command> commands((length + kMaxCommand - 1) / kMaxCommand);
     for (std::size_t i = 0; i < commands.size(); ++i) {
         const std::uint64_t at = offset + i * kMaxCommand;
-        commands[i] = {.batch = &batch, .op = Connection::Command::Op::Zero, .length = std::min(kMaxCommand, offset + length - at),
+        commands[i] = {.batch = &batch,
+                       .op = Connection::Command::Op::Zero,
+                       .length = std::min(kMaxCommand, offset + length - at),
                        .offset = at};
         nextForData().submit(commands[i]);
     }
@@ -341,9 +351,10 @@ Result<std::vector<Extent>> NbdBackend::extentsWindow(std::uint64_t offset, std:
     // allows); each slice repeats its question from where the server's answer stopped
     // (answers may cover less).
     const std::uint64_t span = end - offset;
-    const std::size_t slices = std::max<std::size_t>({2, m_live.load(std::memory_order_acquire) * 2,
-                                                      std::size_t((span + kMaxStatus - 1) / kMaxStatus)});
-    const std::uint64_t sliceLength = std::max<std::uint64_t>(((end - offset) / slices + 0xFFFF) & ~std::uint64_t(0xFFFF), 1u << 16);
+    const std::size_t slices = std::max<std::size_t>(
+        {2, m_live.load(std::memory_order_acquire) * 2, std::size_t((span + kMaxStatus - 1) / kMaxStatus)});
+    const std::uint64_t sliceLength =
+        std::max<std::uint64_t>(((end - offset) / slices + 0xFFFF) & ~std::uint64_t(0xFFFF), 1u << 16);
     struct Slice {
         std::uint64_t pos, end;
         std::vector<Extent> found;
@@ -362,8 +373,10 @@ Result<std::vector<Extent>> NbdBackend::extentsWindow(std::uint64_t offset, std:
                 if (slice.pos >= slice.end)
                     continue;
                 any = true;
-                commands[i] = {.batch = &batch, .op = Connection::Command::Op::BlockStatus,
-                               .length = std::min(kMaxStatus, slice.end - slice.pos), .offset = slice.pos,
+                commands[i] = {.batch = &batch,
+                               .op = Connection::Command::Op::BlockStatus,
+                               .length = std::min(kMaxStatus, slice.end - slice.pos),
+                               .offset = slice.pos,
                                .extents = &slice.found};
                 submit(commands[i]);
             }
@@ -421,8 +434,7 @@ namespace {
 class NbdWriter final : public Writer {
 public:
     NbdWriter(std::shared_ptr<NbdBackend> backend, std::uint64_t length)
-        : m_backend(std::move(backend))
-        , m_length(length)
+        : m_backend(std::move(backend)), m_length(length)
     {
     }
 
@@ -494,7 +506,7 @@ public:
         return {};
     }
 
-    void abort() override {}
+    void abort() override { }
     std::optional<std::uint64_t> committedSize() const override
     {
         return m_committed ? std::optional<std::uint64_t>(m_length) : std::nullopt;
@@ -502,8 +514,9 @@ public:
 
     static Error tooSmall(std::uint64_t exportSize, std::uint64_t needed)
     {
-        return Error(ErrorKind::NoSpace, "the export holds " + std::to_string(exportSize) + " bytes, the image needs "
-                                             + std::to_string(needed));
+        return Error(ErrorKind::NoSpace,
+                     "the export holds " + std::to_string(exportSize) + " bytes, the image needs "
+                         + std::to_string(needed));
     }
 
 private:

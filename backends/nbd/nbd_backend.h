@@ -16,15 +16,15 @@ namespace strata::nbd {
 
 // How an export is reached and how hard it is driven.
 struct Config {
-    Uri uri;                   // as given, for display (secrets redacted by Uri)
-    std::string connectUri;    // what libnbd connects to: our own query keys removed
+    Uri uri;                // as given, for display (secrets redacted by Uri)
+    std::string connectUri; // what libnbd connects to: our own query keys removed
     std::string exportName;
     // At most; 1 unless the server allows multi-conn. 0: as many as this machine has
     // cores, up to 4 (nbdcopy's rule: more connections than cores only make the server's
     // threads fight over them).
     std::size_t connections = 0;
     std::size_t requestsPerConnection = 64; // commands in flight on one connection
-    std::size_t requestSize = 256u << 10;  // one NBD read or write command
+    std::size_t requestSize = 256u << 10;   // one NBD read or write command
 };
 
 // Checks an nbd:// / nbds:// / nbd+unix:// URI and takes our own keys out of it:

@@ -13,29 +13,21 @@ ErrorKind kindOfErrno(int err)
     switch (err) {
     case ENOSPC:
     case EDQUOT:
-    case EFBIG:
-        return ErrorKind::NoSpace;
+    case EFBIG: return ErrorKind::NoSpace;
     case EPERM:
     case EACCES:
-    case EROFS:
-        return ErrorKind::PermissionDenied;
+    case EROFS: return ErrorKind::PermissionDenied;
     case EINVAL:
-    case EOVERFLOW:
-        return ErrorKind::InvalidInput;
-    case ENOENT:
-        return ErrorKind::NotFound;
-    case ENOTSUP:
-        return ErrorKind::Unsupported;
-    case ETIMEDOUT:
-        return ErrorKind::Timeout;
+    case EOVERFLOW: return ErrorKind::InvalidInput;
+    case ENOENT: return ErrorKind::NotFound;
+    case ENOTSUP: return ErrorKind::Unsupported;
+    case ETIMEDOUT: return ErrorKind::Timeout;
     case ENOTCONN:
     case ESHUTDOWN:
     case ECONNRESET:
     case ECONNREFUSED:
-    case EPIPE:
-        return ErrorKind::Network;
-    default:
-        return ErrorKind::Unexpected;
+    case EPIPE: return ErrorKind::Network;
+    default: return ErrorKind::Unexpected;
     }
 }
 

@@ -32,7 +32,11 @@ Error libraryError(std::string_view what);
 // A group of commands one caller waits for; the first error wins.
 class Batch {
 public:
-    void add() { std::lock_guard lock(m_mutex); ++m_pending; }
+    void add()
+    {
+        std::lock_guard lock(m_mutex);
+        ++m_pending;
+    }
     void done(int err)
     {
         std::lock_guard lock(m_mutex);
@@ -88,10 +92,8 @@ public:
     using Connect = std::function<Result<nbd_handle *>()>;
 
     Connection(nbd_handle *handle, std::size_t slots, Connect connect)
-        : m_handle(handle)
-        , m_event(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
-        , m_slots(slots)
-        , m_connect(std::move(connect))
+        : m_handle(handle), m_event(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)), m_slots(slots),
+          m_connect(std::move(connect))
     {
     }
 
@@ -116,9 +118,9 @@ public:
         enum class Op : std::uint8_t { Read, Write, Zero, Flush, BlockStatus };
         Batch *batch = nullptr;
         Op op = Op::Read;
-        void *data = nullptr;        // read: where to; write: where from
-        std::uint64_t length = 0;    // bytes (flush: none)
-        std::uint64_t offset = 0;    // the first byte (block status: the first asked about)
+        void *data = nullptr;                   // read: where to; write: where from
+        std::uint64_t length = 0;               // bytes (flush: none)
+        std::uint64_t offset = 0;               // the first byte (block status: the first asked about)
         std::vector<Extent> *extents = nullptr; // block status: where the answer goes
         Connection *connection = nullptr;       // set when submitted
     };
@@ -219,16 +221,13 @@ private:
     {
         const nbd_completion_callback done{.callback = &Connection::completed, .user_data = &command, .free = nullptr};
         switch (command.op) {
-        case Command::Op::Read:
-            return nbd_aio_pread(m_handle, command.data, command.length, command.offset, done, 0);
-        case Command::Op::Write:
-            return nbd_aio_pwrite(m_handle, command.data, command.length, command.offset, done, 0);
-        case Command::Op::Zero:
-            return nbd_aio_zero(m_handle, command.length, command.offset, done, 0);
-        case Command::Op::Flush:
-            return nbd_aio_flush(m_handle, done, 0);
+        case Command::Op::Read: return nbd_aio_pread(m_handle, command.data, command.length, command.offset, done, 0);
+        case Command::Op::Write: return nbd_aio_pwrite(m_handle, command.data, command.length, command.offset, done, 0);
+        case Command::Op::Zero: return nbd_aio_zero(m_handle, command.length, command.offset, done, 0);
+        case Command::Op::Flush: return nbd_aio_flush(m_handle, done, 0);
         case Command::Op::BlockStatus: {
-            const nbd_extent_callback extents{.callback = &Connection::extentsFound, .user_data = &command, .free = nullptr};
+            const nbd_extent_callback extents{
+                .callback = &Connection::extentsFound, .user_data = &command, .free = nullptr};
             return nbd_aio_block_status(m_handle, command.length, command.offset, extents, done, 0);
         }
         }
@@ -317,8 +316,8 @@ private:
         stopThread();
         auto fresh = m_connect();
         if (!fresh) {
-            Error error(ErrorKind::Network, "the NBD server closed the connection, and connecting again failed: "
-                                                + fresh.error().cause());
+            Error error(ErrorKind::Network,
+                        "the NBD server closed the connection, and connecting again failed: " + fresh.error().cause());
             error.setTemporary(true);
             m_stopping = false;
             if (threaded)
@@ -376,8 +375,9 @@ private:
         if (fd < 0)
             return false;
         const unsigned dir = nbd_aio_get_direction(m_handle);
-        pollfd fds[2] = {{fd, short(((dir & LIBNBD_AIO_DIRECTION_READ) ? POLLIN : 0)
-                                    | ((dir & LIBNBD_AIO_DIRECTION_WRITE) ? POLLOUT : 0)),
+        pollfd fds[2] = {{fd,
+                          short(((dir & LIBNBD_AIO_DIRECTION_READ) ? POLLIN : 0)
+                                | ((dir & LIBNBD_AIO_DIRECTION_WRITE) ? POLLOUT : 0)),
                           0},
                          {m_event, POLLIN, 0}};
         if (::poll(fds, withEvent ? 2 : 1, -1) < 0)

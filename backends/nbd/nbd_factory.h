@@ -8,15 +8,13 @@ namespace strata::nbd {
 // plus our keys connections=, requests=, request-size=. One factory per scheme.
 class NbdFactory final : public BackendFactory {
 public:
-    explicit NbdFactory(std::string scheme)
-        : m_scheme(std::move(scheme))
-    {
-    }
+    explicit NbdFactory(std::string scheme) : m_scheme(std::move(scheme)) { }
 
     std::string scheme() const override { return m_scheme; }
     std::string example() const override
     {
-        return m_scheme.ends_with("+unix") ? m_scheme + ":///export?socket=/path/to.sock" : m_scheme + "://host[:port]/export";
+        return m_scheme.ends_with("+unix") ? m_scheme + ":///export?socket=/path/to.sock"
+                                           : m_scheme + "://host[:port]/export";
     }
     Result<Target> resolve(const Uri &uri) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;

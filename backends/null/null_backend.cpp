@@ -30,7 +30,7 @@ public:
         m_committed = true;
         return {};
     }
-    void abort() override {}
+    void abort() override { }
     std::optional<std::uint64_t> committedSize() const override
     {
         return m_committed ? std::optional<std::uint64_t>(m_length) : std::nullopt;
@@ -47,8 +47,8 @@ class NullBackend final : public Backend {
 public:
     Capabilities capabilities() const override
     {
-        return {Capability::Stat, Capability::List, Capability::Write, Capability::PositionalWrite, Capability::CreateDir,
-                Capability::Remove, Capability::RealDirectories};
+        return {Capability::Stat,      Capability::List,   Capability::Write,          Capability::PositionalWrite,
+                Capability::CreateDir, Capability::Remove, Capability::RealDirectories};
     }
     Uri uriFor(std::string_view path) const override
     {

@@ -41,14 +41,15 @@ std::string_view keyOf(std::string_view path)
 }
 
 S3Backend::S3Backend(Config config, Credentials credentials, std::shared_ptr<http::Client> client)
-    : m_config(std::move(config)), m_host(m_config.host()), m_credentials(std::move(credentials)), m_client(std::move(client))
+    : m_config(std::move(config)), m_host(m_config.host()), m_credentials(std::move(credentials)),
+      m_client(std::move(client))
 {
 }
 
 Capabilities S3Backend::capabilities() const
 {
-    return {Capability::Stat,   Capability::List,      Capability::Read,   Capability::Write,
-            Capability::Remove, Capability::CreateDir, Capability::Rename, Capability::Copy,
+    return {Capability::Stat,       Capability::List,          Capability::Read,         Capability::Write,
+            Capability::Remove,     Capability::CreateDir,     Capability::Rename,       Capability::Copy,
             Capability::RangedRead, Capability::ListRecursive, Capability::VersionedRead};
 }
 
@@ -372,8 +373,9 @@ Status S3Backend::removeMany(std::span<const std::string> paths, std::string_vie
             return s3Error(*response, m_config.bucket);
         auto failed = parseDeleteErrors(response->body);
         if (!failed.empty())
-            return Error(ErrorKind::PermissionDenied, std::to_string(failed.size()) + " objects were not deleted, e.g. '"
-                                                          + failed.front().first + "' (" + failed.front().second + ")");
+            return Error(ErrorKind::PermissionDenied,
+                         std::to_string(failed.size()) + " objects were not deleted, e.g. '" + failed.front().first
+                             + "' (" + failed.front().second + ")");
     }
     return {};
 }

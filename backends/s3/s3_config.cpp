@@ -83,8 +83,9 @@ Result<Config> parseConfig(const Uri &uri)
     if (config.bucket.empty())
         return Error(ErrorKind::InvalidInput, "name the bucket, as in s3://bucket/key?endpoint=http://127.0.0.1:4569");
     if (uri.hasUserInfo())
-        return Error(ErrorKind::InvalidInput, "credentials never go in an s3:// URI; set AWS_ACCESS_KEY_ID and "
-                                              "AWS_SECRET_ACCESS_KEY, or ?profile=NAME");
+        return Error(ErrorKind::InvalidInput,
+                     "credentials never go in an s3:// URI; set AWS_ACCESS_KEY_ID and "
+                     "AWS_SECRET_ACCESS_KEY, or ?profile=NAME");
     if (uri.port())
         return Error(ErrorKind::InvalidInput, "an s3:// URI names a bucket; give the server with ?endpoint=");
     for (const auto &option : uri.query()) {
@@ -92,8 +93,9 @@ Result<Config> parseConfig(const Uri &uri)
         const std::string &key = option.first;
         static const char *known[] = {"endpoint", "region", "style", "profile", "anonymous", "insecure", "timeout"};
         if (std::none_of(std::begin(known), std::end(known), [&](const char *k) { return key == k; }))
-            return Error(ErrorKind::InvalidInput, "unknown s3:// option '" + key
-                                                      + "' (known: endpoint, region, style, profile, anonymous, insecure, timeout)");
+            return Error(ErrorKind::InvalidInput,
+                         "unknown s3:// option '" + key
+                             + "' (known: endpoint, region, style, profile, anonymous, insecure, timeout)");
     }
     if (auto region = uri.queryValue("region"); region && !region->empty())
         config.region = *region;
@@ -117,15 +119,17 @@ Result<Config> parseConfig(const Uri &uri)
         endpoint = "https://s3." + config.region + ".amazonaws.com";
     auto parsed = Uri::parse(endpoint);
     if (parsed && parsed->hasUserInfo())
-        return Error(ErrorKind::InvalidInput, "credentials never go in the endpoint; set AWS_ACCESS_KEY_ID and "
-                                              "AWS_SECRET_ACCESS_KEY, or ?profile=NAME");
+        return Error(ErrorKind::InvalidInput,
+                     "credentials never go in the endpoint; set AWS_ACCESS_KEY_ID and "
+                     "AWS_SECRET_ACCESS_KEY, or ?profile=NAME");
     if (!parsed || (parsed->scheme() != "http" && parsed->scheme() != "https") || parsed->host().empty())
         return Error(ErrorKind::InvalidInput, "the endpoint must look like http://host:port or https://host");
     if (parsed->path() != "/" && !parsed->path().empty())
         return Error(ErrorKind::InvalidInput, "the endpoint must not have a path; put the bucket in the URI");
     config.scheme = parsed->scheme();
     config.endpointHost = parsed->host();
-    if (auto port = parsed->port(); port && !((config.scheme == "http" && *port == 80) || (config.scheme == "https" && *port == 443)))
+    if (auto port = parsed->port();
+        port && !((config.scheme == "http" && *port == 80) || (config.scheme == "https" && *port == 443)))
         config.endpointHost += ":" + std::to_string(*port);
     // Custom endpoints (MinIO, Ceph, s3rver…) rarely have wildcard DNS: path style.
     config.pathStyle = custom;

@@ -12,13 +12,13 @@ namespace strata::s3 {
 struct Config {
     std::string bucket;
     std::string region = "us-east-1";
-    std::string scheme = "https";  // of the endpoint
-    std::string endpointHost;      // "127.0.0.1:4569" ("host[:port]", port only when not default)
-    bool pathStyle = true;         // /bucket/key rather than bucket.host/key
-    bool insecure = false;         // TLS verification off (asked for with ?insecure=1)
-    bool anonymous = false;        // unsigned requests (asked for with ?anonymous=1)
-    std::string profile;           // AWS profile used for credentials, if any
-    int timeoutSeconds = 30;       // a request that moves no byte for this long fails (?timeout=)
+    std::string scheme = "https"; // of the endpoint
+    std::string endpointHost;     // "127.0.0.1:4569" ("host[:port]", port only when not default)
+    bool pathStyle = true;        // /bucket/key rather than bucket.host/key
+    bool insecure = false;        // TLS verification off (asked for with ?insecure=1)
+    bool anonymous = false;       // unsigned requests (asked for with ?anonymous=1)
+    std::string profile;          // AWS profile used for credentials, if any
+    int timeoutSeconds = 30;      // a request that moves no byte for this long fails (?timeout=)
 
     // "s3://bucket?endpoint=…&region=…" without any secret: the URI people see.
     Uri baseUri() const;

@@ -11,7 +11,8 @@ public:
     std::string example() const override { return "s3://bucket/key?endpoint=http://host:port"; }
     Result<Target> resolve(const Uri &uri) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
-    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target, const ConnectionSecret &secret) override;
+    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target,
+                                            const ConnectionSecret &secret) override;
 };
 
 } // namespace strata::s3

@@ -62,8 +62,9 @@ Result<http::Response> S3Backend::send(const Call &call)
         s.headers.push_back({name, value});
     char range[48];
     if (call.range) {
-        const int n = std::snprintf(range, sizeof range, "bytes=%llu-%llu", static_cast<unsigned long long>(call.range->first),
-                                    static_cast<unsigned long long>(call.range->second));
+        const int n =
+            std::snprintf(range, sizeof range, "bytes=%llu-%llu", static_cast<unsigned long long>(call.range->first),
+                          static_cast<unsigned long long>(call.range->second));
         s.headers.push_back({"range", std::string_view(range, std::size_t(n))});
     }
     HexDigest bodyHash;

@@ -3,7 +3,6 @@
 #include "backends/s3/s3_backend.h"
 #include "backends/s3/s3_xml.h"
 
-
 namespace strata::s3 {
 
 namespace {
@@ -119,7 +118,8 @@ Status S3Writer::write(std::span<const std::byte> data)
     // Whole parts go out as soon as they are complete; the rest waits for more.
     std::size_t at = 0;
     while (m_buffer.size() - at >= m_partSize) {
-        std::vector<std::byte> part(m_buffer.begin() + std::ptrdiff_t(at), m_buffer.begin() + std::ptrdiff_t(at + m_partSize));
+        std::vector<std::byte> part(m_buffer.begin() + std::ptrdiff_t(at),
+                                    m_buffer.begin() + std::ptrdiff_t(at + m_partSize));
         at += m_partSize;
         if (auto st = sendPart(std::move(part)); !st)
             return st;

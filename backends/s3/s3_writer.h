@@ -47,8 +47,8 @@ private:
     std::vector<std::byte> m_buffer;
     std::string m_uploadId;
     bool m_finished = false;
-    std::uint64_t m_sent = 0;                   // bytes handed to the server
-    std::optional<std::uint64_t> m_committed;   // set once the server accepted the object
+    std::uint64_t m_sent = 0;                 // bytes handed to the server
+    std::optional<std::uint64_t> m_committed; // set once the server accepted the object
 
     std::mutex m_mutex;
     std::condition_variable m_cv;

@@ -12,8 +12,8 @@ namespace {
 
 Error corrupt(const QXmlStreamReader &reader)
 {
-    return Error(ErrorKind::Corrupt, "the server's XML answer is malformed or cut short ("
-                                         + reader.errorString().toStdString() + ")");
+    return Error(ErrorKind::Corrupt,
+                 "the server's XML answer is malformed or cut short (" + reader.errorString().toStdString() + ")");
 }
 
 std::string escape(std::string_view text)
@@ -44,7 +44,8 @@ Result<ListResult> parseList(const std::string &xml)
     QXmlStreamReader reader(QByteArray::fromStdString(xml));
     ListResult result;
     if (!reader.readNextStartElement())
-        return reader.hasError() ? corrupt(reader) : Error(ErrorKind::Corrupt, "the server sent an empty listing answer");
+        return reader.hasError() ? corrupt(reader)
+                                 : Error(ErrorKind::Corrupt, "the server sent an empty listing answer");
     if (reader.name() != QLatin1String("ListBucketResult"))
         return Error(ErrorKind::Corrupt, "the server did not answer with a listing");
     // Children of the root only; reading on past its end would report a premature end.
@@ -122,7 +123,8 @@ std::string completeMultipartXml(const std::vector<std::string> &etags)
 {
     std::string xml = "<CompleteMultipartUpload>";
     for (std::size_t i = 0; i < etags.size(); ++i)
-        xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + escape(etags[i]) + "</ETag></Part>";
+        xml +=
+            "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + escape(etags[i]) + "</ETag></Part>";
     xml += "</CompleteMultipartUpload>";
     return xml;
 }
@@ -176,7 +178,8 @@ Error s3Error(const http::Response &response, std::string_view bucket)
                 message = text(reader);
         }
     }
-    const std::string detail = code.empty() ? "HTTP " + std::to_string(status) : code + (message.empty() ? "" : ": " + message);
+    const std::string detail =
+        code.empty() ? "HTTP " + std::to_string(status) : code + (message.empty() ? "" : ": " + message);
     auto make = [&](ErrorKind kind, std::string why, bool temporary) {
         return Error(kind, std::move(why)).setTemporary(temporary);
     };
@@ -186,12 +189,15 @@ Error s3Error(const http::Response &response, std::string_view bucket)
         return make(ErrorKind::NotFound, detail, false);
     if (code == "InvalidAccessKeyId" || code == "SignatureDoesNotMatch" || code == "ExpiredToken"
         || code == "InvalidToken" || code == "TokenRefreshRequired")
-        return make(ErrorKind::PermissionDenied, "the server refused the credentials (" + detail + "); check the access key and secret", false);
+        return make(ErrorKind::PermissionDenied,
+                    "the server refused the credentials (" + detail + "); check the access key and secret", false);
     if (code == "AccessDenied" || code == "AllAccessDisabled")
         return make(ErrorKind::PermissionDenied, detail, false);
     if (code.empty() && status == 403) // HEAD answers carry no code: wrong keys or no right
-        return make(ErrorKind::PermissionDenied, "the server refused the request (HTTP 403); check the credentials "
-                                                 "(access key and secret) and the bucket's permissions", false);
+        return make(ErrorKind::PermissionDenied,
+                    "the server refused the request (HTTP 403); check the credentials "
+                    "(access key and secret) and the bucket's permissions",
+                    false);
     if (code == "SlowDown" || code == "TooManyRequests")
         return make(ErrorKind::RateLimited, "the server asks to slow down (" + detail + ")", true);
     if (code == "RequestTimeout")
@@ -199,8 +205,10 @@ Error s3Error(const http::Response &response, std::string_view bucket)
     if (code == "RequestTimeTooSkewed")
         return make(ErrorKind::Timeout, detail + "; check this computer's clock", false);
     if (code == "PermanentRedirect" || code == "AuthorizationHeaderMalformed" || status == 301 || status == 307)
-        return make(ErrorKind::InvalidInput, "the bucket is in another region or behind another endpoint (" + detail
-                                                 + "); set ?region= or ?endpoint=", false);
+        return make(ErrorKind::InvalidInput,
+                    "the bucket is in another region or behind another endpoint (" + detail
+                        + "); set ?region= or ?endpoint=",
+                    false);
     if (code == "EntityTooLarge" || code == "EntityTooSmall" || code == "InvalidPart" || code == "InvalidPartOrder"
         || code == "KeyTooLongError" || code == "InvalidArgument" || code == "InvalidRequest" || code == "MalformedXML")
         return make(ErrorKind::InvalidInput, detail, false);
@@ -209,7 +217,8 @@ Error s3Error(const http::Response &response, std::string_view bucket)
     if (code == "NotImplemented")
         return make(ErrorKind::Unsupported, "the server does not implement this (" + detail + ")", false);
     // Any other code, or none: what the HTTP status says.
-    return http::statusError(response, {"the request", "S3 XML", code.empty() ? std::string_view() : std::string_view(detail)});
+    return http::statusError(response,
+                             {"the request", "S3 XML", code.empty() ? std::string_view() : std::string_view(detail)});
 }
 
 } // namespace strata::s3

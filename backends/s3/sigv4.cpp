@@ -15,8 +15,8 @@ constexpr std::string_view kAlgorithm = "AWS4-HMAC-SHA256";
 // ASCII only, on purpose: std::tolower/isalnum follow the locale Qt sets at startup.
 bool isUnreserved(unsigned char c)
 {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'
-        || c == '.' || c == '_' || c == '~';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
+        || c == '_' || c == '~';
 }
 
 char asciiLower(char c)
@@ -292,9 +292,9 @@ std::span<const HeaderRef> Signer::sign(const RequestRef &request, const Credent
     const std::string_view date(m_date, sizeof m_date);
     const std::string_view day = date.substr(0, 8);
 
-    const std::array<HeaderRef, 4> own = {
-        HeaderRef{"host", request.host}, HeaderRef{"x-amz-content-sha256", payloadHash},
-        HeaderRef{"x-amz-date", date}, HeaderRef{"x-amz-security-token", credentials.sessionToken}};
+    const std::array<HeaderRef, 4> own = {HeaderRef{"host", request.host},
+                                          HeaderRef{"x-amz-content-sha256", payloadHash}, HeaderRef{"x-amz-date", date},
+                                          HeaderRef{"x-amz-security-token", credentials.sessionToken}};
     const std::size_t ownCount = credentials.sessionToken.empty() ? 3 : 4;
     build(request, std::span(own).first(ownCount), request.headers);
 
@@ -323,9 +323,8 @@ std::span<const HeaderRef> Signer::sign(const RequestRef &request, const Credent
     return std::span(m_out).first(ownCount);
 }
 
-std::vector<Header> signV4(const SignedRequest &request, const Credentials &credentials,
-                           std::string_view region, std::string_view service,
-                           std::chrono::system_clock::time_point now)
+std::vector<Header> signV4(const SignedRequest &request, const Credentials &credentials, std::string_view region,
+                           std::string_view service, std::chrono::system_clock::time_point now)
 {
     const auto query = refsOf(request.query);
     const auto headers = refsOf(request.headers);
@@ -368,8 +367,8 @@ std::string stringToSign(std::string_view amzDate, std::string_view scope, std::
     return joined({kAlgorithm, amzDate, scope, view(hexOf(sha256(canonicalRequest)))}, '\n');
 }
 
-std::string signingKey(std::string_view secretAccessKey, std::string_view yyyymmdd,
-                       std::string_view region, std::string_view service)
+std::string signingKey(std::string_view secretAccessKey, std::string_view yyyymmdd, std::string_view region,
+                       std::string_view service)
 {
     std::string secret = "AWS4";
     secret += secretAccessKey;

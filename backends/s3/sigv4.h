@@ -30,12 +30,12 @@ struct HeaderRef {
 };
 
 struct SignedRequest {
-    std::string method;           // "GET"
-    std::string host;             // "bucket.s3.amazonaws.com", "127.0.0.1:4569": port when not default
-    std::string path;             // raw UTF-8 ("/bucket/a b/ü"); the signer encodes it
-    std::vector<Header> query;    // decoded pairs in any order; a bare name has value ""
-    std::vector<Header> headers;  // extra headers to sign ("range", "content-type"...), names any case
-    std::string payloadHash;      // hex sha256 of the body or "UNSIGNED-PAYLOAD"; empty = empty body
+    std::string method;          // "GET"
+    std::string host;            // "bucket.s3.amazonaws.com", "127.0.0.1:4569": port when not default
+    std::string path;            // raw UTF-8 ("/bucket/a b/ü"); the signer encodes it
+    std::vector<Header> query;   // decoded pairs in any order; a bare name has value ""
+    std::vector<Header> headers; // extra headers to sign ("range", "content-type"...), names any case
+    std::string payloadHash;     // hex sha256 of the body or "UNSIGNED-PAYLOAD"; empty = empty body
 };
 
 // SignedRequest by reference: what the backend signs, without copying anything.
@@ -57,9 +57,8 @@ public:
     // "x-amz-content-sha256" and, with a session token, "x-amz-security-token". Anonymous
     // credentials give only "x-amz-content-sha256". Headers in request.headers named like
     // these (or "host") are not signed: the signer's values are the ones sent.
-    std::span<const HeaderRef> sign(const RequestRef &request, const Credentials &credentials,
-                                    std::string_view region, std::string_view service,
-                                    std::chrono::system_clock::time_point now);
+    std::span<const HeaderRef> sign(const RequestRef &request, const Credentials &credentials, std::string_view region,
+                                    std::string_view service, std::chrono::system_clock::time_point now);
     // The request's path and query as signed, which is how they must appear in the URL.
     std::string_view encodedPath() const;
     std::string_view encodedQuery() const; // "" when none
@@ -78,22 +77,21 @@ private:
     std::string_view nameOf(const Entry &e) const;
     std::string_view valueOf(const Entry &e) const;
 
-    std::string m_canonical;      // the canonical request
-    std::string m_work;           // encoded query pairs, then normalised headers, then the string to sign
-    std::string m_signedNames;    // "host;range;x-amz-date"
+    std::string m_canonical;   // the canonical request
+    std::string m_work;        // encoded query pairs, then normalised headers, then the string to sign
+    std::string m_signedNames; // "host;range;x-amz-date"
     std::string m_authorization;
     std::vector<Entry> m_entries;
     std::size_t m_pathAt = 0, m_pathSize = 0, m_queryAt = 0, m_querySize = 0;
-    char m_date[16] = {};         // "20130524T000000Z"
+    char m_date[16] = {}; // "20130524T000000Z"
     std::array<char, 64> m_payloadHash = {};
     std::size_t m_payloadHashSize = 0;
     std::array<HeaderRef, 4> m_out;
 };
 
 // The same as Signer::sign, with copies: for tests and rare callers.
-std::vector<Header> signV4(const SignedRequest &request, const Credentials &credentials,
-                           std::string_view region, std::string_view service,
-                           std::chrono::system_clock::time_point now);
+std::vector<Header> signV4(const SignedRequest &request, const Credentials &credentials, std::string_view region,
+                           std::string_view service, std::chrono::system_clock::time_point now);
 
 // AWS UriEncode: A-Za-z0-9 - . _ ~ kept, every other byte %XX (uppercase); '/' kept
 // unless encodeSlash. Independent of the C locale.
@@ -114,8 +112,8 @@ std::string canonicalRequest(const SignedRequest &request, const std::vector<Hea
 std::string credentialScope(std::string_view yyyymmdd, std::string_view region, std::string_view service);
 std::string stringToSign(std::string_view amzDate, std::string_view scope, std::string_view canonicalRequest);
 // The raw 32-byte key: HMAC chain "AWS4"+secret -> date -> region -> service -> "aws4_request".
-std::string signingKey(std::string_view secretAccessKey, std::string_view yyyymmdd,
-                       std::string_view region, std::string_view service);
+std::string signingKey(std::string_view secretAccessKey, std::string_view yyyymmdd, std::string_view region,
+                       std::string_view service);
 std::string hmacSha256Hex(std::string_view key, std::string_view data);
 
 std::string sha256Hex(std::string_view data);

@@ -59,9 +59,12 @@ WebDavBackend::WebDavBackend(Config config, std::shared_ptr<http::Client> client
 
 Capabilities WebDavBackend::capabilities() const
 {
-    return {Capability::Stat,   Capability::List,      Capability::Read,   Capability::Write,
-            Capability::Remove, Capability::CreateDir, Capability::Rename, Capability::Copy,
-            Capability::RangedRead, Capability::RealDirectories, Capability::VersionedRead};
+    return {Capability::Stat,         Capability::List,
+            Capability::Read,         Capability::Write,
+            Capability::Remove,       Capability::CreateDir,
+            Capability::Rename,       Capability::Copy,
+            Capability::RangedRead,   Capability::RealDirectories,
+            Capability::VersionedRead};
 }
 
 Uri WebDavBackend::uriFor(std::string_view path) const
@@ -95,7 +98,8 @@ Status WebDavBackend::propfind(std::string_view path, int depth, const OnResourc
             skipped->push_back(std::move(resource.href));
     });
     http::Request request;
-    const http::HeaderRef headers[] = {{"Depth", depth == 0 ? "0" : "1"}, {"Content-Type", "application/xml; charset=utf-8"}};
+    const http::HeaderRef headers[] = {{"Depth", depth == 0 ? "0" : "1"},
+                                       {"Content-Type", "application/xml; charset=utf-8"}};
     request.headers = headers;
     request.body = std::as_bytes(std::span(kPropfindBody.data(), kPropfindBody.size()));
     request.sink = [&](std::string_view data) {
@@ -145,22 +149,26 @@ Result<ListingCache::Listing> WebDavBackend::listing(std::string_view dir, std::
 {
     auto entries = std::make_shared<std::vector<Entry>>();
     bool self = false, selfIsCollection = false;
-    auto st = propfind(dir, 1, [&](std::string at, DavResource &&resource) {
-        if (at == dir) {
-            self = true;
-            selfIsCollection = resource.collection;
-        } else if (resource.found && parentPath(at) == dir) {
-            entries->push_back(entryOf(std::move(at), resource));
-        } // anything else is outside the collection asked for: ignored
-    }, &skipped);
+    auto st = propfind(
+        dir, 1,
+        [&](std::string at, DavResource &&resource) {
+            if (at == dir) {
+                self = true;
+                selfIsCollection = resource.collection;
+            } else if (resource.found && parentPath(at) == dir) {
+                entries->push_back(entryOf(std::move(at), resource));
+            } // anything else is outside the collection asked for: ignored
+        },
+        &skipped);
     if (!st)
         return std::move(st).error();
     if (self && !selfIsCollection)
         return Error(ErrorKind::NotDirectory);
     std::sort(entries->begin(), entries->end(), [](const Entry &a, const Entry &b) { return a.name < b.name; });
     // A server listing a child twice must not make us list it twice.
-    entries->erase(std::unique(entries->begin(), entries->end(), [](const Entry &a, const Entry &b) { return a.name == b.name; }),
-                   entries->end());
+    entries->erase(
+        std::unique(entries->begin(), entries->end(), [](const Entry &a, const Entry &b) { return a.name == b.name; }),
+        entries->end());
     return ListingCache::Listing(std::move(entries));
 }
 
@@ -188,8 +196,10 @@ Result<ListPage> WebDavBackend::list(std::string_view dir, const ListOptions &op
     }
     auto begin = options.pageToken.empty()
         ? entries->begin()
-        : std::upper_bound(entries->begin(), entries->end(), after, [](const std::string &name, const Entry &e) { return name < e.name; });
-    const auto count = std::min<std::size_t>(std::max<std::size_t>(options.pageSize, 1), std::size_t(entries->end() - begin));
+        : std::upper_bound(entries->begin(), entries->end(), after,
+                           [](const std::string &name, const Entry &e) { return name < e.name; });
+    const auto count =
+        std::min<std::size_t>(std::max<std::size_t>(options.pageSize, 1), std::size_t(entries->end() - begin));
     page.entries.assign(begin, begin + std::ptrdiff_t(count));
     if (begin + std::ptrdiff_t(count) != entries->end()) {
         if (id.empty())

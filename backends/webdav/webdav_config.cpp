@@ -16,8 +16,9 @@ Result<Config> parseConfig(const Uri &uri)
     if (uri.host().empty())
         return Error(ErrorKind::InvalidInput, "name the server, as in webdav://host:port/path");
     if (uri.userInfo().find(':') != std::string::npos)
-        return Error(ErrorKind::InvalidInput, "a password never goes in a webdav:// URI; set STRATA_WEBDAV_PASSWORD "
-                                              "(with STRATA_WEBDAV_HOST naming the server) or put it in ~/.netrc");
+        return Error(ErrorKind::InvalidInput,
+                     "a password never goes in a webdav:// URI; set STRATA_WEBDAV_PASSWORD "
+                     "(with STRATA_WEBDAV_HOST naming the server) or put it in ~/.netrc");
     for (const auto &[key, value] : uri.query()) {
         if (key != "insecure" && key != "timeout")
             return Error(ErrorKind::InvalidInput, "unknown webdav:// option '" + key + "' (known: insecure, timeout)");
@@ -40,7 +41,8 @@ Result<Config> parseConfig(const Uri &uri)
     // The environment's credentials are for the host STRATA_WEBDAV_HOST names only.
     const bool environmentsHost = [&] {
         std::string named = http::environment("STRATA_WEBDAV_HOST");
-        std::transform(named.begin(), named.end(), named.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        std::transform(named.begin(), named.end(), named.begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
         std::string host = config.hostPort;
         std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return char(std::tolower(c)); });
         std::string bare = uri.host();

@@ -17,9 +17,9 @@ struct Config {
     // STRATA_WEBDAV_PASSWORD, taken only when STRATA_WEBDAV_HOST names this host (or
     // host:port): a password given for one server is never sent to another.
     std::string password;
-    bool insecure = false;           // TLS verification off (asked for with ?insecure=1)
-    int timeoutSeconds = 30;         // a request that moves no byte for this long fails (?timeout=)
-    Uri base;                        // the URI people see, at the server's root, without any secret
+    bool insecure = false;   // TLS verification off (asked for with ?insecure=1)
+    int timeoutSeconds = 30; // a request that moves no byte for this long fails (?timeout=)
+    Uri base;                // the URI people see, at the server's root, without any secret
 
     // "http://host:port": what every request URL starts with.
     std::string origin() const { return httpScheme + "://" + hostPort; }

@@ -22,20 +22,22 @@ Error webdavError(const http::Response &response, const ErrorContext &context, s
     const std::string method(context.method);
     const std::string host(context.host);
     if (!xmlProblem.empty())
-        return make(ErrorKind::Corrupt, "the server's " + method + " answer is malformed or cut short ("
-                                            + std::string(xmlProblem) + ")", false);
+        return make(ErrorKind::Corrupt,
+                    "the server's " + method + " answer is malformed or cut short (" + std::string(xmlProblem) + ")",
+                    false);
     const bool html = response.htmlBody() || response.header("content-type").starts_with("text/html");
     if (status >= 200 && status < 300) // a success of the wrong kind, such as 200 to a PROPFIND
-        return make(ErrorKind::Unsupported, "the server answered " + method + " with " + code
-                                                + (html ? " and an HTML page" : "")
-                                                + ", not a WebDAV multistatus (207); is WebDAV enabled at this address?",
+        return make(ErrorKind::Unsupported,
+                    "the server answered " + method + " with " + code + (html ? " and an HTML page" : "")
+                        + ", not a WebDAV multistatus (207); is WebDAV enabled at this address?",
                     false);
     // What a status means in WebDAV (RFC 4918) where it says more than HTTP's meaning;
     // everything else as for any HTTP server.
     switch (status) {
     case 401: {
         const std::string what = context.credentials
-            ? "the server refused the user name or password; check STRATA_WEBDAV_USER, STRATA_WEBDAV_PASSWORD or ~/.netrc"
+            ? "the server refused the user name or password; check STRATA_WEBDAV_USER, STRATA_WEBDAV_PASSWORD or "
+              "~/.netrc"
             : "the server wants a user name and password; set STRATA_WEBDAV_HOST (this server), STRATA_WEBDAV_USER and "
               "STRATA_WEBDAV_PASSWORD, or add the host to ~/.netrc";
         return make(ErrorKind::PermissionDenied, "authentication failed at " + host + " (HTTP 401): " + what, false);
@@ -45,11 +47,10 @@ Error webdavError(const http::Response &response, const ErrorContext &context, s
     case 405:
         if (method == "MKCOL")
             return make(ErrorKind::AlreadyExists, "something already has that name (HTTP 405)", false);
-        return make(ErrorKind::Unsupported, "the server does not allow " + method + " here (HTTP 405 Method Not Allowed)", false);
-    case 409:
-        return make(ErrorKind::NotFound, "the parent directory does not exist (HTTP 409 Conflict)", false);
-    default:
-        return http::statusError(response, {context.method, "WebDAV", {}});
+        return make(ErrorKind::Unsupported,
+                    "the server does not allow " + method + " here (HTTP 405 Method Not Allowed)", false);
+    case 409: return make(ErrorKind::NotFound, "the parent directory does not exist (HTTP 409 Conflict)", false);
+    default: return http::statusError(response, {context.method, "WebDAV", {}});
     }
 }
 

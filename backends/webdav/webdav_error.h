@@ -9,9 +9,9 @@ namespace strata::webdav {
 
 // What was asked when an answer went wrong, for the sentence that explains it.
 struct ErrorContext {
-    std::string_view method;   // "PROPFIND", "PUT", …
-    std::string_view host;     // "127.0.0.1:8080"
-    bool credentials = false;  // a user name or password was given (not only ~/.netrc)
+    std::string_view method;  // "PROPFIND", "PUT", …
+    std::string_view host;    // "127.0.0.1:8080"
+    bool credentials = false; // a user name or password was given (not only ~/.netrc)
 };
 
 // The one place WebDAV answers become errors: HTTP statuses mapped to kinds (temporary for

@@ -39,9 +39,11 @@ Result<std::shared_ptr<Backend>> WebDavFactory::create(const Uri &uri, const Tar
     // credentials are for no server in particular: never sent).
     options.netrc = http::netrcNamesHost(config->host);
     if (config->insecure)
-        qWarning("strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can read and change the data",
+        qWarning("strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can read "
+                 "and change the data",
                  config->hostPort.c_str());
-    if (config->httpScheme == "http" && (!config->password.empty() || options.netrc) && !http::isLoopbackHost(config->host))
+    if (config->httpScheme == "http" && (!config->password.empty() || options.netrc)
+        && !http::isLoopbackHost(config->host))
         qWarning("strata: warning: the password for %s goes over plain HTTP (webdav://); if the server asks for Basic "
                  "authentication, anyone on the path can read it; use webdavs://",
                  config->hostPort.c_str());

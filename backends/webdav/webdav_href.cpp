@@ -84,7 +84,8 @@ std::string temporaryPath(std::string_view path)
     // The final name is kept when short, so a left-over upload (a killed process) says
     // what it was; a long one would push the name past the server's limit.
     const std::string_view name = baseName(path);
-    return joinPath(parentPath(path), std::string(kTemporaryPrefix) + tag + (name.size() <= 100 ? "-" + std::string(name) : ""));
+    return joinPath(parentPath(path),
+                    std::string(kTemporaryPrefix) + tag + (name.size() <= 100 ? "-" + std::string(name) : ""));
 }
 
 } // namespace strata::webdav

@@ -42,7 +42,7 @@ bool Utf8Check::feed(std::string_view bytes)
                 m_need = 1;
             } else if (c >= 0xE0 && c <= 0xEF) {
                 m_need = 2;
-                m_low = c == 0xE0 ? 0xA0 : 0x80; // no overlong forms
+                m_low = c == 0xE0 ? 0xA0 : 0x80;  // no overlong forms
                 m_high = c == 0xED ? 0x9F : 0xBF; // no surrogates
                 continue;
             } else if (c >= 0xF0 && c <= 0xF4) {
@@ -66,7 +66,8 @@ bool Utf8Check::feed(std::string_view bytes)
     return true;
 }
 
-MultistatusParser::MultistatusParser(std::function<void(DavResource &&)> onResource) : m_onResource(std::move(onResource))
+MultistatusParser::MultistatusParser(std::function<void(DavResource &&)> onResource)
+    : m_onResource(std::move(onResource))
 {
 }
 
@@ -183,9 +184,7 @@ void MultistatusParser::endElement()
     const auto name = m_reader.name();
     const std::string_view text = trimmed(m_text);
     switch (m_field) {
-    case Field::Href:
-        m_resource.href = std::string(text);
-        break;
+    case Field::Href: m_resource.href = std::string(text); break;
     case Field::Status:
         if (m_inPropstat)
             m_props.status = statusOf(text);
@@ -199,14 +198,9 @@ void MultistatusParser::endElement()
             m_props.length = length;
         break;
     }
-    case Field::Modified:
-        m_props.mtimeNs = http::parseTime(std::string(text));
-        break;
-    case Field::Etag:
-        m_props.etag = std::string(text);
-        break;
-    case Field::None:
-        break;
+    case Field::Modified: m_props.mtimeNs = http::parseTime(std::string(text)); break;
+    case Field::Etag: m_props.etag = std::string(text); break;
+    case Field::None: break;
     }
     m_field = Field::None;
     if (name == QLatin1String("resourcetype")) {

@@ -9,7 +9,8 @@
 namespace strata::webdav {
 
 WebDavWriter::WebDavWriter(std::shared_ptr<WebDavBackend> backend, std::string path, WriteOptions options)
-    : m_backend(std::move(backend)), m_path(std::move(path)), m_temp(temporaryPath(m_path)), m_options(std::move(options))
+    : m_backend(std::move(backend)), m_path(std::move(path)), m_temp(temporaryPath(m_path)),
+      m_options(std::move(options))
 {
     if (m_options.sizeHint && *m_options.sizeHint <= kStreamFrom)
         m_buffer.reserve(std::size_t(*m_options.sizeHint));
@@ -44,8 +45,8 @@ Status WebDavWriter::write(std::span<const std::byte> data)
             return st;
     }
     if (m_options.sizeHint && m_written > *m_options.sizeHint)
-        return Error(ErrorKind::InvalidInput, "more bytes were written than the " + std::to_string(*m_options.sizeHint)
-                                                  + " announced");
+        return Error(ErrorKind::InvalidInput,
+                     "more bytes were written than the " + std::to_string(*m_options.sizeHint) + " announced");
     if (!m_buffer.empty()) { // what was kept before the stream started goes first
         auto st = handOver(m_buffer);
         m_buffer = {};
@@ -141,8 +142,9 @@ Status WebDavWriter::commit()
     Status sent;
     if (m_thread.joinable() && m_options.sizeHint && m_written != *m_options.sizeHint) {
         stopStream();
-        sent = Error(ErrorKind::InvalidInput, std::to_string(m_written) + " bytes were written of the "
-                                                  + std::to_string(*m_options.sizeHint) + " announced");
+        sent = Error(ErrorKind::InvalidInput,
+                     std::to_string(m_written) + " bytes were written of the " + std::to_string(*m_options.sizeHint)
+                         + " announced");
     } else if (m_thread.joinable()) {
         sent = finishStream();
     } else {

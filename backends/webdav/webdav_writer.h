@@ -3,10 +3,10 @@
 #include "core/storage/backend.h"
 
 #include <condition_variable>
-#include <span>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -60,9 +60,9 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_cv;
     std::span<const std::byte> m_pending; // bytes handed over that curl has not taken yet
-    bool m_end = false;           // commit: no more bytes will come
-    bool m_cancel = false;        // abort: fail the PUT
-    bool m_done = false;          // the PUT finished (well or not)
+    bool m_end = false;                   // commit: no more bytes will come
+    bool m_cancel = false;                // abort: fail the PUT
+    bool m_done = false;                  // the PUT finished (well or not)
     std::optional<Error> m_streamError;
 };
 

@@ -4,11 +4,11 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include <execinfo.h>
-#include <unistd.h>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <execinfo.h>
+#include <unistd.h>
 
 // Defined by alloc_hooks.cpp, in executables only: whether this process counts at all.
 extern "C" __attribute__((weak)) const bool strata_alloc_hooks_linked;
@@ -78,4 +78,3 @@ bool allocCountingAvailable()
 }
 
 } // namespace strata
-

@@ -168,7 +168,8 @@ double uDistCdfTies(int n1, int n2, const std::vector<int> &t, int twoU)
                 if (count == 0)
                     continue;
                 for (int r = 1; r <= tk && j + r <= n1; ++r)
-                    ways[std::size_t(j) + std::size_t(r)][s + std::size_t(r) * std::size_t(a)] += count * double(chooseInt(tk, r));
+                    ways[std::size_t(j) + std::size_t(r)][s + std::size_t(r) * std::size_t(a)] +=
+                        count * double(chooseInt(tk, r));
             }
         }
         before += tk;
@@ -287,7 +288,9 @@ OrderStatisticCI quantileCI(int n, double q, double confidence)
         // Band k of the binomial is [k-0.5, k+0.5] of the normal: round out to those edges.
         l = int(std::floor(std::floor(l1 - 0.5) + 0.5)) + 1;
         r = int(std::floor(std::ceil(r1 - 0.5) + 0.5)) + 1;
-        auto cdf = [&](int lo, int hi) { return normalCdf(double(hi) - 0.5, mu, sigma) - normalCdf(double(lo) - 0.5, mu, sigma); };
+        auto cdf = [&](int lo, int hi) {
+            return normalCdf(double(hi) - 0.5, mu, sigma) - normalCdf(double(lo) - 0.5, mu, sigma);
+        };
         res.confidence = cdf(l, r);
         const int rBiased = r - 1;
         if (const double biased = cdf(l, rBiased); biased >= confidence && biased < res.confidence) {

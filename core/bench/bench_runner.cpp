@@ -5,7 +5,6 @@
 #include "core/storage/path.h"
 #include "core/storage/random.h"
 
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -111,13 +110,14 @@ std::string randomSuffix()
 // One target: its operator, its scratch directory and the objects prepared in it.
 class Target {
 public:
-    Target(Operator &op, std::string base) : m_op(op), m_base(std::move(base)) {}
+    Target(Operator &op, std::string base) : m_op(op), m_base(std::move(base)) { }
 
     Status prepare()
     {
         const auto caps = m_op.capabilities();
         if (caps.has(Capability::SingleObject))
-            return Error(ErrorKind::Unsupported, "benchmarks write objects of their own; an NBD export is one fixed image");
+            return Error(ErrorKind::Unsupported,
+                         "benchmarks write objects of their own; an NBD export is one fixed image");
         if (!caps.has(Capability::Write) || !caps.has(Capability::Read))
             return Error(ErrorKind::Unsupported, "benchmarks need storage that can be written and read");
         if (caps.has(Capability::RealDirectories)) {
@@ -126,7 +126,8 @@ public:
             if (!there)
                 return std::move(there).error();
             if (!there->isDir())
-                return Error(ErrorKind::NotDirectory, "benchmarks run in a directory").withContext("bench", m_op.display(m_base));
+                return Error(ErrorKind::NotDirectory, "benchmarks run in a directory")
+                    .withContext("bench", m_op.display(m_base));
         }
         m_dir = joinPath(m_base, "strata-bench-" + randomSuffix());
         if (caps.has(Capability::CreateDir))
@@ -261,7 +262,8 @@ private:
         const int workers = std::max(1, c.concurrency);
         std::vector<std::string> keys(static_cast<std::size_t>(workers));
         for (int w = 0; w < workers; ++w)
-            keys[std::size_t(w)] = target.path(std::string(toString(c.op)) + "-" + sizeLabel(c.size) + "-" + std::to_string(w));
+            keys[std::size_t(w)] =
+                target.path(std::string(toString(c.op)) + "-" + sizeLabel(c.size) + "-" + std::to_string(w));
         std::vector<std::string> victims; // delete: one object per iteration, made untimed
         if (c.op == BenchOp::Delete) {
             victims.reserve(std::size_t(n));

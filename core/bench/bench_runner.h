@@ -15,28 +15,28 @@ namespace strata {
 
 enum class BenchOp { Write, Read, Stat, List, Delete };
 
-std::string_view toString(BenchOp op);     // "write"
-std::string_view benchName(BenchOp op);    // "Write"
+std::string_view toString(BenchOp op);  // "write"
+std::string_view benchName(BenchOp op); // "Write"
 std::optional<BenchOp> parseBenchOp(std::string_view name);
 
 struct BenchOptions {
     std::vector<BenchOp> ops{BenchOp::Write, BenchOp::Read};
     std::vector<std::uint64_t> sizes{4u << 10, 256u << 10, 4u << 20, 16u << 20};
-    int count = 6;                                   // runs of each case
+    int count = 6; // runs of each case
     std::chrono::nanoseconds benchtime = std::chrono::seconds(1);
-    std::vector<int> concurrency{1};                 // workers sharing the iterations
+    std::vector<int> concurrency{1}; // workers sharing the iterations
 };
 
 // One measured run of one case, in Go's terms.
 struct BenchRun {
-    std::string name;        // "Write/4KiB", "Read/16MiB/c=4" (without "Benchmark")
+    std::string name; // "Write/4KiB", "Read/16MiB/c=4" (without "Benchmark")
     BenchOp op = BenchOp::Write;
     std::uint64_t size = 0;
     int concurrency = 1;
     std::uint64_t iterations = 0;
     double nsPerOp = 0;
-    double mbPerSecond = 0;  // 0 for operations that move no payload
-    double bytesPerOp = 0;   // heap bytes allocated per operation, every library included
+    double mbPerSecond = 0; // 0 for operations that move no payload
+    double bytesPerOp = 0;  // heap bytes allocated per operation, every library included
     double allocsPerOp = 0;
 };
 

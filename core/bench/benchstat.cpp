@@ -18,15 +18,21 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-
 double sign(double x)
 {
     return x == 0 ? 0 : (x < 0 ? -1 : 1);
 }
 
 // uTestMinP[n]: the smallest p the U test can give for two samples of n (benchmath's table).
-constexpr double kUTestMinP[] = {0, 1, 0.3333333333333333, 0.1, 0.02857142857142857, 0.007936507936507936,
-                                 0.0021645021645021645, 0.0005827505827505828, 0.0001554001554001554,
+constexpr double kUTestMinP[] = {0,
+                                 1,
+                                 0.3333333333333333,
+                                 0.1,
+                                 0.02857142857142857,
+                                 0.007936507936507936,
+                                 0.0021645021645021645,
+                                 0.0005827505827505828,
+                                 0.0001554001554001554,
                                  4.113533525298231e-05};
 
 std::string needSamples(const char *op, int n, const std::string &what)
@@ -183,7 +189,8 @@ Scaler commonScale(const std::vector<double> &values, bool binary)
     return {3, f.factor, f.prefix};
 }
 
-std::string describeTableRow(const BenchstatReport &report, const BenchstatTable &t, int column, const std::string &name)
+std::string describeTableRow(const BenchstatReport &report, const BenchstatTable &t, int column,
+                             const std::string &name)
 {
     return report.labels[std::size_t(t.columns[std::size_t(column)])] + " " + name + " (" + t.unit + ")";
 }
@@ -191,7 +198,6 @@ std::string describeTableRow(const BenchstatReport &report, const BenchstatTable
 } // namespace bench_detail
 
 using namespace bench_detail;
-
 
 std::string BenchSummary::pctRange() const
 {
@@ -386,8 +392,8 @@ BenchstatReport benchstat(const std::vector<BenchstatInput> &inputs, const Bench
     };
 
     struct Builder {
-        std::vector<std::string> unitAndConfig; // unit, then config values
-        std::map<int, std::string> rows;        // name ordinal → name
+        std::vector<std::string> unitAndConfig;                   // unit, then config values
+        std::map<int, std::string> rows;                          // name ordinal → name
         std::map<std::pair<int, int>, std::vector<double>> cells; // (name ordinal, input) → values
         std::vector<bool> columns;
     };
@@ -521,8 +527,8 @@ std::vector<std::string> benchstatWarnings(const BenchstatReport &report)
                 const auto &cell = t.cells[r][c];
                 if (!cell)
                     continue;
-                const std::string where = describeTableRow(report, t, int(c), t.rows[r]) + " n="
-                                          + std::to_string(cell->values.size());
+                const std::string where =
+                    describeTableRow(report, t, int(c), t.rows[r]) + " n=" + std::to_string(cell->values.size());
                 for (const auto &w : cell->summary.warnings)
                     add(w, where);
                 if (cell->comparison) {

@@ -117,12 +117,12 @@ struct BenchstatGeomean {
 // One table: one configuration (goos, goarch, pkg, cpu, …) and one unit. Columns are the
 // inputs that have results in it, in input order; the first is the baseline.
 struct BenchstatTable {
-    std::vector<std::pair<std::string, std::string>> config; // every key seen, "" if absent
-    std::string unit;                                        // tidied: "sec/op", "B/s", …
-    bool exact = false;                                      // the unit has assume=exact
-    int better = 0;                                          // +1 higher is better, -1 lower, 0 unknown
-    std::vector<int> columns;                                // indices into the inputs
-    std::vector<std::string> rows;                           // full names: "Read/4KiB-8"
+    std::vector<std::pair<std::string, std::string>> config;      // every key seen, "" if absent
+    std::string unit;                                             // tidied: "sec/op", "B/s", …
+    bool exact = false;                                           // the unit has assume=exact
+    int better = 0;                                               // +1 higher is better, -1 lower, 0 unknown
+    std::vector<int> columns;                                     // indices into the inputs
+    std::vector<std::string> rows;                                // full names: "Read/4KiB-8"
     std::vector<std::vector<std::optional<BenchstatCell>>> cells; // [row][column]
     std::vector<BenchstatGeomean> geomean;                        // [column]
 };

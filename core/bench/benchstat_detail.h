@@ -26,6 +26,7 @@ struct Scaler {
 std::string printf1(const char *format, double value);
 // The scale benchstat picks for a column of values (SI or binary prefixes, precision).
 Scaler commonScale(const std::vector<double> &values, bool binary);
-std::string describeTableRow(const BenchstatReport &report, const BenchstatTable &t, int column, const std::string &name);
+std::string describeTableRow(const BenchstatReport &report, const BenchstatTable &t, int column,
+                             const std::string &name);
 
 } // namespace strata::bench_detail

@@ -17,7 +17,8 @@ namespace {
 
 std::size_t runeCount(std::string_view s)
 {
-    return std::size_t(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+    return std::size_t(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
 }
 
 std::string trimmed(std::string_view s)
@@ -137,20 +138,17 @@ public:
             out += std::string(std::size_t(std::abs(spaces)), ' ');
             out += padTo(c.margin, lmargin[std::size_t(c.col)]);
             off += spaces + lmargin[std::size_t(c.col)];
-            const long tw = offs[std::size_t(c.col) + std::size_t(c.span)] - offs[std::size_t(c.col)] - lmargin[std::size_t(c.col)];
+            const long tw =
+                offs[std::size_t(c.col) + std::size_t(c.span)] - offs[std::size_t(c.col)] - lmargin[std::size_t(c.col)];
             std::string s;
             switch (c.align) {
-            case Align::Left:
-                s = c.value;
-                break;
+            case Align::Left: s = c.value; break;
             case Align::Center: {
                 const long l = (tw - long(runeCount(c.value))) / 2;
                 s = std::string(std::size_t(std::abs(l)), ' ') + c.value;
                 break;
             }
-            case Align::Right:
-                s = padTo(c.value, tw);
-                break;
+            case Align::Right: s = padTo(c.value, tw); break;
             }
             out += s;
             off += long(runeCount(s));
@@ -320,8 +318,9 @@ std::string csvField(const std::string &field)
         if (c == '\n' || c == '\r' || c == '"' || c == ',')
             quote = true;
     }
-    if (!field.empty() && (field.front() == ' ' || field.front() == '\t' || field.front() == '\n'
-                           || field.front() == '\v' || field.front() == '\f' || field.front() == '\r'))
+    if (!field.empty()
+        && (field.front() == ' ' || field.front() == '\t' || field.front() == '\n' || field.front() == '\v'
+            || field.front() == '\f' || field.front() == '\r'))
         quote = true;
     if (!quote)
         return field;
@@ -355,7 +354,6 @@ std::string csvColumnName(std::size_t x)
     return name.empty() ? "A" : name;
 }
 
-
 std::string jsonNumber(double v)
 {
     return std::isfinite(v) ? formatGoFloat(v) : "null";
@@ -371,13 +369,13 @@ std::string jsonCell(const std::optional<BenchstatCell> &c)
     if (!c)
         return "null";
     return "{\"center\": " + jsonNumber(c->summary.center) + ", \"ci_low\": " + jsonNumber(c->summary.lo)
-           + ", \"ci_high\": " + jsonNumber(c->summary.hi) + ", \"n\": " + std::to_string(c->values.size()) + "}";
+        + ", \"ci_high\": " + jsonNumber(c->summary.hi) + ", \"n\": " + std::to_string(c->values.size()) + "}";
 }
 
 std::string jsonGeomeanCell(const BenchstatGeomean &g)
 {
-    return "{\"center\": " + jsonNumber(g.center) + ", \"ci_low\": null, \"ci_high\": null, \"n\": "
-           + std::to_string(g.count) + "}";
+    return "{\"center\": " + jsonNumber(g.center)
+        + ", \"ci_low\": null, \"ci_high\": null, \"n\": " + std::to_string(g.count) + "}";
 }
 
 std::optional<double> deltaPct(const BenchComparison &c, double oldCenter, double newCenter)
@@ -391,14 +389,14 @@ std::optional<double> deltaPct(const BenchComparison &c, double oldCenter, doubl
     return (newCenter / oldCenter - 1.0) * 100.0;
 }
 
-
 } // namespace
 
 std::string formatBenchstatText(const BenchstatReport &report)
 {
     std::string out;
-    forEachTable(report, [&](const std::string &line) { out += line + '\n'; },
-                 [&](const BenchstatTable &t) { out += tableText(report, t); });
+    forEachTable(
+        report, [&](const std::string &line) { out += line + '\n'; },
+        [&](const BenchstatTable &t) { out += tableText(report, t); });
     return out;
 }
 
@@ -488,8 +486,8 @@ std::string formatBenchstatCsv(const BenchstatReport &report, std::vector<std::s
 
 std::string formatBenchstatJson(const BenchstatReport &report)
 {
-    std::string out = "{\n  \"alpha\": " + jsonNumber(report.alpha) + ",\n  \"confidence\": " + jsonNumber(report.confidence)
-                      + ",\n  \"inputs\": [";
+    std::string out = "{\n  \"alpha\": " + jsonNumber(report.alpha)
+        + ",\n  \"confidence\": " + jsonNumber(report.confidence) + ",\n  \"inputs\": [";
     for (std::size_t i = 0; i < report.labels.size(); ++i)
         out += (i ? ", " : "") + json::quoted(report.labels[i]);
     out += "],\n  \"rows\": [";

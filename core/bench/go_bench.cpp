@@ -224,7 +224,7 @@ const double *BenchResult::value(std::string_view unit) const
 }
 
 Result<std::vector<BenchResult>> parseGoBench(std::string_view text, std::vector<std::string> *warnings,
-                                             BenchUnitMetadata *units)
+                                              BenchUnitMetadata *units)
 {
     std::size_t badAt = 0;
     if (!validUtf8(text, badAt)) {
@@ -319,7 +319,8 @@ Result<std::vector<BenchResult>> parseGoBench(std::string_view text, std::vector
                     auto &meta = unitMetadata[std::string(unit)];
                     const auto have = meta.find(key);
                     if (have != meta.end() && have->second != value) {
-                        warn(lineNo, "metadata " + key + " of unit " + std::string(unit) + " already set to " + have->second);
+                        warn(lineNo,
+                             "metadata " + key + " of unit " + std::string(unit) + " already set to " + have->second);
                         continue;
                     }
                     meta[key] = value;
@@ -432,7 +433,8 @@ std::string formatGoBench(const std::vector<BenchResult> &results)
         }
         // Drop keys the result does not have; the rest keep their order.
         for (auto it = state.begin(); it != state.end();) {
-            const bool kept = std::any_of(target.begin(), target.end(), [&](const auto &kv) { return kv.first == it->first; });
+            const bool kept =
+                std::any_of(target.begin(), target.end(), [&](const auto &kv) { return kv.first == it->first; });
             if (kept) {
                 ++it;
             } else {

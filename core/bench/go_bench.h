@@ -52,7 +52,7 @@ using BenchUnitMetadata = std::map<std::string, std::map<std::string, std::strin
 // `go test -v` before each benchmark) is noise. Unit lines add to *units, which may carry
 // metadata from an earlier file as benchstat's does. Fails only on text that is not UTF-8.
 Result<std::vector<BenchResult>> parseGoBench(std::string_view text, std::vector<std::string> *warnings = nullptr,
-                                             BenchUnitMetadata *units = nullptr);
+                                              BenchUnitMetadata *units = nullptr);
 
 // Writes results in the same format: configuration lines where the configuration changes
 // (so the first result's goos/goarch/pkg/cpu form the header), then one aligned result

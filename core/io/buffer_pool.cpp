@@ -109,7 +109,8 @@ PooledBuffer BufferPool::acquire()
 {
     std::unique_lock lock(m_shared->mutex);
     ++m_shared->waiting;
-    m_shared->returned.wait(lock, [&] { return !m_shared->free.empty() || m_shared->allocated < m_shared->maxBuffers; });
+    m_shared->returned.wait(lock,
+                            [&] { return !m_shared->free.empty() || m_shared->allocated < m_shared->maxBuffers; });
     --m_shared->waiting;
     return PooledBuffer(m_shared, m_shared->take(), m_shared->bufferSize);
 }

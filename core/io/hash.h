@@ -29,7 +29,7 @@ public:
     void add(std::span<const std::byte> data) { add({reinterpret_cast<const char *>(data.data()), data.size()}); }
 
 protected:
-    explicit EvpHash(const void *md); // an EVP_MD fetched once per process
+    explicit EvpHash(const void *md);              // an EVP_MD fetched once per process
     void finishInto(std::span<unsigned char> out); // then reset() before reuse
 
 private:

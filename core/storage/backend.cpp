@@ -1,6 +1,5 @@
 #include "core/storage/backend.h"
 
-
 namespace strata {
 
 Error unsupported(std::string_view what)

@@ -8,8 +8,8 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,7 +17,6 @@
 #include <vector>
 
 namespace strata {
-
 
 struct WriteOptions {
     std::optional<std::uint64_t> sizeHint; // total size when known (preallocation, part sizing)
@@ -92,9 +91,9 @@ struct ObjectVersion {
 };
 
 struct ListOptions {
-    std::string pageToken;     // from the previous page; empty for the first
+    std::string pageToken; // from the previous page; empty for the first
     std::size_t pageSize = 1000;
-    bool recursive = false;    // whole subtree in one flat listing (Capability::ListRecursive)
+    bool recursive = false; // whole subtree in one flat listing (Capability::ListRecursive)
 };
 
 struct ListPage {
@@ -166,7 +165,11 @@ public:
 
     // A hint that these ranges of `path` will be read soon (local files start reading
     // them ahead, all at once, so the disk works on many at a time). Default: nothing.
-    virtual void willRead(std::string_view path, std::span<const Extent> ranges) { (void)path; (void)ranges; }
+    virtual void willRead(std::string_view path, std::span<const Extent> ranges)
+    {
+        (void)path;
+        (void)ranges;
+    }
     // The read size that suits this storage (a request per read on a network: larger is
     // cheaper); 0 when any size suits.
     virtual std::size_t preferredIoSize() const { return 0; }
@@ -175,14 +178,26 @@ public:
     virtual std::uint64_t preferredBytesInFlight() const { return 0; }
     // Discards server-side state a writer of `path` announced with WriteOptions::onPending
     // and did not finish (a killed process's multipart upload). Best effort. Default: none.
-    virtual void discardPending(std::string_view path, const std::string &token) { (void)path; (void)token; }
+    virtual void discardPending(std::string_view path, const std::string &token)
+    {
+        (void)path;
+        (void)token;
+    }
     // Whether names below `path` that differ only in letter case name one object (a FAT,
     // exFAT, NTFS or SMB volume, a casefold folder); they then compare as foldCase()
     // (core/io/text_case.h) does. A fact of the storage, asked of it rather than guessed.
-    virtual bool namesIgnoreCase(std::string_view path) const { (void)path; return false; }
+    virtual bool namesIgnoreCase(std::string_view path) const
+    {
+        (void)path;
+        return false;
+    }
     // The local file system path of `path` when this storage is the local file system
     // (fast paths such as the tree walker use it); nullopt elsewhere.
-    virtual std::optional<std::string> localPath(std::string_view path) const { (void)path; return std::nullopt; }
+    virtual std::optional<std::string> localPath(std::string_view path) const
+    {
+        (void)path;
+        return std::nullopt;
+    }
 };
 
 Error unsupported(std::string_view what);

@@ -9,8 +9,7 @@ namespace {
 Capabilities needs(const Call &call)
 {
     switch (call.op) {
-    case Operation::Stat:
-        return {Capability::Stat};
+    case Operation::Stat: return {Capability::Stat};
     case Operation::List:
         if (call.recursive)
             return {Capability::List, Capability::ListRecursive};
@@ -22,36 +21,26 @@ Capabilities needs(const Call &call)
             return {Capability::Read, Capability::RangedRead};
         return {Capability::Read};
     case Operation::OpenReader:
-    case Operation::WillRead:
-        return {Capability::Read};
+    case Operation::WillRead: return {Capability::Read};
     case Operation::OpenWriter:
     case Operation::Put:
     case Operation::WriterWrite:
-    case Operation::WriterCommit:
-        return {Capability::Write};
+    case Operation::WriterCommit: return {Capability::Write};
     case Operation::WriterWriteAt:
-    case Operation::WriterSetLength:
-        return {Capability::Write, Capability::PositionalWrite};
+    case Operation::WriterSetLength: return {Capability::Write, Capability::PositionalWrite};
     case Operation::Remove:
-    case Operation::RemoveMany:
-        return {Capability::Remove};
-    case Operation::CreateDir:
-        return {Capability::CreateDir};
-    case Operation::Rename:
-        return {Capability::Rename};
-    case Operation::Copy:
-        return {Capability::Copy};
-    case Operation::Extents:
-        return {Capability::Extents};
+    case Operation::RemoveMany: return {Capability::Remove};
+    case Operation::CreateDir: return {Capability::CreateDir};
+    case Operation::Rename: return {Capability::Rename};
+    case Operation::Copy: return {Capability::Copy};
+    case Operation::Extents: return {Capability::Extents};
     case Operation::CopyRange:
-    case Operation::ReaderCopyRange:
-        return {Capability::Read, Capability::Write};
+    case Operation::ReaderCopyRange: return {Capability::Read, Capability::Write};
     case Operation::SetPermissions:
     case Operation::DiscardPending:
     case Operation::WriterAbort:
     case Operation::WriterSuspend:
-    case Operation::Count_:
-        break;
+    case Operation::Count_: break;
     }
     return {};
 }

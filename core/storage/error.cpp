@@ -57,10 +57,8 @@ bool isTemporaryByDefault(ErrorKind kind)
     case ErrorKind::RateLimited:
     case ErrorKind::Timeout:
     case ErrorKind::Network:
-    case ErrorKind::Busy:
-        return true;
-    default:
-        return false;
+    case ErrorKind::Busy: return true;
+    default: return false;
     }
 }
 

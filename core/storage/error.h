@@ -45,11 +45,27 @@ public:
     const std::string &uri() const { return m_uri; }
     const std::string &cause() const { return m_cause; }
 
-    Error &setTemporary(bool temporary) { m_temporary = temporary; return *this; }
-    Error &setOperation(std::string operation) { m_operation = std::move(operation); return *this; }
+    Error &setTemporary(bool temporary)
+    {
+        m_temporary = temporary;
+        return *this;
+    }
+    Error &setOperation(std::string operation)
+    {
+        m_operation = std::move(operation);
+        return *this;
+    }
     // The caller passes a redacted URI; Error never sees a secret.
-    Error &setUri(std::string redactedUri) { m_uri = std::move(redactedUri); return *this; }
-    Error &setCause(std::string cause) { m_cause = std::move(cause); return *this; }
+    Error &setUri(std::string redactedUri)
+    {
+        m_uri = std::move(redactedUri);
+        return *this;
+    }
+    Error &setCause(std::string cause)
+    {
+        m_cause = std::move(cause);
+        return *this;
+    }
     // Fills operation and URI only when a deeper layer has not already set them.
     Error &withContext(std::string_view operation, std::string_view redactedUri);
 

@@ -42,7 +42,7 @@ namespace {
 // The layer a writer or reader was opened through: kept alive by the writer when the
 // layer is shared (it usually is: writers may outlive the operator that made them).
 struct LayerRef {
-    explicit LayerRef(Layer &l) : keep(l.weak_from_this().lock()), layer(&l) {}
+    explicit LayerRef(Layer &l) : keep(l.weak_from_this().lock()), layer(&l) { }
     std::shared_ptr<Layer> keep;
     Layer *layer;
 };
@@ -61,7 +61,8 @@ public:
     }
     Status write(std::span<const std::byte> data) override
     {
-        auto st = m_ref.layer->run<void>(call(Operation::WriterWrite, 0, data.size()), [&] { return m_inner->write(data); });
+        auto st =
+            m_ref.layer->run<void>(call(Operation::WriterWrite, 0, data.size()), [&] { return m_inner->write(data); });
         if (st)
             m_bytes.fetch_add(data.size(), std::memory_order_relaxed);
         return st;
@@ -76,7 +77,8 @@ public:
     }
     Status setLength(std::uint64_t length) override
     {
-        return m_ref.layer->run<void>(call(Operation::WriterSetLength, 0, length), [&] { return m_inner->setLength(length); });
+        return m_ref.layer->run<void>(call(Operation::WriterSetLength, 0, length),
+                                      [&] { return m_inner->setLength(length); });
     }
     Status commit() override
     {
@@ -108,7 +110,10 @@ public:
     std::optional<std::uint64_t> committedSize() const override { return m_inner->committedSize(); }
 
 private:
-    Call call(Operation op, std::uint64_t offset, std::uint64_t size) const { return Call{op, m_path, {}, offset, size}; }
+    Call call(Operation op, std::uint64_t offset, std::uint64_t size) const
+    {
+        return Call{op, m_path, {}, offset, size};
+    }
 
     std::unique_ptr<Writer> m_inner;
     LayerRef m_ref;
@@ -170,7 +175,8 @@ Result<std::size_t> Layer::readVersion(std::string_view path, std::uint64_t offs
 
 Result<std::unique_ptr<Writer>> Layer::write(std::string_view path, const WriteOptions &options)
 {
-    auto writer = run<std::unique_ptr<Writer>>(Call{Operation::OpenWriter, path}, [&] { return m_inner->write(path, options); });
+    auto writer =
+        run<std::unique_ptr<Writer>>(Call{Operation::OpenWriter, path}, [&] { return m_inner->write(path, options); });
     if (!writer)
         return writer;
     return std::unique_ptr<Writer>(std::make_unique<LayerWriter>(std::move(*writer), *this, path));

@@ -21,14 +21,14 @@ struct Call {
 
     Operation op;
     std::string_view path;
-    std::string_view other;    // rename, copy: the destination; read-version: the ETag
-    std::uint64_t offset = 0;  // reads, positional writes, copy-range
+    std::string_view other;   // rename, copy: the destination; read-version: the ETag
+    std::uint64_t offset = 0; // reads, positional writes, copy-range
     // Bytes asked for (reads), given (put, writes, copy-range), the new length
     // (set-length), paths (remove-many), or for commit/abort/suspend the bytes written
     // through the writer; permission bits for set-permissions.
     std::uint64_t size = 0;
-    bool recursive = false;    // list
-    bool replace = false;      // rename
+    bool recursive = false; // list
+    bool replace = false;   // rename
 };
 
 // What came of an operation, as far as a layer cares.
@@ -58,7 +58,7 @@ private:
 
 class Layer : public Backend, public std::enable_shared_from_this<Layer> {
 public:
-    explicit Layer(std::shared_ptr<Backend> inner) : m_inner(std::move(inner)) {}
+    explicit Layer(std::shared_ptr<Backend> inner) : m_inner(std::move(inner)) { }
 
     // Queries, not operations: answered by the inner backend.
     Capabilities capabilities() const override { return m_inner->capabilities(); }

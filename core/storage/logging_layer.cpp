@@ -25,53 +25,28 @@ Outcome LoggingLayer::around(const Call &call, Next next)
     std::string extra;
     switch (call.op) {
     case Operation::WriterWrite:
-    case Operation::WriterWriteAt:
-        return next();
-    case Operation::List:
-        extra = call.recursive ? "(recursive)" : "";
-        break;
+    case Operation::WriterWriteAt: return next();
+    case Operation::List: extra = call.recursive ? "(recursive)" : ""; break;
     case Operation::Read:
     case Operation::ReaderRead:
     case Operation::CopyRange:
-    case Operation::ReaderCopyRange:
-        extra = range(call);
-        break;
-    case Operation::ReadVersion:
-        extra = range(call) + " if " + std::string(call.other);
-        break;
-    case Operation::Put:
-        extra = std::to_string(call.size) + " bytes";
-        break;
-    case Operation::RemoveMany:
-        extra = "and " + std::to_string(call.size ? call.size - 1 : 0) + " more";
-        break;
-    case Operation::Rename:
-        extra = "-> " + uriFor(call.other).redacted() + (call.replace ? " (replace)" : "");
-        break;
-    case Operation::Copy:
-        extra = "-> " + uriFor(call.other).redacted();
-        break;
+    case Operation::ReaderCopyRange: extra = range(call); break;
+    case Operation::ReadVersion: extra = range(call) + " if " + std::string(call.other); break;
+    case Operation::Put: extra = std::to_string(call.size) + " bytes"; break;
+    case Operation::RemoveMany: extra = "and " + std::to_string(call.size ? call.size - 1 : 0) + " more"; break;
+    case Operation::Rename: extra = "-> " + uriFor(call.other).redacted() + (call.replace ? " (replace)" : ""); break;
+    case Operation::Copy: extra = "-> " + uriFor(call.other).redacted(); break;
     case Operation::SetPermissions: {
         char mode[16];
         std::snprintf(mode, sizeof mode, "%04o", unsigned(call.size));
         extra = mode;
         break;
     }
-    case Operation::WriterSetLength:
-        extra = std::to_string(call.size) + " bytes";
-        break;
-    case Operation::WriterCommit:
-        extra = "(" + std::to_string(call.size) + " bytes)";
-        break;
-    case Operation::WriterAbort:
-        extra = "(" + std::to_string(call.size) + " bytes discarded)";
-        break;
-    case Operation::WriterSuspend:
-        extra = "(" + std::to_string(call.size) + " bytes kept for resuming)";
-        break;
-    case Operation::WillRead:
-        extra = std::to_string(call.size) + " ranges";
-        break;
+    case Operation::WriterSetLength: extra = std::to_string(call.size) + " bytes"; break;
+    case Operation::WriterCommit: extra = "(" + std::to_string(call.size) + " bytes)"; break;
+    case Operation::WriterAbort: extra = "(" + std::to_string(call.size) + " bytes discarded)"; break;
+    case Operation::WriterSuspend: extra = "(" + std::to_string(call.size) + " bytes kept for resuming)"; break;
+    case Operation::WillRead: extra = std::to_string(call.size) + " ranges"; break;
     case Operation::Stat:
     case Operation::OpenWriter:
     case Operation::Remove:
@@ -79,8 +54,7 @@ Outcome LoggingLayer::around(const Call &call, Next next)
     case Operation::OpenReader:
     case Operation::Extents:
     case Operation::DiscardPending:
-    case Operation::Count_:
-        break;
+    case Operation::Count_: break;
     }
     const auto start = std::chrono::steady_clock::now();
     Outcome outcome = next();

@@ -12,14 +12,12 @@ std::uint64_t bytesMoved(const Call &call, const Outcome &outcome)
     switch (call.op) {
     case Operation::Read:
     case Operation::ReadVersion:
-    case Operation::ReaderRead:
-        return outcome.bytes;
+    case Operation::ReaderRead: return outcome.bytes;
     case Operation::Put:
     case Operation::WriterWrite:
     case Operation::WriterWriteAt:
     case Operation::CopyRange:
-    case Operation::ReaderCopyRange:
-        return call.size;
+    case Operation::ReaderCopyRange: return call.size;
     case Operation::Stat:
     case Operation::List:
     case Operation::OpenWriter:
@@ -37,8 +35,7 @@ std::uint64_t bytesMoved(const Call &call, const Outcome &outcome)
     case Operation::WriterCommit:
     case Operation::WriterAbort:
     case Operation::WriterSuspend:
-    case Operation::Count_:
-        break;
+    case Operation::Count_: break;
     }
     return 0;
 }

@@ -11,8 +11,8 @@ namespace strata {
 struct OperationCounters {
     std::uint64_t calls = 0;
     std::uint64_t errors = 0;
-    std::uint64_t bytes = 0;   // read into buffers, handed to writers, or copied in place
-    std::uint64_t nanos = 0;   // time spent in calls
+    std::uint64_t bytes = 0; // read into buffers, handed to writers, or copied in place
+    std::uint64_t nanos = 0; // time spent in calls
 };
 
 // Counts calls, errors, bytes and time per operation; cheap (relaxed atomics).

@@ -102,15 +102,15 @@ Result<std::string> Operator::checked(std::string_view op, std::string_view path
 // Declares `var`, the normalised path: the argument itself when already normal (no
 // allocation on hot paths), else a normalised copy; a bad path returns its error.
 // NOLINTBEGIN(bugprone-macro-parentheses): `var` is the name of the variable it declares
-#define STRATA_CHECKED(var, op, path)                  \
-    std::string var##Storage;                          \
-    std::string_view var = (path);                     \
-    if (!isNormalPath(var)) {                          \
-        auto normal_ = checked((op), var);             \
-        if (!normal_)                                  \
-            return std::move(normal_).error();         \
-        var##Storage = std::move(*normal_);            \
-        var = var##Storage;                            \
+#define STRATA_CHECKED(var, op, path)          \
+    std::string var##Storage;                  \
+    std::string_view var = (path);             \
+    if (!isNormalPath(var)) {                  \
+        auto normal_ = checked((op), var);     \
+        if (!normal_)                          \
+            return std::move(normal_).error(); \
+        var##Storage = std::move(*normal_);    \
+        var = var##Storage;                    \
     }
 // NOLINTEND(bugprone-macro-parentheses)
 
@@ -212,8 +212,9 @@ Status Operator::removeAll(std::string_view path, const RemoveAllOptions &option
 {
     STRATA_CHECKED(p, "remove", path);
     if (p == "/" && localPath(p) && !options.allowLocalRoot)
-        return Error(ErrorKind::InvalidInput, "it is the root of the file system; refusing to remove it recursively "
-                                              "(use --no-preserve-root to override)")
+        return Error(ErrorKind::InvalidInput,
+                     "it is the root of the file system; refusing to remove it recursively "
+                     "(use --no-preserve-root to override)")
             .withContext("remove", display(p));
     auto entry = stat(p);
     if (!entry)
@@ -292,10 +293,12 @@ Status Operator::removeTree(const std::string &dir, const std::string &within, c
         for (const auto &child : page->entries) {
             // Checked here again, whatever the listing did: only what is below `dir` goes.
             if (!isStrictlyBelow(child.path, dir) || parentPath(child.path) != dir)
-                return Error(ErrorKind::Corrupt, "the storage listed '" + printable(child.path) + "' in it; nothing outside it is removed")
+                return Error(ErrorKind::Corrupt,
+                             "the storage listed '" + printable(child.path) + "' in it; nothing outside it is removed")
                     .withContext("remove", display(dir));
             if (before.count(child.path))
-                return Error(ErrorKind::Corrupt, "the storage still lists '" + printable(child.name) + "' in it after removing it")
+                return Error(ErrorKind::Corrupt,
+                             "the storage still lists '" + printable(child.name) + "' in it after removing it")
                     .withContext("remove", display(dir));
             removed.insert(child.path);
             if (child.isDir()) {
@@ -353,7 +356,8 @@ Status Operator::rename(std::string_view from, std::string_view to, bool replace
     STRATA_CHECKED(a, "rename", from);
     STRATA_CHECKED(b, "rename", to);
     if (a == "/" || b == "/")
-        return Error(ErrorKind::InvalidInput, "the root cannot be renamed or replaced").withContext("rename", display(a));
+        return Error(ErrorKind::InvalidInput, "the root cannot be renamed or replaced")
+            .withContext("rename", display(a));
     auto st = m_stack->rename(a, b, replace);
     if (!st.ok())
         st.error().withContext("rename", display(a) + " to " + display(b));
@@ -389,7 +393,8 @@ public:
     }
     Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
     {
-        return m_versioned ? m_op.readVersion(m_path, offset, buffer, {m_etag, m_size}) : m_op.read(m_path, offset, buffer);
+        return m_versioned ? m_op.readVersion(m_path, offset, buffer, {m_etag, m_size})
+                           : m_op.read(m_path, offset, buffer);
     }
     Status copyRangeTo(std::uint64_t offset, std::uint64_t length, Writer &to) override
     {

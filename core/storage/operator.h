@@ -27,7 +27,7 @@ struct RemoveAllOptions {
 
 struct OperatorOptions {
     std::optional<RetryPolicy> retry = RetryPolicy{}; // nullopt: no retries
-    LogSink log;                                       // empty: no request log
+    LogSink log;                                      // empty: no request log
 };
 
 // What callers use: a backend wrapped in layers (capability check, retry, logging,

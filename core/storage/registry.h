@@ -38,7 +38,8 @@ public:
     // Creates the instance for a key resolve() returned (called once per key).
     virtual Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) = 0;
     // The same with a secret given by the caller; schemes without secrets ignore it.
-    virtual Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target, const ConnectionSecret &secret)
+    virtual Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target,
+                                                    const ConnectionSecret &secret)
     {
         (void)secret;
         return create(uri, target);

@@ -18,18 +18,17 @@ bool retriable(Operation op)
     case Operation::Read:
     case Operation::ReadVersion:
     case Operation::OpenWriter:
-    case Operation::Put:            // the bytes are all in memory: sent again
-    case Operation::Remove:         // removing a missing path succeeds
+    case Operation::Put:    // the bytes are all in memory: sent again
+    case Operation::Remove: // removing a missing path succeeds
     case Operation::RemoveMany:
-    case Operation::CreateDir:      // an AlreadyExists after a retry counts as done (below)
+    case Operation::CreateDir: // an AlreadyExists after a retry counts as done (below)
     case Operation::SetPermissions:
     case Operation::OpenReader:
     case Operation::Copy:
     case Operation::Extents:
-    case Operation::CopyRange:      // rewriting the same range is harmless
+    case Operation::CopyRange: // rewriting the same range is harmless
     case Operation::ReaderRead:
-    case Operation::ReaderCopyRange:
-        return true;
+    case Operation::ReaderCopyRange: return true;
     case Operation::Rename:
     case Operation::WillRead:
     case Operation::DiscardPending:
@@ -39,8 +38,7 @@ bool retriable(Operation op)
     case Operation::WriterCommit:
     case Operation::WriterAbort:
     case Operation::WriterSuspend:
-    case Operation::Count_:
-        break;
+    case Operation::Count_: break;
     }
     return false;
 }

@@ -115,9 +115,9 @@ static std::string withoutUserInfo(const std::string &value)
 bool isSecretQueryKey(std::string_view key)
 {
     std::string k = lower(key);
-    static constexpr std::string_view needles[] = {"secret", "password", "passwd", "token", "signature",
-                                                   "credential", "apikey", "api_key", "access_key",
-                                                   "accesskey", "auth", "sig"};
+    static constexpr std::string_view needles[] = {"secret",     "password",   "passwd", "token",
+                                                   "signature",  "credential", "apikey", "api_key",
+                                                   "access_key", "accesskey",  "auth",   "sig"};
     return std::any_of(std::begin(needles), std::end(needles),
                        [&](std::string_view n) { return k.find(n) != std::string::npos; });
 }
@@ -147,9 +147,8 @@ Result<Uri> Uri::parse(std::string_view text)
         return invalid(text, "it has no scheme (expected something like file:///path or memory://demo/)");
     std::string_view scheme = text.substr(0, colon);
     if (!std::isalpha(static_cast<unsigned char>(scheme.front()))
-        || !std::all_of(scheme.begin(), scheme.end(), [](unsigned char c) {
-               return std::isalnum(c) || c == '+' || c == '-' || c == '.';
-           }))
+        || !std::all_of(scheme.begin(), scheme.end(),
+                        [](unsigned char c) { return std::isalnum(c) || c == '+' || c == '-' || c == '.'; }))
         return invalid(text, "the scheme has characters a scheme cannot have");
     uri.m_scheme = lower(scheme);
     std::string_view rest = text.substr(colon + 1);

@@ -34,7 +34,11 @@ public:
     const std::string &fragment() const { return m_fragment; }
 
     void setScheme(std::string scheme) { m_scheme = std::move(scheme); }
-    void setHost(std::string host) { m_host = std::move(host); m_hasAuthority = true; }
+    void setHost(std::string host)
+    {
+        m_host = std::move(host);
+        m_hasAuthority = true;
+    }
     void setPort(std::optional<std::uint16_t> port) { m_port = port; }
     void setPath(std::string path) { m_path = std::move(path); }
     void setQuery(std::vector<QueryItem> query) { m_query = std::move(query); }

@@ -9,8 +9,8 @@
 #include <chrono>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <sys/stat.h>
+#include <thread>
 
 namespace strata {
 
@@ -22,7 +22,7 @@ constexpr int kWriteAttempts = 5;                 // a positional write and its 
 // How many bytes a resumed writer's partial file holds, where it has an OS handle.
 std::optional<std::uint64_t> partialLength(const Writer &writer)
 {
-    struct stat st {};
+    struct stat st { };
     if (writer.nativeHandle() < 0 || ::fstat(writer.nativeHandle(), &st) != 0)
         return std::nullopt;
     return std::uint64_t(st.st_size);
@@ -34,7 +34,7 @@ struct ContentHash::Impl {
     Blake2b512 hash;
 };
 
-ContentHash::ContentHash() : m_impl(std::make_unique<Impl>()) {}
+ContentHash::ContentHash() : m_impl(std::make_unique<Impl>()) { }
 ContentHash::~ContentHash() = default;
 
 void ContentHash::add(std::span<const std::byte> data)
@@ -91,7 +91,8 @@ Result<FileOutcome> FileCopier::run()
         return copyTransformed(dstZst);
 
     const auto srcCaps = m_src.capabilities();
-    const bool positional = srcCaps.has(Capability::RangedRead) && m_dst.capabilities().has(Capability::PositionalWrite);
+    const bool positional =
+        srcCaps.has(Capability::RangedRead) && m_dst.capabilities().has(Capability::PositionalWrite);
     const std::uint64_t size = m_task.source.size;
     // Only data is copied: holes and zero ranges of a mapped source are skipped.
     std::vector<Extent> data;
@@ -170,7 +171,8 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
         // a crash): parts it does not reach are copied again, never trusted.
         const auto held = partialLength(writer);
         std::erase_if(done, [&](const auto &part) {
-            return part.first >= m_parts.size() || (held && m_parts[part.first].offset + m_parts[part.first].length > *held);
+            return part.first >= m_parts.size()
+                || (held && m_parts[part.first].offset + m_parts[part.first].length > *held);
         });
         if (done.empty())
             m_ctx.journal->beginFile(m_task.dstPath, size, mtime);
@@ -383,16 +385,18 @@ Status FileCopier::finish(Writer &writer, std::uint64_t expectedSize, bool check
         if (*confirmed == expectedSize)
             return {};
         (void)m_dst.remove(m_task.dstPath);
-        return Error(ErrorKind::Corrupt, "the storage kept " + std::to_string(*confirmed) + " bytes instead of "
-                                             + std::to_string(expectedSize) + "; the copy was removed");
+        return Error(ErrorKind::Corrupt,
+                     "the storage kept " + std::to_string(*confirmed) + " bytes instead of "
+                         + std::to_string(expectedSize) + "; the copy was removed");
     }
     auto written = m_dst.stat(m_task.dstPath);
     if (!written)
         return std::move(written).error();
     if (written->size != expectedSize) {
         (void)m_dst.remove(m_task.dstPath);
-        return Error(ErrorKind::Corrupt, "the copy has " + std::to_string(written->size) + " bytes instead of "
-                                             + std::to_string(expectedSize) + "; it was removed");
+        return Error(ErrorKind::Corrupt,
+                     "the copy has " + std::to_string(written->size) + " bytes instead of "
+                         + std::to_string(expectedSize) + "; it was removed");
     }
     return {};
 }
@@ -412,8 +416,11 @@ Status FileCopier::verifyRanges(const std::vector<std::string> &hashes)
     };
     // Each side read as it was written and read: the source through its reader.
     const auto readSource = [&](std::uint64_t at, std::span<std::byte> out) { return m_reader->read(at, out); };
-    const auto readCopy = [&](std::uint64_t at, std::span<std::byte> out) { return m_dst.read(m_task.dstPath, at, out); };
-    auto hashRange = [&](const auto &readAt, std::uint64_t from, std::uint64_t to, bool zerosOnly) -> Result<std::string> {
+    const auto readCopy = [&](std::uint64_t at, std::span<std::byte> out) {
+        return m_dst.read(m_task.dstPath, at, out);
+    };
+    auto hashRange = [&](const auto &readAt, std::uint64_t from, std::uint64_t to,
+                         bool zerosOnly) -> Result<std::string> {
         ContentHash digest;
         for (std::uint64_t pos = from; pos < to;) {
             PooledBuffer buffer = m_ctx.buffers.acquire();
@@ -424,8 +431,9 @@ Status FileCopier::verifyRanges(const std::vector<std::string> &hashes)
             if (*n == 0)
                 return Error(ErrorKind::Corrupt, "the copy is shorter than the source");
             if (zerosOnly && !isAllZero(want.data(), *n))
-                return Error(ErrorKind::Corrupt, "verification failed: the copy has data at offset "
-                                                     + std::to_string(pos) + " where the source has a hole");
+                return Error(ErrorKind::Corrupt,
+                             "verification failed: the copy has data at offset " + std::to_string(pos)
+                                 + " where the source has a hole");
             if (!zerosOnly)
                 digest.add(want.first(*n));
             pos += *n;
@@ -452,17 +460,20 @@ Status FileCopier::verifyRanges(const std::vector<std::string> &hashes)
         if (!actual)
             return std::move(actual).error();
         if (*actual != expected)
-            return Error(ErrorKind::Corrupt, "verification failed: bytes " + std::to_string(part.offset) + "–"
-                                                 + std::to_string(part.offset + part.length)
-                                                 + " of the copy differ from the source; the copy was removed");
+            return Error(ErrorKind::Corrupt,
+                         "verification failed: bytes " + std::to_string(part.offset) + "–"
+                             + std::to_string(part.offset + part.length)
+                             + " of the copy differ from the source; the copy was removed");
         pos = part.offset + part.length;
     }
     // Where both ends publish a content hash of the same kind, they must agree too.
     if (!m_task.source.contentHash.empty())
         if (auto there = m_dst.stat(m_task.dstPath); there && !there->contentHash.empty()) {
             const auto kind = [](const std::string &h) { return h.substr(0, h.find(':')); };
-            if (kind(there->contentHash) == kind(m_task.source.contentHash) && there->contentHash != m_task.source.contentHash)
-                return Error(ErrorKind::Corrupt, "verification failed: the storage reports a different checksum for the copy");
+            if (kind(there->contentHash) == kind(m_task.source.contentHash)
+                && there->contentHash != m_task.source.contentHash)
+                return Error(ErrorKind::Corrupt,
+                             "verification failed: the storage reports a different checksum for the copy");
         }
     return {};
 }
@@ -489,7 +500,8 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
     std::uint64_t pos = 0;
     // Compressing an image: its holes and zero ranges are neither read nor compressed.
     std::vector<Extent> zeroRanges;
-    if (compress && !options.verify && m_src.capabilities().has(Capability::Extents) && m_task.source.size > options.chunkSize)
+    if (compress && !options.verify && m_src.capabilities().has(Capability::Extents)
+        && m_task.source.size > options.chunkSize)
         if (auto map = m_src.extents(m_task.srcPath); map && !map->empty() && map->back().end() == m_task.source.size)
             for (const auto &e : *map) {
                 if (!e.readsAsZero())
@@ -549,7 +561,8 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
     // Reads as large as the source likes (an NBD export splits them into many requests in
     // flight, S3 makes one request of each): the compressor's workers are fed faster.
     if (compress)
-        zstd.chunkSize = std::max<std::size_t>(zstd.chunkSize, std::min<std::size_t>(m_src.preferredIoSize(), 16u << 20));
+        zstd.chunkSize =
+            std::max<std::size_t>(zstd.chunkSize, std::min<std::size_t>(m_src.preferredIoSize(), 16u << 20));
     auto totals = compress ? zstdCompress(read, write, zstd, zeroRanges.empty() ? nullptr : &zeroRuns)
                            : zstdDecompress(read, write);
     if (!totals) {

@@ -18,13 +18,13 @@ namespace strata {
 // What every file copy of a job shares.
 struct CopyContext {
     const TransferOptions &options;
-    BufferPool &buffers;       // bounds the bytes in flight for the whole job
-    WorkerPool &partWorkers;   // ranges of large files
+    BufferPool &buffers;     // bounds the bytes in flight for the whole job
+    WorkerPool &partWorkers; // ranges of large files
     Throttle &throttle;
-    TransferJournal *journal;  // null: nothing is resumable
+    TransferJournal *journal; // null: nothing is resumable
     std::stop_token stop;
     std::function<void(std::uint64_t bytes)> onBytes; // progress, called often: keep it cheap
-    std::string dstRoot; // the destination as named: below it, writes follow no symlink
+    std::string dstRoot;                              // the destination as named: below it, writes follow no symlink
 };
 
 struct FileOutcome {

@@ -214,8 +214,9 @@ void TransferJob::run(Registry &registry, TransferObserver *observer, const std:
             for (const auto &dir : plan->dirs)
                 m_report.actions.push_back("create " + plan->dstOp->display(dir));
             for (const auto &f : plan->files)
-                m_report.actions.push_back("copy " + f.srcOp->display(f.srcPath) + " -> " + plan->dstOp->display(f.dstPath)
-                                           + " (" + std::to_string(f.source.size) + " bytes)");
+                m_report.actions.push_back("copy " + f.srcOp->display(f.srcPath) + " -> "
+                                           + plan->dstOp->display(f.dstPath) + " (" + std::to_string(f.source.size)
+                                           + " bytes)");
             for (const auto &extra : plan->extras)
                 m_report.actions.push_back("delete " + plan->dstOp->display(extra));
         } else {
@@ -295,8 +296,14 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
         parts = std::max(parts, std::min<std::size_t>(bufferCount, std::size_t((2 * appetite + chunk - 1) / chunk)));
     WorkerPool partWorkers(parts);
     Throttle throttle(options.bandwidthLimit);
-    CopyContext context{options, buffers, partWorkers, throttle, m_journal.get(), stop,
-                        [this, observer](std::uint64_t n) { addBytes(n, observer); }, plan.dstRoot};
+    CopyContext context{options,
+                        buffers,
+                        partWorkers,
+                        throttle,
+                        m_journal.get(),
+                        stop,
+                        [this, observer](std::uint64_t n) { addBytes(n, observer); },
+                        plan.dstRoot};
 
     TaskGroup group;
     for (const auto &task : plan.files) {
@@ -433,7 +440,8 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
             if (auto done = publishedEarlier())
                 return *done;
             if (replaceOwn) {
-                m_bytesDone.fetch_sub(std::min<std::uint64_t>(counted.load(), m_bytesDone.load()), std::memory_order_relaxed);
+                m_bytesDone.fetch_sub(std::min<std::uint64_t>(counted.load(), m_bytesDone.load()),
+                                      std::memory_order_relaxed);
                 --attempt; // not a failure of the storage: the same try, allowed to replace
                 continue;
             }
@@ -467,7 +475,9 @@ void TransferJob::finishPlan(TransferPlan &plan, TransferObserver *observer, con
     for (const auto &extra : plan.extras) {
         // Whatever the listings said, nothing outside the destination named is removed.
         if (!isStrictlyBelow(extra, plan.dstRoot)) {
-            addFailure({{}, plan.dstOp->display(extra), ErrorKind::InvalidInput,
+            addFailure({{},
+                        plan.dstOp->display(extra),
+                        ErrorKind::InvalidInput,
                         "not removed: it is not inside " + plan.dstOp->display(plan.dstRoot)},
                        observer);
             continue;
@@ -485,9 +495,11 @@ void TransferJob::finishPlan(TransferPlan &plan, TransferObserver *observer, con
         (void)op->remove(dir); // only emptied directories go; others say DirectoryNotEmpty
     // Deepest first, so a read-only folder is closed only after its children are done.
     for (auto it = plan.dirModes.rbegin(); it != plan.dirModes.rend(); ++it) {
-        auto st = plan.dstOp->setPermissions(it->first, copyMode(it->second, m_spec.options.preserveMode), plan.dstRoot);
+        auto st =
+            plan.dstOp->setPermissions(it->first, copyMode(it->second, m_spec.options.preserveMode), plan.dstRoot);
         if (!st && st.error().kind() != ErrorKind::Unsupported)
-            addWarning("the permissions of " + plan.dstOp->display(it->first) + " were not set: " + st.error().message());
+            addWarning("the permissions of " + plan.dstOp->display(it->first)
+                       + " were not set: " + st.error().message());
     }
 }
 

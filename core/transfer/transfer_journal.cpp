@@ -283,8 +283,8 @@ void TransferJournal::beginFile(const std::string &dstPath, std::uint64_t size, 
     append("S " + encode(dstPath) + " " + std::to_string(size) + " " + std::to_string(mtimeNs) + "\n");
 }
 
-std::map<std::size_t, TransferJournal::PartRecord> TransferJournal::partsDone(const std::string &dstPath,
-                                                                             std::uint64_t size, std::int64_t mtimeNs) const
+std::map<std::size_t, TransferJournal::PartRecord>
+TransferJournal::partsDone(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs) const
 {
     std::lock_guard lock(m_mutex);
     auto it = m_files.find(dstPath);

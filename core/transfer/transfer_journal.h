@@ -57,7 +57,8 @@ public:
     // for another version of the source are forgotten.
     void beginFile(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs);
     // Parts of the same version already written, by part index.
-    std::map<std::size_t, PartRecord> partsDone(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs) const;
+    std::map<std::size_t, PartRecord> partsDone(const std::string &dstPath, std::uint64_t size,
+                                                std::int64_t mtimeNs) const;
     void markPartDone(const std::string &dstPath, std::size_t part, const std::string &hash);
     // Destinations started (they may have partial files) and not finished.
     std::vector<std::string> filesBegun() const;

@@ -1,18 +1,16 @@
 #include "core/transfer/transfer_plan.h"
 
-#include "core/storage/path.h"
 #include "core/io/text_case.h"
+#include "core/storage/path.h"
 #include "core/storage/printable.h"
 #include "core/transfer/file_copier.h"
 
 #include <deque>
-#include <set>
 #include <map>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
-
-
 
 namespace strata {
 
@@ -70,8 +68,8 @@ public:
 
     Error cancelled() const { return Error(ErrorKind::Cancelled, "stopped while finding what to copy"); }
 
-    void addFile(const std::shared_ptr<Operator> &srcOp, const Entry &entry, std::string dstPath,
-                 const Entry *existing, bool fresh = false)
+    void addFile(const std::shared_ptr<Operator> &srcOp, const Entry &entry, std::string dstPath, const Entry *existing,
+                 bool fresh = false)
     {
         if (m_spec.options.mode == TransferMode::Sync && existing && upToDate(*srcOp, entry, *existing)) {
             ++plan.unchanged;
@@ -96,14 +94,17 @@ public:
 
     void refuse(const std::shared_ptr<Operator> &op, std::string_view path, Error error)
     {
-        plan.refused.push_back({op->display(path), {}, error.kind(), error.withContext("copy", op->display(path)).message()});
+        plan.refused.push_back(
+            {op->display(path), {}, error.kind(), error.withContext("copy", op->display(path)).message()});
     }
 
     // A source listing left names out that are no path: the copy of that folder is not whole.
-    void refuseSkipped(const std::shared_ptr<Operator> &op, std::string_view dir, const std::vector<std::string> &skipped)
+    void refuseSkipped(const std::shared_ptr<Operator> &op, std::string_view dir,
+                       const std::vector<std::string> &skipped)
     {
         for (const auto &raw : skipped)
-            plan.refused.push_back({op->display(dir), {}, ErrorKind::InvalidInput, skippedNameWarning(op->display(dir), raw)});
+            plan.refused.push_back(
+                {op->display(dir), {}, ErrorKind::InvalidInput, skippedNameWarning(op->display(dir), raw)});
     }
 
     // Walks a source directory into dst, breadth first, page by page.
@@ -132,8 +133,8 @@ public:
                 refuseSkipped(srcOp, srcDir, page->skipped);
                 for (auto &entry : page->entries) {
                     if (!isValidName(entry.name)) {
-                        refuse(srcOp, entry.path, Error(ErrorKind::InvalidInput,
-                                                        "its name would lead outside the destination; refused"));
+                        refuse(srcOp, entry.path,
+                               Error(ErrorKind::InvalidInput, "its name would lead outside the destination; refused"));
                         continue;
                     }
                     const std::string dstPath = joinPath(dstDir, entry.name);
@@ -142,9 +143,7 @@ public:
                     if (found != existing.end())
                         found->second.name.clear(); // seen: not an extra
                     switch (entry.kind) {
-                    case EntryKind::File:
-                        addFile(srcOp, entry, dstPath, there, fresh);
-                        break;
+                    case EntryKind::File: addFile(srcOp, entry, dstPath, there, fresh); break;
                     case EntryKind::Directory:
                         if (!there || !there->isDir())
                             plan.dirs.push_back(dstPath);
@@ -154,8 +153,9 @@ public:
                         todo.emplace_back(entry.path, dstPath);
                         break;
                     case EntryKind::Symlink:
-                        plan.notCopied.push_back({srcOp->display(entry.path),
-                                                  "a symbolic link (to " + entry.symlinkTarget + "); links are not followed"});
+                        plan.notCopied.push_back(
+                            {srcOp->display(entry.path),
+                             "a symbolic link (to " + entry.symlinkTarget + "); links are not followed"});
                         break;
                     case EntryKind::Other:
                         plan.notCopied.push_back({srcOp->display(entry.path), "not a regular file"});
@@ -219,12 +219,8 @@ public:
                     continue;
                 }
                 switch (entry.kind) {
-                case EntryKind::File:
-                    addFile(srcOp, entry, std::move(dst), nullptr, fresh);
-                    break;
-                case EntryKind::Directory:
-                    addDir(std::move(dst));
-                    break;
+                case EntryKind::File: addFile(srcOp, entry, std::move(dst), nullptr, fresh); break;
+                case EntryKind::Directory: addDir(std::move(dst)); break;
                 case EntryKind::Symlink:
                 case EntryKind::Other:
                     plan.notCopied.push_back({srcOp->display(entry.path), "not a regular file"});
@@ -299,11 +295,11 @@ void refuseCaseCollisions(TransferPlan &plan, const Location &dst)
         }
         const FileTask &winner = kept[it->second];
         plan.bytesTotal -= task.source.size;
-        plan.refused.push_back(
-            {task.srcOp->display(task.srcPath), dst.op->display(task.dstPath), ErrorKind::AlreadyExists,
-             "not copied " + task.srcOp->display(task.srcPath) + ": " + dst.op->display(dst.path)
-                 + " ignores the case of names, and there it would be the same file as "
-                 + winner.srcOp->display(winner.srcPath)});
+        plan.refused.push_back({task.srcOp->display(task.srcPath), dst.op->display(task.dstPath),
+                                ErrorKind::AlreadyExists,
+                                "not copied " + task.srcOp->display(task.srcPath) + ": " + dst.op->display(dst.path)
+                                    + " ignores the case of names, and there it would be the same file as "
+                                    + winner.srcOp->display(winner.srcPath)});
     }
     plan.files = std::move(kept);
 }
@@ -399,14 +395,16 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
             const bool fresh = !sync && !dst->op->stat(target);
             if (entry->mode && (fresh || (sync && !dstEntry) || spec.options.preserveMode))
                 plan.dirModes.emplace_back(target, *entry->mode);
-            const bool flat = spec.options.mode == TransferMode::Copy && src->op->capabilities().has(Capability::ListRecursive);
+            const bool flat =
+                spec.options.mode == TransferMode::Copy && src->op->capabilities().has(Capability::ListRecursive);
             if (auto st = flat ? planner.flatWalk(src->op, src->path, target, fresh, std::move(firstPage))
                                : planner.walk(src->op, src->path, target, fresh);
                 !st)
                 return std::move(st).error();
         } else if (entry->kind == EntryKind::File) {
             if (src->sameBackend(*dst) && src->path == target) {
-                planner.refuse(src->op, src->path, Error(ErrorKind::InvalidInput, "source and destination are the same object"));
+                planner.refuse(src->op, src->path,
+                               Error(ErrorKind::InvalidInput, "source and destination are the same object"));
                 continue;
             }
             Entry existing;
@@ -424,9 +422,8 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
     }
     // Names can collide only when there are two (a lone file needs no look at the folder).
     const bool ignoresCase = plan.files.size() + plan.dirs.size() > 1
-        && (spec.options.destinationIgnoresCase
-                ? *spec.options.destinationIgnoresCase
-                : dst->op->namesIgnoreCase(dst->path));
+        && (spec.options.destinationIgnoresCase ? *spec.options.destinationIgnoresCase
+                                                : dst->op->namesIgnoreCase(dst->path));
     if (ignoresCase)
         refuseCaseCollisions(plan, *dst);
     // Moves remove emptied source directories deepest first.

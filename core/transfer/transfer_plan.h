@@ -27,15 +27,16 @@ struct TransferPlan {
     // are in (a read-only folder must first take them).
     std::vector<std::pair<std::string, std::uint32_t>> dirModes;
     std::vector<FileTask> files;
-    std::vector<std::pair<std::shared_ptr<Operator>, std::string>> sourceDirs; // move: removed once emptied, deepest first
-    std::string dstRoot;              // the destination as named: extras are only ever below it
-    std::vector<std::string> extras;  // sync --delete: destination paths the source lacks
+    std::vector<std::pair<std::shared_ptr<Operator>, std::string>>
+        sourceDirs;                    // move: removed once emptied, deepest first
+    std::string dstRoot;               // the destination as named: extras are only ever below it
+    std::vector<std::string> extras;   // sync --delete: destination paths the source lacks
     std::vector<std::string> warnings; // failed nothing (names a destination listing left out)
-    std::vector<FileFailure> refused; // sources that cannot be copied at all
+    std::vector<FileFailure> refused;  // sources that cannot be copied at all
     std::vector<SkippedItem> notCopied;
     std::uint64_t bytesTotal = 0;
-    std::uint64_t unchanged = 0;      // sync: files already up to date
-    bool dstIsDir = false;            // sources went into the destination (not as it)
+    std::uint64_t unchanged = 0; // sync: files already up to date
+    bool dstIsDir = false;       // sources went into the destination (not as it)
 };
 
 using PlanProgress = std::function<void(std::uint64_t files, std::uint64_t bytes)>;

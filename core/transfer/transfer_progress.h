@@ -20,20 +20,20 @@ bool isFinal(JobState state); // Completed, Failed or Cancelled
 struct TransferProgress {
     std::uint64_t bytesDone = 0;
     std::uint64_t bytesTotal = 0;
-    std::uint64_t filesDone = 0;    // copied, skipped or failed
+    std::uint64_t filesDone = 0; // copied, skipped or failed
     std::uint64_t filesTotal = 0;
     std::uint64_t filesFailed = 0;
     std::uint64_t filesSkipped = 0;
-    double bytesPerSecond = 0;      // recent rate
+    double bytesPerSecond = 0; // recent rate
     std::optional<double> etaSeconds;
-    bool planning = false;          // still finding what to copy; totals still grow
+    bool planning = false; // still finding what to copy; totals still grow
 };
 
 struct FileFailure {
-    std::string source;      // redacted URIs
+    std::string source; // redacted URIs
     std::string destination;
     ErrorKind kind = ErrorKind::Unexpected;
-    std::string message;     // one sentence
+    std::string message; // one sentence
 };
 
 struct SkippedItem {
@@ -45,14 +45,14 @@ struct SkippedItem {
 struct TransferReport {
     JobState state = JobState::Queued;
     std::uint64_t filesCopied = 0;
-    std::uint64_t filesSkipped = 0;    // already there (skip-existing) or unchanged (sync)
+    std::uint64_t filesSkipped = 0; // already there (skip-existing) or unchanged (sync)
     std::uint64_t filesFailed = 0;
     std::uint64_t filesVerified = 0;
-    std::uint64_t filesDeleted = 0;    // sync --delete, or sources removed by a move
+    std::uint64_t filesDeleted = 0; // sync --delete, or sources removed by a move
     std::uint64_t dirsCreated = 0;
-    std::uint64_t bytesTotal = 0;      // size of everything planned
-    std::uint64_t bytesCopied = 0;     // written this run
-    std::uint64_t bytesResumed = 0;    // found already written by an earlier, interrupted run
+    std::uint64_t bytesTotal = 0;          // size of everything planned
+    std::uint64_t bytesCopied = 0;         // written this run
+    std::uint64_t bytesResumed = 0;        // found already written by an earlier, interrupted run
     std::uint64_t bytesThroughBuffers = 0; // moved by us rather than inside the storage
     double seconds = 0;
     std::vector<FileFailure> failures;
@@ -69,10 +69,26 @@ struct TransferReport {
 class TransferObserver {
 public:
     virtual ~TransferObserver() = default;
-    virtual void progress(const std::string &jobId, const TransferProgress &progress) { (void)jobId; (void)progress; }
-    virtual void stateChanged(const std::string &jobId, JobState state) { (void)jobId; (void)state; }
-    virtual void fileFailed(const std::string &jobId, const FileFailure &failure) { (void)jobId; (void)failure; }
-    virtual void finished(const std::string &jobId, const TransferReport &report) { (void)jobId; (void)report; }
+    virtual void progress(const std::string &jobId, const TransferProgress &progress)
+    {
+        (void)jobId;
+        (void)progress;
+    }
+    virtual void stateChanged(const std::string &jobId, JobState state)
+    {
+        (void)jobId;
+        (void)state;
+    }
+    virtual void fileFailed(const std::string &jobId, const FileFailure &failure)
+    {
+        (void)jobId;
+        (void)failure;
+    }
+    virtual void finished(const std::string &jobId, const TransferReport &report)
+    {
+        (void)jobId;
+        (void)report;
+    }
 };
 
 } // namespace strata

@@ -13,7 +13,7 @@
 namespace strata {
 
 struct QueueOptions {
-    std::string journalDir;          // empty: jobs are not journaled (not resumable)
+    std::string journalDir; // empty: jobs are not journaled (not resumable)
     std::size_t maxRunningJobs = 2;
 };
 
@@ -56,7 +56,7 @@ private:
         std::jthread thread;
         bool active = false; // a thread is running the job (or its clean-up)
     };
-    void schedule();                 // caller holds m_mutex
+    void schedule();                          // caller holds m_mutex
     void start(Slot &slot, bool cleanUpOnly); // caller holds m_mutex
     Slot *find(const std::string &id);
     const Slot *find(const std::string &id) const;

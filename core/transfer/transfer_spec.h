@@ -23,19 +23,19 @@ struct TransferOptions {
     TransferMode mode = TransferMode::Copy;
     bool recursive = false;
     ExistingPolicy existing = ExistingPolicy::Fail;
-    bool verify = false;             // re-read the destination and compare checksums
-    bool deleteExtra = false;        // sync: remove destination objects the source lacks
-    bool dryRun = false;             // sync: report, change nothing
-    bool compareContent = false;     // sync: same size is compared by checksum, not by time
-    int jobs = 0;                    // files in flight; 0 picks a default for the backends
-    int partsInFlight = 4;           // ranges of one large object copied at once
-    std::uint64_t partSize = 32u << 20;        // large objects are split into parts this big
-    std::uint32_t chunkSize = 1u << 20;        // one buffer: the unit of a read and a write
+    bool verify = false;                        // re-read the destination and compare checksums
+    bool deleteExtra = false;                   // sync: remove destination objects the source lacks
+    bool dryRun = false;                        // sync: report, change nothing
+    bool compareContent = false;                // sync: same size is compared by checksum, not by time
+    int jobs = 0;                               // files in flight; 0 picks a default for the backends
+    int partsInFlight = 4;                      // ranges of one large object copied at once
+    std::uint64_t partSize = 32u << 20;         // large objects are split into parts this big
+    std::uint32_t chunkSize = 1u << 20;         // one buffer: the unit of a read and a write
     std::uint64_t maxBytesInFlight = 64u << 20; // buffers in use at once, whatever the file count
-    std::uint64_t bandwidthLimit = 0;          // bytes per second, 0 = unlimited
+    std::uint64_t bandwidthLimit = 0;           // bytes per second, 0 = unlimited
     int zstdLevel = 3;
-    int zstdThreads = 0;             // 0: one per core
-    bool sync = false;               // durable (fsync) before each commit
+    int zstdThreads = 0; // 0: one per core
+    bool sync = false;   // durable (fsync) before each commit
     // Permission bits exactly as the source's (cp -p); else as cp gives them: the source's
     // bits masked by the umask, set-ID bits dropped; a replaced file keeps its own.
     bool preserveMode = false;

@@ -21,10 +21,7 @@ void TaskGroup::wait()
     m_cv.wait(lock, [this] { return m_pending == 0; });
 }
 
-WorkerPool::WorkerPool(std::size_t threads)
-    : m_capacity(threads)
-{
-}
+WorkerPool::WorkerPool(std::size_t threads) : m_capacity(threads) { }
 
 WorkerPool::~WorkerPool()
 {
@@ -76,8 +73,7 @@ bool WorkerPool::runOne()
 
 void WorkerPool::runUntilDone(TaskGroup &group)
 {
-    while (runOne()) {
-    }
+    while (runOne()) { }
     group.wait();
 }
 

@@ -43,12 +43,10 @@ Error decompressError(std::size_t code)
                      "the zstd data needs a decoding window over 128 MiB (was it made with zstd --long?)"
                          + zstdReason(code));
     case ZSTD_error_checksum_wrong:
-        return Error(ErrorKind::Corrupt, "the zstd checksum does not match, so the data changed after compression"
-                                             + zstdReason(code));
-    case ZSTD_error_prefix_unknown:
-        return Error(ErrorKind::Corrupt, "this is not zstd data" + zstdReason(code));
-    default:
-        return Error(ErrorKind::Corrupt, "the zstd data is damaged" + zstdReason(code));
+        return Error(ErrorKind::Corrupt,
+                     "the zstd checksum does not match, so the data changed after compression" + zstdReason(code));
+    case ZSTD_error_prefix_unknown: return Error(ErrorKind::Corrupt, "this is not zstd data" + zstdReason(code));
+    default: return Error(ErrorKind::Corrupt, "the zstd data is damaged" + zstdReason(code));
     }
 }
 
@@ -162,9 +160,9 @@ Result<StreamTotals> zstdCompress(const StreamRead &read, const StreamWrite &wri
                                   const ZeroRuns *zeros)
 {
     if (options.level < ZSTD_minCLevel() || options.level > ZSTD_maxCLevel())
-        return Error(ErrorKind::InvalidInput, "zstd compression level " + std::to_string(options.level)
-                                                  + " is outside " + std::to_string(ZSTD_minCLevel()) + " to "
-                                                  + std::to_string(ZSTD_maxCLevel()));
+        return Error(ErrorKind::InvalidInput,
+                     "zstd compression level " + std::to_string(options.level) + " is outside "
+                         + std::to_string(ZSTD_minCLevel()) + " to " + std::to_string(ZSTD_maxCLevel()));
     if (options.threads < 0)
         return Error(ErrorKind::InvalidInput, "the number of zstd threads cannot be negative");
     if (options.chunkSize == 0)
@@ -233,8 +231,8 @@ Result<StreamTotals> zstdCompress(const StreamRead &read, const StreamWrite &wri
         frameOpen = !last;
         ZSTD_inBuffer input{in.get(), *n, 0};
         for (;;) {
-            const std::size_t remaining = ZSTD_compressStream2(cctx.get(), sink.buffer(), &input,
-                                                               last ? ZSTD_e_end : ZSTD_e_continue);
+            const std::size_t remaining =
+                ZSTD_compressStream2(cctx.get(), sink.buffer(), &input, last ? ZSTD_e_end : ZSTD_e_continue);
             if (ZSTD_isError(remaining))
                 return compressError(remaining);
             if (auto status = sink.flushIfFull(); !status)
@@ -302,9 +300,9 @@ bool isZstdName(std::string_view name)
         return false;
     const std::string_view tail = name.substr(name.size() - suffix.size());
     const char before = name[name.size() - suffix.size() - 1];
-    return before != '/'
-        && std::equal(tail.begin(), tail.end(), suffix.begin(),
-                      [](char a, char b) { return (a >= 'A' && a <= 'Z' ? char(a - 'A' + 'a') : a) == b; });
+    return before != '/' && std::equal(tail.begin(), tail.end(), suffix.begin(), [](char a, char b) {
+               return (a >= 'A' && a <= 'Z' ? char(a - 'A' + 'a') : a) == b;
+           });
 }
 
 } // namespace strata

@@ -13,7 +13,7 @@
 namespace strata {
 
 struct ZstdOptions {
-    int level = 3; // ZSTD_minCLevel() … ZSTD_maxCLevel(); 0 means zstd's default (3)
+    int level = 3;   // ZSTD_minCLevel() … ZSTD_maxCLevel(); 0 means zstd's default (3)
     int threads = 0; // 0 = number of cores (std::thread::hardware_concurrency), 1 = single-threaded
     std::size_t chunkSize = 1 << 20;
 };

@@ -229,7 +229,8 @@ public:
             return;
         m_entries.clear();
         for (const auto &i : m_items)
-            m_entries.push_back({std::string_view(m_paths).substr(i.at, i.length), i.kind, i.depth, i.size, i.allocated, i.mtime});
+            m_entries.push_back(
+                {std::string_view(m_paths).substr(i.at, i.length), i.kind, i.depth, i.size, i.allocated, i.mtime});
         m_state.deliver(m_entries);
         m_items.clear();
         m_paths.clear();
@@ -255,16 +256,11 @@ std::string errnoText(int err)
 {
     switch (err) {
     case EACCES:
-    case EPERM:
-        return "permission denied";
-    case ENOENT:
-        return "it vanished during the walk";
-    case ENOTDIR:
-        return "it is no longer a directory";
-    case ELOOP:
-        return "it became a symbolic link during the walk";
-    default:
-        return std::strerror(err);
+    case EPERM: return "permission denied";
+    case ENOENT: return "it vanished during the walk";
+    case ENOTDIR: return "it is no longer a directory";
+    case ELOOP: return "it became a symbolic link during the walk";
+    default: return std::strerror(err);
     }
 }
 
@@ -299,7 +295,7 @@ std::int64_t mtimeOf(const struct stat &st)
 // and entries are stat'ed only where the answer is needed.
 class LocalWalker {
 public:
-    LocalWalker(WalkState &state, int rootFd, dev_t rootDev) : m_state(state), m_rootFd(rootFd), m_rootDev(rootDev) {}
+    LocalWalker(WalkState &state, int rootFd, dev_t rootDev) : m_state(state), m_rootFd(rootFd), m_rootDev(rootDev) { }
 
     void run()
     {
@@ -374,7 +370,8 @@ private:
                 if (d->d_type == DT_UNKNOWN || options.stat || (options.totals && kind == EntryKind::File)) {
                     if (::fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
                         if (errno != ENOENT) // gone since the listing: not an error of the walk
-                            m_state.error(dir.path.empty() ? std::string(nameView) : dir.path + "/" + name, errnoText(errno));
+                            m_state.error(dir.path.empty() ? std::string(nameView) : dir.path + "/" + name,
+                                          errnoText(errno));
                         continue;
                     }
                     haveStat = true;
@@ -401,19 +398,19 @@ private:
                 case EntryKind::Directory:
                     ++dir.dirs;
                     if (descend)
-                        m_state.push(m_state.newDir(&dir, dir.path.empty() ? std::string(nameView) : dir.path + "/" + name, depth));
+                        m_state.push(m_state.newDir(
+                            &dir, dir.path.empty() ? std::string(nameView) : dir.path + "/" + name, depth));
                     break;
                 case EntryKind::Symlink:
                     m_state.symlinks.fetch_add(1);
                     if (options.follow && descend) {
                         struct stat target;
                         if (::fstatat(fd, name, &target, 0) == 0 && S_ISDIR(target.st_mode))
-                            m_state.push(m_state.newDir(&dir, dir.path.empty() ? std::string(nameView) : dir.path + "/" + name, depth));
+                            m_state.push(m_state.newDir(
+                                &dir, dir.path.empty() ? std::string(nameView) : dir.path + "/" + name, depth));
                     }
                     break;
-                case EntryKind::Other:
-                    m_state.others.fetch_add(1);
-                    break;
+                case EntryKind::Other: m_state.others.fetch_add(1); break;
                 }
                 batch.add(dir.path, nameView, kind, depth, size, allocated, mtime);
             }
@@ -432,13 +429,13 @@ Result<WalkSummary> walkLocal(const std::string &rootPath, const WalkOptions &op
     const int rootFd = ::open(rootPath.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rootFd < 0) {
         const int err = errno;
-        ErrorKind kind = err == ENOENT ? ErrorKind::NotFound
-                       : err == ENOTDIR ? ErrorKind::NotDirectory
-                       : (err == EACCES || err == EPERM) ? ErrorKind::PermissionDenied
-                                                          : ErrorKind::Unexpected;
+        ErrorKind kind = err == ENOENT        ? ErrorKind::NotFound
+            : err == ENOTDIR                  ? ErrorKind::NotDirectory
+            : (err == EACCES || err == EPERM) ? ErrorKind::PermissionDenied
+                                              : ErrorKind::Unexpected;
         return Error(kind, std::strerror(err)).withContext("walk", display);
     }
-    struct stat rootStat {};
+    struct stat rootStat { };
     ::fstat(rootFd, &rootStat);
     WalkState state(options, sink, std::move(stop));
     Dir *root = state.newDir(nullptr, "", 0);
@@ -466,7 +463,10 @@ Result<WalkSummary> walkLocal(const std::string &rootPath, const WalkOptions &op
 // or one flat listing of the whole subtree where the storage has one.
 class RemoteWalker {
 public:
-    RemoteWalker(WalkState &state, Operator &op, std::string rootPath) : m_state(state), m_op(op), m_root(std::move(rootPath)) {}
+    RemoteWalker(WalkState &state, Operator &op, std::string rootPath)
+        : m_state(state), m_op(op), m_root(std::move(rootPath))
+    {
+    }
 
     void run()
     {
@@ -508,7 +508,8 @@ public:
                     const std::string dirPath = rel.substr(0, slash);
                     auto it = dirs.find(dirPath);
                     if (it == dirs.end()) {
-                        const std::string name = dirPath.substr(dirPath.rfind('/') == std::string::npos ? 0 : dirPath.rfind('/') + 1);
+                        const std::string name =
+                            dirPath.substr(dirPath.rfind('/') == std::string::npos ? 0 : dirPath.rfind('/') + 1);
                         const std::string &relPath = dirPath;
                         if (excluded(name, relPath)) {
                             skip = true;
@@ -561,14 +562,9 @@ private:
             dir.bytes += e.size;
             dir.allocated += e.allocated.value_or(e.size);
             break;
-        case EntryKind::Symlink:
-            m_state.symlinks.fetch_add(1);
-            break;
-        case EntryKind::Other:
-            m_state.others.fetch_add(1);
-            break;
-        case EntryKind::Directory:
-            break;
+        case EntryKind::Symlink: m_state.symlinks.fetch_add(1); break;
+        case EntryKind::Other: m_state.others.fetch_add(1); break;
+        case EntryKind::Directory: break;
         }
     }
 

@@ -20,11 +20,11 @@ struct WalkOptions {
     // Shell globs: a name matching one is skipped with everything below it; a glob with
     // a '/' is matched against the path relative to the root instead of the name.
     std::vector<std::string> excludes;
-    int maxDepth = -1;          // -1: no limit; 1: the root's children only
-    bool stat = false;          // sizes and times of every entry (else only where free)
-    bool totals = false;        // cumulative totals per directory in the summary
-    bool paths = true;          // entries carry their paths (false: kinds and sizes only, cheaper)
-    std::size_t threads = 0;    // 0: a default that suits the storage
+    int maxDepth = -1;       // -1: no limit; 1: the root's children only
+    bool stat = false;       // sizes and times of every entry (else only where free)
+    bool totals = false;     // cumulative totals per directory in the summary
+    bool paths = true;       // entries carry their paths (false: kinds and sizes only, cheaper)
+    std::size_t threads = 0; // 0: a default that suits the storage
     std::size_t batchSize = 512;
 };
 
@@ -32,7 +32,7 @@ struct WalkOptions {
 struct WalkEntry {
     std::string_view path; // relative to the walk's root, '/'-separated
     EntryKind kind = EntryKind::File;
-    int depth = 1;         // 1 for the root's children
+    int depth = 1;               // 1 for the root's children
     std::uint64_t size = 0;      // bytes, when stat is on or the listing tells
     std::uint64_t allocated = 0; // bytes on disk, where known
     std::int64_t mtimeNs = 0;
@@ -52,13 +52,13 @@ struct DirTotals {
 
 struct WalkSummary {
     std::uint64_t files = 0, dirs = 0, symlinks = 0, others = 0;
-    std::uint64_t bytes = 0;      // apparent size of the files, each inode once
-    std::uint64_t allocated = 0;  // disk usage of files and directories, each inode once
-    std::uint64_t hardLinks = 0;  // further names of an inode already counted
-    std::uint64_t revisits = 0;   // directories reached again through a link (not walked twice)
+    std::uint64_t bytes = 0;       // apparent size of the files, each inode once
+    std::uint64_t allocated = 0;   // disk usage of files and directories, each inode once
+    std::uint64_t hardLinks = 0;   // further names of an inode already counted
+    std::uint64_t revisits = 0;    // directories reached again through a link (not walked twice)
     std::uint64_t mountPoints = 0; // directories on another device, not entered (--one-file-system)
     std::uint64_t excluded = 0;
-    std::vector<WalkError> errors;  // per directory; the walk carried on
+    std::vector<WalkError> errors;      // per directory; the walk carried on
     std::vector<DirTotals> directories; // with options.totals: every directory, parents first
     bool cancelled = false;
 };

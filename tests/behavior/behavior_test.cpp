@@ -33,24 +33,24 @@ std::span<const std::byte> asBytes(std::string_view s)
     return {reinterpret_cast<const std::byte *>(s.data()), s.size()};
 }
 
-#define REQUIRE_OK(expr)                                                                       \
-    do {                                                                                       \
-        auto &&r_ = (expr);                                                                    \
-        if (!r_.ok())                                                                          \
+#define REQUIRE_OK(expr)                                                                                         \
+    do {                                                                                                         \
+        auto &&r_ = (expr);                                                                                      \
+        if (!r_.ok())                                                                                            \
             QFAIL(qPrintable(QStringLiteral(#expr " failed: ") + QString::fromStdString(r_.error().message()))); \
     } while (false)
 
-#define REQUIRE_KIND(expr, wanted)                                                             \
-    do {                                                                                       \
-        auto &&r_ = (expr);                                                                    \
-        QVERIFY2(!r_.ok(), #expr " succeeded but should have failed");                         \
-        QCOMPARE(identifier(r_.error().kind()), identifier(wanted));                           \
+#define REQUIRE_KIND(expr, wanted)                                     \
+    do {                                                               \
+        auto &&r_ = (expr);                                            \
+        QVERIFY2(!r_.ok(), #expr " succeeded but should have failed"); \
+        QCOMPARE(identifier(r_.error().kind()), identifier(wanted));   \
     } while (false)
 
-#define NEEDS(cap)                                                                             \
-    do {                                                                                       \
-        if (!m_root->caps().has(Capability::cap))                                              \
-            QSKIP("backend does not declare " #cap);                                            \
+#define NEEDS(cap)                                   \
+    do {                                             \
+        if (!m_root->caps().has(Capability::cap))    \
+            QSKIP("backend does not declare " #cap); \
     } while (false)
 
 // Runs work(0) .. work(count - 1) on `threads` threads at once, each taking the next index.
@@ -122,15 +122,13 @@ private Q_SLOTS:
     {
         m_root = std::make_unique<BehaviorRoot>();
         if (!m_root->ok())
-            QFAIL(qPrintable(QStringLiteral("cannot prepare the test root: ") + QString::fromStdString(m_root->problem())));
+            QFAIL(qPrintable(QStringLiteral("cannot prepare the test root: ")
+                             + QString::fromStdString(m_root->problem())));
         qInfo("backend %s, root %s, capabilities %s", m_root->backendName().c_str(), op().display(p("")).c_str(),
               m_root->caps().names().c_str());
     }
 
-    void cleanupTestCase()
-    {
-        m_root.reset();
-    }
+    void cleanupTestCase() { m_root.reset(); }
 
     // A backend that is one fixed object (an NBD export) has no names to create, list or
     // remove: it runs the image* cases, the others run everything else.
@@ -196,9 +194,11 @@ private Q_SLOTS:
         for (std::size_t i = 0; i < parts; ++i) {
             const auto got = std::span(back).subspan(i * part, part);
             if (i % 3 == 0)
-                QVERIFY2(std::equal(got.begin(), got.end(), data.begin() + std::ptrdiff_t(i * part)), qPrintable(QString::number(i)));
+                QVERIFY2(std::equal(got.begin(), got.end(), data.begin() + std::ptrdiff_t(i * part)),
+                         qPrintable(QString::number(i)));
             else
-                QVERIFY2(isAllZero(got.data(), got.size()), qPrintable(QStringLiteral("part %1 should read zeros").arg(i)));
+                QVERIFY2(isAllZero(got.data(), got.size()),
+                         qPrintable(QStringLiteral("part %1 should read zeros").arg(i)));
         }
     }
 
@@ -318,7 +318,8 @@ private Q_SLOTS:
             auto n = op().read(path, c.offset, std::span(buf).first(c.want));
             REQUIRE_OK(n);
             QCOMPARE(*n, c.expect);
-            QVERIFY(std::equal(buf.begin(), buf.begin() + std::ptrdiff_t(*n), data.begin() + std::ptrdiff_t(std::min<std::uint64_t>(c.offset, data.size()))));
+            QVERIFY(std::equal(buf.begin(), buf.begin() + std::ptrdiff_t(*n),
+                               data.begin() + std::ptrdiff_t(std::min<std::uint64_t>(c.offset, data.size()))));
         }
     }
 
@@ -700,7 +701,8 @@ private Q_SLOTS:
         inParallel(8, count, [&](std::size_t i) {
             const std::uint64_t offset = std::uint64_t(i) * 4096;
             auto n = op().read(path, offset, buffers[i]);
-            if (n && *n == 4096 && std::equal(buffers[i].begin(), buffers[i].end(), data.begin() + std::ptrdiff_t(offset)))
+            if (n && *n == 4096
+                && std::equal(buffers[i].begin(), buffers[i].end(), data.begin() + std::ptrdiff_t(offset)))
                 good.fetch_add(1);
         });
         QCOMPARE(good.load(), count);

@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         outBytes += e.length;
         if (i > 0) {
             const Extent &prev = out[i - 1];
-            FUZZ_CHECK(prev.end() <= e.offset); // sorted, no overlap
+            FUZZ_CHECK(prev.end() <= e.offset);                        // sorted, no overlap
             FUZZ_CHECK(prev.end() != e.offset || prev.kind != e.kind); // nothing left to merge
         }
     }

@@ -38,9 +38,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     }
 
     // Two inputs, the second the first half of the results: comparisons of every shape.
-    std::vector<BenchstatInput> inputs{{"a", *results},
-                                       {"b", std::vector<BenchResult>(results->begin(),
-                                                                      results->begin() + long(results->size() / 2))}};
+    std::vector<BenchstatInput> inputs{
+        {"a", *results},
+        {"b", std::vector<BenchResult>(results->begin(), results->begin() + long(results->size() / 2))}};
     BenchstatOptions options;
     options.units = units;
     const BenchstatReport report = benchstat(inputs, options);

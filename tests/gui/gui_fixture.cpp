@@ -2,8 +2,8 @@
 
 #include "backends/builtin_backends.h"
 #include "backends/memory/memory_backend.h"
-#include "tests/lib/forwarding_backend.h"
 #include "core/storage/path.h"
+#include "tests/lib/forwarding_backend.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>
@@ -18,12 +18,35 @@ namespace {
 // Every call sleeps first: a storage far away.
 class SlowLayer final : public testing::ForwardingBackend {
 public:
-    SlowLayer(std::shared_ptr<Backend> inner, std::chrono::milliseconds delay) : ForwardingBackend(std::move(inner)), m_delay(delay) {}
-    Result<Entry> stat(std::string_view path) override { nap(); return ForwardingBackend::stat(path); }
-    Result<ListPage> list(std::string_view dir, const ListOptions &options) override { nap(); return ForwardingBackend::list(dir, options); }
-    Status createDir(std::string_view path) override { nap(); return ForwardingBackend::createDir(path); }
-    Status remove(std::string_view path, std::string_view within) override { nap(); return ForwardingBackend::remove(path, within); }
-    Status rename(std::string_view from, std::string_view to, bool replace) override { nap(); return ForwardingBackend::rename(from, to, replace); }
+    SlowLayer(std::shared_ptr<Backend> inner, std::chrono::milliseconds delay)
+        : ForwardingBackend(std::move(inner)), m_delay(delay)
+    {
+    }
+    Result<Entry> stat(std::string_view path) override
+    {
+        nap();
+        return ForwardingBackend::stat(path);
+    }
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override
+    {
+        nap();
+        return ForwardingBackend::list(dir, options);
+    }
+    Status createDir(std::string_view path) override
+    {
+        nap();
+        return ForwardingBackend::createDir(path);
+    }
+    Status remove(std::string_view path, std::string_view within) override
+    {
+        nap();
+        return ForwardingBackend::remove(path, within);
+    }
+    Status rename(std::string_view from, std::string_view to, bool replace) override
+    {
+        nap();
+        return ForwardingBackend::rename(from, to, replace);
+    }
 
 private:
     void nap() const { std::this_thread::sleep_for(m_delay); }
@@ -32,10 +55,13 @@ private:
 
 class SlowFactory final : public BackendFactory {
 public:
-    explicit SlowFactory(std::chrono::milliseconds delay) : m_delay(delay) {}
+    explicit SlowFactory(std::chrono::milliseconds delay) : m_delay(delay) { }
     std::string scheme() const override { return "slow"; }
     std::string example() const override { return "slow://STORE/path"; }
-    Result<Target> resolve(const Uri &uri) override { return Target{"slow://" + uri.host(), uri.path().empty() ? "/" : uri.path()}; }
+    Result<Target> resolve(const Uri &uri) override
+    {
+        return Target{"slow://" + uri.host(), uri.path().empty() ? "/" : uri.path()};
+    }
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &) override
     {
         std::this_thread::sleep_for(2 * m_delay); // connecting takes time too
@@ -77,10 +103,14 @@ class HostileFactory final : public BackendFactory {
 public:
     std::string scheme() const override { return "hostile"; }
     std::string example() const override { return "hostile://STORE/path"; }
-    Result<Target> resolve(const Uri &uri) override { return Target{"hostile://" + uri.host(), uri.path().empty() ? "/" : uri.path()}; }
+    Result<Target> resolve(const Uri &uri) override
+    {
+        return Target{"hostile://" + uri.host(), uri.path().empty() ? "/" : uri.path()};
+    }
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &) override
     {
-        return std::shared_ptr<Backend>(std::make_shared<HostileListingLayer>(std::make_shared<MemoryBackend>(uri.host())));
+        return std::shared_ptr<Backend>(
+            std::make_shared<HostileListingLayer>(std::make_shared<MemoryBackend>(uri.host())));
     }
 };
 

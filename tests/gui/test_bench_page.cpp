@@ -5,11 +5,11 @@
 // to end into the charts and the history.
 #include "tests/gui/gui_fixture.h"
 
+#include "core/bench/bench_runner.h"
 #include "core/bench/benchstat.h"
 #include "ui/bench_charts.h"
 #include "ui/bench_page.h"
 #include "ui/benchstat_model.h"
-#include "core/bench/bench_runner.h"
 
 #include <QBarSeries>
 #include <QBarSet>
@@ -17,17 +17,17 @@
 #include <QBoxSet>
 #include <QChart>
 #include <QChartView>
-#include <QLegend>
-#include <QLegendMarker>
 #include <QColor>
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineEdit>
 #include <QLogValueAxis>
 #include <QSignalSpy>
-#include <QTabWidget>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>

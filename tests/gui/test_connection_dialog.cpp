@@ -60,27 +60,52 @@ void TestConnectionDialog::validation_data()
     QTest::addColumn<QString>("uri");     // empty: refused
     QTest::addColumn<QString>("problem"); // part of the sentence shown
 
-    QTest::newRow("folder") << int(ConnectionDialog::LocalFolder) << "path=/srv/data" << "file:///srv/data" << "";
-    QTest::newRow("relative folder") << int(ConnectionDialog::LocalFolder) << "path=data" << "" << "absolute path";
-    QTest::newRow("memory") << int(ConnectionDialog::MemoryStore) << "store=scratch" << "memory://scratch/" << "";
-    QTest::newRow("memory bad name") << int(ConnectionDialog::MemoryStore) << "store=a/b" << "" << "store name";
-    QTest::newRow("s3 local") << int(ConnectionDialog::S3) << "bucket=photos;endpoint=http://127.0.0.1:9000;region=eu-west-1"
-                              << "s3://photos/?endpoint=http://127.0.0.1:9000&region=eu-west-1" << "";
+    QTest::newRow("folder") << int(ConnectionDialog::LocalFolder) << "path=/srv/data"
+                            << "file:///srv/data"
+                            << "";
+    QTest::newRow("relative folder") << int(ConnectionDialog::LocalFolder) << "path=data"
+                                     << ""
+                                     << "absolute path";
+    QTest::newRow("memory") << int(ConnectionDialog::MemoryStore) << "store=scratch"
+                            << "memory://scratch/"
+                            << "";
+    QTest::newRow("memory bad name") << int(ConnectionDialog::MemoryStore) << "store=a/b"
+                                     << ""
+                                     << "store name";
+    QTest::newRow("s3 local") << int(ConnectionDialog::S3)
+                              << "bucket=photos;endpoint=http://127.0.0.1:9000;region=eu-west-1"
+                              << "s3://photos/?endpoint=http://127.0.0.1:9000&region=eu-west-1"
+                              << "";
     QTest::newRow("s3 prefix anonymous") << int(ConnectionDialog::S3) << "bucket=open-data;prefix=2026/runs;anonymous=1"
-                                         << "s3://open-data/2026/runs?anonymous=1" << "";
+                                         << "s3://open-data/2026/runs?anonymous=1"
+                                         << "";
     QTest::newRow("s3 profile") << int(ConnectionDialog::S3) << "bucket=team;profile=work"
-                                << "s3://team/?profile=work" << "";
-    QTest::newRow("s3 bad bucket") << int(ConnectionDialog::S3) << "bucket=Bad_Bucket" << "" << "bucket name";
-    QTest::newRow("s3 bad endpoint") << int(ConnectionDialog::S3) << "bucket=ok-bucket;endpoint=ftp://host" << "" << "endpoint";
-    QTest::newRow("s3 half keys") << int(ConnectionDialog::S3) << "bucket=ok-bucket;accessKey=AKIA" << "" << "both";
+                                << "s3://team/?profile=work"
+                                << "";
+    QTest::newRow("s3 bad bucket") << int(ConnectionDialog::S3) << "bucket=Bad_Bucket"
+                                   << ""
+                                   << "bucket name";
+    QTest::newRow("s3 bad endpoint") << int(ConnectionDialog::S3) << "bucket=ok-bucket;endpoint=ftp://host"
+                                     << ""
+                                     << "endpoint";
+    QTest::newRow("s3 half keys") << int(ConnectionDialog::S3) << "bucket=ok-bucket;accessKey=AKIA"
+                                  << ""
+                                  << "both";
     QTest::newRow("webdav https") << int(ConnectionDialog::WebDav) << "url=https://cloud.example.com/dav/me;user=me"
-                                  << "webdavs://cloud.example.com/dav/me" << "";
-    QTest::newRow("webdav user in url") << int(ConnectionDialog::WebDav) << "url=http://me:pw@host/dav" << "" << "User field";
+                                  << "webdavs://cloud.example.com/dav/me"
+                                  << "";
+    QTest::newRow("webdav user in url") << int(ConnectionDialog::WebDav) << "url=http://me:pw@host/dav"
+                                        << ""
+                                        << "User field";
     QTest::newRow("nbd tcp") << int(ConnectionDialog::Nbd) << "host=10.0.0.5;port=10810;export=disk0"
-                             << "nbd://10.0.0.5:10810/disk0" << "";
+                             << "nbd://10.0.0.5:10810/disk0"
+                             << "";
     QTest::newRow("nbd socket") << int(ConnectionDialog::Nbd) << "host=;socket=/run/nbd.sock"
-                                << "nbd+unix:///?socket=/run/nbd.sock" << "";
-    QTest::newRow("nbd bad port") << int(ConnectionDialog::Nbd) << "host=h;port=70000" << "" << "port";
+                                << "nbd+unix:///?socket=/run/nbd.sock"
+                                << "";
+    QTest::newRow("nbd bad port") << int(ConnectionDialog::Nbd) << "host=h;port=70000"
+                                  << ""
+                                  << "port";
 }
 
 void TestConnectionDialog::validation()
@@ -138,8 +163,10 @@ void TestConnectionDialog::editingAProfileRestoresItsFields()
     ConnectionDialog dialog([] { return makeRegistry(); });
     dialog.setProfile(profile);
     QCOMPARE(qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("bucket")))->text(), QStringLiteral("lab"));
-    QCOMPARE(qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("endpoint")))->text(), QStringLiteral("http://127.0.0.1:4569"));
-    QCOMPARE(qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("accessKey")))->text(), QStringLiteral("AKIDEXAMPLE"));
+    QCOMPARE(qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("endpoint")))->text(),
+             QStringLiteral("http://127.0.0.1:4569"));
+    QCOMPARE(qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("accessKey")))->text(),
+             QStringLiteral("AKIDEXAMPLE"));
     fill(dialog, QStringLiteral("secretKey=s3cr3t"));
     const ConnectionProfile back = dialog.profile();
     QCOMPARE(back.id, profile.id);
@@ -152,22 +179,31 @@ void TestConnectionDialog::editingAProfileRestoresItsFields()
 void TestConnectionDialog::profilesAndSecretsAreStoredApart()
 {
     QVERIFY(qEnvironmentVariable("STRATA_SECRETS") == QLatin1String("file"));
-    const ConnectionProfile p{ConnectionList::newId(), QStringLiteral("Share"), QStringLiteral("webdav://127.0.0.1:8080/dav"),
-                              QStringLiteral("alice"), true};
+    const ConnectionProfile p{ConnectionList::newId(), QStringLiteral("Share"),
+                              QStringLiteral("webdav://127.0.0.1:8080/dav"), QStringLiteral("alice"), true};
     ConnectionList::save({p});
     SecretStore store;
     QString where, error;
     bool written = false;
-    store.write(p.id, QStringLiteral("very-secret-password"), [&](QString w, QString e) { where = w; error = e; written = true; });
+    store.write(p.id, QStringLiteral("very-secret-password"), [&](QString w, QString e) {
+        where = w;
+        error = e;
+        written = true;
+    });
     QVERIFY(waitFor([&] { return written; }));
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QVERIFY2(where.contains(QLatin1String("only you can read")), qPrintable(where)); // the user is told
     QFile file(store.filePath());
-    QCOMPARE(file.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther | QFileDevice::WriteGroup | QFileDevice::WriteOther),
-             QFileDevice::Permissions());
+    QCOMPARE(
+        file.permissions()
+            & (QFileDevice::ReadGroup | QFileDevice::ReadOther | QFileDevice::WriteGroup | QFileDevice::WriteOther),
+        QFileDevice::Permissions());
     std::optional<QString> back;
     bool read = false;
-    store.read(p.id, [&](std::optional<QString> s, QString) { back = s; read = true; });
+    store.read(p.id, [&](std::optional<QString> s, QString) {
+        back = s;
+        read = true;
+    });
     QVERIFY(waitFor([&] { return read; }));
     QCOMPARE(back.value_or(QString()), QStringLiteral("very-secret-password"));
 
@@ -183,7 +219,10 @@ void TestConnectionDialog::profilesAndSecretsAreStoredApart()
 
     store.remove(p.id);
     read = false;
-    store.read(p.id, [&](std::optional<QString> s, QString) { back = s; read = true; });
+    store.read(p.id, [&](std::optional<QString> s, QString) {
+        back = s;
+        read = true;
+    });
     QVERIFY(waitFor([&] { return read; }));
     QVERIFY(!back);
 }

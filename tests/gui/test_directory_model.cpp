@@ -78,8 +78,9 @@ void TestDirectoryModel::testerOnMemory()
     for (int r = 0; r < proxy.rowCount(); ++r)
         names << proxy.index(r, DirectoryModel::Name).data().toString();
     // Folders first, then natural order.
-    QCOMPARE(names, (QStringList{QStringLiteral("sub"), QStringLiteral("a.txt"), QStringLiteral("b.txt"),
-                                 QStringLiteral("file2"), QStringLiteral("file10")}));
+    QCOMPARE(names,
+             (QStringList{QStringLiteral("sub"), QStringLiteral("a.txt"), QStringLiteral("b.txt"),
+                          QStringLiteral("file2"), QStringLiteral("file10")}));
     QCOMPARE(proxy.index(1, DirectoryModel::Size).data().toString(), QStringLiteral("1 byte"));
     QCOMPARE(proxy.index(0, DirectoryModel::Kind).data().toString(), QStringLiteral("Folder"));
     model.refresh(); // reset while the testers watch
@@ -156,7 +157,7 @@ void TestDirectoryModel::aBigFolderSortsOffTheGuiThread()
     QCOMPARE(model.entryAt(0)->name, std::string("folder"));
     QCOMPARE(model.entryAt(1)->name, std::string("f0"));
     QCOMPARE(model.entryAt(3)->name, std::string("f2")); // natural order, merged from pages listed A to Z
-    for (int r = 1; r < model.rowCount(); ++r) // merged on a worker thread past 20 000 rows
+    for (int r = 1; r < model.rowCount(); ++r)           // merged on a worker thread past 20 000 rows
         QVERIFY2(EntryOrder()(model.entryAt(r - 1), model.entryAt(r)), model.entryAt(r)->name.c_str());
     QPersistentModelIndex held(model.index(12345, DirectoryModel::Name));
     const std::string heldName = model.entryAt(12345)->name;
@@ -195,12 +196,16 @@ void TestDirectoryModel::theFilterKeepsTheOrder()
     QStringList names;
     for (int r = 0; r < proxy.rowCount(); ++r)
         names << proxy.index(r, DirectoryModel::Name).data().toString();
-    QCOMPARE(names, (QStringList{QStringLiteral("REPORT1.txt"), QStringLiteral("report2.txt"), QStringLiteral("Report10.txt")}));
+    QCOMPARE(
+        names,
+        (QStringList{QStringLiteral("REPORT1.txt"), QStringLiteral("report2.txt"), QStringLiteral("Report10.txt")}));
     proxy.sort(DirectoryModel::Name, Qt::DescendingOrder);
     names.clear();
     for (int r = 0; r < proxy.rowCount(); ++r)
         names << proxy.index(r, DirectoryModel::Name).data().toString();
-    QCOMPARE(names, (QStringList{QStringLiteral("Report10.txt"), QStringLiteral("report2.txt"), QStringLiteral("REPORT1.txt")}));
+    QCOMPARE(
+        names,
+        (QStringList{QStringLiteral("Report10.txt"), QStringLiteral("report2.txt"), QStringLiteral("REPORT1.txt")}));
     proxy.setNameFilter(QStringLiteral("ö"));
     QCOMPARE(proxy.rowCount(), 0);
     proxy.setNameFilter({});
@@ -226,7 +231,8 @@ void TestDirectoryModel::thePaneFiltersThroughTheProxyOnly()
     QVERIFY(filter);
     const QModelIndex apricot = pane.view()->model()->index(1, DirectoryModel::Name);
     QCOMPARE(apricot.data().toString(), QStringLiteral("apricot"));
-    pane.view()->selectionModel()->setCurrentIndex(apricot, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    pane.view()->selectionModel()->setCurrentIndex(apricot,
+                                                   QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     filter->setText(QStringLiteral("AP"));
     QVERIFY(pane.view()->model() != static_cast<QAbstractItemModel *>(pane.model()));
     QCOMPARE(pane.view()->model()->rowCount(), 2);
@@ -401,7 +407,8 @@ void TestDirectoryModel::aSlowStorageNeverBlocksTheEventLoop()
         shown << QString::number(gap);
     qInfo("longest event-loop gap while a slow storage was opened, listed and refreshed: %s ms",
           qPrintable(shown.join(QStringLiteral(", "))));
-    QVERIFY2(gaps.last() < 50, qPrintable(QStringLiteral("the event loop stalled for %1 ms in each attempt").arg(gaps.last())));
+    QVERIFY2(gaps.last() < 50,
+             qPrintable(QStringLiteral("the event loop stalled for %1 ms in each attempt").arg(gaps.last())));
 }
 
 } // namespace strata

@@ -3,37 +3,37 @@
 // file:// URLs; moves; one conflict question per batch; new folder, rename and delete
 // through their dialogs; the window's first look. STRATA_SCREENSHOT_DIR=dir saves the
 // pictures (tests/gui/screenshots.sh).
-#include "tests/lib/perf_goal.h"
 #include "tests/gui/gui_fixture.h"
+#include "tests/lib/perf_goal.h"
 
+#include "ui/allocation_map.h"
 #include "ui/browser_pane.h"
 #include "ui/directory_model.h"
 #include "ui/file_actions.h"
 #include "ui/main_window.h"
-#include "ui/allocation_map.h"
 #include "ui/transfer_dock.h"
 #include "ui/transfer_queue_model.h"
 #include "ui/transfer_starter.h"
 
 #include <QAbstractButton>
-#include <QLabel>
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
-#include <QTemporaryDir>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QTreeView>
 #include <QUrl>
 
@@ -66,15 +66,18 @@ private:
     void drag(BrowserPane *from, const QStringList &names, BrowserPane *to, Qt::DropAction action,
               const QString &onto = {});
     bool waitForJobs(int count);
-    template <typename T> T *dialogNamed(const char *name)
+    template <typename T>
+    T *dialogNamed(const char *name)
     {
         T *found = nullptr;
-        waitFor([&] {
-            for (QWidget *w : QApplication::topLevelWidgets())
-                if (auto *d = qobject_cast<T *>(w); d && d->objectName() == QLatin1String(name) && d->isVisible())
-                    found = d;
-            return found != nullptr;
-        }, 5000);
+        waitFor(
+            [&] {
+                for (QWidget *w : QApplication::topLevelWidgets())
+                    if (auto *d = qobject_cast<T *>(w); d && d->objectName() == QLatin1String(name) && d->isVisible())
+                        found = d;
+                return found != nullptr;
+            },
+            5000);
         return found;
     }
 
@@ -87,12 +90,14 @@ void TestMainWindow::init()
 {
     QStandardPaths::setTestModeEnabled(true);
     m_registry = makeRegistry();
-    m_window = std::make_unique<MainWindow>(*m_registry, [] { return makeRegistry(); }, QueueOptions{});
+    m_window = std::make_unique<MainWindow>(
+        *m_registry, [] { return makeRegistry(); }, QueueOptions{});
     m_window->resize(1200, 760);
     m_window->show();
     m_finished.clear();
-    connect(m_window->queue(), &TransferQueueModel::jobFinished, this,
-            [this](const QString &id, bool ok) { m_finished << (ok ? QStringLiteral("ok ") : QStringLiteral("failed ")) + id; });
+    connect(m_window->queue(), &TransferQueueModel::jobFinished, this, [this](const QString &id, bool ok) {
+        m_finished << (ok ? QStringLiteral("ok ") : QStringLiteral("failed ")) + id;
+    });
 }
 
 void TestMainWindow::cleanup()
@@ -105,7 +110,8 @@ void TestMainWindow::show(BrowserPane *pane, const QString &uri)
 {
     pane->openUri(uri);
     QVERIFY(waitFor([&] {
-        return pane->location().op && pane->uriOf(pane->location().path).startsWith(uri.chopped(uri.endsWith(QLatin1Char('/'))))
+        return pane->location().op
+            && pane->uriOf(pane->location().path).startsWith(uri.chopped(uri.endsWith(QLatin1Char('/'))))
             && !pane->model()->loading();
     }));
 }
@@ -164,7 +170,8 @@ void TestMainWindow::dragFromOnePaneToTheOther()
     put(*m_registry, QStringLiteral("memory://b/inbox/.keep"), "");
     show(m_window->pane(0), QStringLiteral("memory://a/"));
     show(m_window->pane(1), QStringLiteral("memory://b/"));
-    drag(m_window->pane(0), {QStringLiteral("report.txt"), QStringLiteral("photos")}, m_window->pane(1), Qt::CopyAction);
+    drag(m_window->pane(0), {QStringLiteral("report.txt"), QStringLiteral("photos")}, m_window->pane(1),
+         Qt::CopyAction);
     QVERIFY(waitForJobs(1));
     QCOMPARE(m_finished.front().left(3), QStringLiteral("ok "));
     QCOMPARE(get(*m_registry, QStringLiteral("memory://b/report.txt")), QByteArray("quarterly numbers"));
@@ -207,7 +214,8 @@ void TestMainWindow::desktopDropCopiesFiles()
     QVERIFY(target->canDropMimeData(&mime, Qt::CopyAction, -1, -1, {}));
     target->dropMimeData(&mime, Qt::CopyAction, -1, -1, {});
     QVERIFY(waitForJobs(1));
-    QCOMPARE(get(*m_registry, QStringLiteral("memory://drop/from desktop.txt")), QByteArray("dragged from the file manager"));
+    QCOMPARE(get(*m_registry, QStringLiteral("memory://drop/from desktop.txt")),
+             QByteArray("dragged from the file manager"));
 }
 
 // A drag carries exact URIs for the panes; the desktop's text/uri-list names local copies
@@ -224,7 +232,7 @@ void TestMainWindow::dragToTheDesktopFetchesRemoteFiles()
     QCoreApplication::sendPostedEvents();
     QCoreApplication::processEvents();
     QCOMPARE(m_window->queue()->rowCount(), 0); // nothing fetched for a drag that may stay inside
-    const QList<QUrl> urls = mime->urls(); // what the file manager asks for at the drop
+    const QList<QUrl> urls = mime->urls();      // what the file manager asks for at the drop
     QCOMPARE(urls.size(), 1);
     QVERIFY(urls.front().isLocalFile());
     QVERIFY(waitForJobs(1));
@@ -243,8 +251,8 @@ void TestMainWindow::conflictsAskOncePerBatch()
     put(*m_registry, QStringLiteral("memory://c2/b.txt"), "old b");
     show(m_window->pane(0), QStringLiteral("memory://c1/"));
     show(m_window->pane(1), QStringLiteral("memory://c2/"));
-    drag(m_window->pane(0), {QStringLiteral("a.txt"), QStringLiteral("b.txt"), QStringLiteral("c.txt")}, m_window->pane(1),
-         Qt::CopyAction);
+    drag(m_window->pane(0), {QStringLiteral("a.txt"), QStringLiteral("b.txt"), QStringLiteral("c.txt")},
+         m_window->pane(1), Qt::CopyAction);
     auto *box = dialogNamed<QMessageBox>("conflictDialog");
     QVERIFY2(box, "no question about the names already taken");
     QVERIFY(box->text().contains(QLatin1Char('2'))); // two taken, asked once
@@ -315,7 +323,8 @@ void TestMainWindow::newFolderRenameDelete()
     QTest::keyClick(pane->view(), Qt::Key_Delete);
     auto *box = dialogNamed<QMessageBox>("deleteDialog");
     QVERIFY(box);
-    QVERIFY2(box->informativeText().contains(QLatin1String("tree (folder, with everything in it)")), qPrintable(box->informativeText()));
+    QVERIFY2(box->informativeText().contains(QLatin1String("tree (folder, with everything in it)")),
+             qPrintable(box->informativeText()));
     QAbstractButton *yes = nullptr;
     for (auto *b : box->buttons())
         if (box->buttonRole(b) == QMessageBox::DestructiveRole)

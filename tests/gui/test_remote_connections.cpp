@@ -6,18 +6,18 @@
 #include "tests/behavior/behavior_root.h"
 #include "tests/gui/dialog_fields.h"
 #include "tests/lib/stub_process.h"
-#include "ui/file_actions.h"
 #include "ui/browser_pane.h"
 #include "ui/connection_dialog.h"
 #include "ui/directory_model.h"
+#include "ui/file_actions.h"
 
 #include <QDateTime>
 #include <QFile>
-#include <QTemporaryDir>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
 namespace strata {

@@ -128,7 +128,8 @@ void TestStoragePictures::usageViewScansAndZooms()
 
 void TestStoragePictures::allocationCellsShareTheImage()
 {
-    const std::vector<Extent> map{{0, 100, ExtentKind::Data}, {100, 100, ExtentKind::Zero}, {200, 200, ExtentKind::Hole}};
+    const std::vector<Extent> map{
+        {0, 100, ExtentKind::Data}, {100, 100, ExtentKind::Zero}, {200, 200, ExtentKind::Hole}};
     const auto cells = allocationCells(map, 400, 4);
     QCOMPARE(cells[0].data, 1.0);
     QCOMPARE(cells[1].zero, 1.0);
@@ -148,13 +149,15 @@ void TestStoragePictures::allocationMapOfAnNbdkitImage()
     QTemporaryDir dir;
     const QString script = QStringLiteral(STRATA_NBDKIT_SH);
     QProcess start;
-    start.start(QStringLiteral("bash"), {script, QStringLiteral("start"), dir.path(), QStringLiteral("img"), QStringLiteral("data"),
-                                         QStringLiteral("@1048576 ( 0xaa )*65536 @8388608 ( 0x55 )*65536"),
-                                         QStringLiteral("size=16M")});
+    start.start(QStringLiteral("bash"),
+                {script, QStringLiteral("start"), dir.path(), QStringLiteral("img"), QStringLiteral("data"),
+                 QStringLiteral("@1048576 ( 0xaa )*65536 @8388608 ( 0x55 )*65536"), QStringLiteral("size=16M")});
     QVERIFY(start.waitForFinished(30000));
     const QString uri = QString::fromUtf8(start.readAllStandardOutput()).trimmed();
     QVERIFY2(start.exitCode() == 0, qPrintable(QString::fromUtf8(start.readAllStandardError())));
-    auto stop = qScopeGuard([&] { QProcess::execute(QStringLiteral("bash"), {script, QStringLiteral("stop"), dir.path(), QStringLiteral("img")}); });
+    auto stop = qScopeGuard([&] {
+        QProcess::execute(QStringLiteral("bash"), {script, QStringLiteral("stop"), dir.path(), QStringLiteral("img")});
+    });
     auto registry = makeRegistry();
     auto at = registry->open(uri.toStdString());
     QVERIFY2(at.ok(), at.ok() ? "" : at.error().message().c_str());

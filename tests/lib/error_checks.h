@@ -27,8 +27,8 @@ std::string wrongError(const R &result, ErrorKind kind, std::string_view needle)
 } // namespace strata
 
 // The expression fails with that kind and its message holds the needle.
-#define REQUIRE_ERROR(expr, kind, needle)                                                      \
-    do {                                                                                       \
-        const std::string problem_ = wrongError((expr), kind, needle);                         \
-        QVERIFY2(problem_.empty(), (std::string(#expr ": ") + problem_).c_str());              \
+#define REQUIRE_ERROR(expr, kind, needle)                                         \
+    do {                                                                          \
+        const std::string problem_ = wrongError((expr), kind, needle);            \
+        QVERIFY2(problem_.empty(), (std::string(#expr ": ") + problem_).c_str()); \
     } while (false)

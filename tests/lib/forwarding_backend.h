@@ -11,12 +11,15 @@ namespace strata::testing {
 
 class ForwardingBackend : public Backend {
 public:
-    explicit ForwardingBackend(std::shared_ptr<Backend> inner) : m_inner(std::move(inner)) {}
+    explicit ForwardingBackend(std::shared_ptr<Backend> inner) : m_inner(std::move(inner)) { }
 
     Capabilities capabilities() const override { return m_inner->capabilities(); }
     Uri uriFor(std::string_view path) const override { return m_inner->uriFor(path); }
     Result<Entry> stat(std::string_view path) override { return m_inner->stat(path); }
-    Result<ListPage> list(std::string_view dir, const ListOptions &options) override { return m_inner->list(dir, options); }
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override
+    {
+        return m_inner->list(dir, options);
+    }
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override
     {
         return m_inner->read(path, offset, buffer);
@@ -40,7 +43,10 @@ public:
         return m_inner->removeMany(paths, within);
     }
     Status createDir(std::string_view path) override { return m_inner->createDir(path); }
-    Status rename(std::string_view from, std::string_view to, bool replace) override { return m_inner->rename(from, to, replace); }
+    Status rename(std::string_view from, std::string_view to, bool replace) override
+    {
+        return m_inner->rename(from, to, replace);
+    }
     Status setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow) override
     {
         return m_inner->setPermissions(path, mode, confineBelow);
@@ -58,7 +64,10 @@ public:
     std::size_t preferredIoSize() const override { return m_inner->preferredIoSize(); }
     std::uint64_t preferredBytesInFlight() const override { return m_inner->preferredBytesInFlight(); }
     void willRead(std::string_view path, std::span<const Extent> ranges) override { m_inner->willRead(path, ranges); }
-    void discardPending(std::string_view path, const std::string &token) override { m_inner->discardPending(path, token); }
+    void discardPending(std::string_view path, const std::string &token) override
+    {
+        m_inner->discardPending(path, token);
+    }
     std::optional<std::string> localPath(std::string_view path) const override { return m_inner->localPath(path); }
     bool namesIgnoreCase(std::string_view path) const override { return m_inner->namesIgnoreCase(path); }
 

@@ -8,11 +8,11 @@
 #include <QTest>
 #include <QtGlobal>
 
-#define STRATA_PERF_GOAL(condition, message)                                                         \
-    do {                                                                                             \
-        if (!(condition)) {                                                                          \
-            if (qEnvironmentVariableIsSet("STRATA_PERF_THRESHOLDS"))                                 \
-                QFAIL(message);                                                                      \
+#define STRATA_PERF_GOAL(condition, message)                                                               \
+    do {                                                                                                   \
+        if (!(condition)) {                                                                                \
+            if (qEnvironmentVariableIsSet("STRATA_PERF_THRESHOLDS"))                                       \
+                QFAIL(message);                                                                            \
             qWarning("performance goal missed (judged by tests/perf/gui_responsiveness.sh): %s", message); \
-        }                                                                                            \
+        }                                                                                                  \
     } while (false)

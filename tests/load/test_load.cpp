@@ -2,8 +2,8 @@
 // the desktop app opening that folder without stalling its event loop, and 64 transfers
 // running at once to completion. Prints the figures (time, peak RSS, longest stall).
 // STRATA_LOAD_KEYS scales the big folder (default 1 000 000).
-#include "tests/lib/perf_goal.h"
 #include "tests/gui/gui_fixture.h"
+#include "tests/lib/perf_goal.h"
 #include "tests/load/memory_figures.h"
 
 #include "core/storage/operator.h"
@@ -129,7 +129,8 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
     stalls.start();
     pane.openUri(QStringLiteral("memory://load/big/"));
     const int expected = int(m_keys);
-    const bool loaded = waitFor([&] { return pane.model()->rowCount() == expected && !pane.model()->loading(); }, 300000);
+    const bool loaded =
+        waitFor([&] { return pane.model()->rowCount() == expected && !pane.model()->loading(); }, 300000);
     const qint64 took = stalls.elapsed();
     stalls.stop();
     const qint64 longest = stalls.longest();
@@ -152,7 +153,8 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
     // Refresh and filter bounds are looser than the listing's: they guard against a whole
     // refresh worked out on the GUI thread (1.5 s for a million rows) or a filter rebuilt
     // interval by interval (56 s), and stay clear of a busy machine's noise.
-    STRATA_PERF_GOAL(stalls.longest() < 1000, qPrintable(QStringLiteral("a refresh stalled the event loop for %1 ms").arg(stalls.longest())));
+    STRATA_PERF_GOAL(stalls.longest() < 1000,
+                     qPrintable(QStringLiteral("a refresh stalled the event loop for %1 ms").arg(stalls.longest())));
 
     // A header click sorts the million rows off the GUI thread; the view keeps running.
     stalls.start();
@@ -164,7 +166,8 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
           sortTook / 1000.0, static_cast<long long>(stalls.longest()));
     QVERIFY(sorted);
     QCOMPARE(pane.model()->entryAt(0)->path, keyName(m_keys - 1));
-    STRATA_PERF_GOAL(stalls.longest() < 250, qPrintable(QStringLiteral("sorting stalled the event loop for %1 ms").arg(stalls.longest())));
+    STRATA_PERF_GOAL(stalls.longest() < 250,
+                     qPrintable(QStringLiteral("sorting stalled the event loop for %1 ms").arg(stalls.longest())));
 
     // Typing in the filter box: rows of one run, rows scattered all over, then none filtered.
     QLineEdit *filter = nullptr;
@@ -173,8 +176,8 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
             filter = edit;
     QVERIFY(filter);
     const std::size_t k05 = std::clamp<std::size_t>(m_keys, 500'000, 600'000) - 500'000; // k0500000 to k0599999
-    for (const auto &[text, rows] : {std::pair{QStringLiteral("k05"), k05}, {QStringLiteral("7"), std::size_t(0)},
-                                     {QString(), m_keys}}) {
+    for (const auto &[text, rows] :
+         {std::pair{QStringLiteral("k05"), k05}, {QStringLiteral("7"), std::size_t(0)}, {QString(), m_keys}}) {
         stalls.start();
         QElapsedTimer clock;
         clock.start();
@@ -187,7 +190,9 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
               static_cast<long long>(stalls.longest()));
         if (rows)
             QCOMPARE(std::size_t(pane.view()->model()->rowCount()), rows);
-        STRATA_PERF_GOAL(stalls.longest() < 1000, qPrintable(QStringLiteral("filtering stalled the event loop for %1 ms").arg(stalls.longest())));
+        STRATA_PERF_GOAL(
+            stalls.longest() < 1000,
+            qPrintable(QStringLiteral("filtering stalled the event loop for %1 ms").arg(stalls.longest())));
     }
 }
 

@@ -4,9 +4,9 @@
 // folder (a PUT each would take minutes). Listed page by page with bounded memory, and
 // opened in the browser pane while 16 transfers upload to the same server: every row
 // arrives, every transfer completes, the event loop never stalls. Prints the figures.
-#include "tests/lib/perf_goal.h"
 #include "tests/behavior/behavior_root.h"
 #include "tests/gui/gui_fixture.h"
+#include "tests/lib/perf_goal.h"
 #include "tests/load/memory_figures.h"
 
 #include "core/storage/operator.h"
@@ -178,9 +178,11 @@ void TestLoadS3::paneStaysResponsiveWhileTransfersRun()
     }
     QTest::qWait(20);
     const qint64 afterEnqueue = stalls.longest();
-    qInfo("stall so far: %lld ms after opening, %lld ms after enqueueing", (long long)afterOpen, (long long)afterEnqueue);
+    qInfo("stall so far: %lld ms after opening, %lld ms after enqueueing", (long long)afterOpen,
+          (long long)afterEnqueue);
     const int expected = int(m_keys);
-    const bool loaded = waitFor([&] { return pane.model()->rowCount() == expected && !pane.model()->loading(); }, 240000);
+    const bool loaded =
+        waitFor([&] { return pane.model()->rowCount() == expected && !pane.model()->loading(); }, 240000);
     const qint64 listed = stalls.elapsed();
     bool allDone = waitFor(
         [&] {
@@ -196,10 +198,11 @@ void TestLoadS3::paneStaysResponsiveWhileTransfersRun()
           "event-loop stall %lld ms; resident memory +%.0f MiB (peak of the process: %.0f MiB)",
           pane.model()->rowCount(), expected, listed / 1000.0, kJobs, took / 1000.0,
           static_cast<long long>(stalls.longest()), rssMiB() - before, peakRssMiB());
-    QVERIFY2(loaded, qPrintable(QStringLiteral("%1 of %2 rows; error: %3")
-                                    .arg(pane.model()->rowCount())
-                                    .arg(expected)
-                                    .arg(pane.model()->error())));
+    QVERIFY2(loaded,
+             qPrintable(QStringLiteral("%1 of %2 rows; error: %3")
+                            .arg(pane.model()->rowCount())
+                            .arg(expected)
+                            .arg(pane.model()->error())));
     QVERIFY2(allDone, "the uploads did not end within 240 s");
     for (const auto &id : ids) {
         const auto report = queue.report(id);
@@ -207,7 +210,8 @@ void TestLoadS3::paneStaysResponsiveWhileTransfersRun()
         QVERIFY2(report->state == JobState::Completed, report->error.c_str());
         QCOMPARE(report->filesCopied, std::uint64_t(kFiles));
     }
-    STRATA_PERF_GOAL(stalls.longest() < 250, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(stalls.longest())));
+    STRATA_PERF_GOAL(stalls.longest() < 250,
+                     qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(stalls.longest())));
 }
 
 } // namespace strata

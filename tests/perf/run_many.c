@@ -88,10 +88,12 @@ int main(int argc, char **argv)
         }
         wall[i] = (end.tv_sec - start.tv_sec) * 1000000L + (end.tv_nsec - start.tv_nsec) / 1000;
         if (verbose)
-            printf("run %d wall %ld us user %ld us sys %ld us minflt %ld majflt %ld nvcsw %ld nivcsw %ld\n", i + 1, wall[i],
-                   usage.ru_utime.tv_sec * 1000000L + usage.ru_utime.tv_usec, usage.ru_stime.tv_sec * 1000000L + usage.ru_stime.tv_usec,
-                   usage.ru_minflt, usage.ru_majflt, usage.ru_nvcsw, usage.ru_nivcsw);
-        cpu += (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6 + (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+            printf("run %d wall %ld us user %ld us sys %ld us minflt %ld majflt %ld nvcsw %ld nivcsw %ld\n", i + 1,
+                   wall[i], usage.ru_utime.tv_sec * 1000000L + usage.ru_utime.tv_usec,
+                   usage.ru_stime.tv_sec * 1000000L + usage.ru_stime.tv_usec, usage.ru_minflt, usage.ru_majflt,
+                   usage.ru_nvcsw, usage.ru_nivcsw);
+        cpu += (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e6
+            + (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
     }
     qsort(wall, (size_t)n, sizeof *wall, compare);
     printf("wall %ld us (median of %d)  cpu %.0f us (mean)\n", wall[n / 2], n, cpu / n);

@@ -15,8 +15,8 @@
 
 #include <QElapsedTimer>
 #include <QFile>
-#include <QTemporaryDir>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
 
@@ -44,7 +44,10 @@ struct Request {
 // One s3_stub.js server (see its header for the modes).
 class Stub : public StubProcess {
 public:
-    explicit Stub(const QString &mode, const QStringList &args = {}) : StubProcess(QStringLiteral(STRATA_S3_STUB_JS), mode, args) {}
+    explicit Stub(const QString &mode, const QStringList &args = {})
+        : StubProcess(QStringLiteral(STRATA_S3_STUB_JS), mode, args)
+    {
+    }
     std::string uri(std::string_view path, std::string_view extra = {}) const
     {
         return "s3://strata-test" + std::string(path) + "?endpoint=" + endpoint() + std::string(extra);
@@ -110,11 +113,11 @@ std::string requestLines(const std::vector<Request> &log, std::size_t from = 0, 
 } // namespace
 
 // Starts s3_stub.js in `mode` as `stub` and declares `op`, the operator of its bucket.
-#define OPEN_STUB(mode, extra)                                                                 \
-    Stub stub(QStringLiteral(mode));                                                           \
-    QVERIFY2(stub.ok(), "s3_stub.js did not start");                                           \
-    auto stubRoot_ = m_registry.open(stub.uri("/", extra));                                    \
-    REQUIRE_OK(stubRoot_);                                                                     \
+#define OPEN_STUB(mode, extra)                              \
+    Stub stub(QStringLiteral(mode));                        \
+    QVERIFY2(stub.ok(), "s3_stub.js did not start");        \
+    auto stubRoot_ = m_registry.open(stub.uri("/", extra)); \
+    REQUIRE_OK(stubRoot_);                                  \
     Operator &op = *stubRoot_->op
 
 class S3Faults : public QObject {
@@ -146,7 +149,8 @@ private:
     // A URI on the shared s3rver, below this run's prefix.
     std::string fixtureUri(std::string_view path = {}, const std::string &bucket = {}) const
     {
-        return "s3://" + (bucket.empty() ? m_bucket : bucket) + "/" + m_prefix + std::string(path) + "?endpoint=" + m_endpoint;
+        return "s3://" + (bucket.empty() ? m_bucket : bucket) + "/" + m_prefix + std::string(path)
+            + "?endpoint=" + m_endpoint;
     }
 
     Registry m_registry;
@@ -262,7 +266,8 @@ void S3Faults::pagesOfKeysHoldingNewlines()
     const QString seed = dir.filePath(QStringLiteral("bucket.json"));
     QFile file(seed);
     QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(R"({"bucket": "strata-test", "objects": {"a\nb/x": "1", "a\nc/y": "2", "a\nd": "3", "e\n\nf/z": "4", "plain": "5"}})");
+    file.write(
+        R"({"bucket": "strata-test", "objects": {"a\nb/x": "1", "a\nc/y": "2", "a\nd": "3", "e\n\nf/z": "4", "plain": "5"}})");
     file.close();
     Stub stub(QStringLiteral("store"), {seed});
     QVERIFY2(stub.ok(), "s3_stub.js did not start");
@@ -324,7 +329,8 @@ void S3Faults::unicodeKeyRoundTrips()
     QCOMPARE(listed->front().name, name);
     auto parent = op.listAll(root->path);
     REQUIRE_OK(parent);
-    QVERIFY(std::any_of(parent->begin(), parent->end(), [&](const Entry &e) { return e.name == dirName && e.isDir(); }));
+    QVERIFY(
+        std::any_of(parent->begin(), parent->end(), [&](const Entry &e) { return e.name == dirName && e.isDir(); }));
     auto back = op.readAll(dir + "/" + name);
     REQUIRE_OK(back);
     QCOMPARE(asString(*back), content);
@@ -439,10 +445,12 @@ void S3Faults::committedMultipartUploadCompletesPartsInOrder()
                          "PUT /strata-test/big.bin?partNumber=1&uploadId=stub-upload-1 8388608\n"
                          "PUT /strata-test/big.bin?partNumber=2&uploadId=stub-upload-1 8388608\n"
                          "PUT /strata-test/big.bin?partNumber=3&uploadId=stub-upload-1 4194304\n"
-                         "POST /strata-test/big.bin?uploadId=stub-upload-1 " + std::to_string(log.back().bytes) + "\n"));
+                         "POST /strata-test/big.bin?uploadId=stub-upload-1 "
+                         + std::to_string(log.back().bytes) + "\n"));
     // Every part, in order, with the ETag the server gave it.
-    QCOMPARE(completedParts(log.back().body), (std::vector<std::pair<int, std::string>>{
-                                                  {1, "\"part-1-8388608\""}, {2, "\"part-2-8388608\""}, {3, "\"part-3-4194304\""}}));
+    QCOMPARE(completedParts(log.back().body),
+             (std::vector<std::pair<int, std::string>>{
+                 {1, "\"part-1-8388608\""}, {2, "\"part-2-8388608\""}, {3, "\"part-3-4194304\""}}));
 }
 
 } // namespace strata

@@ -185,12 +185,14 @@ void TestGuiSecrets::secretsStayInTheSecretStore()
 
     auto registry = makeRegistry();
     {
-        MainWindow window(*registry, [] { return makeRegistry(); }, QueueOptions{});
+        MainWindow window(
+            *registry, [] { return makeRegistry(); }, QueueOptions{});
         window.resize(1000, 700);
         window.show();
-        addConnection(window, ConnectionDialog::WebDav,
-                      {{QStringLiteral("url"), davEndpoint + QStringLiteral("/digest/")}, {QStringLiteral("user"), user}},
-                      QStringLiteral("password"), wrongPassword, password);
+        addConnection(
+            window, ConnectionDialog::WebDav,
+            {{QStringLiteral("url"), davEndpoint + QStringLiteral("/digest/")}, {QStringLiteral("user"), user}},
+            QStringLiteral("password"), wrongPassword, password);
         if (QTest::currentTestFailed())
             return;
         addConnection(window, ConnectionDialog::S3,
@@ -202,24 +204,29 @@ void TestGuiSecrets::secretsStayInTheSecretStore()
             return;
         // Saved: both secrets reach the store, and the panes open the connections.
         const QString store = env("XDG_DATA_HOME") + QStringLiteral("/Strata/Strata/secrets.json");
-        QVERIFY(waitFor([&] {
-            QFile f(store);
-            if (!f.open(QIODevice::ReadOnly))
-                return false;
-            const QByteArray all = f.readAll();
-            return all.contains(password.toUtf8()) && all.contains(s3Secret.toUtf8());
-        }, 15000));
-        struct stat st {};
+        QVERIFY(waitFor(
+            [&] {
+                QFile f(store);
+                if (!f.open(QIODevice::ReadOnly))
+                    return false;
+                const QByteArray all = f.readAll();
+                return all.contains(password.toUtf8()) && all.contains(s3Secret.toUtf8());
+            },
+            15000));
+        struct stat st { };
         QCOMPARE(::stat(QFile::encodeName(store).constData(), &st), 0);
         QCOMPARE(st.st_mode & 07777, mode_t(0600));
         // The panes have loaded what was saved: the last connection shown, nothing loading.
-        QVERIFY(waitFor([&] {
-            const auto panes = window.findChildren<BrowserPane *>();
-            const bool s3Shown = std::any_of(panes.begin(), panes.end(), [](BrowserPane *p) {
-                return p->displayUri().startsWith(QStringLiteral("s3://"));
-            });
-            return s3Shown && std::none_of(panes.begin(), panes.end(), [](BrowserPane *p) { return p->model()->loading(); });
-        }, 15000));
+        QVERIFY(waitFor(
+            [&] {
+                const auto panes = window.findChildren<BrowserPane *>();
+                const bool s3Shown = std::any_of(panes.begin(), panes.end(), [](BrowserPane *p) {
+                    return p->displayUri().startsWith(QStringLiteral("s3://"));
+                });
+                return s3Shown
+                    && std::none_of(panes.begin(), panes.end(), [](BrowserPane *p) { return p->model()->loading(); });
+            },
+            15000));
         m_visible += visibleTexts(&window);
     }
 
@@ -249,8 +256,8 @@ void TestGuiSecrets::secretsStayInTheSecretStore()
         }
     }
     QVERIFY2(settingsSeen, "the profiles were not saved in a settings file under XDG_CONFIG_HOME");
-    std::fprintf(stderr, "searched %d files, %lld messages, %lld characters of visible text\n", files, qlonglong(g_log.size()),
-          qlonglong(m_visible.size()));
+    std::fprintf(stderr, "searched %d files, %lld messages, %lld characters of visible text\n", files,
+                 qlonglong(g_log.size()), qlonglong(m_visible.size()));
 }
 
 } // namespace strata

@@ -25,8 +25,7 @@ void *counted(void *p)
     if (usable >= kBig) {
         const auto live = g_bigLive.fetch_add(usable, std::memory_order_relaxed) + usable;
         auto peak = g_bigPeak.load(std::memory_order_relaxed);
-        while (peak < live && !g_bigPeak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
-        }
+        while (peak < live && !g_bigPeak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) { }
     }
     return p;
 }
@@ -119,15 +118,51 @@ void *operator new[](std::size_t size, std::align_val_t al, const std::nothrow_t
 {
     return allocate(size, std::size_t(al));
 }
-void operator delete(void *p) noexcept { release(p); }
-void operator delete[](void *p) noexcept { release(p); }
-void operator delete(void *p, std::size_t) noexcept { release(p); }
-void operator delete[](void *p, std::size_t) noexcept { release(p); }
-void operator delete(void *p, std::align_val_t) noexcept { release(p); }
-void operator delete[](void *p, std::align_val_t) noexcept { release(p); }
-void operator delete(void *p, std::size_t, std::align_val_t) noexcept { release(p); }
-void operator delete[](void *p, std::size_t, std::align_val_t) noexcept { release(p); }
-void operator delete(void *p, const std::nothrow_t &) noexcept { release(p); }
-void operator delete[](void *p, const std::nothrow_t &) noexcept { release(p); }
-void operator delete(void *p, std::align_val_t, const std::nothrow_t &) noexcept { release(p); }
-void operator delete[](void *p, std::align_val_t, const std::nothrow_t &) noexcept { release(p); }
+void operator delete(void *p) noexcept
+{
+    release(p);
+}
+void operator delete[](void *p) noexcept
+{
+    release(p);
+}
+void operator delete(void *p, std::size_t) noexcept
+{
+    release(p);
+}
+void operator delete[](void *p, std::size_t) noexcept
+{
+    release(p);
+}
+void operator delete(void *p, std::align_val_t) noexcept
+{
+    release(p);
+}
+void operator delete[](void *p, std::align_val_t) noexcept
+{
+    release(p);
+}
+void operator delete(void *p, std::size_t, std::align_val_t) noexcept
+{
+    release(p);
+}
+void operator delete[](void *p, std::size_t, std::align_val_t) noexcept
+{
+    release(p);
+}
+void operator delete(void *p, const std::nothrow_t &) noexcept
+{
+    release(p);
+}
+void operator delete[](void *p, const std::nothrow_t &) noexcept
+{
+    release(p);
+}
+void operator delete(void *p, std::align_val_t, const std::nothrow_t &) noexcept
+{
+    release(p);
+}
+void operator delete[](void *p, std::align_val_t, const std::nothrow_t &) noexcept
+{
+    release(p);
+}

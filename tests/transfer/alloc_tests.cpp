@@ -35,8 +35,10 @@ void TransferSuite::noAllocationPerChunk()
     const auto small = allocations("16.bin");
     const auto large = allocations("64.bin");
     QVERIFY(small > 0 && large > 0);
-    qInfo("allocations: %lld for 16 MiB, %lld for 64 MiB", static_cast<long long>(small), static_cast<long long>(large));
-    QVERIFY2(large - small < 100, ("768 more chunks cost " + std::to_string(large - small) + " more allocations").c_str());
+    qInfo("allocations: %lld for 16 MiB, %lld for 64 MiB", static_cast<long long>(small),
+          static_cast<long long>(large));
+    QVERIFY2(large - small < 100,
+             ("768 more chunks cost " + std::to_string(large - small) + " more allocations").c_str());
 }
 
 } // namespace strata::test

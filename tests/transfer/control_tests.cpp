@@ -218,7 +218,7 @@ void TransferSuite::queueRunsJobsIndividually()
     QCOMPARE_STATE(m_queue->wait(ids[1]), JobState::Cancelled);
     REQUIRE_COMPLETED(finish(ids[0]));
     QCOMPARE_STATE(*m_queue->state(ids[2]), JobState::Paused); // a free slot does not start it
-    QVERIFY(!m_queue->resume(ids[0])); // a finished job cannot be resumed
+    QVERIFY(!m_queue->resume(ids[0]));                         // a finished job cannot be resumed
     QVERIFY(m_queue->resume(ids[2]));
     REQUIRE_COMPLETED(finish(ids[2]));
     QCOMPARE(names(m_dst->op(), m_dst->path()), (std::vector<std::string>{"job0", "job2"}));

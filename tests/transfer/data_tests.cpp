@@ -12,7 +12,8 @@ namespace {
 std::string text(Operator &op, const std::string &path)
 {
     auto bytes = op.readAll(path);
-    return bytes ? std::string(reinterpret_cast<const char *>(bytes->data()), bytes->size()) : "error: " + bytes.error().message();
+    return bytes ? std::string(reinterpret_cast<const char *>(bytes->data()), bytes->size())
+                 : "error: " + bytes.error().message();
 }
 
 std::uint64_t dataBytes(const std::vector<Extent> &map)
@@ -62,7 +63,7 @@ void TransferSuite::sparseStaysSparse()
         QVERIFY(out.report.bytesThroughBuffers <= (1u << 20));
         // And the copy is as sparse as its source.
         if (auto local = m_dst->localPath(name)) {
-            struct stat st {};
+            struct stat st { };
             QVERIFY(::stat(local->c_str(), &st) == 0);
             QVERIFY2(std::uint64_t(st.st_blocks) * 512 < (4u << 20), std::to_string(st.st_blocks).c_str());
         } else if (m_dst->caps().has(Capability::Extents)) {
@@ -127,7 +128,8 @@ void TransferSuite::verifyCountsCheckedFiles()
 {
     QVERIFY(makeDirs(m_src->op(), m_src->path("v/sub")));
     for (int i = 0; i < 5; ++i)
-        REQUIRE_DONE(putPattern(m_src->op(), m_src->path("v/sub/f" + std::to_string(i)), 3000u * std::uint64_t(i), std::uint64_t(i)));
+        REQUIRE_DONE(putPattern(m_src->op(), m_src->path("v/sub/f" + std::to_string(i)), 3000u * std::uint64_t(i),
+                                std::uint64_t(i)));
     REQUIRE_DONE(putPattern(m_src->op(), m_src->path("v/large.bin"), (20u << 20) + 5, 8)); // three parts
     REQUIRE_DONE(putPattern(m_src->op(), m_src->path("v/empty"), 0, 0));
     auto o = options();
@@ -160,7 +162,8 @@ void TransferSuite::sourceChangedDuringCopyFails()
     QCOMPARE_STATE(out.state, JobState::Failed);
     QCOMPARE(out.report.failures.size(), std::size_t(1));
     QCOMPARE(out.report.failures[0].kind, ErrorKind::Corrupt);
-    QVERIFY2(out.report.failures[0].message.find("changed") != std::string::npos, out.report.failures[0].message.c_str());
+    QVERIFY2(out.report.failures[0].message.find("changed") != std::string::npos,
+             out.report.failures[0].message.c_str());
     // Nothing under the final name, and no partial file beside it.
     QVERIFY(!exists(m_dst->op(), m_dst->path("moving.bin")));
     QCOMPARE(names(m_dst->op(), m_dst->path()), std::vector<std::string>{});
@@ -191,7 +194,8 @@ void TransferSuite::existingDestination()
         QCOMPARE_STATE(out.state, JobState::Failed);
         QCOMPARE(out.report.failures.size(), std::size_t(1));
         QCOMPARE(out.report.failures[0].kind, ErrorKind::AlreadyExists);
-        QVERIFY2(out.report.failures[0].message.find("f.bin") != std::string::npos, out.report.failures[0].message.c_str());
+        QVERIFY2(out.report.failures[0].message.find("f.bin") != std::string::npos,
+                 out.report.failures[0].message.c_str());
         QCOMPARE(text(m_dst->op(), m_dst->path("f.bin")), std::string("the old content"));
         break;
     case ExistingPolicy::Skip:

@@ -46,11 +46,14 @@ private:
 // Serves one FakeBackend for every fake:// URI.
 class FakeFactory final : public BackendFactory {
 public:
-    explicit FakeFactory(std::shared_ptr<FakeBackend> backend) : m_backend(std::move(backend)) {}
+    explicit FakeFactory(std::shared_ptr<FakeBackend> backend) : m_backend(std::move(backend)) { }
     std::string scheme() const override { return "fake"; }
     std::string example() const override { return "fake://store/path"; }
     Result<Target> resolve(const Uri &uri) override { return Target{"fake://store", uri.path()}; }
-    Result<std::shared_ptr<Backend>> create(const Uri &, const Target &) override { return std::shared_ptr<Backend>(m_backend); }
+    Result<std::shared_ptr<Backend>> create(const Uri &, const Target &) override
+    {
+        return std::shared_ptr<Backend>(m_backend);
+    }
 
 private:
     std::shared_ptr<FakeBackend> m_backend;

@@ -105,7 +105,8 @@ void TransferSuite::hostileNamesRefused()
         QCOMPARE(f.kind, ErrorKind::InvalidInput);
         checkSentence(f);
     }
-    QCOMPARE(digest(m_dst->op(), m_dst->path("evil/ok.txt")), digest(*m_registry->open("fake://store/evil/ok.txt")->op, "/evil/ok.txt"));
+    QCOMPARE(digest(m_dst->op(), m_dst->path("evil/ok.txt")),
+             digest(*m_registry->open("fake://store/evil/ok.txt")->op, "/evil/ok.txt"));
     // Nothing beside the copy, nothing outside the destination root.
     QCOMPARE(names(m_dst->op(), m_dst->path("evil")), std::vector<std::string>{"ok.txt"});
     QCOMPARE(names(m_dst->op(), m_dst->path()), std::vector<std::string>{"evil"});
@@ -145,7 +146,8 @@ void TransferSuite::blockedDirectoryFailsItsFilesOnly()
         QSKIP("keys imply directories here: a file and a directory of one name can coexist");
     for (const std::string dir : {"t/blocked", "t/other"})
         QVERIFY(makeDirs(m_src->op(), m_src->path(dir)));
-    const std::vector<std::string> files{"t/ok1.txt", "t/ok2.txt", "t/blocked/x.txt", "t/blocked/y.txt", "t/other/z.txt"};
+    const std::vector<std::string> files{"t/ok1.txt", "t/ok2.txt", "t/blocked/x.txt", "t/blocked/y.txt",
+                                         "t/other/z.txt"};
     for (std::size_t i = 0; i < files.size(); ++i)
         REQUIRE_DONE(putPattern(m_src->op(), m_src->path(files[i]), 2000, i));
     // A file stands where the copy needs the directory t/blocked.
@@ -187,7 +189,8 @@ void TransferSuite::flakyReadsAreRetried()
     auto out = run(spec({"fake://store/flaky"}, m_dst->uri(), o));
     const auto why = notFailedAlone(out.state, out.report, 3, ErrorKind::Network, "dead.bin");
     QVERIFY2(why.empty(), why.c_str());
-    QCOMPARE(names(m_dst->op(), m_dst->path("flaky")), (std::vector<std::string>{"fine.bin", "hiccup.bin", "outage.bin"}));
+    QCOMPARE(names(m_dst->op(), m_dst->path("flaky")),
+             (std::vector<std::string>{"fine.bin", "hiccup.bin", "outage.bin"}));
     for (const std::string name : {"flaky/hiccup.bin", "flaky/outage.bin"})
         QCOMPARE(digest(m_dst->op(), m_dst->path(name)), digest(*m_registry->open("fake://store/")->op, "/" + name));
     // Counted once: the failed try's bytes are not left in the progress.
@@ -210,9 +213,11 @@ void TransferSuite::unreachableStorageStopsTrying()
     auto out = run(spec({"fake://store/gone"}, m_dst->uri(), o));
     QVERIFY2(out.state == JobState::Failed, std::string(toString(out.state)).c_str());
     QCOMPARE(out.report.failures.size(), std::size_t(4));
-    const auto notTried = std::count_if(out.report.failures.begin(), out.report.failures.end(), [](const FileFailure &f) {
-        return f.message.starts_with("not copied ") && f.message.find("run the same command again") != std::string::npos;
-    });
+    const auto notTried =
+        std::count_if(out.report.failures.begin(), out.report.failures.end(), [](const FileFailure &f) {
+            return f.message.starts_with("not copied ")
+                && f.message.find("run the same command again") != std::string::npos;
+        });
     QCOMPARE(notTried, 3);
     for (const auto &f : out.report.failures)
         QVERIFY2(f.kind == ErrorKind::Network && f.message.find('\n') == std::string::npos, f.message.c_str());

@@ -52,8 +52,8 @@ void TransferSuite::cleanup()
 void TransferSuite::newQueue()
 {
     m_queue.reset();
-    m_queue = std::make_unique<TransferQueue>(*m_registry, QueueOptions{m_journalDir->path().toStdString(), 2},
-                                              &m_observer);
+    m_queue =
+        std::make_unique<TransferQueue>(*m_registry, QueueOptions{m_journalDir->path().toStdString(), 2}, &m_observer);
 }
 
 TransferOptions TransferSuite::options()
@@ -63,7 +63,8 @@ TransferOptions TransferSuite::options()
     return o;
 }
 
-TransferSpec TransferSuite::spec(std::vector<std::string> sources, std::string destination, const TransferOptions &options)
+TransferSpec TransferSuite::spec(std::vector<std::string> sources, std::string destination,
+                                 const TransferOptions &options)
 {
     TransferSpec s;
     s.sources = std::move(sources);
@@ -101,7 +102,8 @@ bool TransferSuite::waitForBytes(const std::string &id, std::uint64_t bytes, int
     while (std::chrono::steady_clock::now() < until) {
         auto progress = m_queue->progress(id);
         auto state = m_queue->state(id);
-        if (!progress || !state || (state != JobState::Queued && state != JobState::Planning && state != JobState::Running))
+        if (!progress || !state
+            || (state != JobState::Queued && state != JobState::Planning && state != JobState::Running))
             return false;
         if (progress->bytesDone >= bytes)
             return true;
@@ -126,7 +128,8 @@ TransferSuite::Outcome TransferSuite::resumeUnthrottled(const std::string &id, T
 std::vector<std::string> TransferSuite::journalFiles() const
 {
     std::vector<std::string> out;
-    const auto entries = QDir(m_journalDir->path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
+    const auto entries =
+        QDir(m_journalDir->path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot);
     for (const auto &e : entries)
         out.push_back(e.toStdString());
     return out;

@@ -43,18 +43,17 @@ inline char *toString(const std::map<std::string, std::string> &map)
 // QCOMPARE on JobState values would find strata::toString (a string_view) by ADL, so
 // states are compared by name.
 // The Status must be ok; otherwise the test fails with the error's sentence.
-#define REQUIRE_DONE(expr)                                                                     \
-    do {                                                                                       \
-        auto st_ = (expr);                                                                     \
+#define REQUIRE_DONE(expr)                                                                             \
+    do {                                                                                               \
+        auto st_ = (expr);                                                                             \
         QVERIFY2(st_.ok(), st_.ok() ? "" : (std::string(#expr ": ") + st_.error().message()).c_str()); \
     } while (false)
 
 // The outcome of run() must be a completed job; otherwise the test says why it was not.
-#define REQUIRE_COMPLETED(expr)                                                                \
-    do {                                                                                       \
-        const auto &out_ = (expr);                                                             \
-        QVERIFY2(out_.state == JobState::Completed,                                            \
-                 strata::test::whyNotCompleted(out_.state, out_.report).c_str());              \
+#define REQUIRE_COMPLETED(expr)                                                                                      \
+    do {                                                                                                             \
+        const auto &out_ = (expr);                                                                                   \
+        QVERIFY2(out_.state == JobState::Completed, strata::test::whyNotCompleted(out_.state, out_.report).c_str()); \
     } while (false)
 
 #define QCOMPARE_STATE(actual, expected) QCOMPARE(strata::test::stateName(actual), strata::test::stateName(expected))

@@ -25,7 +25,8 @@ void TransferSuite::recursiveTree()
         const std::string dir = "tree/d" + std::to_string(d);
         QVERIFY(makeDirs(m_src->op(), m_src->path(dir)));
         for (int f = 0; f < 10; ++f) {
-            const std::string name = "f" + std::to_string(f) + (f % 3 == 0 ? " with space" : "") + (f % 5 == 0 ? "-é" : "") + ".bin";
+            const std::string name =
+                "f" + std::to_string(f) + (f % 3 == 0 ? " with space" : "") + (f % 5 == 0 ? "-é" : "") + ".bin";
             const auto size = sizes(rng);
             total += size;
             REQUIRE_DONE(putPattern(m_src->op(), m_src->path(dir + "/" + name), size, std::uint64_t(d * 100 + f)));
@@ -55,7 +56,8 @@ void TransferSuite::severalSourcesIntoOneDirectory()
     auto o = options();
     o.recursive = true;
     // A missing destination becomes a directory when several sources go there.
-    auto out = run(spec({m_src->uri("set/a.txt"), m_src->uri("set/b.bin"), m_src->uri("set/d")}, m_dst->uri("multi"), o));
+    auto out =
+        run(spec({m_src->uri("set/a.txt"), m_src->uri("set/b.bin"), m_src->uri("set/d")}, m_dst->uri("multi"), o));
     REQUIRE_COMPLETED(out);
     QCOMPARE(out.report.filesCopied, 4u);
     QCOMPARE(snapshot(m_dst->op(), m_dst->path("multi")), snapshot(m_src->op(), m_src->path("set")));
@@ -152,7 +154,8 @@ void TransferSuite::syncCopiesOnlyWhatChanged()
         QVERIFY(makeDirs(m_src->op(), m_src->path(dir)));
         for (int i = 0; i < 4; ++i) {
             files.push_back(dir + "/f" + std::to_string(i));
-            REQUIRE_DONE(putPattern(m_src->op(), m_src->path(files.back()), 1000u * std::uint64_t(i + 1), files.size()));
+            REQUIRE_DONE(
+                putPattern(m_src->op(), m_src->path(files.back()), 1000u * std::uint64_t(i + 1), files.size()));
         }
     }
     files.push_back("site/large.bin"); // in parts, journaled

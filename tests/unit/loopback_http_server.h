@@ -76,7 +76,10 @@ public:
         for (auto &t : m_workers)
             t.join();
     }
-    std::string url(std::string_view path = "/x") const { return "http://127.0.0.1:" + std::to_string(m_port) + std::string(path); }
+    std::string url(std::string_view path = "/x") const
+    {
+        return "http://127.0.0.1:" + std::to_string(m_port) + std::string(path);
+    }
     int connections() const { return m_connections.load(); }
     std::vector<Seen> seen()
     {
@@ -216,7 +219,10 @@ public:
         m_thread.join();
         ::close(m_listen);
     }
-    std::string url(std::string_view path) const { return "http://127.0.0.1:" + std::to_string(m_port) + std::string(path); }
+    std::string url(std::string_view path) const
+    {
+        return "http://127.0.0.1:" + std::to_string(m_port) + std::string(path);
+    }
     int requests() const { return m_requests.load(); }
 
 private:
@@ -256,7 +262,8 @@ private:
 // A 200 answer with this body (and extra header lines, each ending in CRLF).
 inline std::string ok(std::string_view body, std::string_view extra = {})
 {
-    return "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + std::string(extra) + "\r\n" + std::string(body);
+    return "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + std::string(extra) + "\r\n"
+        + std::string(body);
 }
 
 } // namespace strata::testing

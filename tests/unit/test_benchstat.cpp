@@ -20,7 +20,6 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-
 // benchstat's `-col note`: one input per value of the "note" configuration key.
 std::vector<BenchstatInput> splitByNote(const std::vector<BenchResult> &results)
 {
@@ -103,7 +102,6 @@ BenchmarkEncode/format=gob-48          	  392313	      3087 ns/op
 BenchmarkEncode/format=gob-48          	  394274	      3062 ns/op
 PASS
 )";
-
 
 } // namespace
 
@@ -302,7 +300,9 @@ void TestBenchstat::mannWhitneyWithTies()
     REQUIRE_OK(r);
     QCOMPARE(r->u, 5.5);
     double count = 0;
-    auto choose = [](int n, int k) { return k < 0 || k > n ? 0.0 : std::tgamma(n + 1) / std::tgamma(k + 1) / std::tgamma(n - k + 1); };
+    auto choose = [](int n, int k) {
+        return k < 0 || k > n ? 0.0 : std::tgamma(n + 1) / std::tgamma(k + 1) / std::tgamma(n - k + 1);
+    };
     for (int r1 = 0; r1 <= 2; ++r1) {
         for (int r2 = 0; r2 <= 4; ++r2) {
             const int r3 = 5 - r1 - r2;
@@ -426,7 +426,8 @@ void TestBenchstat::matchesBenchstatDocumentationExample()
 
     // The same labelled O and N.
     const std::string text = formatBenchstatText(benchstat({{"O", parse(kOld)}, {"N", parse(kNew)}}));
-    QVERIFY(text.find("                      │      O      │                  N                  │\n") != std::string::npos);
+    QVERIFY(text.find("                      │      O      │                  N                  │\n")
+            != std::string::npos);
 }
 
 void TestBenchstat::matchesBenchstatCsv()
@@ -434,23 +435,25 @@ void TestBenchstat::matchesBenchstatCsv()
     // testdata/csvOldNew.stdout: `benchstat -format csv old.txt new.txt`.
     std::vector<std::string> warnings;
     const auto report = benchstat({{"old.txt", parse(kOld)}, {"new.txt", parse(kNew)}});
-    QCOMPARE(formatBenchstatCsv(report, &warnings),
-             std::string("goos: linux\n"
-                         "goarch: amd64\n"
-                         "pkg: golang.org/x/perf/cmd/benchstat/testdata\n"
-                         ",old.txt,,new.txt\n"
-                         ",sec/op,CI,sec/op,CI,vs base,P\n"
-                         "Encode/format=json-48,1.7180000000000001e-06,1%,1.4225000000000001e-06,1%,-17.20%,p=0.000 n=10\n"
-                         "Encode/format=gob-48,3.0655e-06,0%,3.0700000000000003e-06,2%,~,p=0.446 n=10\n"
-                         "geomean,2.294891936453654e-06,,2.089754770302007e-06,,-8.94%\n"));
+    QCOMPARE(
+        formatBenchstatCsv(report, &warnings),
+        std::string("goos: linux\n"
+                    "goarch: amd64\n"
+                    "pkg: golang.org/x/perf/cmd/benchstat/testdata\n"
+                    ",old.txt,,new.txt\n"
+                    ",sec/op,CI,sec/op,CI,vs base,P\n"
+                    "Encode/format=json-48,1.7180000000000001e-06,1%,1.4225000000000001e-06,1%,-17.20%,p=0.000 n=10\n"
+                    "Encode/format=gob-48,3.0655e-06,0%,3.0700000000000003e-06,2%,~,p=0.446 n=10\n"
+                    "geomean,2.294891936453654e-06,,2.089754770302007e-06,,-8.94%\n"));
     QVERIFY(warnings.empty());
 
     // Warnings name spreadsheet cells, as benchstat's do.
     const auto small = benchstat({{"a", parse("BenchmarkX 1 1 ns/op\n")}, {"b", parse("BenchmarkX 1 2 ns/op\n")}});
     formatBenchstatCsv(small, &warnings);
-    QCOMPARE(warnings, (std::vector<std::string>{"B3: need >= 6 samples for confidence interval at level 0.95",
-                                                 "D3: need >= 6 samples for confidence interval at level 0.95",
-                                                 "F3: need >= 4 samples to detect a difference at alpha level 0.05"}));
+    QCOMPARE(warnings,
+             (std::vector<std::string>{"B3: need >= 6 samples for confidence interval at level 0.95",
+                                       "D3: need >= 6 samples for confidence interval at level 0.95",
+                                       "F3: need >= 4 samples to detect a difference at alpha level 0.05"}));
 }
 
 void TestBenchstat::matchesBenchstatGoldenFiles_data()
@@ -459,11 +462,12 @@ void TestBenchstat::matchesBenchstatGoldenFiles_data()
     QTest::addColumn<QByteArray>("expected");
 
     // testdata/units.txt and units.stdout (`benchstat -col note units.txt`): exact units.
-    QTest::newRow("units") << QByteArray("Unit text-bytes assume=exact\n\nnote: before\n\nBenchmarkSize 1 100 text-bytes\n\n"
-                                         "BenchmarkNonExact 1 100 text-bytes\nBenchmarkNonExact 1 101 text-bytes\n"
-                                         "BenchmarkNonExact 1 101 text-bytes\n\nnote: after\n\nBenchmarkSize 1 105 text-bytes\n\n"
-                                         "BenchmarkNonExact 1 101 text-bytes\nBenchmarkNonExact 1 101 text-bytes\n"
-                                         "BenchmarkNonExact 1 101 text-bytes\n")
+    QTest::newRow("units") << QByteArray(
+        "Unit text-bytes assume=exact\n\nnote: before\n\nBenchmarkSize 1 100 text-bytes\n\n"
+        "BenchmarkNonExact 1 100 text-bytes\nBenchmarkNonExact 1 101 text-bytes\n"
+        "BenchmarkNonExact 1 101 text-bytes\n\nnote: after\n\nBenchmarkSize 1 105 text-bytes\n\n"
+        "BenchmarkNonExact 1 101 text-bytes\nBenchmarkNonExact 1 101 text-bytes\n"
+        "BenchmarkNonExact 1 101 text-bytes\n")
                            << QByteArray("         │    before    │          after           │\n"
                                          "         │  text-bytes  │ text-bytes  vs base      │\n"
                                          "Size       100.0 ± 0%     105.0 ± 0%  +5.00% (n=1)\n"
@@ -472,18 +476,19 @@ void TestBenchstat::matchesBenchstatGoldenFiles_data()
                                          "¹ exact distribution expected, but values range from 100 to 101\n");
 
     // testdata/zero.txt and zero.stdout: near-zero changes, 0/0 and x/0.
-    QTest::newRow("zero") << QByteArray("Unit a-bytes assume=exact\nUnit b-bytes assume=exact\nUnit c-bytes assume=exact\n"
-                                        "Unit x assume=exact\nUnit y assume=exact\n\nnote: before\n\n"
-                                        "# We double each benchmark so benchstat shows a geomean row.\n\n"
-                                        "BenchmarkImperceptible 1 1234567890 a-bytes 171717171716 b-bytes 99999930 c-bytes\n"
-                                        "BenchmarkImperceptible2 1 1234567890 a-bytes 171717171716 b-bytes 99999930 c-bytes\n"
-                                        "# Ratio should be treated as 1.\nBenchmarkZeroOverZero 1 0 x\nBenchmarkZeroOverZero2 1 0 x\n"
-                                        "# Ratio should be treated as uncomputable.\nBenchmarkNonZeroOverZero 1 0 y\n"
-                                        "BenchmarkNonZeroOverZero2 1 0 y\n\nnote: after\n\n"
-                                        "BenchmarkImperceptible 1 1234567890 a-bytes 171717171717 b-bytes 99999929 c-bytes\n"
-                                        "BenchmarkImperceptible2 1 1234567890 a-bytes 171717171717 b-bytes 99999929 c-bytes\n"
-                                        "BenchmarkZeroOverZero 1 0 x\nBenchmarkZeroOverZero2 1 0 x\n"
-                                        "BenchmarkNonZeroOverZero 1 100 y\nBenchmarkNonZeroOverZero2 1 100 y\n")
+    QTest::newRow("zero") << QByteArray(
+        "Unit a-bytes assume=exact\nUnit b-bytes assume=exact\nUnit c-bytes assume=exact\n"
+        "Unit x assume=exact\nUnit y assume=exact\n\nnote: before\n\n"
+        "# We double each benchmark so benchstat shows a geomean row.\n\n"
+        "BenchmarkImperceptible 1 1234567890 a-bytes 171717171716 b-bytes 99999930 c-bytes\n"
+        "BenchmarkImperceptible2 1 1234567890 a-bytes 171717171716 b-bytes 99999930 c-bytes\n"
+        "# Ratio should be treated as 1.\nBenchmarkZeroOverZero 1 0 x\nBenchmarkZeroOverZero2 1 0 x\n"
+        "# Ratio should be treated as uncomputable.\nBenchmarkNonZeroOverZero 1 0 y\n"
+        "BenchmarkNonZeroOverZero2 1 0 y\n\nnote: after\n\n"
+        "BenchmarkImperceptible 1 1234567890 a-bytes 171717171717 b-bytes 99999929 c-bytes\n"
+        "BenchmarkImperceptible2 1 1234567890 a-bytes 171717171717 b-bytes 99999929 c-bytes\n"
+        "BenchmarkZeroOverZero 1 0 x\nBenchmarkZeroOverZero2 1 0 x\n"
+        "BenchmarkNonZeroOverZero 1 100 y\nBenchmarkNonZeroOverZero2 1 100 y\n")
                           << QByteArray("               │    before    │           after            │\n"
                                         "               │   a-bytes    │   a-bytes     vs base      │\n"
                                         "Imperceptible    1.150Gi ± 0%   1.150Gi ± 0%   0.00% (n=1)\n"
@@ -517,7 +522,8 @@ void TestBenchstat::matchesBenchstatGoldenFiles_data()
                                         "¹ summaries must be >0 to compute geomean\n");
 
     // testdata/smallSample.txt and smallSample.stdout: one run each.
-    QTest::newRow("smallSample") << QByteArray("note: before\n\nBenchmarkX 1 100 ns/op\n\nnote: after\n\nBenchmarkX 1 101 ns/op\n")
+    QTest::newRow("smallSample") << QByteArray(
+        "note: before\n\nBenchmarkX 1 100 ns/op\n\nnote: after\n\nBenchmarkX 1 101 ns/op\n")
                                  << QByteArray("  │    before    │              after              │\n"
                                                "  │    sec/op    │    sec/op     vs base           │\n"
                                                "X   100.0n ± ∞ ¹   101.0n ± ∞ ¹  ~ (p=1.000 n=1) ²\n"
@@ -536,14 +542,15 @@ void TestBenchstat::matchesBenchstatGoldenFiles_data()
     for (int i = 0; i < 6; ++i)
         issue19565 += "BenchmarkC 10 10000 ns/op\n";
     QTest::newRow("issue19565") << issue19565
-                                << QByteArray("        │   before    │                after                │\n"
-                                              "        │   sec/op    │   sec/op     vs base                │\n"
-                                              "A         100.0n ± 0%   100.0n ± 0%       ~ (p=1.000 n=6) ¹\n"
-                                              "B         10.00µ ± 0%\n"
-                                              "C                       10.00µ ± 0%\n"
-                                              "geomean   1.000µ        1.000µ       +0.00%               ²\n"
-                                              "¹ all samples are equal\n"
-                                              "² benchmark set differs from baseline; geomeans may not be comparable\n");
+                                << QByteArray(
+                                       "        │   before    │                after                │\n"
+                                       "        │   sec/op    │   sec/op     vs base                │\n"
+                                       "A         100.0n ± 0%   100.0n ± 0%       ~ (p=1.000 n=6) ¹\n"
+                                       "B         10.00µ ± 0%\n"
+                                       "C                       10.00µ ± 0%\n"
+                                       "geomean   1.000µ        1.000µ       +0.00%               ²\n"
+                                       "¹ all samples are equal\n"
+                                       "² benchmark set differs from baseline; geomeans may not be comparable\n");
 
     // testdata/issue19634: five runs, ties in the new sample.
     QTest::newRow("issue19634") << QByteArray("note: before\n\n"
@@ -617,24 +624,31 @@ void TestBenchstat::smallComparisonTextAndJson()
 
     const std::string json = formatBenchstatJson(report);
     const auto has = [&](std::string_view needle) { return json.find(needle) != std::string::npos; };
-    QVERIFY(json.starts_with("{\n  \"alpha\": 0.05,\n  \"confidence\": 0.95,\n  \"inputs\": [\"old.txt\", \"new.txt\"],\n  \"rows\": [\n"));
-    QVERIFY2(has(R"({"unit": "sec/op", "name": "Read/4KiB-2", "config": {"goos": "linux", "goarch": "amd64", "pkg": "strata", "cpu": "Example CPU"}, "better": "lower", "base": "old.txt", "input": "new.txt", "old": {"center": 2.0025e-06, "ci_low": 2.0000000000000003e-06, "ci_high": 2.0050000000000003e-06, "n": 6}, "new": {"center": 1.5025e-06, "ci_low": 1.5e-06, "ci_high": 1.505e-06, "n": 6}, "delta_pct": -24.968789013732827, "delta": "-24.97%", "p": 0.002164502164502165})"),
-             json.c_str());
+    QVERIFY(json.starts_with(
+        "{\n  \"alpha\": 0.05,\n  \"confidence\": 0.95,\n  \"inputs\": [\"old.txt\", \"new.txt\"],\n  \"rows\": [\n"));
+    QVERIFY2(
+        has(R"({"unit": "sec/op", "name": "Read/4KiB-2", "config": {"goos": "linux", "goarch": "amd64", "pkg": "strata", "cpu": "Example CPU"}, "better": "lower", "base": "old.txt", "input": "new.txt", "old": {"center": 2.0025e-06, "ci_low": 2.0000000000000003e-06, "ci_high": 2.0050000000000003e-06, "n": 6}, "new": {"center": 1.5025e-06, "ci_low": 1.5e-06, "ci_high": 1.505e-06, "n": 6}, "delta_pct": -24.968789013732827, "delta": "-24.97%", "p": 0.002164502164502165})"),
+        json.c_str());
     // Not significant: no delta_pct, the p-value all the same.
     QVERIFY2(has(R"("name": "Write/4KiB-2", )"), json.c_str());
     QVERIFY2(has(R"("delta_pct": null, "delta": "~", "p": 0.6991341991341993})"), json.c_str());
     // The geomean row: no interval, n = benchmarks, no p.
-    QVERIFY2(has(R"({"unit": "sec/op", "name": "geomean", "config": {"goos": "linux", "goarch": "amd64", "pkg": "strata", "cpu": "Example CPU"}, "better": "lower", "base": "old.txt", "input": "new.txt", "old": {"center": 2.461211591879091e-06, "ci_low": null, "ci_high": null, "n": 2}, "new": {"center": 2.133676404706206e-06, "ci_low": null, "ci_high": null, "n": 2}, "delta_pct": -13.307884143468396})"),
-             json.c_str());
+    QVERIFY2(
+        has(R"({"unit": "sec/op", "name": "geomean", "config": {"goos": "linux", "goarch": "amd64", "pkg": "strata", "cpu": "Example CPU"}, "better": "lower", "base": "old.txt", "input": "new.txt", "old": {"center": 2.461211591879091e-06, "ci_low": null, "ci_high": null, "n": 2}, "new": {"center": 2.133676404706206e-06, "ci_low": null, "ci_high": null, "n": 2}, "delta_pct": -13.307884143468396})"),
+        json.c_str());
     // Throughput: higher is better, and the change is positive.
-    QVERIFY2(has(R"({"unit": "B/s", "name": "Read/4KiB-2", "config": {"goos": "linux", "goarch": "amd64", "pkg": "strata", "cpu": "Example CPU"}, "better": "higher", )"),
-             json.c_str());
+    QVERIFY2(
+        has(R"({"unit": "B/s", "name": "Read/4KiB-2", "config": {"goos": "linux", "goarch": "amd64", "pkg": "strata", "cpu": "Example CPU"}, "better": "higher", )"),
+        json.c_str());
     QVERIFY2(has(R"("delta_pct": 33.2843857072932, "delta": "+33.28%", "p": 0.002164502164502165})"), json.c_str());
-    QVERIFY2(has(R"("old": {"center": 3, "ci_low": 3, "ci_high": 3, "n": 6}, "new": {"center": 2, "ci_low": 2, "ci_high": 2, "n": 6}, "delta_pct": -33.333333333333336, "delta": "-33.33%", "p": 0.0021645021645021645})"),
+    QVERIFY2(
+        has(R"("old": {"center": 3, "ci_low": 3, "ci_high": 3, "n": 6}, "new": {"center": 2, "ci_low": 2, "ci_high": 2, "n": 6}, "delta_pct": -33.333333333333336, "delta": "-33.33%", "p": 0.0021645021645021645})"),
+        json.c_str());
+    QVERIFY2(json.ends_with("\n  ],\n  \"warnings\": [\n    \"all samples are equal: old.txt vs new.txt Read/4KiB-2 "
+                            "(B/op) n=6\"\n  ]\n}\n"),
              json.c_str());
-    QVERIFY2(json.ends_with("\n  ],\n  \"warnings\": [\n    \"all samples are equal: old.txt vs new.txt Read/4KiB-2 (B/op) n=6\"\n  ]\n}\n"),
-             json.c_str());
-    QCOMPARE(benchstatWarnings(report), std::vector<std::string>{"all samples are equal: old.txt vs new.txt Read/4KiB-2 (B/op) n=6"});
+    QCOMPARE(benchstatWarnings(report),
+             std::vector<std::string>{"all samples are equal: old.txt vs new.txt Read/4KiB-2 (B/op) n=6"});
 }
 
 void TestBenchstat::geomeanOverDifferingSets()
@@ -650,7 +664,8 @@ void TestBenchstat::geomeanOverDifferingSets()
     QCOMPARE(int(report.tables.size()), 1);
     const auto &g = report.tables[0].geomean;
     QVERIFY(std::abs(*g[1].ratio - 2) < 1e-12);
-    QCOMPARE(g[1].warnings, std::vector<std::string>{"benchmark set differs from baseline; geomeans may not be comparable"});
+    QCOMPARE(g[1].warnings,
+             std::vector<std::string>{"benchmark set differs from baseline; geomeans may not be comparable"});
     QCOMPARE(g[0].count, 2);
     QCOMPARE(g[1].count, 2);
     QCOMPARE(formatBenchstatText(report),
@@ -662,13 +677,18 @@ void TestBenchstat::geomeanOverDifferingSets()
                          "geomean   203.1n        37.88n       +100.00%               ¹\n"
                          "¹ benchmark set differs from baseline; geomeans may not be comparable\n"));
     const std::string json = formatBenchstatJson(report);
-    QVERIFY2(json.find(R"({"unit": "sec/op", "name": "D", "config": {}, "better": "lower", "base": "a", "input": "b", "old": null, "new": {"center": 7.000000000000001e-09, )")
-                 != std::string::npos,
+    QVERIFY2(
+        json.find(
+            R"({"unit": "sec/op", "name": "D", "config": {}, "better": "lower", "base": "a", "input": "b", "old": null, "new": {"center": 7.000000000000001e-09, )")
+            != std::string::npos,
+        json.c_str());
+    QVERIFY2(
+        json.find(
+            R"({"unit": "sec/op", "name": "C", "config": {}, "better": "lower", "base": "a", "input": "b", "old": {"center": 4.0250000000000006e-07, )")
+            != std::string::npos,
+        json.c_str());
+    QVERIFY2(json.find(R"("new": null, "delta_pct": null, "delta": null, "p": null})") != std::string::npos,
              json.c_str());
-    QVERIFY2(json.find(R"({"unit": "sec/op", "name": "C", "config": {}, "better": "lower", "base": "a", "input": "b", "old": {"center": 4.0250000000000006e-07, )")
-                 != std::string::npos,
-             json.c_str());
-    QVERIFY2(json.find(R"("new": null, "delta_pct": null, "delta": null, "p": null})") != std::string::npos, json.c_str());
 }
 
 void TestBenchstat::multipleInputsCompareToTheFirst()
@@ -680,21 +700,25 @@ void TestBenchstat::multipleInputsCompareToTheFirst()
         c += "BenchmarkX-4 1 " + std::to_string(200 + i) + " ns/op\n";
     }
     const auto report = benchstat({{"a", parse(a)}, {"b", parse(b)}, {"c", parse(c)}});
-    QCOMPARE(formatBenchstatText(report),
-             std::string("    │      a       │                 b                  │                  c                  │\n"
-                         "    │    sec/op    │   sec/op     vs base               │    sec/op     vs base               │\n"
-                         "X-4   102.50n ± 2%   52.50n ± 5%  -48.78% (p=0.002 n=6)   202.50n ± 1%  +97.56% (p=0.002 n=6)\n"));
+    QCOMPARE(
+        formatBenchstatText(report),
+        std::string("    │      a       │                 b                  │                  c                  │\n"
+                    "    │    sec/op    │   sec/op     vs base               │    sec/op     vs base               │\n"
+                    "X-4   102.50n ± 2%   52.50n ± 5%  -48.78% (p=0.002 n=6)   202.50n ± 1%  +97.56% (p=0.002 n=6)\n"));
     const std::string json = formatBenchstatJson(report);
     QVERIFY(json.find(R"("base": "a", "input": "b")") != std::string::npos);
     QVERIFY(json.find(R"("base": "a", "input": "c")") != std::string::npos);
 
     // A single input still summarises (no comparison).
     const auto one = benchstat({{"a", parse(a)}});
-    QCOMPARE(formatBenchstatText(one), std::string("    │      a      │\n"
-                                                   "    │   sec/op    │\n"
-                                                   "X-4   102.5n ± 2%\n"));
-    QVERIFY(formatBenchstatJson(one).find(R"("input": null, "old": {"center": 1.025e-07, "ci_low": 1.0000000000000001e-07, "ci_high": 1.05e-07, "n": 6}, "new": null, "delta_pct": null, "delta": null, "p": null})")
-            != std::string::npos);
+    QCOMPARE(formatBenchstatText(one),
+             std::string("    │      a      │\n"
+                         "    │   sec/op    │\n"
+                         "X-4   102.5n ± 2%\n"));
+    QVERIFY(
+        formatBenchstatJson(one).find(
+            R"("input": null, "old": {"center": 1.025e-07, "ci_low": 1.0000000000000001e-07, "ci_high": 1.05e-07, "n": 6}, "new": null, "delta_pct": null, "delta": null, "p": null})")
+        != std::string::npos);
 }
 
 void TestBenchstat::tablesPerPackageAndUnit()
@@ -705,22 +729,27 @@ void TestBenchstat::tablesPerPackageAndUnit()
     const auto report = benchstat({{"x", results}});
     std::vector<std::string> titles;
     for (const auto &t : report.tables) {
-        const auto pkg = std::find_if(t.config.begin(), t.config.end(), [](const auto &kv) { return kv.first == "pkg"; });
+        const auto pkg =
+            std::find_if(t.config.begin(), t.config.end(), [](const auto &kv) { return kv.first == "pkg"; });
         titles.push_back(pkg->second.substr(pkg->second.rfind('/') + 1) + ' ' + t.unit);
     }
-    QCOMPARE(titles, (std::vector<std::string>{"store sec/op", "store B/s", "store B/op", "store allocs/op",
-                                               "store hit-ratio", "walk sec/op"}));
+    QCOMPARE(titles,
+             (std::vector<std::string>{"store sec/op", "store B/s", "store B/op", "store allocs/op", "store hit-ratio",
+                                       "walk sec/op"}));
     const std::string text = formatBenchstatText(report);
-    QVERIFY(text.starts_with("goos: linux\ngoarch: amd64\npkg: example.com/strata/store\ncpu: Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz\n"));
+    QVERIFY(text.starts_with(
+        "goos: linux\ngoarch: amd64\npkg: example.com/strata/store\ncpu: Intel(R) Core(TM) i7-8650U CPU @ 1.90GHz\n"));
     QVERIFY(text.find("\npkg: example.com/strata/walk\n") != std::string::npos);
     QVERIFY(text.find("\ngoos:", 1) == std::string::npos);
     // Every sample is too small for an interval (one line for all of them), and 0 B/op and
     // 0 allocs/op leave those geomeans undefined, as in benchstat.
     const auto warnings = benchstatWarnings(report);
     QCOMPARE(int(warnings.size()), 2);
-    QCOMPARE(warnings[0], std::string("need >= 6 samples for confidence interval at level 0.95: x Put/size=4KiB-8 (sec/op) n=2, "
-                                      "x Put/size=1MiB-8 (sec/op) n=2, x Get-8 (sec/op) n=2 and 13 more"));
-    QCOMPARE(warnings[1], std::string("summaries must be >0 to compute geomean: x geomean (B/op), x geomean (allocs/op)"));
+    QCOMPARE(warnings[0],
+             std::string("need >= 6 samples for confidence interval at level 0.95: x Put/size=4KiB-8 (sec/op) n=2, "
+                         "x Put/size=1MiB-8 (sec/op) n=2, x Get-8 (sec/op) n=2 and 13 more"));
+    QCOMPARE(warnings[1],
+             std::string("summaries must be >0 to compute geomean: x geomean (B/op), x geomean (allocs/op)"));
     QVERIFY(text.find("Get-8               0.000 ± ∞ ¹\n") != std::string::npos);
 }
 

@@ -62,7 +62,8 @@ void TestError::messageWithOperationUriKindAndCause()
     Error space(ErrorKind::NoSpace, "No space left on device");
     space.setOperation("write").setUri("file:///mnt/small/x.img");
     QCOMPARE(space.message(),
-             std::string("cannot write file:///mnt/small/x.img: no space left on the destination (No space left on device)"));
+             std::string(
+                 "cannot write file:///mnt/small/x.img: no space left on the destination (No space left on device)"));
 
     Error noCause(ErrorKind::PermissionDenied);
     noCause.setOperation("list").setUri("file:///root");
@@ -77,8 +78,9 @@ void TestError::messageWithoutOperation()
 
     Error opOnly(ErrorKind::Unsupported, "renaming is not available on this storage");
     opOnly.setOperation("rename");
-    QCOMPARE(opOnly.message(),
-             std::string("cannot rename: this storage does not support it (renaming is not available on this storage)"));
+    QCOMPARE(
+        opOnly.message(),
+        std::string("cannot rename: this storage does not support it (renaming is not available on this storage)"));
 }
 
 void TestError::messageWithoutContext()
@@ -174,8 +176,9 @@ void TestError::errnoDetailIsKept()
     Error e = errorFromErrno(ENOENT, "while opening the root directory");
     QCOMPARE(e.cause(), std::string(std::strerror(ENOENT)) + ", while opening the root directory");
     e.setOperation("open").setUri("file:///srv/data");
-    QCOMPARE(e.message(), "cannot open file:///srv/data: it does not exist (" + std::string(std::strerror(ENOENT))
-                              + ", while opening the root directory)");
+    QCOMPARE(e.message(),
+             "cannot open file:///srv/data: it does not exist (" + std::string(std::strerror(ENOENT))
+                 + ", while opening the root directory)");
 }
 
 void TestError::identifiersUniquePerKind()

@@ -3,8 +3,8 @@
 #include "tests/unit/unit_checks.h"
 
 #include "backends/fs/file_backend.h"
-#include "tests/lib/forwarding_backend.h"
 #include "core/storage/operator.h"
+#include "tests/lib/forwarding_backend.h"
 
 #include <QScopeGuard>
 #include <QTemporaryDir>
@@ -73,7 +73,7 @@ bool writeRaw(const std::string &path, std::string_view data, mode_t mode = 0644
 
 bool exists(const std::string &path)
 {
-    struct stat st {};
+    struct stat st { };
     return ::lstat(path.c_str(), &st) == 0;
 }
 
@@ -228,8 +228,8 @@ void TestFileBackend::symlinksNeverReadOutside()
     auto follow = FileBackend::open(m_root, FileBackendOptions{true});
     REQUIRE_OK(follow);
     std::vector<std::byte> buffer(passwd.size() + 64);
-    for (const char *path : {"/link/passwd", "/up/etc/passwd", "/pw", "/pwrel", "/up/up/etc/passwd",
-                             "/../etc/passwd", "/../../../etc/passwd"}) {
+    for (const char *path : {"/link/passwd", "/up/etc/passwd", "/pw", "/pwrel", "/up/up/etc/passwd", "/../etc/passwd",
+                             "/../../../etc/passwd"}) {
         for (Backend *backend : {static_cast<Backend *>(m_fs.get()), static_cast<Backend *>(follow->get())}) {
             auto n = backend->read(path, 0, buffer);
             const std::string leaked = n ? asString(std::span(buffer).first(*n)) : std::string();
@@ -292,7 +292,7 @@ void TestFileBackend::symlinksNeverWriteOutside()
     REQUIRE_OK(overLink);
     REQUIRE_OK((*overLink)->write(asBytes("replaced")));
     REQUIRE_OK((*overLink)->commit());
-    struct stat st {};
+    struct stat st { };
     QCOMPARE(::lstat(local("/dangling").c_str(), &st), 0);
     QVERIFY(S_ISREG(st.st_mode));
     QCOMPARE(readRaw(local("/dangling")), std::string("replaced"));
@@ -372,7 +372,7 @@ void TestFileBackend::overwriteKeepsPermissionBits()
     REQUIRE_OK(writer);
     REQUIRE_OK((*writer)->write(asBytes("new content")));
     REQUIRE_OK((*writer)->commit());
-    struct stat st {};
+    struct stat st { };
     QCOMPARE(::stat(local("/private").c_str(), &st), 0);
     QCOMPARE(int(st.st_mode & 07777), mode);
     QCOMPARE(readRaw(local("/private")), std::string("new content"));
@@ -416,7 +416,7 @@ void TestFileBackend::newFileTakesSourceMode()
         REQUIRE_OK(writer);
         REQUIRE_OK((*writer)->write(asBytes("data")));
         // Private while written, whatever it becomes.
-        struct stat st {};
+        struct stat st { };
         if (resumable) {
             QCOMPARE(::stat(local("/.strata-resume-mode.part").c_str(), &st), 0);
             QCOMPARE(int(st.st_mode & 07777), 0600);
@@ -440,7 +440,9 @@ void TestFileBackend::resumedPartMustBeOurs()
     QFETCH(bool, hardLink);
     QVERIFY(writeRaw(local("/victim"), "precious"));
     const std::string part = local("/.strata-resume-planted.part");
-    QCOMPARE(hardLink ? ::link(local("/victim").c_str(), part.c_str()) : ::symlink(local("/victim").c_str(), part.c_str()), 0);
+    QCOMPARE(hardLink ? ::link(local("/victim").c_str(), part.c_str())
+                      : ::symlink(local("/victim").c_str(), part.c_str()),
+             0);
     WriteOptions options;
     options.resumeKey = "planted";
     auto writer = m_fs->write("/target", options);
@@ -458,7 +460,7 @@ void TestFileBackend::setPermissionsNeverThroughLinks()
     QCOMPARE(::symlink(local("/file").c_str(), local("/link").c_str()), 0);
     REQUIRE_OK(m_fs->setPermissions("/file", 0600, {}));
     REQUIRE_KIND(m_fs->setPermissions("/link", 0777, {}), ErrorKind::InvalidInput);
-    struct stat st {};
+    struct stat st { };
     QCOMPARE(::stat(local("/file").c_str(), &st), 0);
     QCOMPARE(int(st.st_mode & 07777), 0600);
 }
@@ -506,7 +508,7 @@ void TestFileBackend::confinedWritesFollowNoLink()
     REQUIRE_KIND(m_fs->write("/dst/sub/deeper/f", options), ErrorKind::InvalidInput);
     REQUIRE_KIND(m_fs->setPermissions("/dst/sub/x", 0777, "/dst"), ErrorKind::InvalidInput);
     QCOMPARE(joined(namesIn(local("/elsewhere"))), std::string("x"));
-    struct stat st {};
+    struct stat st { };
     QCOMPARE(::stat(local("/elsewhere/x").c_str(), &st), 0);
     QCOMPARE(int(st.st_mode & 07777), 0644);
     // What the user named may itself be a link: it is taken as it resolves.
@@ -526,7 +528,10 @@ void TestFileBackend::removeAllFollowsNoLinkSwappedIn()
     // folder holding a file of the same name: the removal must not reach through it.
     class SwapAfterListing final : public testing::ForwardingBackend {
     public:
-        SwapAfterListing(std::shared_ptr<Backend> inner, std::string root) : ForwardingBackend(std::move(inner)), m_root(std::move(root)) {}
+        SwapAfterListing(std::shared_ptr<Backend> inner, std::string root)
+            : ForwardingBackend(std::move(inner)), m_root(std::move(root))
+        {
+        }
         Result<ListPage> list(std::string_view dir, const ListOptions &options) override
         {
             auto page = ForwardingBackend::list(dir, options);
@@ -629,7 +634,7 @@ void TestFileBackend::zerosBecomeHoles()
     REQUIRE_OK((*writer)->write(tail));
     REQUIRE_OK((*writer)->commit());
 
-    struct stat st {};
+    struct stat st { };
     QCOMPARE(::stat(local("/sparse.img").c_str(), &st), 0);
     QCOMPARE(std::size_t(st.st_size), 10 * kMiB);
     const auto allocated = std::size_t(st.st_blocks) * 512;
@@ -658,7 +663,7 @@ void TestFileBackend::trailingZerosKeepTheLength()
     REQUIRE_OK((*writer)->write(std::vector<std::byte>(2 * kMiB)));
     QVERIFY(!(*writer)->committedSize());
     REQUIRE_OK((*writer)->commit());
-    struct stat st {};
+    struct stat st { };
     QCOMPARE(::stat(local("/tail.img").c_str(), &st), 0);
     QCOMPARE(std::size_t(st.st_size), 2 * kMiB + 4);
     // What the copier checks instead of a stat of the new name: the size it was renamed with.
@@ -697,7 +702,8 @@ void TestFileBackend::copyKeepsSparseFileSparse()
     }
     REQUIRE_OK(m_fs->copy("/src.img", "/dst.img"));
 
-    struct stat src {}, dst {};
+    struct stat src {
+    }, dst{};
     QCOMPARE(::stat(local("/src.img").c_str(), &src), 0);
     QCOMPARE(::stat(local("/dst.img").c_str(), &dst), 0);
     QCOMPARE(dst.st_size, src.st_size);
@@ -775,8 +781,7 @@ void TestFileBackend::diskFull()
             return fillUp(*m_fs, "/small/full.bin");
         });
         if (code < 0)
-            QSKIP(("neither a tmpfs mount (" + why + ") nor a child process with a file size limit works")
-                      .c_str());
+            QSKIP(("neither a tmpfs mount (" + why + ") nor a child process with a file size limit works").c_str());
     }
     QVERIFY2(code == codeFor(ErrorKind::NoSpace), describeCode(code).c_str());
     QCOMPARE(joined(namesIn(small)), std::string());

@@ -48,7 +48,8 @@ private Q_SLOTS:
 
     void jsonParsesAndRoundTrips()
     {
-        const auto v = json::parse(R"( {"a": [1, -2.5e3, "x\u00e9\ud83d\ude00", true, null], "b": {"c": 9007199254740993}} )");
+        const auto v =
+            json::parse(R"( {"a": [1, -2.5e3, "x\u00e9\ud83d\ude00", true, null], "b": {"c": 9007199254740993}} )");
         QVERIFY(v);
         QCOMPARE((*v)["a"].size(), std::size_t(5));
         QCOMPARE((*v)["a"][1].get<double>(), -2500.0);
@@ -96,17 +97,20 @@ private Q_SLOTS:
         QCOMPARE(toHex(sha256("abc")), std::string("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
         Blake2b512 b2;
         b2.add("abc");
-        QCOMPARE(toHex(b2.finish()), std::string("ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
-                                                 "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"));
+        QCOMPARE(toHex(b2.finish()),
+                 std::string("ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
+                             "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923"));
         b2.reset();
-        QCOMPARE(toHex(b2.finish()), std::string("786a02f742015903c6c6fd852552d272912f4740e15847618a86e217f71f5419"
-                                                 "d25e1031afee585313896444934eb04b903a685b1448b755d56f701afe9be2ce"));
+        QCOMPARE(toHex(b2.finish()),
+                 std::string("786a02f742015903c6c6fd852552d272912f4740e15847618a86e217f71f5419"
+                             "d25e1031afee585313896444934eb04b903a685b1448b755d56f701afe9be2ce"));
         // RFC 4231 test cases 2 and 6 (a key longer than the block), and an empty key.
         QCOMPARE(toHex(hmacSha256("Jefe", "what do ya want for nothing?")),
                  std::string("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"));
         QCOMPARE(toHex(hmacSha256(std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First")),
                  std::string("60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54"));
-        QCOMPARE(toHex(hmacSha256("", "")), std::string("b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad"));
+        QCOMPARE(toHex(hmacSha256("", "")),
+                 std::string("b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad"));
         QCOMPARE(toHex(hmacSha256("Jefe", "what do ya want for nothing?")),
                  std::string("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"));
     }
@@ -128,8 +132,10 @@ private Q_SLOTS:
                 pos += n;
             }
             const QByteArray bytes = QByteArray::fromStdString(data);
-            QCOMPARE(toHex(sha.finish()), QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex().toStdString());
-            QCOMPARE(toHex(b2.finish()), QCryptographicHash::hash(bytes, QCryptographicHash::Blake2b_512).toHex().toStdString());
+            QCOMPARE(toHex(sha.finish()),
+                     QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex().toStdString());
+            QCOMPARE(toHex(b2.finish()),
+                     QCryptographicHash::hash(bytes, QCryptographicHash::Blake2b_512).toHex().toStdString());
         }
     }
 
@@ -175,7 +181,8 @@ private Q_SLOTS:
         for (std::size_t pos = 0, next; pos < help.size(); pos = next + 1) { // wrapped, except unbreakable words
             next = help.find('\n', pos);
             const std::string line = help.substr(pos, next - pos);
-            QVERIFY2(line.size() <= 79 || line.find(' ', 30) == std::string::npos || line.ends_with(std::string(120, 'w')),
+            QVERIFY2(line.size() <= 79 || line.find(' ', 30) == std::string::npos
+                         || line.ends_with(std::string(120, 'w')),
                      line.c_str());
         }
     }

@@ -61,8 +61,8 @@ void TestGoBench::parsesGoTestOutput()
 
     // The torn line and the value without a unit are reported with their line numbers;
     // PASS, ok, --- FAIL, log lines and the bare name printed by -v are not.
-    QCOMPARE(warnings, (std::vector<std::string>{"line 16: parsing iteration count: invalid syntax",
-                                                 "line 26: missing units"}));
+    QCOMPARE(warnings,
+             (std::vector<std::string>{"line 16: parsing iteration count: invalid syntax", "line 26: missing units"}));
 
     // Configuration: a later value replaces, an empty one deletes.
     const auto cfg = parse("a: 1\nb: 2\nBenchmarkX 1 1 ns/op\na: 3\nb:\nBenchmarkX 1 2 ns/op\n");
@@ -77,9 +77,10 @@ void TestGoBench::parsesGoTestOutput()
     const auto odd = parse("BenchmarkA-8 10\r\nBenchmarkB x 1 ns/op\r\nBenchmarkC 1 one ns/op\r\n"
                            "BenchmarkD/n=-1 5 7 ns/op\r\nBenchmarkE-08 5 7 ns/op\r\nBenchmarkF-8 5 7 ns/op\r\n",
                            &warnings);
-    QCOMPARE(warnings, (std::vector<std::string>{"line 1: missing measurements",
-                                                 "line 2: parsing iteration count: invalid syntax",
-                                                 "line 3: parsing measurement: invalid syntax: one"}));
+    QCOMPARE(
+        warnings,
+        (std::vector<std::string>{"line 1: missing measurements", "line 2: parsing iteration count: invalid syntax",
+                                  "line 3: parsing measurement: invalid syntax: one"}));
     QCOMPARE(int(odd.size()), 3);
     QCOMPARE(odd[0].name, std::string("D/n="));
     QCOMPARE(odd[0].procs, 1);
@@ -93,8 +94,9 @@ void TestGoBench::parsesGoTestOutput()
     parse("Unit text-bytes assume=exact better=lower\nUnit text-bytes assume=nothing\nUnit\n", &warnings, &units);
     QCOMPARE(units["text-bytes"]["assume"], std::string("exact"));
     QCOMPARE(units["text-bytes"]["better"], std::string("lower"));
-    QCOMPARE(warnings, (std::vector<std::string>{"line 2: metadata assume of unit text-bytes already set to exact",
-                                                 "line 3: missing unit"}));
+    QCOMPARE(warnings,
+             (std::vector<std::string>{"line 2: metadata assume of unit text-bytes already set to exact",
+                                       "line 3: missing unit"}));
 }
 
 void TestGoBench::roundTripsThroughTheWriter()
@@ -149,14 +151,17 @@ void TestGoBench::writerOutputIsGoLike()
     w.values = {{"ns/op", 70123456}, {"MB/s", 239.25}, {"B/op", 512}, {"allocs/op", 2}};
     QCOMPARE(formatGoBench({r, w}),
              std::string("goos: linux\ngoarch: amd64\npkg: strata\ncpu: Example CPU\n"
-                         "BenchmarkRead/4KiB/memory-2  \t    1000\t      1234 ns/op\t    3321.3 MB/s\t         0 B/op\t         0 allocs/op\n"
-                         "BenchmarkWrite/16MiB/memory-2\t      12\t  70123456 ns/op\t    239.25 MB/s\t       512 B/op\t         2 allocs/op\n"));
+                         "BenchmarkRead/4KiB/memory-2  \t    1000\t      1234 ns/op\t    3321.3 MB/s\t         0 "
+                         "B/op\t         0 allocs/op\n"
+                         "BenchmarkWrite/16MiB/memory-2\t      12\t  70123456 ns/op\t    239.25 MB/s\t       512 "
+                         "B/op\t         2 allocs/op\n"));
 }
 
 void TestGoBench::rejectsTextThatIsNotUtf8()
 {
     REQUIRE_KIND(parseGoBench("goos: linux\nBenchmarkX 1 1 ns/op\nbad: \xff\xfe\n"), ErrorKind::InvalidInput);
-    QVERIFY(parseGoBench("goos: linux\nBenchmarkX 1 1 ns/op\nbad: \xff\n").error().cause().find("line 3") != std::string::npos);
+    QVERIFY(parseGoBench("goos: linux\nBenchmarkX 1 1 ns/op\nbad: \xff\n").error().cause().find("line 3")
+            != std::string::npos);
     REQUIRE_OK(parseGoBench("cpu: caf\xc3\xa9 \xc2\xb5\n"));
     REQUIRE_OK(parseGoBench(""));
 }

@@ -72,7 +72,8 @@ private Q_SLOTS:
 
     void keepsTheConnection()
     {
-        ScriptServer server([](const Seen &, int i) { return Reply{ok("body " + std::to_string(i), "ETag: \"e1\"\r\n")}; });
+        ScriptServer server(
+            [](const Seen &, int i) { return Reply{ok("body " + std::to_string(i), "ETag: \"e1\"\r\n")}; });
         auto client = makeClient();
         for (int i = 0; i < 3; ++i) {
             auto r = client->perform(get(server.url()));
@@ -148,7 +149,8 @@ private Q_SLOTS:
 
     void sendsBodies()
     {
-        ScriptServer server([](const Seen &, int) { return Reply{"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"}; });
+        ScriptServer server(
+            [](const Seen &, int) { return Reply{"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"}; });
         auto client = makeClient();
         std::string large(300000, '\0');
         for (std::size_t i = 0; i < large.size(); ++i)
@@ -291,10 +293,7 @@ private Q_SLOTS:
         QCOMPARE(g->body, std::string("fine"));
     }
 
-    void aSilentServerTimesOut()
-    {
-        expectTimeout(Reply{{}, false, true}, 1s, 5000);
-    }
+    void aSilentServerTimesOut() { expectTimeout(Reply{{}, false, true}, 1s, 5000); }
 
     void aDeadPortIsAClearError()
     {
@@ -326,8 +325,9 @@ private Q_SLOTS:
     void anEmptyRangeEndsAtOnce()
     {
         // s3rver's answer to a range of an empty object: one byte announced, none sent.
-        ScriptServer server(
-            [](const Seen &, int) { return Reply{"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-0/0\r\nContent-Length: 1\r\n\r\n"}; });
+        ScriptServer server([](const Seen &, int) {
+            return Reply{"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-0/0\r\nContent-Length: 1\r\n\r\n"};
+        });
         http::ClientOptions options;
         options.stallTimeout = 10s;
         auto client = makeClient(options);
@@ -403,10 +403,12 @@ private Q_SLOTS:
     {
         QTest::addColumn<QByteArray>("answer");
         QTest::addColumn<bool>("accepted");
-        QTest::newRow("folded header") << QByteArray("HTTP/1.1 200 OK\r\nX-A: a\r\n b\r\nContent-Length: 2\r\n\r\nok") << true;
+        QTest::newRow("folded header") << QByteArray("HTTP/1.1 200 OK\r\nX-A: a\r\n b\r\nContent-Length: 2\r\n\r\nok")
+                                       << true;
         QTest::newRow("repeated length") << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: 2, 2\r\n\r\nok") << true;
         QTest::newRow("four-digit status") << QByteArray("HTTP/1.1 2000 OK\r\nContent-Length: 2\r\n\r\nok") << false;
-        QTest::newRow("overlong status line") << QByteArray("HTTP/1.1 200 " + QByteArray(600000, 'x') + "\r\nContent-Length: 2\r\n\r\nok") << false;
+        QTest::newRow("overlong status line")
+            << QByteArray("HTTP/1.1 200 " + QByteArray(600000, 'x') + "\r\nContent-Length: 2\r\n\r\nok") << false;
     }
     void toleratedAndRefusedHeads()
     {

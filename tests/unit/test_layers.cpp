@@ -23,10 +23,18 @@ namespace strata {
 
 namespace {
 
-constexpr Capabilities kEverything{Capability::Stat,       Capability::List,          Capability::Read,
-                                   Capability::Write,      Capability::Remove,        Capability::CreateDir,
-                                   Capability::Rename,     Capability::Copy,          Capability::Extents,
-                                   Capability::RangedRead, Capability::PositionalWrite, Capability::ListRecursive};
+constexpr Capabilities kEverything{Capability::Stat,
+                                   Capability::List,
+                                   Capability::Read,
+                                   Capability::Write,
+                                   Capability::Remove,
+                                   Capability::CreateDir,
+                                   Capability::Rename,
+                                   Capability::Copy,
+                                   Capability::Extents,
+                                   Capability::RangedRead,
+                                   Capability::PositionalWrite,
+                                   Capability::ListRecursive};
 
 // Counts each operation that reaches it; with failFirst, the first call of each operation
 // that can fail fails with a temporary error.
@@ -43,9 +51,12 @@ struct Counts {
 
 class CountingWriter final : public Writer {
 public:
-    explicit CountingWriter(Counts &c) : m_counts(c) {}
+    explicit CountingWriter(Counts &c) : m_counts(c) { }
     Status write(std::span<const std::byte>) override { return m_counts.reach(Operation::WriterWrite); }
-    Status writeAt(std::uint64_t, std::span<const std::byte>) override { return m_counts.reach(Operation::WriterWriteAt); }
+    Status writeAt(std::uint64_t, std::span<const std::byte>) override
+    {
+        return m_counts.reach(Operation::WriterWriteAt);
+    }
     Status setLength(std::uint64_t) override { return m_counts.reach(Operation::WriterSetLength); }
     Status commit() override { return m_counts.reach(Operation::WriterCommit); }
     void abort() override { m_counts.seen[std::size_t(Operation::WriterAbort)]++; }
@@ -57,14 +68,17 @@ private:
 
 class CountingReader final : public Reader {
 public:
-    explicit CountingReader(Counts &c) : m_counts(c) {}
+    explicit CountingReader(Counts &c) : m_counts(c) { }
     Result<std::size_t> read(std::uint64_t, std::span<std::byte> buffer) override
     {
         if (auto st = m_counts.reach(Operation::ReaderRead); !st)
             return std::move(st).error();
         return buffer.size();
     }
-    Status copyRangeTo(std::uint64_t, std::uint64_t, Writer &) override { return m_counts.reach(Operation::ReaderCopyRange); }
+    Status copyRangeTo(std::uint64_t, std::uint64_t, Writer &) override
+    {
+        return m_counts.reach(Operation::ReaderCopyRange);
+    }
 
 private:
     Counts &m_counts;
@@ -83,7 +97,8 @@ public:
     {
         return value(Operation::Read, b.size());
     }
-    Result<std::size_t> readVersion(std::string_view, std::uint64_t, std::span<std::byte> b, const ObjectVersion &) override
+    Result<std::size_t> readVersion(std::string_view, std::uint64_t, std::span<std::byte> b,
+                                    const ObjectVersion &) override
     {
         return value(Operation::ReadVersion, b.size());
     }
@@ -93,9 +108,15 @@ public:
             return std::move(st).error();
         return std::unique_ptr<Writer>(std::make_unique<CountingWriter>(counts));
     }
-    Status put(std::string_view, std::span<const std::byte>, const WriteOptions &) override { return counts.reach(Operation::Put); }
+    Status put(std::string_view, std::span<const std::byte>, const WriteOptions &) override
+    {
+        return counts.reach(Operation::Put);
+    }
     Status remove(std::string_view, std::string_view) override { return counts.reach(Operation::Remove); }
-    Status removeMany(std::span<const std::string>, std::string_view) override { return counts.reach(Operation::RemoveMany); }
+    Status removeMany(std::span<const std::string>, std::string_view) override
+    {
+        return counts.reach(Operation::RemoveMany);
+    }
     Status createDir(std::string_view) override { return counts.reach(Operation::CreateDir); }
     Status rename(std::string_view, std::string_view, bool) override { return counts.reach(Operation::Rename); }
     Status setPermissions(std::string_view, std::uint32_t, std::string_view) override
@@ -109,9 +130,18 @@ public:
         return std::unique_ptr<Reader>(std::make_unique<CountingReader>(counts));
     }
     Status copy(std::string_view, std::string_view) override { return counts.reach(Operation::Copy); }
-    Result<std::vector<Extent>> extents(std::string_view) override { return value(Operation::Extents, std::vector<Extent>{}); }
-    Status copyRange(std::string_view, std::uint64_t, std::uint64_t, Writer &) override { return counts.reach(Operation::CopyRange); }
-    void willRead(std::string_view, std::span<const Extent>) override { counts.seen[std::size_t(Operation::WillRead)]++; }
+    Result<std::vector<Extent>> extents(std::string_view) override
+    {
+        return value(Operation::Extents, std::vector<Extent>{});
+    }
+    Status copyRange(std::string_view, std::uint64_t, std::uint64_t, Writer &) override
+    {
+        return counts.reach(Operation::CopyRange);
+    }
+    void willRead(std::string_view, std::span<const Extent>) override
+    {
+        counts.seen[std::size_t(Operation::WillRead)]++;
+    }
     void discardPending(std::string_view, const std::string &) override
     {
         counts.seen[std::size_t(Operation::DiscardPending)]++;
@@ -154,7 +184,11 @@ Status invoke(Backend &top, Operation op)
     case Operation::List: return status(top.list("/", recursive));
     case Operation::Read: return status(top.read("/a", 4, buffer));
     case Operation::ReadVersion: return status(top.readVersion("/a", 0, buffer, ObjectVersion{"\"e1\"", 16}));
-    case Operation::OpenWriter: return withWriter([](Writer &w) { w.abort(); return Status(); });
+    case Operation::OpenWriter:
+        return withWriter([](Writer &w) {
+            w.abort();
+            return Status();
+        });
     case Operation::Put: return top.put("/a", buffer, {});
     case Operation::Remove: return top.remove("/a", "/");
     case Operation::RemoveMany: return top.removeMany(paths, "/");
@@ -171,8 +205,16 @@ Status invoke(Backend &top, Operation op)
     case Operation::WriterWriteAt: return withWriter([&](Writer &w) { return w.writeAt(16, buffer); });
     case Operation::WriterSetLength: return withWriter([](Writer &w) { return w.setLength(32); });
     case Operation::WriterCommit: return withWriter([](Writer &w) { return w.commit(); });
-    case Operation::WriterAbort: return withWriter([](Writer &w) { w.abort(); return Status(); });
-    case Operation::WriterSuspend: return withWriter([](Writer &w) { w.suspend(); return Status(); });
+    case Operation::WriterAbort:
+        return withWriter([](Writer &w) {
+            w.abort();
+            return Status();
+        });
+    case Operation::WriterSuspend:
+        return withWriter([](Writer &w) {
+            w.suspend();
+            return Status();
+        });
     case Operation::ReaderRead: return withReader([&](Reader &r) { return status(r.read(8, buffer)); });
     case Operation::ReaderCopyRange:
         return withReader([&](Reader &r) { return withWriter([&](Writer &w) { return r.copyRangeTo(0, 16, w); }); });
@@ -245,20 +287,23 @@ private Q_SLOTS:
             if (op == Operation::WriterWrite || op == Operation::WriterWriteAt) {
                 // Chunks are summed into the line that ends the writer.
                 QVERIFY2(std::any_of(lines.begin(), lines.end(),
-                                     [](const std::string &l) { return l.starts_with("abort mem://test/w (16 bytes discarded)"); }),
+                                     [](const std::string &l) {
+                                         return l.starts_with("abort mem://test/w (16 bytes discarded)");
+                                     }),
                          name.c_str());
                 continue;
             }
-            QVERIFY2(std::any_of(lines.begin(), lines.end(), [&](const std::string &l) { return l.starts_with(name + " mem://"); }),
+            QVERIFY2(std::any_of(lines.begin(), lines.end(),
+                                 [&](const std::string &l) { return l.starts_with(name + " mem://"); }),
                      (name + " not logged").c_str());
         }
     }
 
     void retriesWhatMayRunTwice()
     {
-        const std::set<Operation> once{Operation::Rename,        Operation::WriterWrite,  Operation::WriterWriteAt,
+        const std::set<Operation> once{Operation::Rename,          Operation::WriterWrite,  Operation::WriterWriteAt,
                                        Operation::WriterSetLength, Operation::WriterCommit, Operation::WriterAbort,
-                                       Operation::WriterSuspend, Operation::WillRead,     Operation::DiscardPending};
+                                       Operation::WriterSuspend,   Operation::WillRead,     Operation::DiscardPending};
         for (Operation op : allOperations()) {
             auto backend = std::make_shared<CountingBackend>();
             RetryPolicy policy;

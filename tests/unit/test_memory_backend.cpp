@@ -361,7 +361,8 @@ void TestMemoryBackend::concurrentWritersNeverTearAnObject()
                 // Written in uneven pieces so a version is built over several calls.
                 bool ok = bool(writer);
                 for (std::size_t off = 0; ok && off < data.size(); off += 50000)
-                    ok = bool((*writer)->write(std::span(data).subspan(off, std::min<std::size_t>(50000, data.size() - off))));
+                    ok = bool((*writer)->write(
+                        std::span(data).subspan(off, std::min<std::size_t>(50000, data.size() - off))));
                 if (ok && (*writer)->commit())
                     ++writes;
                 else

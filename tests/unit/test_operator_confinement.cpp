@@ -4,9 +4,9 @@
 #include "tests/unit/unit_checks.h"
 
 #include "backends/memory/memory_backend.h"
-#include "tests/lib/forwarding_backend.h"
 #include "core/storage/operator.h"
 #include "core/storage/path.h"
+#include "tests/lib/forwarding_backend.h"
 
 #include <QTest>
 
@@ -29,7 +29,10 @@ public:
     bool extraPageFirst = false;
 
     // A flat listing here is only what `extra` holds for the folder.
-    Capabilities capabilities() const override { return ForwardingBackend::capabilities().add(Capability::ListRecursive); }
+    Capabilities capabilities() const override
+    {
+        return ForwardingBackend::capabilities().add(Capability::ListRecursive);
+    }
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override
     {
         if (options.recursive) {
@@ -114,9 +117,13 @@ void TestOperatorConfinement::init()
 
 void TestOperatorConfinement::listingsAreConfined()
 {
-    m_layer->extra["/dst"] = {entry("..", "/dst/..", EntryKind::Directory), entry("", "/dst/", EntryKind::Directory),
-                              entry("x/y", "/dst/x/y"), entry(".", "/dst/."), entry("top", "/top"),
-                              entry("other", "/other", EntryKind::Directory), entry("a", "/dst/sub/a"),
+    m_layer->extra["/dst"] = {entry("..", "/dst/..", EntryKind::Directory),
+                              entry("", "/dst/", EntryKind::Directory),
+                              entry("x/y", "/dst/x/y"),
+                              entry(".", "/dst/."),
+                              entry("top", "/top"),
+                              entry("other", "/other", EntryKind::Directory),
+                              entry("a", "/dst/sub/a"),
                               entry("nul", std::string("/dst/n\0l", 8))};
     auto page = m_op->list("/dst");
     REQUIRE_OK(page);
@@ -146,12 +153,14 @@ void TestOperatorConfinement::recursiveListingsAreConfined()
 void TestOperatorConfinement::removeAllStaysInside()
 {
     // A listing that names the parent, the root and a sibling as children of /dst.
-    m_layer->extra["/dst"] = {entry("..", "/dst/..", EntryKind::Directory), entry("other", "/other", EntryKind::Directory),
-                              entry("top", "/top")};
+    m_layer->extra["/dst"] = {entry("..", "/dst/..", EntryKind::Directory),
+                              entry("other", "/other", EntryKind::Directory), entry("top", "/top")};
     m_layer->extra["/dst/sub"] = {entry("..", "/dst/sub/..", EntryKind::Directory)};
     std::vector<std::string> skipped;
     RemoveAllOptions options;
-    options.onSkipped = [&](std::string_view dir, std::string_view raw) { skipped.push_back(std::string(dir) + " " + std::string(raw)); };
+    options.onSkipped = [&](std::string_view dir, std::string_view raw) {
+        skipped.push_back(std::string(dir) + " " + std::string(raw));
+    };
     REQUIRE_OK(m_op->removeAll("/dst", options));
     QVERIFY(!exists("/dst"));
     QVERIFY(exists("/other/keep"));

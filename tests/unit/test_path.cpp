@@ -275,7 +275,10 @@ void TestPath::printable_data()
     QTest::newRow("escape sequence") << QByteArray("a\x1b[2Jb") << QByteArray("a\\x1b[2Jb");
     QTest::newRow("newline, CR, tab") << QByteArray("a\nb\rc\td") << QByteArray("a\\nb\\rc\\td");
     QTest::newRow("DEL") << QByteArray("a\x7f") << QByteArray("a\\x7f");
-    QTest::newRow("C1 control (CSI as UTF-8)") << QByteArray("a\xc2\x9b" "31m") << QByteArray("a\\xc2\\x9b" "31m");
+    QTest::newRow("C1 control (CSI as UTF-8)") << QByteArray("a\xc2\x9b"
+                                                             "31m")
+                                               << QByteArray("a\\xc2\\x9b"
+                                                             "31m");
     QTest::newRow("not UTF-8") << QByteArray("a\xff\xfe") << QByteArray("a\\xff\\xfe");
     QTest::newRow("cut UTF-8") << QByteArray("a\xe2\x82") << QByteArray("a\\xe2\\x82");
     QTest::newRow("overlong slash") << QByteArray("\xc0\xaf") << QByteArray("\\xc0\\xaf");

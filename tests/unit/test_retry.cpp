@@ -25,10 +25,10 @@ namespace {
 // Accepts bytes, or fails every write with a scripted error.
 class ScriptedWriter final : public Writer {
 public:
-    explicit ScriptedWriter(std::optional<Error> failure) : m_failure(std::move(failure)) {}
+    explicit ScriptedWriter(std::optional<Error> failure) : m_failure(std::move(failure)) { }
     Status write(std::span<const std::byte>) override { return m_failure ? Status(*m_failure) : Status(); }
     Status commit() override { return {}; }
-    void abort() override {}
+    void abort() override { }
 
 private:
     std::optional<Error> m_failure;
@@ -38,7 +38,7 @@ private:
 // runs out) and records which operations reached it.
 class ScriptedBackend final : public Backend {
 public:
-    Capabilities caps{Capability::Stat, Capability::List,      Capability::Read,   Capability::Write,
+    Capabilities caps{Capability::Stat,   Capability::List,      Capability::Read,   Capability::Write,
                       Capability::Remove, Capability::CreateDir, Capability::Rename, Capability::RangedRead};
     std::deque<Error> script;
     std::optional<Error> writerFailure;

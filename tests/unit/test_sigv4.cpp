@@ -69,11 +69,10 @@ SignedRequest putObjectExample()
 // Signs the headers signV4 would, so canonical requests can be compared with AWS's text.
 std::vector<Header> s3SignedHeaders(const SignedRequest &request)
 {
-    std::vector<Header> headers = {{"host", request.host},
-                                   {"x-amz-content-sha256", request.payloadHash.empty()
-                                                                ? std::string(kEmptyPayloadHash)
-                                                                : request.payloadHash},
-                                   {"x-amz-date", amzDate(kS3Time)}};
+    std::vector<Header> headers = {
+        {"host", request.host},
+        {"x-amz-content-sha256", request.payloadHash.empty() ? std::string(kEmptyPayloadHash) : request.payloadHash},
+        {"x-amz-date", amzDate(kS3Time)}};
     headers.insert(headers.end(), request.headers.begin(), request.headers.end());
     return headers;
 }
@@ -119,17 +118,16 @@ void SigV4Test::awsS3Examples_data()
     QTest::addColumn<int>("example");
     QTest::addColumn<QByteArray>("signature");
     QTest::addColumn<QByteArray>("signedHeaders");
-    QTest::newRow("GET object with Range") << 0
-        << QByteArray("f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
+    QTest::newRow("GET object with Range")
+        << 0 << QByteArray("f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41")
         << QByteArray("host;range;x-amz-content-sha256;x-amz-date");
-    QTest::newRow("PUT object") << 1
-        << QByteArray("98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd")
-        << QByteArray("date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class");
-    QTest::newRow("GET bucket lifecycle") << 2
-        << QByteArray("fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543")
+    QTest::newRow("PUT object") << 1 << QByteArray("98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd")
+                                << QByteArray("date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class");
+    QTest::newRow("GET bucket lifecycle")
+        << 2 << QByteArray("fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543")
         << QByteArray("host;x-amz-content-sha256;x-amz-date");
-    QTest::newRow("GET bucket (list objects)") << 3
-        << QByteArray("34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7")
+    QTest::newRow("GET bucket (list objects)")
+        << 3 << QByteArray("34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7")
         << QByteArray("host;x-amz-content-sha256;x-amz-date");
 }
 
@@ -173,9 +171,11 @@ void SigV4Test::getObjectCanonicalRequestMatchesAws()
     for (qsizetype i = 0; i < lines.size(); ++i)
         QCOMPARE(lines[i], documented[i]);
 
-    const std::string toSign = stringToSign(amzDate(kS3Time), credentialScope("20130524", "us-east-1", "s3"), canonical);
-    QCOMPARE(toSign, std::string("AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n"
-                                 "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972"));
+    const std::string toSign =
+        stringToSign(amzDate(kS3Time), credentialScope("20130524", "us-east-1", "s3"), canonical);
+    QCOMPARE(toSign,
+             std::string("AWS4-HMAC-SHA256\n20130524T000000Z\n20130524/us-east-1/s3/aws4_request\n"
+                         "7344ae5b7ee6c3e7e6b0fe0640412a37625d1fbfff95c48bbb2dc43964946972"));
 }
 
 void SigV4Test::putObjectCanonicalRequestMatchesAws()
@@ -183,17 +183,18 @@ void SigV4Test::putObjectCanonicalRequestMatchesAws()
     const SignedRequest request = putObjectExample();
     QCOMPARE(request.payloadHash, std::string("44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072"));
     const std::string canonical = canonicalRequest(request, s3SignedHeaders(request));
-    QCOMPARE(canonical, std::string("PUT\n"
-                                    "/test%24file.text\n"
-                                    "\n"
-                                    "date:Fri, 24 May 2013 00:00:00 GMT\n"
-                                    "host:examplebucket.s3.amazonaws.com\n"
-                                    "x-amz-content-sha256:44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072\n"
-                                    "x-amz-date:20130524T000000Z\n"
-                                    "x-amz-storage-class:REDUCED_REDUNDANCY\n"
-                                    "\n"
-                                    "date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class\n"
-                                    "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072"));
+    QCOMPARE(canonical,
+             std::string("PUT\n"
+                         "/test%24file.text\n"
+                         "\n"
+                         "date:Fri, 24 May 2013 00:00:00 GMT\n"
+                         "host:examplebucket.s3.amazonaws.com\n"
+                         "x-amz-content-sha256:44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072\n"
+                         "x-amz-date:20130524T000000Z\n"
+                         "x-amz-storage-class:REDUCED_REDUNDANCY\n"
+                         "\n"
+                         "date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class\n"
+                         "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072"));
     QCOMPARE(sha256Hex(canonical), std::string("9e0e90d9c76de8fa5b200d8c849cd5b8dc7a3be3951ddb7f6a76b4158342019d"));
 }
 
@@ -212,18 +213,20 @@ void SigV4Test::getObjectAuthorizationHeader()
 // which signV4 always adds for S3), so it goes through the building blocks.
 void SigV4Test::iamListUsersExample()
 {
-    const SignedRequest request{"GET", "iam.amazonaws.com", "/",
-                                {{"Version", "2010-05-08"}, {"Action", "ListUsers"}}, {}, {}};
-    const std::string canonical = canonicalRequest(
-        request, {{"Content-Type", "application/x-www-form-urlencoded; charset=utf-8"},
-                  {"Host", "iam.amazonaws.com"},
-                  {"X-Amz-Date", amzDate(kIamTime)}});
-    QCOMPARE(canonical, std::string("GET\n/\nAction=ListUsers&Version=2010-05-08\n"
-                                    "content-type:application/x-www-form-urlencoded; charset=utf-8\n"
-                                    "host:iam.amazonaws.com\n"
-                                    "x-amz-date:20150830T123600Z\n\n"
-                                    "content-type;host;x-amz-date\n"
-                                    "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
+    const SignedRequest request{
+        "GET", "iam.amazonaws.com", "/", {{"Version", "2010-05-08"}, {"Action", "ListUsers"}}, {}, {}};
+    const std::string canonical =
+        canonicalRequest(request,
+                         {{"Content-Type", "application/x-www-form-urlencoded; charset=utf-8"},
+                          {"Host", "iam.amazonaws.com"},
+                          {"X-Amz-Date", amzDate(kIamTime)}});
+    QCOMPARE(canonical,
+             std::string("GET\n/\nAction=ListUsers&Version=2010-05-08\n"
+                         "content-type:application/x-www-form-urlencoded; charset=utf-8\n"
+                         "host:iam.amazonaws.com\n"
+                         "x-amz-date:20150830T123600Z\n\n"
+                         "content-type;host;x-amz-date\n"
+                         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"));
     QCOMPARE(sha256Hex(canonical), std::string("f536975d06c0309214f805bb90ccff089219ecd68b2577efef23edd43b7e1a59"));
 
     const std::string key = signingKey(kIamSecret, "20150830", "us-east-1", "iam");
@@ -270,9 +273,9 @@ void SigV4Test::sessionTokenIsSentAndSigned()
     signedHeaders.emplace_back("x-amz-security-token", withToken.sessionToken);
     const std::string canonical = canonicalRequest(request, signedHeaders);
     QVERIFY(canonical.find("\nx-amz-security-token:" + withToken.sessionToken + '\n') != std::string::npos);
-    const std::string expected = hmacSha256Hex(
-        signingKey(kS3Example.secretAccessKey, "20130524", "us-east-1", "s3"),
-        stringToSign("20130524T000000Z", credentialScope("20130524", "us-east-1", "s3"), canonical));
+    const std::string expected =
+        hmacSha256Hex(signingKey(kS3Example.secretAccessKey, "20130524", "us-east-1", "s3"),
+                      stringToSign("20130524T000000Z", credentialScope("20130524", "us-east-1", "s3"), canonical));
     QCOMPARE(signatureOf(temp), expected);
 }
 
@@ -372,12 +375,11 @@ void SigV4Test::queryIsSortedByEncodedName()
     QCOMPARE(canonicalQueryString({{"prefix", "dir/ü"}, {"list-type", "2"}, {"delimiter", "/"}}),
              std::string("delimiter=%2F&list-type=2&prefix=dir%2F%C3%BC"));
     // Byte order: uppercase before lowercase, then repeated names by value.
-    QCOMPARE(canonicalQueryString({{"b", "2"}, {"a", "z"}, {"B", "1"}, {"a", "y"}}),
-             std::string("B=1&a=y&a=z&b=2"));
+    QCOMPARE(canonicalQueryString({{"b", "2"}, {"a", "z"}, {"B", "1"}, {"a", "y"}}), std::string("B=1&a=y&a=z&b=2"));
     // Sorted after encoding: "%20" (0x25) sorts before "-" (0x2D) and letters.
     QCOMPARE(canonicalQueryString({{"a-b", "1"}, {"a b", "2"}}), std::string("a%20b=2&a-b=1"));
-    QCOMPARE(canonicalQueryString({{"continuation-token", "1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM="},
-                                   {"list-type", "2"}}),
+    QCOMPARE(canonicalQueryString(
+                 {{"continuation-token", "1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM="}, {"list-type", "2"}}),
              std::string("continuation-token=1ueGcxLPRx1Tr%2FXYExHnhbYLgveDs2J%2Fwm36Hy4vbOwM%3D&list-type=2"));
 }
 
@@ -437,8 +439,12 @@ void SigV4Test::fixedTimeIsDeterministic()
 {
     Credentials credentials = kS3Example;
     credentials.sessionToken = "t";
-    SignedRequest request{"PUT", "127.0.0.1:4569", "/bucket/a b/ü", {{"uploadId", "x"}, {"partNumber", "3"}},
-                          {{"content-type", "application/octet-stream"}}, std::string(kUnsignedPayload)};
+    SignedRequest request{"PUT",
+                          "127.0.0.1:4569",
+                          "/bucket/a b/ü",
+                          {{"uploadId", "x"}, {"partNumber", "3"}},
+                          {{"content-type", "application/octet-stream"}},
+                          std::string(kUnsignedPayload)};
     const auto first = signV4(request, credentials, "us-east-1", "s3", kIamTime);
     const auto second = signV4(request, credentials, "us-east-1", "s3", kIamTime);
     QCOMPARE(first, second);

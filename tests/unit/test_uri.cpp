@@ -170,8 +170,8 @@ void TestUri::secretQueryValuesRedacted()
     QFETCH(QByteArray, key);
     const std::string k(view(key));
     QVERIFY(isSecretQueryKey(k));
-    const std::string text = "s3://bucket/dir/key?region=eu-west-1&" + k
-        + "=Hidden%2FValue123&endpoint=http://127.0.0.1:9000";
+    const std::string text =
+        "s3://bucket/dir/key?region=eu-west-1&" + k + "=Hidden%2FValue123&endpoint=http://127.0.0.1:9000";
     Uri uri = parsed(text);
     // The value is still there for the code that needs it...
     QCOMPARE(uri.queryValue(k), std::optional<std::string>("Hidden/Value123"));
@@ -284,7 +284,7 @@ void TestUri::percentDecodeValid()
     QCOMPARE(*percentDecode("%41%42c"), std::string("ABc"));
     QCOMPARE(*percentDecode("%e2%82%ac"), std::string("€"));
     QCOMPARE(*percentDecode("%E2%82%AC"), std::string("€"));
-    QCOMPARE(*percentDecode("a+b"), std::string("a+b")); // '+' is not a space in paths
+    QCOMPARE(*percentDecode("a+b"), std::string("a+b"));   // '+' is not a space in paths
     QCOMPARE(*percentDecode("%2541"), std::string("%41")); // decoded once only
     QCOMPARE(*percentDecode(""), std::string());
 }
@@ -330,7 +330,8 @@ void TestUri::hostileInputs_data()
     QTest::newRow("query without name") << QByteArray("s3://b/k?=v");
     QTest::newRow("newline") << QByteArray("memory://demo/a\nb");
     QTest::newRow("tab") << QByteArray("memory://demo/a\tb");
-    QTest::newRow("DEL") << QByteArray("memory://demo/a\x7f" "b");
+    QTest::newRow("DEL") << QByteArray("memory://demo/a\x7f"
+                                       "b");
     QTest::newRow("raw NUL") << QByteArray("memory://demo/a\0b", 17);
     QTest::newRow("raw NUL in bare path") << QByteArray("/tmp/a\0b", 8);
     QTest::newRow("unclosed IPv6") << QByteArray("nbd://[::1/export");

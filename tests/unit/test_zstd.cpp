@@ -57,25 +57,44 @@ Result<Bytes> runOver(std::span<const std::byte> data, Direction direction)
 
 Result<Bytes> compress(std::span<const std::byte> data, const ZstdOptions &options = {})
 {
-    return runOver(data, [&](const StreamRead &read, const StreamWrite &write) {
-        return zstdCompress(read, write, options);
-    });
+    return runOver(
+        data, [&](const StreamRead &read, const StreamWrite &write) { return zstdCompress(read, write, options); });
 }
 
 Result<Bytes> decompress(std::span<const std::byte> data, std::size_t chunkSize = MiB)
 {
-    return runOver(data, [&](const StreamRead &read, const StreamWrite &write) {
-        return zstdDecompress(read, write, chunkSize);
-    });
+    return runOver(
+        data, [&](const StreamRead &read, const StreamWrite &write) { return zstdDecompress(read, write, chunkSize); });
 }
 
 // Log-like lines: the kind of text that compresses a few times over, as real files do.
 Bytes textBytes(std::size_t size, unsigned seed)
 {
     static constexpr std::string_view words[] = {
-        "INFO",  "WARN",   "read",   "write", "object", "bucket", "s3://photos/2024/", "latency",
-        "bytes", "commit", "abort",  "retry", "range",  "extent", "webdav",            "ok",
-        "the",   "of",     "stream", "chunk", "done",   "queued", "file:///srv/data/", "error",
+        "INFO",
+        "WARN",
+        "read",
+        "write",
+        "object",
+        "bucket",
+        "s3://photos/2024/",
+        "latency",
+        "bytes",
+        "commit",
+        "abort",
+        "retry",
+        "range",
+        "extent",
+        "webdav",
+        "ok",
+        "the",
+        "of",
+        "stream",
+        "chunk",
+        "done",
+        "queued",
+        "file:///srv/data/",
+        "error",
     };
     std::string text;
     text.reserve(size + 128);
@@ -205,15 +224,22 @@ void ZstdTest::roundTrip_data()
 
     for (int threads : {1, 2}) {
         for (int level : {1, 19}) {
-            QTest::addRow("empty t%d l%d", threads, level) << QStringLiteral("text") << qsizetype(0) << threads << level << qsizetype(MiB);
-            QTest::addRow("1 byte t%d l%d", threads, level) << QStringLiteral("text") << qsizetype(1) << threads << level << qsizetype(MiB);
-            QTest::addRow("1 MiB text t%d l%d", threads, level) << QStringLiteral("text") << qsizetype(MiB) << threads << level << qsizetype(MiB);
+            QTest::addRow("empty t%d l%d", threads, level)
+                << QStringLiteral("text") << qsizetype(0) << threads << level << qsizetype(MiB);
+            QTest::addRow("1 byte t%d l%d", threads, level)
+                << QStringLiteral("text") << qsizetype(1) << threads << level << qsizetype(MiB);
+            QTest::addRow("1 MiB text t%d l%d", threads, level)
+                << QStringLiteral("text") << qsizetype(MiB) << threads << level << qsizetype(MiB);
         }
-        QTest::addRow("10 MiB random t%d l1", threads) << QStringLiteral("random") << qsizetype(10 * MiB) << threads << 1 << qsizetype(MiB);
-        QTest::addRow("64 MiB zeros t%d l1", threads) << QStringLiteral("zeros") << qsizetype(64 * MiB) << threads << 1 << qsizetype(MiB);
-        QTest::addRow("256 KiB random t%d l19", threads) << QStringLiteral("random") << qsizetype(256 * 1024) << threads << 19 << qsizetype(MiB);
+        QTest::addRow("10 MiB random t%d l1", threads)
+            << QStringLiteral("random") << qsizetype(10 * MiB) << threads << 1 << qsizetype(MiB);
+        QTest::addRow("64 MiB zeros t%d l1", threads)
+            << QStringLiteral("zeros") << qsizetype(64 * MiB) << threads << 1 << qsizetype(MiB);
+        QTest::addRow("256 KiB random t%d l19", threads)
+            << QStringLiteral("random") << qsizetype(256 * 1024) << threads << 19 << qsizetype(MiB);
     }
-    QTest::newRow("10 MiB random l3 all cores") << QStringLiteral("random") << qsizetype(10 * MiB) << 0 << 3 << qsizetype(MiB);
+    QTest::newRow("10 MiB random l3 all cores")
+        << QStringLiteral("random") << qsizetype(10 * MiB) << 0 << 3 << qsizetype(MiB);
     // Buffers far smaller than a zstd block (128 KiB) force output to wait inside the contexts.
     QTest::newRow("3 MiB text chunk 1000") << QStringLiteral("text") << qsizetype(3 * MiB) << 2 << 3 << qsizetype(1000);
     QTest::newRow("1 MiB random chunk 7") << QStringLiteral("random") << qsizetype(MiB) << 1 << 1 << qsizetype(7);
@@ -303,13 +329,17 @@ void ZstdTest::zeroRunsAreNeitherReadNorCompressed()
             readInsideRun = true;
         for (std::size_t i = 0; i < n; ++i) {
             const std::uint64_t at = pos + i;
-            buffer[i] = at < holeAt ? head[at] : at < holeAt + holeLength ? std::byte{0} : tail[at - holeAt - holeLength];
+            buffer[i] = at < holeAt        ? head[at]
+                : at < holeAt + holeLength ? std::byte{0}
+                                           : tail[at - holeAt - holeLength];
         }
         pos += n;
         return n;
     };
     ZeroRuns runs;
-    runs.ahead = [&]() -> std::uint64_t { return pos >= holeAt && pos < holeAt + holeLength ? holeAt + holeLength - pos : 0; };
+    runs.ahead = [&]() -> std::uint64_t {
+        return pos >= holeAt && pos < holeAt + holeLength ? holeAt + holeLength - pos : 0;
+    };
     runs.skip = [&](std::uint64_t n) { pos += n; };
     Bytes packed;
     auto totals = zstdCompress(read, appendTo(packed), {3, 1}, &runs);
@@ -363,8 +393,8 @@ void ZstdTest::zstdToolFramesDecompress()
     const QString plain = dir.filePath(QStringLiteral("plain"));
     const QString packedPath = dir.filePath(QStringLiteral("theirs.zst"));
     QVERIFY(writeFile(plain, data));
-    const QString failure = runZstd(options + QStringList{QStringLiteral("-q"), QStringLiteral("-f"), plain,
-                                                          QStringLiteral("-o"), packedPath});
+    const QString failure = runZstd(
+        options + QStringList{QStringLiteral("-q"), QStringLiteral("-f"), plain, QStringLiteral("-o"), packedPath});
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
 
     auto unpacked = decompress(readFile(packedPath), std::size_t(chunk));
@@ -453,7 +483,9 @@ void ZstdTest::concatenatedFramesDecompressToTheConcatenation()
     REQUIRE_OK(empty);
     REQUIRE_OK(b);
     // A skippable frame (magic 0x184D2A50, little-endian length, payload) carries no data.
-    const auto skippable = asBytes(std::string_view("\x50\x2a\x4d\x18\x03\x00\x00\x00" "abc", 11));
+    const auto skippable = asBytes(std::string_view("\x50\x2a\x4d\x18\x03\x00\x00\x00"
+                                                    "abc",
+                                                    11));
 
     auto unpacked = decompress(concat({*a, *empty, skippable, *b}), 4096);
     REQUIRE_OK(unpacked);
@@ -491,16 +523,16 @@ void ZstdTest::readErrorPassesThrough()
     auto packed = compress(data);
     REQUIRE_OK(packed);
     auto failingAfter = [](std::span<const std::byte> source) -> StreamRead {
-        return [inner = memoryReader(source, 10000), calls = 0](std::span<std::byte> buffer) mutable
-                   -> Result<std::size_t> {
+        return [inner = memoryReader(source, 10000),
+                calls = 0](std::span<std::byte> buffer) mutable -> Result<std::size_t> {
             if (++calls == 4)
                 return Error(ErrorKind::Network, "connection reset");
             return inner(buffer);
         };
     };
     Bytes sink;
-    for (auto result : {zstdCompress(failingAfter(data), appendTo(sink)),
-                        zstdDecompress(failingAfter(*packed), appendTo(sink))}) {
+    for (auto result :
+         {zstdCompress(failingAfter(data), appendTo(sink)), zstdDecompress(failingAfter(*packed), appendTo(sink))}) {
         REQUIRE_KIND(result, ErrorKind::Network);
         QVERIFY(result.error().temporary());
         QCOMPARE(result.error().cause(), std::string("connection reset"));
@@ -511,8 +543,8 @@ void ZstdTest::invalidOptions()
 {
     const Bytes data = textBytes(1000, 14);
     Bytes sink;
-    for (const ZstdOptions &options : {ZstdOptions{23, 1}, ZstdOptions{-1000000, 1}, ZstdOptions{3, -1},
-                                       ZstdOptions{3, 1, 0}})
+    for (const ZstdOptions &options :
+         {ZstdOptions{23, 1}, ZstdOptions{-1000000, 1}, ZstdOptions{3, -1}, ZstdOptions{3, 1, 0}})
         REQUIRE_KIND(zstdCompress(memoryReader(data), appendTo(sink), options), ErrorKind::InvalidInput);
     REQUIRE_KIND(zstdDecompress(memoryReader(data), appendTo(sink), 0), ErrorKind::InvalidInput);
     QVERIFY(sink.empty());
@@ -587,8 +619,7 @@ void ZstdTest::throughput()
 
     qInfo("zstd level 3, 2 threads, %zu MiB half random half text: ratio %.3f, compress %.0f MB/s, "
           "decompress %.0f MB/s",
-          total / MiB,
-          double(data.size()) / double(packed.size()), double(total) / 1e6 / compressSeconds,
+          total / MiB, double(data.size()) / double(packed.size()), double(total) / 1e6 / compressSeconds,
           double(total) / 1e6 / decompressSeconds);
 }
 

@@ -83,17 +83,17 @@ inline std::string extentsText(const std::vector<Extent> &extents)
 } // namespace strata
 
 // The Result must be ok; otherwise the test fails showing the error's message.
-#define REQUIRE_OK(expr)                                                                       \
-    do {                                                                                       \
-        auto &&r_ = (expr);                                                                    \
-        if (!r_.ok())                                                                          \
-            QFAIL((std::string(#expr " failed: ") + r_.error().message()).c_str());            \
+#define REQUIRE_OK(expr)                                                            \
+    do {                                                                            \
+        auto &&r_ = (expr);                                                         \
+        if (!r_.ok())                                                               \
+            QFAIL((std::string(#expr " failed: ") + r_.error().message()).c_str()); \
     } while (false)
 
 // The Result must be an error of that kind.
-#define REQUIRE_KIND(expr, wanted)                                                             \
-    do {                                                                                       \
-        auto &&r_ = (expr);                                                                    \
-        QVERIFY2(!r_.ok(), #expr " succeeded but should have failed");                         \
-        QCOMPARE(r_.error().kind(), wanted);                                                   \
+#define REQUIRE_KIND(expr, wanted)                                     \
+    do {                                                               \
+        auto &&r_ = (expr);                                            \
+        QVERIFY2(!r_.ok(), #expr " succeeded but should have failed"); \
+        QCOMPARE(r_.error().kind(), wanted);                           \
     } while (false)

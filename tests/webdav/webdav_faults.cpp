@@ -37,7 +37,10 @@ std::string env(const char *name)
 // One webdav_stub.js server (see its header for the modes).
 class Stub : public StubProcess {
 public:
-    explicit Stub(const QString &mode, const QStringList &args = {}) : StubProcess(QStringLiteral(STRATA_WEBDAV_STUB_JS), mode, args) {}
+    explicit Stub(const QString &mode, const QStringList &args = {})
+        : StubProcess(QStringLiteral(STRATA_WEBDAV_STUB_JS), mode, args)
+    {
+    }
     std::string uri(std::string_view path) const { return "webdav://" + hostPort() + std::string(path); }
     // "METHOD url" of each request.
     std::vector<std::string> requests() const
@@ -59,11 +62,11 @@ bool leaks(const Error &error, std::string_view secret)
 } // namespace
 
 // Starts webdav_stub.js in `mode` as `stub` and declares `op`, the operator of its root.
-#define OPEN_STUB(mode)                                                                        \
-    Stub stub(QStringLiteral(mode));                                                           \
-    QVERIFY2(stub.ok(), "webdav_stub.js did not start");                                       \
-    auto stubRoot_ = m_registry.open(stub.uri("/"));                                           \
-    REQUIRE_OK(stubRoot_);                                                                     \
+#define OPEN_STUB(mode)                                  \
+    Stub stub(QStringLiteral(mode));                     \
+    QVERIFY2(stub.ok(), "webdav_stub.js did not start"); \
+    auto stubRoot_ = m_registry.open(stub.uri("/"));     \
+    REQUIRE_OK(stubRoot_);                               \
     Operator &op = *stubRoot_->op
 
 class WebDavFaults : public QObject {
@@ -152,7 +155,8 @@ void WebDavFaults::wrongPasswordIsAuthenticationFailed()
     REQUIRE_OK(root);
     Operator &op = *root->op;
     const std::string sentence = "authentication failed at " + m_hostPort
-        + " (HTTP 401): the server refused the user name or password; check STRATA_WEBDAV_USER, STRATA_WEBDAV_PASSWORD or ~/.netrc";
+        + " (HTTP 401): the server refused the user name or password; check STRATA_WEBDAV_USER, STRATA_WEBDAV_PASSWORD "
+          "or ~/.netrc";
     std::vector<std::byte> buffer(64, std::byte{0});
     auto listed = op.list(root->path);
     REQUIRE_ERROR(listed, ErrorKind::PermissionDenied, sentence);
@@ -199,8 +203,10 @@ void WebDavFaults::missingCredentialsAreAskedFor()
     auto root = registry.open(uri("auth"));
     REQUIRE_OK(root);
     REQUIRE_ERROR(root->op->list(root->path), ErrorKind::PermissionDenied,
-                  "authentication failed at " + m_hostPort + " (HTTP 401): the server wants a user name and password; "
-                  "set STRATA_WEBDAV_HOST (this server), STRATA_WEBDAV_USER and STRATA_WEBDAV_PASSWORD, or add the host to ~/.netrc");
+                  "authentication failed at " + m_hostPort
+                      + " (HTTP 401): the server wants a user name and password; "
+                        "set STRATA_WEBDAV_HOST (this server), STRATA_WEBDAV_USER and STRATA_WEBDAV_PASSWORD, or add "
+                        "the host to ~/.netrc");
     // The open area needs none.
     auto open = registry.open(uri("open"));
     REQUIRE_OK(open);
@@ -211,7 +217,8 @@ void WebDavFaults::passwordInUriIsRefused()
 {
     const std::string secret = "Zq7-uri-SECRET-4f1e";
     auto opened = m_registry.open("webdav://strata:" + secret + "@" + m_hostPort + "/auth/");
-    REQUIRE_ERROR(opened, ErrorKind::InvalidInput, "a password never goes in a webdav:// URI; set STRATA_WEBDAV_PASSWORD");
+    REQUIRE_ERROR(opened, ErrorKind::InvalidInput,
+                  "a password never goes in a webdav:// URI; set STRATA_WEBDAV_PASSWORD");
     QVERIFY2(!leaks(opened.error(), secret), "the password was printed");
     // A user name alone is fine, and is not printed either (URIs show REDACTED@).
     auto named = m_registry.open("webdav://" + m_user + "@" + m_hostPort + "/auth/");
@@ -262,7 +269,8 @@ void WebDavFaults::netrcDefaultIsNeverSent()
         auto root = registry.open(target);
         REQUIRE_OK(root);
         // With the default entry's password this would succeed.
-        REQUIRE_ERROR(root->op->list(root->path), ErrorKind::PermissionDenied, "authentication failed at " + m_hostPort);
+        REQUIRE_ERROR(root->op->list(root->path), ErrorKind::PermissionDenied,
+                      "authentication failed at " + m_hostPort);
     }
 }
 
@@ -273,8 +281,10 @@ void WebDavFaults::plainHttpPasswordIsWarnedAbout()
     ScopedEnv password("STRATA_WEBDAV_PASSWORD", "plain-PASSWORD-5b1f");
     Registry registry;
     registerBuiltinBackends(registry);
-    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral(
-        "^strata: warning: the password for dav\\.example:8080 goes over plain HTTP .*use webdavs://$")));
+    QTest::ignoreMessage(
+        QtWarningMsg,
+        QRegularExpression(QStringLiteral(
+            "^strata: warning: the password for dav\\.example:8080 goes over plain HTTP .*use webdavs://$")));
     REQUIRE_OK(registry.open("webdav://dav.example:8080/x")); // opening sends nothing
     // Over TLS, or to this machine, nothing to say (a second warning would fail the test).
     REQUIRE_OK(registry.open("webdavs://dav.example:8080/x"));
@@ -293,7 +303,8 @@ void WebDavFaults::netrcSuppliesTheCredentials()
     ScopedEnv homeVar("HOME", home.path().toUtf8());
     ScopedEnv user("STRATA_WEBDAV_USER");
     ScopedEnv password("STRATA_WEBDAV_PASSWORD");
-    for (const std::string &target : {uri("auth", "/netrc.txt"), "webdav://" + m_user + "@" + m_hostPort + "/digest/" + m_prefix + "/netrc.txt"}) {
+    for (const std::string &target :
+         {uri("auth", "/netrc.txt"), "webdav://" + m_user + "@" + m_hostPort + "/digest/" + m_prefix + "/netrc.txt"}) {
         Registry registry;
         registerBuiltinBackends(registry);
         auto file = registry.open(target);
@@ -334,14 +345,17 @@ void WebDavFaults::digestAuthStreamsLargeUploads()
 void WebDavFaults::tenThousandEntriesInOnePropfind()
 {
     // Made on the server's disk, so the names reach us as lighttpd encodes them itself.
-    const QString datadir = QFileInfo(QString::fromStdString(env("STRATA_WEBDAV_ENVFILE"))).dir().filePath(QStringLiteral("lighttpd.datadir"));
+    const QString datadir = QFileInfo(QString::fromStdString(env("STRATA_WEBDAV_ENVFILE")))
+                                .dir()
+                                .filePath(QStringLiteral("lighttpd.datadir"));
     QFile datadirFile(datadir);
     QVERIFY2(datadirFile.open(QIODevice::ReadOnly), "no lighttpd.datadir beside the env file");
     const QString dir = QString::fromUtf8(datadirFile.readAll().trimmed()) + QStringLiteral("/root/open/")
         + QString::fromStdString(m_prefix) + QStringLiteral("/many");
     QVERIFY(QDir().mkpath(dir));
-    std::set<std::string> expected = {"with some spaces.txt", "données-日本語-ü.txt", "100% done %41.txt", "issue #42.txt",
-                                      "what?.txt", "a+b&c=d.txt", "<xml> & 'quotes'.txt"};
+    std::set<std::string> expected = {
+        "with some spaces.txt", "données-日本語-ü.txt", "100% done %41.txt", "issue #42.txt", "what?.txt",
+        "a+b&c=d.txt",          "<xml> & 'quotes'.txt"};
     for (int i = 0; expected.size() < 10000; ++i)
         expected.insert("entry-" + std::to_string(i));
     for (const auto &name : expected) {
@@ -366,7 +380,7 @@ void WebDavFaults::tenThousandEntriesInOnePropfind()
         ++pages;
         options.pageToken = page->nextPageToken;
     } while (!options.pageToken.empty());
-    QCOMPARE(total, std::size_t(10000)); // nothing repeated...
+    QCOMPARE(total, std::size_t(10000));    // nothing repeated...
     QCOMPARE(seen.size(), expected.size()); // ...nothing lost
     for (const auto &name : expected)
         QVERIFY2(seen.count(name) && seen[name] == name.size(), name.c_str());
@@ -378,8 +392,9 @@ void WebDavFaults::tenThousandEntriesInOnePropfind()
 void WebDavFaults::htmlAnswerToPropfindIsNamed()
 {
     OPEN_STUB("html");
-    const std::string sentence = "the server answered PROPFIND with HTTP 200 and an HTML page, not a WebDAV multistatus (207); "
-                                 "is WebDAV enabled at this address?";
+    const std::string sentence =
+        "the server answered PROPFIND with HTTP 200 and an HTML page, not a WebDAV multistatus (207); "
+        "is WebDAV enabled at this address?";
     auto listed = op.list("/");
     REQUIRE_ERROR(listed, ErrorKind::Unsupported, sentence);
     QVERIFY2(listed.error().message().find("<html") == std::string::npos, "the page itself was quoted");
@@ -435,10 +450,12 @@ void WebDavFaults::statusesMapToKinds()
 {
     OPEN_STUB("status");
     REQUIRE_ERROR(op.stat("/401/x"), ErrorKind::PermissionDenied, "authentication failed at " + stub.hostPort());
-    REQUIRE_ERROR(op.stat("/403/x"), ErrorKind::PermissionDenied, "the server forbids PROPFIND here (HTTP 403 Forbidden)");
+    REQUIRE_ERROR(op.stat("/403/x"), ErrorKind::PermissionDenied,
+                  "the server forbids PROPFIND here (HTTP 403 Forbidden)");
     REQUIRE_ERROR(op.stat("/404/x"), ErrorKind::NotFound, "HTTP 404");
     REQUIRE_ERROR(op.createDir("/405/x"), ErrorKind::AlreadyExists, "something already has that name (HTTP 405)");
-    REQUIRE_ERROR(op.createDir("/409/x"), ErrorKind::NotFound, "the parent directory does not exist (HTTP 409 Conflict)");
+    REQUIRE_ERROR(op.createDir("/409/x"), ErrorKind::NotFound,
+                  "the parent directory does not exist (HTTP 409 Conflict)");
     REQUIRE_ERROR(op.rename("/412/x", "/412/y"), ErrorKind::AlreadyExists, "the destination already exists (HTTP 412)");
     REQUIRE_ERROR(op.stat("/423/x"), ErrorKind::Busy, "it is locked by another client (HTTP 423)");
     REQUIRE_ERROR(op.writeAll("/507/x", asBytes("x")), ErrorKind::NoSpace, "the server has no room left (HTTP 507)");
@@ -453,7 +470,8 @@ void WebDavFaults::redirectIsNamedWithoutItsQuery()
 {
     OPEN_STUB("redirect");
     auto stat = op.stat("/moved/x");
-    REQUIRE_ERROR(stat, ErrorKind::InvalidInput, "the server redirects PROPFIND to " + stub.endpoint() + "/elsewhere/ (HTTP 301); use that address");
+    REQUIRE_ERROR(stat, ErrorKind::InvalidInput,
+                  "the server redirects PROPFIND to " + stub.endpoint() + "/elsewhere/ (HTTP 301); use that address");
     QVERIFY2(!leaks(stat.error(), "SECRET-TOKEN"), "the redirect's query was printed");
 }
 
@@ -463,8 +481,9 @@ void WebDavFaults::onlyOurTemporaryUploadsAreDiscarded()
     // whatever it says, only a name of that form, next to the file, is ever deleted.
     OPEN_STUB("status");
     const auto before = stub.requests().size();
-    for (const char *hostile : {"../file.bin", "file.bin", ".strata-upload-0123456789abcdef/../../x", ".strata-upload-xyz",
-                                ".strata-upload-0123456789ABCDEF-file.bin", ".strata-upload-0123456789abcdefX", ""})
+    for (const char *hostile :
+         {"../file.bin", "file.bin", ".strata-upload-0123456789abcdef/../../x", ".strata-upload-xyz",
+          ".strata-upload-0123456789ABCDEF-file.bin", ".strata-upload-0123456789abcdefX", ""})
         op.discardPending("/404/file.bin", hostile);
     QCOMPARE(stub.requests().size(), before);
     op.discardPending("/404/file.bin", ".strata-upload-0123456789abcdef-file.bin");

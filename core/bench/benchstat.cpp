@@ -351,54 +351,52 @@ std::string scaleValue(double value, bool binary)
     return commonScale({value}, binary).format(value);
 }
 
-BenchstatReport benchstat(const std::vector<BenchstatInput> &inputs, const BenchstatOptions &options)
+namespace {
+
+// Metadata (assume=, better=) by tidied unit, as benchfmt keys it.
+using UnitMetadata = std::map<std::string, std::map<std::string, std::string>>;
+
+const std::string *metaValue(const UnitMetadata &metadata, const std::string &unit, const std::string &key)
 {
-    BenchstatReport report;
-    report.alpha = options.alpha;
-    report.confidence = options.confidence;
-    for (const auto &in : inputs)
-        report.labels.push_back(in.label);
+    const auto u = metadata.find(unit);
+    if (u == metadata.end())
+        return nullptr;
+    const auto k = u->second.find(key);
+    return k == u->second.end() ? nullptr : &k->second;
+}
 
-    // Metadata by tidied unit, as benchfmt keys it.
-    std::map<std::string, std::map<std::string, std::string>> metadata;
-    for (const auto &[unit, meta] : options.units) {
-        auto &m = metadata[tidyUnit(unit).first];
-        for (const auto &[k, v] : meta)
-            m.emplace(k, v);
-    }
-    auto metaValue = [&](const std::string &unit, const std::string &key) -> const std::string * {
-        const auto u = metadata.find(unit);
-        if (u == metadata.end())
-            return nullptr;
-        const auto k = u->second.find(key);
-        return k == u->second.end() ? nullptr : &k->second;
-    };
+// One table's results as they are gathered: its unit and configuration, its benchmark
+// names and the values of each (name, input) cell.
+struct TableBuilder {
+    std::vector<std::string> unitAndConfig;                   // unit, then config values
+    std::map<int, std::string> rows;                          // name ordinal → name
+    std::map<std::pair<int, int>, std::vector<double>> cells; // (name ordinal, input) → values
+    std::vector<bool> columns;                                // inputs with a value in it
+};
 
-    // benchproc orders every key by first observation: configuration keys, and within each
-    // key its values, units and benchmark names.
+// Every configuration key, in the order first seen (benchproc's order).
+std::vector<std::string> configKeys(const std::vector<BenchstatInput> &inputs)
+{
     std::vector<std::string> keys;
-    for (const auto &in : inputs) {
-        for (const auto &r : in.results) {
-            for (const auto &kv : r.config) {
+    for (const auto &in : inputs)
+        for (const auto &r : in.results)
+            for (const auto &kv : r.config)
                 if (std::find(keys.begin(), keys.end(), kv.first) == keys.end())
                     keys.push_back(kv.first);
-            }
-        }
-    }
+    return keys;
+}
+
+// The results grouped into tables, one per configuration and unit, each key an ordinal
+// by first observation (configuration values, then the unit), as benchproc orders them.
+std::map<std::vector<int>, TableBuilder> groupIntoTables(const std::vector<BenchstatInput> &inputs,
+                                                         const std::vector<std::string> &keys)
+{
     std::vector<std::map<std::string, int>> valueOrder(keys.size());
     std::map<std::string, int> unitOrder, nameOrder;
-    auto ordinal = [](std::map<std::string, int> &order, const std::string &v) {
+    const auto ordinal = [](std::map<std::string, int> &order, const std::string &v) {
         return order.emplace(v, int(order.size())).first->second;
     };
-
-    struct Builder {
-        std::vector<std::string> unitAndConfig;                   // unit, then config values
-        std::map<int, std::string> rows;                          // name ordinal → name
-        std::map<std::pair<int, int>, std::vector<double>> cells; // (name ordinal, input) → values
-        std::vector<bool> columns;
-    };
-    std::map<std::vector<int>, Builder> builders; // key: config value ordinals, unit ordinal
-
+    std::map<std::vector<int>, TableBuilder> builders;
     for (std::size_t col = 0; col < inputs.size(); ++col) {
         for (const auto &r : inputs[col].results) {
             std::vector<int> key;
@@ -428,83 +426,113 @@ BenchstatReport benchstat(const std::vector<BenchstatInput> &inputs, const Bench
             }
         }
     }
+    return builders;
+}
 
-    for (auto &[tableKey, b] : builders) {
-        BenchstatTable t;
-        t.unit = b.unitAndConfig[0];
-        for (std::size_t k = 0; k < keys.size(); ++k)
-            t.config.emplace_back(keys[k], b.unitAndConfig[k + 1]);
-        const std::string *assume = metaValue(t.unit, "assume");
-        t.exact = assume && *assume == "exact";
-        if (const std::string *better = metaValue(t.unit, "better"))
-            t.better = *better == "higher" ? 1 : (*better == "lower" ? -1 : 0);
-        else
-            t.better = defaultBetter(t.unit);
-        for (std::size_t col = 0; col < inputs.size(); ++col) {
-            if (b.columns[col])
-                t.columns.push_back(int(col));
-        }
-        for (const auto &[row, name] : b.rows) {
-            t.rows.push_back(name);
-            std::vector<std::optional<BenchstatCell>> cells(t.columns.size());
-            for (std::size_t c = 0; c < t.columns.size(); ++c) {
-                const auto it = b.cells.find({row, t.columns[c]});
-                if (it == b.cells.end())
-                    continue;
-                BenchstatCell cell;
-                cell.values = it->second;
-                std::sort(cell.values.begin(), cell.values.end());
-                cell.summary = summarizeSample(cell.values, options.confidence, t.exact);
-                cells[c] = std::move(cell);
-            }
-            for (std::size_t c = 1; c < cells.size(); ++c) {
-                if (cells[c] && cells[0])
-                    cells[c]->comparison = compareSamples(cells[0]->values, cells[c]->values, options.alpha, t.exact);
-            }
-            t.cells.push_back(std::move(cells));
-        }
-
-        // Geomean of each column's centers, and of the per-benchmark ratios to the base
-        // (not the ratio of geomeans, which would compare different benchmark sets).
-        int nBase = 0;
-        for (const auto &row : t.cells)
-            nBase += row[0] ? 1 : 0;
+// A table's rows: each cell summarised, each column compared with the first.
+BenchstatTable makeTable(const TableBuilder &b, const std::vector<std::string> &keys, std::size_t inputCount,
+                         const UnitMetadata &metadata, const BenchstatOptions &options)
+{
+    BenchstatTable t;
+    t.unit = b.unitAndConfig[0];
+    for (std::size_t k = 0; k < keys.size(); ++k)
+        t.config.emplace_back(keys[k], b.unitAndConfig[k + 1]);
+    const std::string *assume = metaValue(metadata, t.unit, "assume");
+    t.exact = assume && *assume == "exact";
+    if (const std::string *better = metaValue(metadata, t.unit, "better"))
+        t.better = *better == "higher" ? 1 : (*better == "lower" ? -1 : 0);
+    else
+        t.better = defaultBetter(t.unit);
+    for (std::size_t col = 0; col < inputCount; ++col)
+        if (b.columns[col])
+            t.columns.push_back(int(col));
+    for (const auto &[row, name] : b.rows) {
+        t.rows.push_back(name);
+        std::vector<std::optional<BenchstatCell>> cells(t.columns.size());
         for (std::size_t c = 0; c < t.columns.size(); ++c) {
-            BenchstatGeomean g;
-            std::vector<double> centers, ratios;
-            bool badRatio = false;
-            for (const auto &row : t.cells) {
-                if (!row[c])
-                    continue;
-                centers.push_back(row[c]->summary.center);
-                if (c > 0 && row[0]) {
-                    const double a = row[c]->summary.center, b0 = row[0]->summary.center;
-                    if (a == b0) {
-                        ratios.push_back(1);
-                    } else if (b0 == 0) {
-                        badRatio = true;
-                        ratios.push_back(0);
-                    } else {
-                        ratios.push_back(a / b0);
-                    }
+            const auto it = b.cells.find({row, t.columns[c]});
+            if (it == b.cells.end())
+                continue;
+            BenchstatCell cell;
+            cell.values = it->second;
+            std::sort(cell.values.begin(), cell.values.end());
+            cell.summary = summarizeSample(cell.values, options.confidence, t.exact);
+            cells[c] = std::move(cell);
+        }
+        for (std::size_t c = 1; c < cells.size(); ++c)
+            if (cells[c] && cells[0])
+                cells[c]->comparison = compareSamples(cells[0]->values, cells[c]->values, options.alpha, t.exact);
+        t.cells.push_back(std::move(cells));
+    }
+    return t;
+}
+
+// Geomean of each column's centers, and of the per-benchmark ratios to the base (not the
+// ratio of geomeans, which would compare different benchmark sets).
+std::vector<BenchstatGeomean> geomeansOf(const BenchstatTable &t)
+{
+    std::vector<BenchstatGeomean> out;
+    int nBase = 0;
+    for (const auto &row : t.cells)
+        nBase += row[0] ? 1 : 0;
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+        BenchstatGeomean g;
+        std::vector<double> centers, ratios;
+        bool badRatio = false;
+        for (const auto &row : t.cells) {
+            if (!row[c])
+                continue;
+            centers.push_back(row[c]->summary.center);
+            if (c > 0 && row[0]) {
+                const double a = row[c]->summary.center, b0 = row[0]->summary.center;
+                if (a == b0) {
+                    ratios.push_back(1);
+                } else if (b0 == 0) {
+                    badRatio = true;
+                    ratios.push_back(0);
+                } else {
+                    ratios.push_back(a / b0);
                 }
             }
-            g.count = int(centers.size());
-            if (c > 0 && nBase != int(ratios.size()))
-                g.warnings.push_back("benchmark set differs from baseline; geomeans may not be comparable");
-            if (const double gm = geomean(centers); std::isnan(gm))
-                g.warnings.push_back("summaries must be >0 to compute geomean");
-            else
-                g.center = gm;
-            if (c > 0 && !badRatio) {
-                if (const double gm = geomean(ratios); std::isnan(gm))
-                    g.warnings.push_back("ratios must be >0 to compute geomean");
-                else
-                    g.ratio = gm;
-            }
-            t.geomean.push_back(std::move(g));
         }
-        report.tables.push_back(std::move(t));
+        g.count = int(centers.size());
+        if (c > 0 && nBase != int(ratios.size()))
+            g.warnings.push_back("benchmark set differs from baseline; geomeans may not be comparable");
+        if (const double gm = geomean(centers); std::isnan(gm))
+            g.warnings.push_back("summaries must be >0 to compute geomean");
+        else
+            g.center = gm;
+        if (c > 0 && !badRatio) {
+            if (const double gm = geomean(ratios); std::isnan(gm))
+                g.warnings.push_back("ratios must be >0 to compute geomean");
+            else
+                g.ratio = gm;
+        }
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+} // namespace
+
+BenchstatReport benchstat(const std::vector<BenchstatInput> &inputs, const BenchstatOptions &options)
+{
+    BenchstatReport report;
+    report.alpha = options.alpha;
+    report.confidence = options.confidence;
+    for (const auto &in : inputs)
+        report.labels.push_back(in.label);
+    UnitMetadata metadata;
+    for (const auto &[unit, meta] : options.units) {
+        auto &m = metadata[tidyUnit(unit).first];
+        for (const auto &[k, v] : meta)
+            m.emplace(k, v);
+    }
+    const std::vector<std::string> keys = configKeys(inputs);
+    for (const auto &[tableKey, builder] : groupIntoTables(inputs, keys)) {
+        BenchstatTable table = makeTable(builder, keys, inputs.size(), metadata, options);
+        table.geomean = geomeansOf(table);
+        report.tables.push_back(std::move(table));
     }
     return report;
 }

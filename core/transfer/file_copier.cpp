@@ -22,7 +22,7 @@ constexpr int kWriteAttempts = 5;                 // a positional write and its 
 // How many bytes a resumed writer's partial file holds, where it has an OS handle.
 std::optional<std::uint64_t> partialLength(const Writer &writer)
 {
-    struct stat st { };
+    struct stat st {};
     if (writer.nativeHandle() < 0 || ::fstat(writer.nativeHandle(), &st) != 0)
         return std::nullopt;
     return std::uint64_t(st.st_size);
@@ -34,7 +34,7 @@ struct ContentHash::Impl {
     Blake2b512 hash;
 };
 
-ContentHash::ContentHash() : m_impl(std::make_unique<Impl>()) { }
+ContentHash::ContentHash() : m_impl(std::make_unique<Impl>()) {}
 ContentHash::~ContentHash() = default;
 
 void ContentHash::add(std::span<const std::byte> data)
@@ -478,6 +478,63 @@ Status FileCopier::verifyRanges(const std::vector<std::string> &hashes)
     return {};
 }
 
+std::vector<Extent> FileCopier::longZeroRuns()
+{
+    const auto &options = m_ctx.options;
+    std::vector<Extent> runs;
+    if (options.verify || !m_src.capabilities().has(Capability::Extents) || m_task.source.size <= options.chunkSize)
+        return runs;
+    auto map = m_src.extents(m_task.srcPath);
+    if (!map || map->empty() || map->back().end() != m_task.source.size)
+        return runs; // no map, or one that does not cover the source: everything is read
+    for (const auto &e : *map) {
+        if (!e.readsAsZero())
+            continue;
+        if (!runs.empty() && runs.back().end() == e.offset)
+            runs.back().length += e.length; // a hole next to a zero range: one run
+        else
+            runs.push_back(e);
+    }
+    // Only long runs are skipped (see kZstdMinZeroRun); a read never starts inside one.
+    std::erase_if(runs, [](const Extent &e) { return e.length < kZstdMinZeroRun; });
+    return runs;
+}
+
+Status FileCopier::verifyTransformed(bool compressed, const std::string &plainHex)
+{
+    // Read the copy back and compare its uncompressed bytes with what was sent.
+    ContentHash check;
+    std::uint64_t at = 0;
+    const StreamRead readCopy = [&](std::span<std::byte> out) -> Result<std::size_t> {
+        auto n = m_dst.read(m_task.dstPath, at, out);
+        if (n)
+            at += *n;
+        if (n && !compressed)
+            check.add(out.first(*n));
+        return n;
+    };
+    if (compressed) {
+        auto back = zstdDecompress(readCopy, [&](std::span<const std::byte> data) -> Status {
+            check.add(data);
+            return {};
+        });
+        if (!back)
+            return std::move(back).error();
+    } else {
+        std::vector<std::byte> buffer(1u << 20);
+        for (;;) {
+            auto n = readCopy(buffer);
+            if (!n)
+                return std::move(n).error();
+            if (*n == 0)
+                break;
+        }
+    }
+    if (check.hex() != plainHex)
+        return Error(ErrorKind::Corrupt, "verification failed: the copy does not match the source; it was removed");
+    return {};
+}
+
 Result<FileOutcome> FileCopier::copyTransformed(bool compress)
 {
     const auto &options = m_ctx.options;
@@ -499,20 +556,7 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
     ContentHash plain; // of the uncompressed bytes, on whichever side they are
     std::uint64_t pos = 0;
     // Compressing an image: its holes and zero ranges are neither read nor compressed.
-    std::vector<Extent> zeroRanges;
-    if (compress && !options.verify && m_src.capabilities().has(Capability::Extents)
-        && m_task.source.size > options.chunkSize)
-        if (auto map = m_src.extents(m_task.srcPath); map && !map->empty() && map->back().end() == m_task.source.size)
-            for (const auto &e : *map) {
-                if (!e.readsAsZero())
-                    continue;
-                if (!zeroRanges.empty() && zeroRanges.back().end() == e.offset)
-                    zeroRanges.back().length += e.length; // a hole next to a zero range: one run
-                else
-                    zeroRanges.push_back(e);
-            }
-    // Only long runs are skipped (see kZstdMinZeroRun); a read never starts inside one.
-    std::erase_if(zeroRanges, [](const Extent &e) { return e.length < kZstdMinZeroRun; });
+    const std::vector<Extent> zeroRanges = compress ? longZeroRuns() : std::vector<Extent>();
     // The first zero range that ends after `at`, if any.
     auto zeroAfter = [&](std::uint64_t at) {
         return std::upper_bound(zeroRanges.begin(), zeroRanges.end(), at,
@@ -576,40 +620,7 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
     if (auto st = finish(**writer, totals->out, true); !st)
         return failure(std::move(st).error());
     if (options.verify) {
-        // Read the copy back and compare its uncompressed bytes with what was sent.
-        ContentHash check;
-        std::uint64_t at = 0;
-        const StreamRead readCopy = [&](std::span<std::byte> out) -> Result<std::size_t> {
-            auto n = m_dst.read(m_task.dstPath, at, out);
-            if (n)
-                at += *n;
-            if (n && !compress)
-                check.add(out.first(*n));
-            return n;
-        };
-        Status st;
-        if (compress) {
-            auto back = zstdDecompress(readCopy, [&](std::span<const std::byte> data) -> Status {
-                check.add(data);
-                return {};
-            });
-            if (!back)
-                st = std::move(back).error();
-        } else {
-            std::vector<std::byte> buffer(1u << 20);
-            for (;;) {
-                auto n = readCopy(buffer);
-                if (!n) {
-                    st = std::move(n).error();
-                    break;
-                }
-                if (*n == 0)
-                    break;
-            }
-        }
-        if (st && check.hex() != plain.hex())
-            st = Error(ErrorKind::Corrupt, "verification failed: the copy does not match the source; it was removed");
-        if (!st) {
+        if (auto st = verifyTransformed(compress, plain.hex()); !st) {
             (void)m_dst.remove(m_task.dstPath);
             return failure(std::move(st).error());
         }

@@ -62,6 +62,12 @@ private:
     Result<FileOutcome> copyRanges(Writer &writer, bool positional);
     Status copyPart(Writer &writer, std::size_t index, bool positional, bool inKernel, std::string &hash);
     Result<FileOutcome> copyTransformed(bool compress);
+    // The source's zero and hole runs long enough for the compressor to skip unread
+    // (none when verifying: then every byte is read and hashed).
+    std::vector<Extent> longZeroRuns();
+    // Reads the copy back (decompressing it when `compressed`) and compares the hash of its
+    // plain bytes with `plainHex`, what was sent; Corrupt when they differ.
+    Status verifyTransformed(bool compressed, const std::string &plainHex);
     Status verifyRanges(const std::vector<std::string> &hashes);
     Status sourceUnchanged();
     bool versioned() const;

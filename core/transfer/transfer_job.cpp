@@ -366,6 +366,69 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
     fileWorkers.runUntilDone(group);
 }
 
+namespace {
+
+// The server-side leftovers of one file's tries (temporary uploads a server kept while its
+// answer was lost): each try discards its own, but not while the server is down, so they
+// are discarded again before the next try and once more when the file is done with.
+class Leftovers {
+public:
+    Leftovers(Operator &dst, const FileTask &task, const std::stop_token &stop) : m_dst(dst), m_task(task), m_stop(stop)
+    {
+    }
+    Leftovers(const Leftovers &) = delete;
+    Leftovers &operator=(const Leftovers &) = delete;
+    ~Leftovers()
+    {
+        if (!m_stop.stop_requested())
+            sweep();
+    }
+    void add(const std::vector<std::string> &tokens) { m_tokens.insert(m_tokens.end(), tokens.begin(), tokens.end()); }
+    void sweep()
+    {
+        for (const auto &token : m_tokens)
+            m_dst.discardPending(m_task.dstPath, token);
+    }
+
+private:
+    Operator &m_dst;
+    const FileTask &m_task;
+    const std::stop_token &m_stop;
+    std::vector<std::string> m_tokens;
+};
+
+// Waits `pause` unless the job is stopped first; false when it was.
+bool pauseUnlessStopped(std::chrono::milliseconds pause, const std::stop_token &stop)
+{
+    std::mutex m;
+    std::condition_variable_any cv;
+    std::unique_lock lock(m);
+    cv.wait_for(lock, stop, pause, [] { return false; });
+    return !stop.stop_requested();
+}
+
+} // namespace
+
+std::optional<FileOutcome> TransferJob::publishedEarlier(const FileTask &task, Operator &dst, CopyContext &context,
+                                                         TransferObserver *observer, bool &replaceOwn)
+{
+    auto there = dst.stat(task.dstPath);
+    if (!there || !there->isFile())
+        return std::nullopt; // not there, or not known yet: the next try finds out
+    if (!complete(*there, task)) {
+        // Something there but not the whole copy: our own publish, broken off on a server
+        // that does not publish atomically (s3rver killed mid-PUT). Ours to replace.
+        replaceOwn = true;
+        return std::nullopt;
+    }
+    FileOutcome done;
+    done.bytesCopied = task.source.size;
+    addBytes(task.source.size, observer);
+    if (context.journal)
+        context.journal->markFileDone(task.dstPath);
+    return done;
+}
+
 Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator &dst, CopyContext &context,
                                                  TransferObserver *observer)
 {
@@ -380,49 +443,24 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
     // A resumed job's journal may say so for an earlier run too.
     bool maybePublished = context.journal && context.journal->committing(task.dstPath);
     bool replaceOwn = false;
-    auto publishedEarlier = [&] {
+    const auto findPublished = [&]() -> std::optional<FileOutcome> {
         if (!maybePublished || replaces(context.options))
-            return std::optional<FileOutcome>();
-        auto there = dst.stat(task.dstPath);
-        if (!there || !there->isFile())
-            return std::optional<FileOutcome>(); // not there, or not known yet: the next try finds out
-        if (!complete(*there, task)) {
-            // Something there but not the whole copy: our own publish, broken off on a
-            // server that does not publish atomically (s3rver killed mid-PUT). Ours to replace.
-            replaceOwn = true;
-            return std::optional<FileOutcome>();
-        }
-        FileOutcome done;
-        done.bytesCopied = task.source.size;
-        addBytes(task.source.size, observer);
-        if (context.journal)
-            context.journal->markFileDone(task.dstPath);
-        return std::optional<FileOutcome>(done);
+            return std::nullopt;
+        return publishedEarlier(task, dst, context, observer, replaceOwn);
     };
     // Server-side leftovers of an earlier, killed run's tries at this file (an S3 multipart
     // upload) go before it is tried again: nothing is left behind once it is done.
     if (context.journal)
         for (const auto &token : context.journal->pending(task.dstPath))
             dst.discardPending(task.dstPath, token);
-    // What failed tries of this run left on the server (a temporary upload the server kept
-    // while its answer was lost): each try discards its own, but not while the server is
-    // down, so they are discarded again before the next try and once more at the end.
-    std::vector<std::string> leftovers;
-    auto sweep = [&] {
-        for (const auto &token : leftovers)
-            dst.discardPending(task.dstPath, token);
-    };
-    struct AtEnd {
-        std::function<void()> f;
-        ~AtEnd() { f(); }
-    } sweepAtEnd{[&] {
-        if (!leftovers.empty() && !context.stop.stop_requested())
-            sweep();
-    }};
+    Leftovers leftovers(dst, task, context.stop);
     for (int attempt = 1;; ++attempt) {
-        if (!leftovers.empty())
-            sweep();
+        leftovers.sweep();
         std::atomic<std::uint64_t> counted{0}; // parts report from several threads
+        const auto forget = [&] {              // a try's bytes are counted again by the next one
+            m_bytesDone.fetch_sub(std::min<std::uint64_t>(counted.load(), m_bytesDone.load()),
+                                  std::memory_order_relaxed);
+        };
         CopyContext mine = context;
         mine.onBytes = [&counted, &context](std::uint64_t n) {
             counted.fetch_add(n, std::memory_order_relaxed);
@@ -432,16 +470,14 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
         if (replaceOwn)
             copier.replaceOwnLeftover();
         auto outcome = copier.run();
-        if (!outcome) {
-            auto tokens = copier.announced();
-            leftovers.insert(leftovers.end(), tokens.begin(), tokens.end());
-        }
+        if (!outcome)
+            leftovers.add(copier.announced());
+        // Refused because the name is taken: perhaps by our own earlier publish.
         if (!outcome && outcome.error().kind() == ErrorKind::AlreadyExists && !replaceOwn) {
-            if (auto done = publishedEarlier())
+            if (auto done = findPublished())
                 return *done;
             if (replaceOwn) {
-                m_bytesDone.fetch_sub(std::min<std::uint64_t>(counted.load(), m_bytesDone.load()),
-                                      std::memory_order_relaxed);
+                forget();
                 --attempt; // not a failure of the storage: the same try, allowed to replace
                 continue;
             }
@@ -453,16 +489,11 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
             m_unreachable = true;
             return outcome;
         }
-        // Its bytes are counted again by the next try.
-        m_bytesDone.fetch_sub(std::min<std::uint64_t>(counted.load(), m_bytesDone.load()), std::memory_order_relaxed);
+        forget();
         maybePublished = maybePublished || copier.reachedCommit();
-        if (auto done = publishedEarlier())
+        if (auto done = findPublished())
             return *done;
-        std::mutex m;
-        std::condition_variable_any cv;
-        std::unique_lock lock(m);
-        cv.wait_for(lock, context.stop, pause, [] { return false; });
-        if (context.stop.stop_requested())
+        if (!pauseUnlessStopped(pause, context.stop))
             return outcome;
         pause *= 2;
     }

@@ -48,6 +48,10 @@ private:
     void copyFiles(TransferPlan &plan, TransferObserver *observer, const std::stop_token &stop);
     Result<FileOutcome> copyWithRetries(const FileTask &task, Operator &dst, CopyContext &context,
                                         TransferObserver *observer);
+    // The whole copy an earlier try (or run) published with only its answer lost, counted
+    // as done; nullopt when none is there (replaceOwn set when a partial one of ours is).
+    std::optional<FileOutcome> publishedEarlier(const FileTask &task, Operator &dst, CopyContext &context,
+                                                TransferObserver *observer, bool &replaceOwn);
     void finishPlan(TransferPlan &plan, TransferObserver *observer, const std::stop_token &stop);
     void addBytes(std::uint64_t n, TransferObserver *observer);
     void emitProgress(TransferObserver *observer, bool force);

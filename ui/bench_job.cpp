@@ -37,7 +37,7 @@ void saveToHistory(const std::vector<BenchSet> &sets)
 
 } // namespace
 
-BenchJob::BenchJob(Registry &registry, QObject *parent) : QObject(parent), m_registry(registry) { }
+BenchJob::BenchJob(Registry &registry, QObject *parent) : QObject(parent), m_registry(registry) {}
 
 BenchJob::~BenchJob()
 {

@@ -6,7 +6,7 @@
 
 namespace strata {
 
-BenchstatModel::BenchstatModel(QObject *parent) : QAbstractTableModel(parent) { }
+BenchstatModel::BenchstatModel(QObject *parent) : QAbstractTableModel(parent) {}
 
 void BenchstatModel::setReport(BenchstatReport report)
 {

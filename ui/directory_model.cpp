@@ -697,7 +697,7 @@ bool DirectoryModel::canFetchMore(const QModelIndex &parent) const
 }
 
 // Pages stream in on their own; a view asking for more just waits for the next one.
-void DirectoryModel::fetchMore(const QModelIndex &) { }
+void DirectoryModel::fetchMore(const QModelIndex &) {}
 
 QStringList DirectoryModel::mimeTypes() const
 {

@@ -19,7 +19,7 @@ public:
     enum Column { Name, Size, Modified, Kind };
 
     EntryOrder() = default;
-    EntryOrder(int column, Qt::SortOrder order) : m_column(column), m_order(order) { }
+    EntryOrder(int column, Qt::SortOrder order) : m_column(column), m_order(order) {}
 
     int column() const { return m_column; }
     Qt::SortOrder order() const { return m_order; }

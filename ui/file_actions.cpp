@@ -23,7 +23,7 @@ QString folderUri(const Location &dir)
 
 } // namespace
 
-FileActions::FileActions(QWidget *window) : QObject(window), m_window(window) { }
+FileActions::FileActions(QWidget *window) : QObject(window), m_window(window) {}
 
 // Runs `work` (returns an error sentence, empty on success) on the I/O pool.
 void FileActions::run(const Location &dir, std::function<QString()> work, const QString &done)

@@ -46,7 +46,7 @@ QString stateText(JobState state)
 // Hears the engine on its worker threads and queues each report to the GUI thread.
 class TransferQueueModel::Observer final : public TransferObserver {
 public:
-    explicit Observer(TransferQueueModel *model) : m_model(model) { }
+    explicit Observer(TransferQueueModel *model) : m_model(model) {}
     void progress(const std::string &id, const TransferProgress &p) override
     {
         QMetaObject::invokeMethod(

@@ -17,7 +17,7 @@ enum ExitCode { Success = 0, Failure = 1, Usage = 2 };
 // (URI, absolute or relative path) into a location.
 class Context {
 public:
-    Context(Registry &reg, std::FILE *output, std::FILE *errors) : registry(reg), out(output), err(errors) { }
+    Context(Registry &reg, std::FILE *output, std::FILE *errors) : registry(reg), out(output), err(errors) {}
 
     Registry &registry;
     std::FILE *out;

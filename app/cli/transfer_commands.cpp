@@ -23,7 +23,7 @@ namespace {
 // Draws one progress line on stderr (when it is a terminal, or --progress).
 class ProgressBar final : public TransferObserver {
 public:
-    ProgressBar(std::FILE *err, bool enabled, int fd = -1) : m_err(err), m_enabled(enabled), m_fd(fd) { }
+    ProgressBar(std::FILE *err, bool enabled, int fd = -1) : m_err(err), m_enabled(enabled), m_fd(fd) {}
     ~ProgressBar() override { end(); }
 
     void progress(const std::string &, const TransferProgress &p) override

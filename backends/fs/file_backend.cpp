@@ -128,7 +128,7 @@ Result<std::size_t> preadAll(int fd, std::uint64_t offset, std::span<std::byte> 
 // over its name meanwhile.
 class FileReader final : public Reader {
 public:
-    explicit FileReader(UniqueFd fd) : m_fd(std::move(fd)) { }
+    explicit FileReader(UniqueFd fd) : m_fd(std::move(fd)) {}
     Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
     {
         return preadAll(m_fd.get(), offset, buffer);
@@ -317,7 +317,7 @@ Result<std::unique_ptr<Reader>> FileBackend::openReader(std::string_view path, c
 {
     // Opened once, never through a symlink at the name (unless links are followed), and
     // only if it is the file that was listed.
-    struct stat st { };
+    struct stat st {};
     auto fd = openFile(path, O_RDONLY | (m_options.followSymlinks ? 0 : O_NOFOLLOW), st);
     if (!fd) {
         if (fd.error().kind() == ErrorKind::InvalidInput)
@@ -333,7 +333,7 @@ Result<std::unique_ptr<Reader>> FileBackend::openReader(std::string_view path, c
 
 Result<Entry> FileBackend::stat(std::string_view path)
 {
-    struct stat st { };
+    struct stat st {};
     if (path == "/" || m_options.followSymlinks) {
         auto fd = openBeneath(path, O_PATH);
         if (!fd)
@@ -398,7 +398,7 @@ Result<ListPage> FileBackend::list(std::string_view dirPath, const ListOptions &
             break;
         }
         std::string childPath = joinPath(dirPath, name);
-        struct stat st { };
+        struct stat st {};
         const int flags = m_options.followSymlinks ? 0 : AT_SYMLINK_NOFOLLOW;
         if (::fstatat(dirFd, d->d_name, &st, flags) != 0) {
             if (errno == ENOENT)
@@ -437,7 +437,7 @@ Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view pat
     if (!dirFd)
         return errorFromErrno(errno);
 
-    struct stat existing { };
+    struct stat existing {};
     const bool exists = ::fstatat(dirFd.get(), leaf.c_str(), &existing, AT_SYMLINK_NOFOLLOW) == 0;
     if (exists && S_ISDIR(existing.st_mode))
         return Error(ErrorKind::IsDirectory);
@@ -459,7 +459,7 @@ Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view pat
         if (fd < 0 && errno != ELOOP)
             return errorFromErrno(errno);
         UniqueFd file(fd);
-        struct stat partial { };
+        struct stat partial {};
         const bool ours = file && ::fstat(file.get(), &partial) == 0 && S_ISREG(partial.st_mode)
             && partial.st_uid == ::geteuid() && partial.st_nlink == 1;
         if (!ours) {
@@ -550,7 +550,7 @@ Status FileBackend::rename(std::string_view from, std::string_view to, bool repl
     int rc = ::renameat2(from_, fromName, to_, toName, replace ? 0 : RENAME_NOREPLACE);
     if (rc != 0 && !replace && errno == EINVAL) {
         // No RENAME_NOREPLACE on this file system: look first (a narrow race, as mv -n).
-        struct stat there { };
+        struct stat there {};
         if (::fstatat(to_, toName, &there, AT_SYMLINK_NOFOLLOW) == 0)
             return Error(ErrorKind::AlreadyExists);
         rc = ::renameat(from_, fromName, to_, toName);
@@ -575,7 +575,7 @@ Status FileBackend::setPermissions(std::string_view path, std::uint32_t mode, st
     UniqueFd fd(::openat(parent->first.get(), parent->second.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
     if (!fd)
         return errorFromErrno(errno);
-    struct stat st { };
+    struct stat st {};
     if (::fstat(fd.get(), &st) != 0)
         return errorFromErrno(errno);
     if (S_ISLNK(st.st_mode))
@@ -592,7 +592,7 @@ Status FileBackend::copy(std::string_view from, std::string_view to)
     auto src = openBeneath(from, O_RDONLY);
     if (!src)
         return std::move(src).error();
-    struct stat st { };
+    struct stat st {};
     if (::fstat(src->get(), &st) != 0)
         return errorFromErrno(errno);
     if (S_ISDIR(st.st_mode))
@@ -676,7 +676,7 @@ bool localNamesIgnoreCase(const std::string &path)
 {
     // The nearest folder that exists (the destination may be created by the copy).
     std::string at = path;
-    struct statfs fs { };
+    struct statfs fs {};
     while (::statfs(at.c_str(), &fs) != 0) {
         if (at.empty() || at == "/")
             return false;
@@ -756,7 +756,7 @@ Status FileBackend::copyRange(std::string_view from, std::uint64_t offset, std::
 
 Result<std::vector<Extent>> FileBackend::extents(std::string_view path)
 {
-    struct stat st { };
+    struct stat st {};
     auto fd = openFile(path, O_RDONLY, st);
     if (!fd)
         return std::move(fd).error();

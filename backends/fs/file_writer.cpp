@@ -18,7 +18,7 @@ constexpr std::size_t kZeroBlock = 4096; // a file system block: zeros smaller t
 void atomicMax(std::atomic<std::uint64_t> &target, std::uint64_t value)
 {
     auto cur = target.load(std::memory_order_relaxed);
-    while (cur < value && !target.compare_exchange_weak(cur, value, std::memory_order_relaxed)) { }
+    while (cur < value && !target.compare_exchange_weak(cur, value, std::memory_order_relaxed)) {}
 }
 
 } // namespace
@@ -166,7 +166,7 @@ Status FileWriter::commit()
 {
     if (m_finished)
         return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
-    struct stat info { };
+    struct stat info {};
     if (::fstat(m_file.get(), &info) != 0)
         return errorFromErrno(errno);
     std::uint64_t size = std::uint64_t(info.st_size);

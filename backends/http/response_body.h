@@ -42,7 +42,7 @@ public:
     enum class Took { More, Overflow, TooLarge, SinkStopped };
 
     ResponseBody() = default;
-    ResponseBody(const Request *request, Response *response) : m_request(request), m_response(response) { }
+    ResponseBody(const Request *request, Response *response) : m_request(request), m_response(response) {}
 
     Took take(const char *p, std::size_t n)
     {

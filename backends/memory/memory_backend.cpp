@@ -69,7 +69,7 @@ private:
 };
 
 struct MemoryBackend::Contents {
-    explicit Contents(std::shared_ptr<BlockPool> p) : pool(std::move(p)), chunks(pool->takeIndex()) { }
+    explicit Contents(std::shared_ptr<BlockPool> p) : pool(std::move(p)), chunks(pool->takeIndex()) {}
     ~Contents() { pool->recycle(chunks); }
     Contents(const Contents &) = delete;
     Contents &operator=(const Contents &) = delete;

@@ -90,7 +90,7 @@ Result<Config> parseConfig(const Uri &uri)
     return config;
 }
 
-NbdBackend::NbdBackend(Config config) : m_config(std::move(config)) { }
+NbdBackend::NbdBackend(Config config) : m_config(std::move(config)) {}
 
 NbdBackend::~NbdBackend()
 {
@@ -506,7 +506,7 @@ public:
         return {};
     }
 
-    void abort() override { }
+    void abort() override {}
     std::optional<std::uint64_t> committedSize() const override
     {
         return m_committed ? std::optional<std::uint64_t>(m_length) : std::nullopt;

@@ -8,7 +8,7 @@ namespace strata::nbd {
 // plus our keys connections=, requests=, request-size=. One factory per scheme.
 class NbdFactory final : public BackendFactory {
 public:
-    explicit NbdFactory(std::string scheme) : m_scheme(std::move(scheme)) { }
+    explicit NbdFactory(std::string scheme) : m_scheme(std::move(scheme)) {}
 
     std::string scheme() const override { return m_scheme; }
     std::string example() const override

@@ -30,7 +30,7 @@ public:
         m_committed = true;
         return {};
     }
-    void abort() override { }
+    void abort() override {}
     std::optional<std::uint64_t> committedSize() const override
     {
         return m_committed ? std::optional<std::uint64_t>(m_length) : std::nullopt;

@@ -8,7 +8,7 @@ namespace strata::webdav {
 // unless ?insecure=1); option ?timeout=SECONDS. One backend per server and user.
 class WebDavFactory final : public BackendFactory {
 public:
-    explicit WebDavFactory(std::string scheme) : m_scheme(std::move(scheme)) { }
+    explicit WebDavFactory(std::string scheme) : m_scheme(std::move(scheme)) {}
     std::string scheme() const override { return m_scheme; }
     std::string example() const override { return m_scheme + "://host:port/path"; }
     Result<Target> resolve(const Uri &uri) override;

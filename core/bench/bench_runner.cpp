@@ -110,7 +110,7 @@ std::string randomSuffix()
 // One target: its operator, its scratch directory and the objects prepared in it.
 class Target {
 public:
-    Target(Operator &op, std::string base) : m_op(op), m_base(std::move(base)) { }
+    Target(Operator &op, std::string base) : m_op(op), m_base(std::move(base)) {}
 
     Status prepare()
     {

@@ -74,9 +74,9 @@ void EvpHash::finishInto(std::span<unsigned char> out)
     EVP_DigestFinal_ex(static_cast<EVP_MD_CTX *>(m_ctx), out.data(), &size);
 }
 
-Sha256::Sha256() : EvpHash(sha256Md()) { }
+Sha256::Sha256() : EvpHash(sha256Md()) {}
 
-Blake2b512::Blake2b512() : EvpHash(blake2bMd()) { }
+Blake2b512::Blake2b512() : EvpHash(blake2bMd()) {}
 
 Digest256 sha256(std::string_view data)
 {

@@ -42,7 +42,7 @@ namespace {
 // The layer a writer or reader was opened through: kept alive by the writer when the
 // layer is shared (it usually is: writers may outlive the operator that made them).
 struct LayerRef {
-    explicit LayerRef(Layer &l) : keep(l.weak_from_this().lock()), layer(&l) { }
+    explicit LayerRef(Layer &l) : keep(l.weak_from_this().lock()), layer(&l) {}
     std::shared_ptr<Layer> keep;
     Layer *layer;
 };

@@ -58,7 +58,7 @@ private:
 
 class Layer : public Backend, public std::enable_shared_from_this<Layer> {
 public:
-    explicit Layer(std::shared_ptr<Backend> inner) : m_inner(std::move(inner)) { }
+    explicit Layer(std::shared_ptr<Backend> inner) : m_inner(std::move(inner)) {}
 
     // Queries, not operations: answered by the inner backend.
     Capabilities capabilities() const override { return m_inner->capabilities(); }

@@ -4,7 +4,7 @@
 
 namespace strata {
 
-Registry::Registry(OperatorOptions options) : m_options(std::move(options)) { }
+Registry::Registry(OperatorOptions options) : m_options(std::move(options)) {}
 
 void Registry::add(std::unique_ptr<BackendFactory> factory)
 {

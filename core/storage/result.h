@@ -13,16 +13,16 @@ namespace strata {
 template <typename T>
 class [[nodiscard]] Result {
 public:
-    Result(const T &value) : m_v(std::in_place_index<0>, value) { }
-    Result(T &&value) : m_v(std::in_place_index<0>, std::move(value)) { }
-    Result(Error error) : m_v(std::in_place_index<1>, std::move(error)) { }
+    Result(const T &value) : m_v(std::in_place_index<0>, value) {}
+    Result(T &&value) : m_v(std::in_place_index<0>, std::move(value)) {}
+    Result(Error error) : m_v(std::in_place_index<1>, std::move(error)) {}
+    // clang-format 14 cannot lay out a requires clause.
+    // clang-format off
     template <typename U>
-    requires(std::is_constructible_v<
-                 T, U &&> && !std::is_same_v<std::decay_t<U>, T> && !std::is_same_v<std::decay_t<U>, Error>)
-        Result(U &&value)
-        : m_v(std::in_place_index<0>, std::forward<U>(value))
-    {
-    } // NOLINT(bugprone-forwarding-reference-overload): the constraint excludes Result and Error
+        requires(std::is_constructible_v<T, U &&> && !std::is_same_v<std::decay_t<U>, T>
+                 && !std::is_same_v<std::decay_t<U>, Error>)
+    Result(U &&value) : m_v(std::in_place_index<0>, std::forward<U>(value)) {} // NOLINT(bugprone-forwarding-reference-overload): the constraint excludes Result and Error
+    // clang-format on
 
     bool ok() const { return m_v.index() == 0; }
     explicit operator bool() const { return ok(); }
@@ -72,7 +72,7 @@ template <>
 class [[nodiscard]] Result<void> {
 public:
     Result() = default;
-    Result(Error error) : m_error(std::move(error)), m_ok(false) { }
+    Result(Error error) : m_error(std::move(error)), m_ok(false) {}
 
     bool ok() const { return m_ok; }
     explicit operator bool() const { return m_ok; }

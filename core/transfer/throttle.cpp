@@ -5,7 +5,7 @@
 
 namespace strata {
 
-Throttle::Throttle(std::uint64_t bytesPerSecond) : m_rate(bytesPerSecond), m_tokens(double(bytesPerSecond) / 10) { }
+Throttle::Throttle(std::uint64_t bytesPerSecond) : m_rate(bytesPerSecond), m_tokens(double(bytesPerSecond) / 10) {}
 
 bool Throttle::consume(std::uint64_t bytes, const std::stop_token &stop)
 {

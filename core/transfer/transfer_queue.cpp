@@ -231,7 +231,7 @@ std::optional<TransferSpec> TransferQueue::spec(const std::string &id) const
 JobState TransferQueue::wait(const std::string &id)
 {
     std::optional<JobState> state;
-    while (!(state = waitFor(id, std::chrono::hours(1)))) { }
+    while (!(state = waitFor(id, std::chrono::hours(1)))) {}
     return *state;
 }
 

@@ -21,7 +21,7 @@ void TaskGroup::wait()
     m_cv.wait(lock, [this] { return m_pending == 0; });
 }
 
-WorkerPool::WorkerPool(std::size_t threads) : m_capacity(threads) { }
+WorkerPool::WorkerPool(std::size_t threads) : m_capacity(threads) {}
 
 WorkerPool::~WorkerPool()
 {
@@ -73,7 +73,7 @@ bool WorkerPool::runOne()
 
 void WorkerPool::runUntilDone(TaskGroup &group)
 {
-    while (runOne()) { }
+    while (runOne()) {}
     group.wait();
 }
 

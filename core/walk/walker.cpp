@@ -295,7 +295,7 @@ std::int64_t mtimeOf(const struct stat &st)
 // and entries are stat'ed only where the answer is needed.
 class LocalWalker {
 public:
-    LocalWalker(WalkState &state, int rootFd, dev_t rootDev) : m_state(state), m_rootFd(rootFd), m_rootDev(rootDev) { }
+    LocalWalker(WalkState &state, int rootFd, dev_t rootDev) : m_state(state), m_rootFd(rootFd), m_rootDev(rootDev) {}
 
     void run()
     {
@@ -435,7 +435,7 @@ Result<WalkSummary> walkLocal(const std::string &rootPath, const WalkOptions &op
                                               : ErrorKind::Unexpected;
         return Error(kind, std::strerror(err)).withContext("walk", display);
     }
-    struct stat rootStat { };
+    struct stat rootStat {};
     ::fstat(rootFd, &rootStat);
     WalkState state(options, sink, std::move(stop));
     Dir *root = state.newDir(nullptr, "", 0);

@@ -55,7 +55,7 @@ private:
 
 class SlowFactory final : public BackendFactory {
 public:
-    explicit SlowFactory(std::chrono::milliseconds delay) : m_delay(delay) { }
+    explicit SlowFactory(std::chrono::milliseconds delay) : m_delay(delay) {}
     std::string scheme() const override { return "slow"; }
     std::string example() const override { return "slow://STORE/path"; }
     Result<Target> resolve(const Uri &uri) override

@@ -11,7 +11,7 @@ namespace strata::testing {
 
 class ForwardingBackend : public Backend {
 public:
-    explicit ForwardingBackend(std::shared_ptr<Backend> inner) : m_inner(std::move(inner)) { }
+    explicit ForwardingBackend(std::shared_ptr<Backend> inner) : m_inner(std::move(inner)) {}
 
     Capabilities capabilities() const override { return m_inner->capabilities(); }
     Uri uriFor(std::string_view path) const override { return m_inner->uriFor(path); }

@@ -213,7 +213,7 @@ void TestGuiSecrets::secretsStayInTheSecretStore()
                 return all.contains(password.toUtf8()) && all.contains(s3Secret.toUtf8());
             },
             15000));
-        struct stat st { };
+        struct stat st {};
         QCOMPARE(::stat(QFile::encodeName(store).constData(), &st), 0);
         QCOMPARE(st.st_mode & 07777, mode_t(0600));
         // The panes have loaded what was saved: the last connection shown, nothing loading.

@@ -25,7 +25,7 @@ void *counted(void *p)
     if (usable >= kBig) {
         const auto live = g_bigLive.fetch_add(usable, std::memory_order_relaxed) + usable;
         auto peak = g_bigPeak.load(std::memory_order_relaxed);
-        while (peak < live && !g_bigPeak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) { }
+        while (peak < live && !g_bigPeak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {}
     }
     return p;
 }

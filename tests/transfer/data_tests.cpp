@@ -63,7 +63,7 @@ void TransferSuite::sparseStaysSparse()
         QVERIFY(out.report.bytesThroughBuffers <= (1u << 20));
         // And the copy is as sparse as its source.
         if (auto local = m_dst->localPath(name)) {
-            struct stat st { };
+            struct stat st {};
             QVERIFY(::stat(local->c_str(), &st) == 0);
             QVERIFY2(std::uint64_t(st.st_blocks) * 512 < (4u << 20), std::to_string(st.st_blocks).c_str());
         } else if (m_dst->caps().has(Capability::Extents)) {

@@ -46,7 +46,7 @@ private:
 // Serves one FakeBackend for every fake:// URI.
 class FakeFactory final : public BackendFactory {
 public:
-    explicit FakeFactory(std::shared_ptr<FakeBackend> backend) : m_backend(std::move(backend)) { }
+    explicit FakeFactory(std::shared_ptr<FakeBackend> backend) : m_backend(std::move(backend)) {}
     std::string scheme() const override { return "fake"; }
     std::string example() const override { return "fake://store/path"; }
     Result<Target> resolve(const Uri &uri) override { return Target{"fake://store", uri.path()}; }

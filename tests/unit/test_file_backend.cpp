@@ -73,7 +73,7 @@ bool writeRaw(const std::string &path, std::string_view data, mode_t mode = 0644
 
 bool exists(const std::string &path)
 {
-    struct stat st { };
+    struct stat st {};
     return ::lstat(path.c_str(), &st) == 0;
 }
 
@@ -292,7 +292,7 @@ void TestFileBackend::symlinksNeverWriteOutside()
     REQUIRE_OK(overLink);
     REQUIRE_OK((*overLink)->write(asBytes("replaced")));
     REQUIRE_OK((*overLink)->commit());
-    struct stat st { };
+    struct stat st {};
     QCOMPARE(::lstat(local("/dangling").c_str(), &st), 0);
     QVERIFY(S_ISREG(st.st_mode));
     QCOMPARE(readRaw(local("/dangling")), std::string("replaced"));
@@ -372,7 +372,7 @@ void TestFileBackend::overwriteKeepsPermissionBits()
     REQUIRE_OK(writer);
     REQUIRE_OK((*writer)->write(asBytes("new content")));
     REQUIRE_OK((*writer)->commit());
-    struct stat st { };
+    struct stat st {};
     QCOMPARE(::stat(local("/private").c_str(), &st), 0);
     QCOMPARE(int(st.st_mode & 07777), mode);
     QCOMPARE(readRaw(local("/private")), std::string("new content"));
@@ -416,7 +416,7 @@ void TestFileBackend::newFileTakesSourceMode()
         REQUIRE_OK(writer);
         REQUIRE_OK((*writer)->write(asBytes("data")));
         // Private while written, whatever it becomes.
-        struct stat st { };
+        struct stat st {};
         if (resumable) {
             QCOMPARE(::stat(local("/.strata-resume-mode.part").c_str(), &st), 0);
             QCOMPARE(int(st.st_mode & 07777), 0600);
@@ -460,7 +460,7 @@ void TestFileBackend::setPermissionsNeverThroughLinks()
     QCOMPARE(::symlink(local("/file").c_str(), local("/link").c_str()), 0);
     REQUIRE_OK(m_fs->setPermissions("/file", 0600, {}));
     REQUIRE_KIND(m_fs->setPermissions("/link", 0777, {}), ErrorKind::InvalidInput);
-    struct stat st { };
+    struct stat st {};
     QCOMPARE(::stat(local("/file").c_str(), &st), 0);
     QCOMPARE(int(st.st_mode & 07777), 0600);
 }
@@ -508,7 +508,7 @@ void TestFileBackend::confinedWritesFollowNoLink()
     REQUIRE_KIND(m_fs->write("/dst/sub/deeper/f", options), ErrorKind::InvalidInput);
     REQUIRE_KIND(m_fs->setPermissions("/dst/sub/x", 0777, "/dst"), ErrorKind::InvalidInput);
     QCOMPARE(joined(namesIn(local("/elsewhere"))), std::string("x"));
-    struct stat st { };
+    struct stat st {};
     QCOMPARE(::stat(local("/elsewhere/x").c_str(), &st), 0);
     QCOMPARE(int(st.st_mode & 07777), 0644);
     // What the user named may itself be a link: it is taken as it resolves.
@@ -634,7 +634,7 @@ void TestFileBackend::zerosBecomeHoles()
     REQUIRE_OK((*writer)->write(tail));
     REQUIRE_OK((*writer)->commit());
 
-    struct stat st { };
+    struct stat st {};
     QCOMPARE(::stat(local("/sparse.img").c_str(), &st), 0);
     QCOMPARE(std::size_t(st.st_size), 10 * kMiB);
     const auto allocated = std::size_t(st.st_blocks) * 512;
@@ -663,7 +663,7 @@ void TestFileBackend::trailingZerosKeepTheLength()
     REQUIRE_OK((*writer)->write(std::vector<std::byte>(2 * kMiB)));
     QVERIFY(!(*writer)->committedSize());
     REQUIRE_OK((*writer)->commit());
-    struct stat st { };
+    struct stat st {};
     QCOMPARE(::stat(local("/tail.img").c_str(), &st), 0);
     QCOMPARE(std::size_t(st.st_size), 2 * kMiB + 4);
     // What the copier checks instead of a stat of the new name: the size it was renamed with.

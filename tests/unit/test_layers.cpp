@@ -51,7 +51,7 @@ struct Counts {
 
 class CountingWriter final : public Writer {
 public:
-    explicit CountingWriter(Counts &c) : m_counts(c) { }
+    explicit CountingWriter(Counts &c) : m_counts(c) {}
     Status write(std::span<const std::byte>) override { return m_counts.reach(Operation::WriterWrite); }
     Status writeAt(std::uint64_t, std::span<const std::byte>) override
     {
@@ -68,7 +68,7 @@ private:
 
 class CountingReader final : public Reader {
 public:
-    explicit CountingReader(Counts &c) : m_counts(c) { }
+    explicit CountingReader(Counts &c) : m_counts(c) {}
     Result<std::size_t> read(std::uint64_t, std::span<std::byte> buffer) override
     {
         if (auto st = m_counts.reach(Operation::ReaderRead); !st)

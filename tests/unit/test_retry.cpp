@@ -25,10 +25,10 @@ namespace {
 // Accepts bytes, or fails every write with a scripted error.
 class ScriptedWriter final : public Writer {
 public:
-    explicit ScriptedWriter(std::optional<Error> failure) : m_failure(std::move(failure)) { }
+    explicit ScriptedWriter(std::optional<Error> failure) : m_failure(std::move(failure)) {}
     Status write(std::span<const std::byte>) override { return m_failure ? Status(*m_failure) : Status(); }
     Status commit() override { return {}; }
-    void abort() override { }
+    void abort() override {}
 
 private:
     std::optional<Error> m_failure;

@@ -94,7 +94,6 @@ DirectoryModel::~DirectoryModel()
 void DirectoryModel::setLocation(const Location &location)
 {
     stopListing();
-    m_refreshing = false;
     beginResetModel();
     m_location = location;
     m_rows.clear();
@@ -102,7 +101,7 @@ void DirectoryModel::setLocation(const Location &location)
     m_pendingOrder.clear();
     m_store = std::make_shared<EntryStore>();
     ++m_generation;
-    m_sorting = m_merging = m_planning = false;
+    m_work = Work::None;
     m_incoming.reset();
     ++m_workTicket; // a sort or merge of the rows that went is of no use
     m_error.clear();
@@ -118,13 +117,14 @@ void DirectoryModel::refresh()
 {
     if (!m_location.op)
         return;
-    if (loading() && !m_refreshing && !m_planning) {
+    const bool refreshing = m_incoming || m_work == Work::PlanningRefresh;
+    if (loading() && !refreshing) {
         setLocation(m_location); // still on the first listing: start it again
         return;
     }
     stopListing();
-    m_planning = false; // a refresh worked out meanwhile is of no use now
-    m_refreshing = true;
+    if (m_work == Work::PlanningRefresh)
+        m_work = Work::None; // a refresh worked out meanwhile is of no use now
     m_incoming = std::make_shared<EntryStore>();
     m_incomingError.clear();
     m_incomingSkipped.clear();
@@ -134,7 +134,8 @@ void DirectoryModel::refresh()
 // Works out the differences (a big folder's on a worker thread), then applies them.
 void DirectoryModel::applyRefresh()
 {
-    m_refreshing = false;
+    if (m_work != Work::None)
+        return; // a sort or merge runs on these rows: applied when it ends
     std::shared_ptr<EntryStore> store = std::move(m_incoming);
     m_incoming.reset();
     if (!m_incomingError.isEmpty()) {
@@ -152,21 +153,16 @@ void DirectoryModel::applyRefresh()
         finishRefresh(std::move(store), std::move(plan));
         return;
     }
-    m_planning = true;
-    const quint64 generation = m_generation, ticket = m_listingTicket;
-    // The task holds both stores: the old rows' entries and the new listing.
+    m_work = Work::PlanningRefresh;
+    const quint64 ticket = m_listingTicket;
+    // The task holds both stores: the old rows' entries and the new listing. The rows do
+    // not change meanwhile: sorts and merges wait for it.
     QtConcurrent::run([rows = m_rows, old = m_store, store, order = m_order] {
         return planRefresh(rows, *store, order);
-    }).then(this, [this, store, generation, ticket](RefreshPlan plan) {
-        if (ticket != m_listingTicket)
+    }).then(this, [this, store, ticket](RefreshPlan plan) {
+        if (ticket != m_listingTicket || m_work != Work::PlanningRefresh)
             return; // listed again or elsewhere since
-        m_planning = false;
-        if (generation != m_generation) { // the rows were sorted meanwhile: work it out again
-            m_incoming = store;
-            m_incomingError.clear();
-            applyRefresh();
-            return;
-        }
+        m_work = Work::None;
         finishRefresh(store, std::move(plan));
         Q_EMIT stateChanged();
     });
@@ -247,7 +243,7 @@ void DirectoryModel::finishRefresh(std::shared_ptr<EntryStore> store, RefreshPla
     // flight holds them alive until it ends.
     QThreadPool::globalInstance()->start([old = std::exchange(m_store, std::move(store))]() mutable { old.reset(); });
     ++m_generation;
-    if (!plan.inOrder)
+    if (!plan.inOrder || plan.sortedBy != m_order.key()) // (sorted by another column meanwhile)
         startSort();
     if (!plan.added.empty()) {
         m_pending.push_back(std::move(plan.added));
@@ -273,12 +269,8 @@ void DirectoryModel::startListing()
     m_watcher = new QFutureWatcher<ListingPage>(this);
     ++m_listingTicket;
     m_taken = 0;
-    m_listed = false;
     connect(m_watcher, &QFutureWatcher<ListingPage>::resultsReadyAt, this, &DirectoryModel::takePages);
-    connect(m_watcher, &QFutureWatcher<ListingPage>::finished, this, [this] {
-        m_listed = true;
-        takePages();
-    });
+    connect(m_watcher, &QFutureWatcher<ListingPage>::finished, this, &DirectoryModel::takePages);
     m_watcher->setFuture(QtConcurrent::run(ioPool(), listAllPages, m_location.op, m_location.path, m_listingOrder));
     Q_EMIT stateChanged();
 }
@@ -304,6 +296,7 @@ void DirectoryModel::takePages()
     QElapsedTimer turn;
     turn.start();
     const auto *watcher = m_watcher;
+    const bool listed = watcher->isFinished(); // asked first: then `available` are all there are
     const int available = watcher->future().resultCount();
     while (m_taken < available) {
         if (turn.elapsed() >= 10) {
@@ -316,13 +309,13 @@ void DirectoryModel::takePages()
         if (m_watcher != watcher)
             return; // a slot went elsewhere meanwhile
     }
-    if (m_listed)
+    if (listed)
         listingFinished();
 }
 
 void DirectoryModel::appendPage(ListingChunk &chunk)
 {
-    if (m_refreshing) { // gathered until the listing is complete
+    if (m_incoming) { // gathered until the listing is complete
         if (!chunk.error.isEmpty())
             m_incomingError = chunk.error;
         m_incomingSkipped.insert(m_incomingSkipped.end(), chunk.skipped.begin(), chunk.skipped.end());
@@ -372,7 +365,7 @@ void DirectoryModel::listingFinished()
     m_watcher->disconnect(this);
     m_watcher->deleteLater();
     m_watcher = nullptr;
-    if (m_refreshing)
+    if (m_incoming)
         applyRefresh();
     else
         mergePending();
@@ -384,7 +377,7 @@ void DirectoryModel::listingFinished()
 void DirectoryModel::mergePending()
 {
     m_mergeTimer.stop();
-    if (m_sorting || m_merging || m_pending.empty())
+    if (m_work != Work::None || m_pending.empty())
         return;
     std::vector<Rows> runs = std::move(m_pending);
     std::vector<int> sortedBy = std::move(m_pendingOrder);
@@ -399,7 +392,7 @@ void DirectoryModel::mergePending()
         Q_EMIT stateChanged();
         return;
     }
-    m_merging = true;
+    m_work = Work::Merging;
     const quint64 ticket = ++m_workTicket;
     const EntryOrder order = m_order;
     // The task holds the store: the entries it reads outlive another folder.
@@ -409,7 +402,7 @@ void DirectoryModel::mergePending()
     }).then(this, [this, ticket, order](MergePlan plan) {
         if (ticket != m_workTicket)
             return; // another folder since
-        m_merging = false;
+        m_work = Work::None;
         if (order != m_order) { // sorted by another column meanwhile: merged after that sort
             m_pending.push_back(std::move(plan.batch));
             m_pendingOrder.push_back(order.key());
@@ -419,7 +412,7 @@ void DirectoryModel::mergePending()
         applyMerge(std::move(plan));
         m_sinceMerge.restart();
         if (!m_watcher) // the listing is over: the rest goes in now
-            mergePending();
+            goOn();
         else if (!m_pending.empty() && !m_mergeTimer.isActive())
             m_mergeTimer.start(kMergeIntervalMs);
         Q_EMIT stateChanged();
@@ -570,16 +563,16 @@ void DirectoryModel::sort(int column, Qt::SortOrder order)
 // result is taken only if the rows did not change meanwhile (else it sorts again).
 void DirectoryModel::startSort()
 {
-    if (m_rows.size() < kSmallFolder && !m_sorting && !m_merging) {
+    if (m_work != Work::None)
+        return; // the task in flight notices the change when it ends
+    if (m_rows.size() < kSmallFolder) {
         Rows rows = m_rows;
         m_order.sort(rows);
         replaceRows(std::move(rows));
-        mergePending();
+        goOn();
         return;
     }
-    if (m_sorting || m_merging)
-        return; // the task in flight notices the change when it ends
-    m_sorting = true;
+    m_work = Work::Sorting;
     const quint64 generation = m_generation, ticket = ++m_workTicket;
     const EntryOrder order = m_order;
     // The task holds the store: the entries it reads outlive a refresh or another folder.
@@ -589,16 +582,31 @@ void DirectoryModel::startSort()
     }).then(this, [this, generation, ticket, order](Rows rows) {
         if (ticket != m_workTicket)
             return; // another folder since: its rows are not these
-        m_sorting = false;
+        m_work = Work::None;
         if (generation != m_generation || order != m_order) {
             startSort(); // the rows or the wanted order changed meanwhile
             return;
         }
         replaceRows(std::move(rows));
-        mergePending();
+        goOn();
         Q_EMIT stateChanged();
     });
     Q_EMIT stateChanged();
+}
+
+// Goes on with what waited for a sort or merge: a refresh listed meanwhile, or the pages
+// that arrived.
+void DirectoryModel::goOn()
+{
+    if (m_incoming && !m_watcher)
+        applyRefresh();
+    else
+        mergePending();
+}
+
+bool DirectoryModel::loading() const
+{
+    return m_watcher || m_incoming || !m_pending.empty() || m_work == Work::Merging || m_work == Work::PlanningRefresh;
 }
 
 const Entry *DirectoryModel::entryAt(int row) const

@@ -53,13 +53,14 @@ public:
     QString uri() const;                          // redacted, for display
     QString uriOf(const std::string &path) const; // full URI, to open again
 
-    bool loading() const { return m_watcher != nullptr || !m_pending.empty() || m_merging || m_planning; }
+    // Listing, merging listed pages, or working out a refresh.
+    bool loading() const;
     QString error() const { return m_error; }
     // What the listing left out and why (names that are no path); empty when nothing.
     QString warning() const;
     const Entry *entryAt(int row) const;
     EntryOrder order() const { return m_order; }
-    bool sorting() const { return m_sorting; } // a big folder's sort is running
+    bool sorting() const { return m_work == Work::Sorting; } // a big folder's sort is running
     // Sorts the rows (a big folder off the GUI thread: the rows change when it is done).
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
@@ -132,6 +133,7 @@ private:
     void applyMerge(MergePlan plan);
     void replaceRows(Rows rows);
     void startSort();
+    void goOn();
 
     Location m_location;
     std::shared_ptr<EntryStore> m_store;
@@ -140,23 +142,22 @@ private:
     std::vector<int> m_pendingOrder; // the order each pending page is sorted in
     EntryOrder m_order;
     std::shared_ptr<std::atomic<int>> m_listingOrder; // what the listing thread sorts pages by
-    bool m_sorting = false;                           // a sort runs off the GUI thread; merges wait for it
-    bool m_merging = false;                           // a merge is worked out off the GUI thread; sorts wait for it
-    quint64 m_generation = 0;                         // changes whenever the rows change other than by merging
-    quint64 m_workTicket = 0;                         // the sort or merge off the GUI thread whose result is wanted
+    // What runs off the GUI thread: one task at a time, the others wait for it to end. A
+    // listing runs beside it (m_watcher), gathered aside for a refresh (m_incoming).
+    enum class Work { None, Sorting, Merging, PlanningRefresh };
+    Work m_work = Work::None;
+    quint64 m_generation = 0; // changes whenever the rows change other than by merging
+    quint64 m_workTicket = 0; // the sort or merge off the GUI thread whose result is wanted
     QTimer m_mergeTimer;
     QElapsedTimer m_sinceMerge;
     QString m_error;
     std::vector<std::string> m_skipped; // of the listing shown
     QFutureWatcher<ListingPage> *m_watcher = nullptr;
-    int m_taken = 0;       // pages of the listing taken from m_watcher so far
-    bool m_listed = false; // the listing thread is done (pages may wait still)
-    QTimer m_takeTimer;    // takes the pages left when one turn's share is done
+    int m_taken = 0;    // pages of the listing taken from m_watcher so far
+    QTimer m_takeTimer; // takes the pages left when one turn's share is done
     DesktopExport m_desktopExport;
-    bool m_refreshing = false;   // a refresh gathers the listing here, then applies it
-    bool m_planning = false;     // a refresh is worked out off the GUI thread
-    quint64 m_listingTicket = 0; // the listing a refresh worked out belongs to
-    std::shared_ptr<EntryStore> m_incoming;
+    quint64 m_listingTicket = 0;            // the listing a refresh worked out belongs to
+    std::shared_ptr<EntryStore> m_incoming; // a refresh's listing, gathered until it is complete
     QString m_incomingError;
     std::vector<std::string> m_incomingSkipped;
 };

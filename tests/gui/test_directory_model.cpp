@@ -24,6 +24,7 @@
 #include <QTreeView>
 #include <QUrl>
 
+#include <set>
 #include <span>
 
 namespace strata {
@@ -44,6 +45,7 @@ private Q_SLOTS:
     void aFailedListingIsState();
     void refreshAppliesOnlyTheDifferences();
     void aBigRefreshIsWorkedOutOffTheGuiThread();
+    void sortsAndARefreshInterleaved();
     void dropsAskForTransfers();
     void desktopDropsAreFileUris();
     void aSlowStorageNeverBlocksTheEventLoop();
@@ -332,6 +334,41 @@ void TestDirectoryModel::aBigRefreshIsWorkedOutOffTheGuiThread()
     QCOMPARE(model.entryAt(model.rowCount() - 1)->name, std::string("r30000"));
     QVERIFY(held.isValid());
     QCOMPARE(model.entryAt(held.row())->name, std::string("r20000"));
+}
+
+// A sort, a refresh and another sort asked for while each other's work is in flight: the
+// model ends with the new listing in the last order asked for, nothing lost or doubled.
+void TestDirectoryModel::sortsAndARefreshInterleaved()
+{
+    auto at = open(QStringLiteral("memory://big/"));
+    QVERIFY(at.op->createDir("/mixed").ok());
+    const std::vector<std::byte> bytes(100);
+    for (int i = 0; i < 30000; ++i)
+        (void)at.op->writeAll("/mixed/m" + std::to_string(i), std::span(bytes).first(std::size_t(i * 7 % 100)));
+    DirectoryModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setLocation(open(QStringLiteral("memory://big/mixed")));
+    QVERIFY(waitFor([&] { return !model.loading() && !model.sorting(); }, 30000));
+    for (int i = 0; i < 50; ++i)
+        QVERIFY(at.op->remove("/mixed/m" + std::to_string(i)).ok());
+    QVERIFY(at.op->writeAll("/mixed/new", std::span(bytes).first(99)).ok());
+    model.sort(DirectoryModel::Size, Qt::DescendingOrder);
+    QVERIFY(model.sorting()); // 30 000 rows: off the GUI thread
+    model.refresh();
+    QVERIFY(model.loading());
+    model.sort(DirectoryModel::Size, Qt::AscendingOrder);
+    QVERIFY(waitFor([&] { return !model.loading() && !model.sorting(); }, 30000));
+    QCOMPARE(model.rowCount(), 30000 - 50 + 1);
+    std::set<std::string> names;
+    for (int r = 0; r < model.rowCount(); ++r) {
+        names.insert(model.entryAt(r)->name);
+        if (r > 0)
+            QVERIFY2(model.entryAt(r - 1)->size <= model.entryAt(r)->size, model.entryAt(r)->name.c_str());
+    }
+    QCOMPARE(names.size(), std::size_t(model.rowCount()));
+    QVERIFY(names.contains("new"));
+    QVERIFY(!names.contains("m49"));
+    QVERIFY(names.contains("m50"));
 }
 
 void TestDirectoryModel::dropsAskForTransfers()

@@ -15,6 +15,30 @@ namespace {
 
 constexpr std::size_t kZeroBlock = 4096; // a file system block: zeros smaller than that cost a block anyway
 
+// A big file is written behind and dropped from the page cache as it goes, as nbdcopy and
+// `dd oflag=nocache` do: copying an image neither pushes what the user works with out of
+// memory for pages nobody reads again, nor ends with gigabytes still to flush (a progress
+// bar at 100 % and a drive that cannot be unmounted yet). It costs no speed: the kernel
+// refills a few recycled pages instead of finding fresh ones for every byte, which in a VM
+// whose host takes freed memory back was most of a 1 GiB copy's system time (see
+// tests/perf/nbd_vs_nbdcopy.sh).
+constexpr std::uint64_t kWriteBehindFrom = 64 << 20; // smaller files stay in the cache
+constexpr std::uint64_t kWriteBehindLag = 32 << 20;  // pages this far below a write are dropped
+
+// After `len` bytes were written at `pos`: starts writing them out, waits until the range
+// kWriteBehindLag below is on disk, and drops that from the cache. Hints only: a failure
+// changes nothing the file holds (errors surface at commit as ever).
+void writeBehind(int fd, std::uint64_t pos, std::size_t len)
+{
+    ::sync_file_range(fd, off_t(pos), off_t(len), SYNC_FILE_RANGE_WRITE);
+    if (pos < kWriteBehindLag)
+        return;
+    const std::uint64_t old = pos - kWriteBehindLag;
+    ::sync_file_range(fd, off_t(old), off_t(len),
+                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+    ::posix_fadvise(fd, off_t(old), off_t(len), POSIX_FADV_DONTNEED);
+}
+
 void atomicMax(std::atomic<std::uint64_t> &target, std::uint64_t value)
 {
     auto cur = target.load(std::memory_order_relaxed);
@@ -73,6 +97,8 @@ Status FileWriter::writeBlocks(std::uint64_t offset, std::span<const std::byte> 
             }
             written += std::size_t(n);
         }
+        if (m_options.sizeHint.value_or(0) >= kWriteBehindFrom || pos + run >= kWriteBehindFrom)
+            writeBehind(m_file.get(), pos, run);
         done += run;
     }
     atomicMax(m_length, offset + data.size());

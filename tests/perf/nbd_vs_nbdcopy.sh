@@ -16,6 +16,14 @@
 # whether each goal is met.
 #
 # Usage: tests/perf/nbd_vs_nbdcopy.sh [RUNS=3]
+#        tests/perf/nbd_vs_nbdcopy.sh --back-to-back [PAIRS=5]
+#   --back-to-back: as a user copies one image after another: a 1 GiB memory export (random
+#   data) and a 2 GiB sparse-random export (seed=42 percent=25 runlength=1048576, served
+#   directly) copied to a file by strata and nbdcopy in PAIRS alternating pairs, no cache
+#   dropped between runs (one untimed pair first). Each run is judged twice: the copy itself
+#   (first Connect to last Disconnect in nbdkit's log filter) and the whole process (wall,
+#   user and system time from /usr/bin/time). Goals: strata's median wall <= 1.05x
+#   nbdcopy's on both measures, its mean system time <= nbdcopy's.
 # Env:   SHORT_RUNS (101: runs of the empty image to a file and to null:, ~10 ms each),
 #        PERF_DIR (/var/tmp), STRATA (the release binary), STRATA_SKIP_BUILD=1,
 #        LINES (which lines, default all: "full-file full-null empty-file empty-null
@@ -42,7 +50,9 @@
 #            fsync at the end, like nbdcopy without --flush; qemu-img cannot write a pipe)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-runs=${1:-3}
+back_to_back=0
+if [ "${1:-}" = --back-to-back ]; then back_to_back=1; shift; fi
+runs=${1:-$([ "$back_to_back" = 1 ] && echo 5 || echo 3)}
 # A copy of the empty image lasts about 10 ms, mostly process start-up: its lines take more
 # runs, or the machine's noise decides the 1.05x.
 short_runs=${SHORT_RUNS:-101}
@@ -76,6 +86,93 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# --- back-to-back pairs (--back-to-back)
+# log_span LOG FROM: seconds from the first Connect to the last Disconnect in LOG's lines
+# after line FROM (nbdkit's log filter: "DATE TIME connection=N Connect ...").
+log_span() {
+  tail -n +"$(( $2 + 1 ))" "$1" | awk '
+    / Connect / || / Disconnect / {
+      split($2, t, ":"); s = t[1] * 3600 + t[2] * 60 + t[3]
+      if ($4 == "Connect" && first == "") first = s
+      if ($4 == "Disconnect") last = s
+    }
+    END { if (first == "" || last == "") print "-"; else printf "%.4f\n", last - first }'
+}
+# pair_run IMG TOOL PAIR: one timed copy of IMG to a file; appends "wall span user sys".
+pair_run() {
+  local img=$1 tool=$2 i=$3 o=$work/out.img from rc=0
+  rm -f "$o"
+  from=$(wc -l <"$work/b2b-$img.log")
+  case "$tool" in
+    strata) /usr/bin/time -f '%e %U %S' -o "$work/time" "$STRATA" cp "${uri[$img]}" "$o" >/dev/null 2>"$work/err" || rc=$? ;;
+    nbdcopy) /usr/bin/time -f '%e %U %S' -o "$work/time" nbdcopy "${uri[$img]}" "$o" >/dev/null 2>"$work/err" || rc=$? ;;
+  esac
+  if [ "$rc" != 0 ]; then
+    echo "$img pair $i $tool FAILED (exit $rc): $(tail -1 "$work/err")"; failures=$((failures + 1)); return
+  fi
+  "$work/sparse_cmp" "$o" "$work/ref-$img.img" >/dev/null || { echo "$img pair $i $tool: output DIFFERS"; failures=$((failures + 1)); }
+  local wall user sys span
+  read -r wall user sys < <(tail -1 "$work/time")
+  span=$(log_span "$work/b2b-$img.log" "$from")
+  printf '%-7s pair %d %-8s wall %6.3f s  copy (connect..disconnect) %7s s  user %5.2f s  sys %5.2f s\n' \
+    "$img" "$i" "$tool" "$wall" "$span" "$user" "$sys"
+  [ "$i" = 0 ] || echo "$wall $span $user $sys" >>"$work/b2b-$img-$tool"
+  rm -f "$o"
+}
+if [ "$back_to_back" = 1 ]; then
+  cc -O2 -o "$work/sparse_cmp" "$perf_root/tests/perf/sparse_cmp.c" || die "cannot build tests/perf/sparse_cmp.c (cc)"
+  declare -A uri
+  failures=0
+  echo "strata:   $STRATA ($("$STRATA" --version 2>&1 | head -1 || true)); $(nbdcopy --version | head -1), $(nbdkit --version)"
+  echo "back to back, $runs pairs, no cache dropped; work dir $work ($(df -T "$work" | awk 'NR==2 {print $2}'))"
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+  uri[full]=$("$servers" start "$work/srv" b2b-full --filter=log memory 1G "logfile=$work/b2b-full.log" 2>/dev/null) \
+    || die "cannot start the 1 GiB memory server"
+  head -c 1G /dev/urandom | nbdcopy - "${uri[full]}" || die "cannot fill the 1 GiB image"
+  uri[sparse]=$("$servers" start "$work/srv" b2b-sparse --filter=log sparse-random 2G seed=42 percent=25 \
+    runlength=1048576 "logfile=$work/b2b-sparse.log" 2>/dev/null) || die "cannot start the sparse-random server"
+  for img in full sparse; do
+    nbdcopy "${uri[$img]}" "$work/ref-$img.img" || die "nbdcopy could not make the $img reference"
+  done
+  for img in full sparse; do
+    for ((i = 0; i <= runs; i++)); do # pair 0: not counted
+      if (( i % 2 )); then order="strata nbdcopy"; else order="nbdcopy strata"; fi
+      for tool in $order; do pair_run "$img" "$tool" "$i"; done
+    done
+  done
+  echo
+  echo "== medians of $runs pairs (seconds; user and sys: means)"
+  printf '%-7s %-8s %8s %8s %7s %7s   %-22s\n' image tool wall copy user sys "strata/nbdcopy wall, copy, sys"
+  verdicts=""
+  for img in full sparse; do
+    for tool in nbdcopy strata; do
+      f=$work/b2b-$img-$tool
+      [ -s "$f" ] || { printf '%-7s %-8s FAILED\n' "$img" "$tool"; continue; }
+      w=$(cut -d' ' -f1 "$f" | median); c=$(cut -d' ' -f2 "$f" | grep -v '^-$' | median)
+      u=$(awk '{s += $3} END {printf "%.3f", s / NR}' "$f"); y=$(awk '{s += $4} END {printf "%.3f", s / NR}' "$f")
+      declare "b2b_${img}_${tool}=$w $c $y"
+      extra=""
+      if [ "$tool" = strata ] && [ -s "$work/b2b-$img-nbdcopy" ]; then
+        vn="b2b_${img}_nbdcopy"; read -r nw nc ny <<<"${!vn}"
+        rw=$(ratio "$w" "$nw"); rc=$(ratio "$c" "$nc"); ry=$(ratio "$y" "$ny")
+        extra="$rw  $rc  $ry"
+        v="met"
+        [ "$(echo "$w <= $nw * 1.05" | bc -l)" = 1 ] || v="MISSED (wall ${rw}x)"
+        [ "$(echo "$c <= $nc * 1.05" | bc -l)" = 1 ] || v="MISSED (copy ${rc}x)"
+        [ "$(echo "$y <= $ny" | bc -l)" = 1 ] || v="MISSED (sys ${ry}x)"
+        verdicts+=$(printf '%-7s %s' "$img" "$v")$'\n'
+      fi
+      printf '%-7s %-8s %8.3f %8.3f %7.3f %7.3f   %s\n' "$img" "$tool" "$w" "$c" "$u" "$y" "$extra"
+    done
+  done
+  echo
+  echo "== goals: strata's wall and copy <= 1.05x nbdcopy's, its system time <= nbdcopy's"
+  printf '%s' "$verdicts"
+  echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+  (( failures == 0 )) || { echo "$failures failed run(s) or differing output(s)"; exit 1; }
+  exit 0
+fi
 # cmp of a 6 GiB empty image reads 12 GiB of zeroes into the page cache after every run (7 s
 # of CPU), and the next run pays for the kernel freeing them: the checks compare data only.
 cc -O2 -o "$work/sparse_cmp" "$perf_root/tests/perf/sparse_cmp.c" || die "cannot build tests/perf/sparse_cmp.c (cc)"

@@ -81,9 +81,9 @@ QString manPage()
         "A folder or a storage URI (\\fBs3://\\fR, \\fBwebdav://\\fR, \\fBnbd://\\fR, \\fBmemory://\\fR) opens in the "
         "left pane, a Go benchmark file (\\fI*.bench\\fR, or text starting with "
         "\\fBgoos:\\fR or \\fBBenchmark\\fR) on the Benchmarks page, any other file (a disk image) in "
-        "the left pane's view of its folder. The desktop entry runs this.\n"
-        ".TP\n\\fB\\-\\-benchmarks\\fR\nShow the Benchmarks page.\n"
-        ".TP\n\\fB\\-\\-usage\\fR\nShow the disk usage of the home folder.\n");
+        "the left pane's view of its folder. The desktop entry runs this.\n");
+    for (const auto &o : strata::cli::openCommand().options)
+        t += manOption(o);
     t += QStringLiteral(".SH GLOBAL OPTIONS\n");
     for (const auto &o : commonOptions())
         t += manOption(o);

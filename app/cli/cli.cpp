@@ -246,6 +246,19 @@ const std::vector<CommandSpec> &commands()
     return list;
 }
 
+const CommandSpec &openCommand()
+{
+    static const CommandSpec open{
+        "open",
+        "[FOLDER|IMAGE|URI|RESULTS.bench…]",
+        "Open the desktop app on folders, storage URIs, disk images or Go benchmark files.",
+        {Option("benchmarks", "Show the Benchmarks page."), Option("usage", "Show the disk usage of the home folder.")},
+        0,
+        -1,
+        nullptr};
+    return open;
+}
+
 bool wantsCommandLine(const std::vector<std::string> &arguments)
 {
     for (std::size_t i = 1; i < arguments.size(); ++i) {
@@ -295,19 +308,12 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
         write(out, globalHelp());
         return Success;
     }
-    if (name == "open") { // only its --help reaches here (wantsCommandLine)
-        write(out,
-              "Usage: strata open [options] [FOLDER|IMAGE|URI|RESULTS.bench…]\n"
-              "Open the desktop app on folders, storage URIs, disk images or Go benchmark files.\n\n"
-              "Options:\n"
-              "  -h, --help    Show this help.\n"
-              "  --benchmarks  Show the Benchmarks page.\n"
-              "  --usage       Show the disk usage of the home folder.\n");
-        return Success;
-    }
     const auto &all = commands();
-    auto spec = std::find_if(all.begin(), all.end(), [&](const CommandSpec &c) { return c.name == name; });
-    if (spec == all.end()) {
+    const CommandSpec *spec = name == "open" ? &openCommand() : nullptr;
+    if (auto it = std::find_if(all.begin(), all.end(), [&](const CommandSpec &c) { return c.name == name; });
+        it != all.end())
+        spec = &*it;
+    if (!spec) {
         write(err, "strata: unknown command '" + name + "'\n\n" + globalHelp());
         return Usage;
     }
@@ -328,6 +334,10 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
     if (parser.isSet("help")) {
         write(out, parser.helpText());
         return Success;
+    }
+    if (!spec->handler) { // `open` without --help is the window's (wantsCommandLine)
+        write(err, "strata " + name + ": opens the desktop app; try 'strata " + name + " --help'.\n");
+        return Usage;
     }
 
     OperatorOptions options;

@@ -48,6 +48,9 @@ struct CommandSpec {
 };
 
 const std::vector<CommandSpec> &commands();
+// `strata open`: the desktop app on what it names (run by the GUI; here for its --help and
+// the man page).
+const CommandSpec &openCommand();
 // Whether argv[1] selects the command line rather than the GUI.
 bool wantsCommandLine(const std::vector<std::string> &arguments);
 // Runs `strata ARGS…` (arguments[0] is the program name) with the backends that

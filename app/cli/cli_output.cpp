@@ -130,13 +130,4 @@ std::string pad(std::string_view text, int width)
     return width > 0 ? spaces + std::string(text) : std::string(text) + spaces;
 }
 
-std::string_view trimmed(std::string_view text)
-{
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-        text.remove_prefix(1);
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-        text.remove_suffix(1);
-    return text;
-}
-
 } // namespace strata::cli

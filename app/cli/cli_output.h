@@ -2,6 +2,7 @@
 
 #include "core/io/json.h"
 #include "core/io/size_text.h" // parseSize, formatSize: one way for CLI, URI options and GUI
+#include "core/io/text_case.h" // trimmed
 #include "core/storage/entry.h"
 
 #include <charconv>
@@ -27,9 +28,6 @@ void writeJson(std::FILE *f, const json::Value &value);
 // Pads `text` with spaces to |width| characters (UTF-8 aware: "…" is one), like QString::arg's
 // field width: a positive width right-aligns (pads on the left), a negative one left-aligns.
 std::string pad(std::string_view text, int width);
-
-// `text` without ASCII white space around it.
-std::string_view trimmed(std::string_view text);
 
 // A number in an option, as QString::toInt and toDouble read it: white space around it
 // and a leading '+' are allowed; nullopt unless all of it is the number.

@@ -1,5 +1,6 @@
 #include "backends/webdav/webdav_backend.h"
 
+#include "backends/http/http_status.h"
 #include "backends/webdav/webdav_error.h"
 #include "backends/webdav/webdav_href.h"
 #include "backends/webdav/webdav_writer.h"
@@ -322,9 +323,9 @@ void WebDavBackend::discard(std::string_view path)
         auto response = send("DELETE", path);
         if (!response)
             return std::move(response).error();
-        if (response->status >= 500 && response->status != 501)
-            return Error(ErrorKind::Network, "HTTP " + std::to_string(response->status)).setTemporary(true);
-        return {};
+        if (response->status < 400 || response->status == 404)
+            return {};
+        return http::statusError(*response, {"DELETE", "WebDAV", ""}); // temporary ones are tried again
     });
 }
 

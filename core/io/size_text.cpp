@@ -1,24 +1,13 @@
 #include "core/io/size_text.h"
 
+#include "core/io/text_case.h"
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 
 namespace strata {
-
-namespace {
-
-std::string_view trimmed(std::string_view s)
-{
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-        s.remove_prefix(1);
-    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-        s.remove_suffix(1);
-    return s;
-}
-
-} // namespace
 
 std::optional<std::uint64_t> parseSize(std::string_view text)
 {

@@ -1,5 +1,6 @@
 #include "core/io/text_case.h"
 
+#include <cctype>
 #include <cwctype>
 #include <locale.h>
 
@@ -56,6 +57,15 @@ std::string foldCase(std::string_view text)
         i += std::size_t(len);
     }
     return out;
+}
+
+std::string_view trimmed(std::string_view text)
+{
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+        text.remove_prefix(1);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.remove_suffix(1);
+    return text;
 }
 
 } // namespace strata

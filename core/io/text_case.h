@@ -10,4 +10,7 @@ namespace strata {
 // compare on a storage that ignores case (Backend::namesIgnoreCase).
 std::string foldCase(std::string_view text);
 
+// `text` without ASCII white space around it.
+std::string_view trimmed(std::string_view text);
+
 } // namespace strata

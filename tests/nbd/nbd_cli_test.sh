@@ -369,17 +369,17 @@ case_bad_input() {
   stop c8err
 
   # The server killed mid-copy: 1 GiB of data (the pattern plugin: data everywhere, no
-  # memory needed), 200 ms per read, so the copy takes ~15 s; killed after 1 s.
-  serve c8kill --filter=delay pattern 1G delay-read=200ms || return
+  # memory needed), 200 ms per read, so the copy takes ~15 s; killed once reads arrive.
+  serve c8kill --filter=log --filter=delay pattern 1G delay-read=200ms logfile="$work/c8kill.nbdlog" || return
   o=$work/c8kill; mkdir -p "$o"
   local pid
   pid=$(cat "$srv/c8kill.pid")
   timeout 90 "$STRATA" cp "$uri" "$o/big.img" >"$work/kill.out" 2>"$work/kill.err" &
   cp_pid=$!
   t0=$EPOCHREALTIME
-  sleep 1
-  if kill -0 "$cp_pid" 2>/dev/null; then pass; else fail "the copy ended within 1 s, before the server was killed"; fi
-  echo "killed server: after 1 s the output directory holds: $(ls -A "$o" | tr '\n' ' ')"
+  wait_for_log "$work/c8kill.nbdlog" Read
+  if kill -0 "$cp_pid" 2>/dev/null; then pass; else fail "the copy ended before the server was killed"; fi
+  echo "killed server: when reads arrived the output directory held: $(ls -A "$o" | tr '\n' ' ')"
   kill -KILL "$pid"
   wait "$cp_pid"
   local rc=$? took
@@ -430,14 +430,14 @@ case_flaky_reads() {
 # connects again, the failed requests are retried, the copy completes identical.
 case_server_restart() {
   local o=$work/c10; mkdir -p "$o"
-  serve c10 --filter=delay pattern 64M delay-read=300ms || return
+  serve c10 --filter=log --filter=delay pattern 64M delay-read=300ms logfile="$work/c10.nbdlog" || return
   local u=$uri t0=$EPOCHREALTIME rc
   "$STRATA" cp "$u" "$o/x.img" >"$work/c10.out" 2>"$work/c10.err" &
   local copier=$!
-  sleep 0.5
+  wait_for_log "$work/c10.nbdlog" Read
   kill -0 "$copier" 2>/dev/null && pass || fail "server restart: the copy ended before the server was killed"
   kill -KILL "$(cat "$srv/c10.pid")"
-  sleep 0.5
+  sleep 0.5 # down for a while, not only for the time a restart takes
   serve c10 --filter=delay pattern 64M delay-read=300ms || return
   wait "$copier"; rc=$?
   if [ "$rc" -eq 0 ]; then pass; else fail "server restart: exit $rc: $(cat "$work/c10.err")"; fi
@@ -448,11 +448,12 @@ case_server_restart() {
   echo "server restart: the copy completed in $(since "$t0") s across a server kill and restart"
 }
 
-# wait_for_extents LOG: until nbdkit's log filter shows a block-status question (10 s at most).
-wait_for_extents() {
+# wait_for_log LOG WORD: until nbdkit's log filter shows a request (Read, Extents, ...) has
+# reached the server (10 s at most).
+wait_for_log() {
   local i
-  for ((i = 0; i < 200; i++)); do grep -q ' Extents ' "$1" 2>/dev/null && return 0; sleep 0.05; done
-  fail "no block-status question reached the server in 10 s"
+  for ((i = 0; i < 200; i++)); do grep -q " $2 " "$1" 2>/dev/null && return 0; sleep 0.05; done
+  fail "no $2 request reached the server in 10 s"
 }
 
 # Block status before any data moves is asked and answered on the calling thread (no I/O
@@ -465,7 +466,7 @@ case_status_server_gone() {
   t0=$EPOCHREALTIME
   timeout 60 "$STRATA" extents "$u" >"$work/c11.out" 2>"$work/c11.err" &
   cp_pid=$!
-  wait_for_extents "$work/c11.nbdlog"
+  wait_for_log "$work/c11.nbdlog" Extents
   kill -0 "$cp_pid" 2>/dev/null && pass || fail "status, server gone: extents ended before the server was killed"
   kill -KILL "$(cat "$srv/c11.pid")"
   wait "$cp_pid"; rc=$?; cp_pid=""
@@ -481,9 +482,9 @@ case_status_server_gone() {
   t0=$EPOCHREALTIME
   "$STRATA" cp "$u" "$o/x.img" >"$work/c11b.out" 2>"$work/c11b.err" &
   local copier=$!
-  wait_for_extents "$work/c11b.nbdlog"
+  wait_for_log "$work/c11b.nbdlog" Extents
   kill -KILL "$(cat "$srv/c11.pid")"
-  sleep 0.3
+  sleep 0.3 # down for a while, not only for the time a restart takes
   serve c11 memory 1G || return
   wait "$copier"; rc=$?
   echo "status, server restarted: strata cp exited $rc after $(since "$t0") s: $(cat "$work/c11b.err")"

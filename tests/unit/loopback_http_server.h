@@ -81,6 +81,7 @@ public:
         return "http://127.0.0.1:" + std::to_string(m_port) + std::string(path);
     }
     int connections() const { return m_connections.load(); }
+    int closed() const { return m_closed.load(); } // connections the server has closed
     std::vector<Seen> seen()
     {
         std::lock_guard lock(m_mutex);
@@ -188,6 +189,7 @@ private:
                     break;
         }
         ::close(fd);
+        ++m_closed;
     }
 
     std::function<Reply(const Seen &, int)> m_script;
@@ -196,6 +198,7 @@ private:
     int m_port = 0;
     std::atomic<bool> m_stop{false};
     std::atomic<int> m_connections{0};
+    std::atomic<int> m_closed{0};
     std::thread m_accepter;
     std::mutex m_mutex;
     std::vector<std::thread> m_workers;

@@ -236,7 +236,11 @@ private Q_SLOTS:
             auto r = client->perform(get(server.url()));
             QVERIFY2(r, r ? "" : r.error().message().c_str());
             QCOMPARE(r->body, "n" + std::to_string(i));
-            std::this_thread::sleep_for(20ms);
+            // The next request goes out only once the server has closed this connection.
+            const auto deadline = std::chrono::steady_clock::now() + 10s;
+            while (server.closed() < i + 1 && std::chrono::steady_clock::now() < deadline)
+                std::this_thread::sleep_for(1ms);
+            QCOMPARE(server.closed(), i + 1);
         }
         QCOMPARE(server.connections(), 3);
     }

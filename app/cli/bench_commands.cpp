@@ -60,6 +60,24 @@ int procs()
     return int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+// A run's latency percentiles and its whole histogram ([from, width, count] per bucket, in
+// nanoseconds).
+json::Object latencyJson(const BenchRun &r)
+{
+    json::Object out;
+    for (const auto &[unit, value] : latencyMetrics(r)) {
+        std::string key = unit; // "p99.9-ns" -> "p99_9_ns"
+        std::replace(key.begin(), key.end(), '.', '_');
+        std::replace(key.begin(), key.end(), '-', '_');
+        out[key] = value;
+    }
+    json::Array buckets;
+    for (const auto &b : r.histogram)
+        buckets.push_back(json::Array{b.from, b.width, b.count});
+    out["histogram"] = std::move(buckets);
+    return out;
+}
+
 std::string goLine(const BenchRun &r)
 {
     std::string line = "Benchmark" + r.name + "-" + std::to_string(procs());
@@ -74,6 +92,8 @@ std::string goLine(const BenchRun &r)
     std::snprintf(buf, sizeof buf, "\t%8lld B/op\t%8lld allocs/op", static_cast<long long>(r.bytesPerOp),
                   static_cast<long long>(r.allocsPerOp));
     line += buf;
+    for (const auto &[unit, value] : latencyMetrics(r))
+        line += "\t" + goNumber(double(value)) + " " + unit;
     return line + "\n";
 }
 
@@ -309,10 +329,12 @@ int commandBench(Context &context, const ArgParser &parser)
                                            {"ns_per_op", r.nsPerOp},
                                            {"mb_per_s", r.mbPerSecond},
                                            {"bytes_per_op", r.bytesPerOp},
-                                           {"allocs_per_op", r.allocsPerOp}});
+                                           {"allocs_per_op", r.allocsPerOp},
+                                           {"latency", latencyJson(r)}});
         writeJson(context.out, json::Object{{"label", label}, {"runs", std::move(all)}});
     } else if (csv) {
-        std::string out = "target,name,op,size,concurrency,iterations,ns_per_op,mb_per_s,bytes_per_op,allocs_per_op\n";
+        std::string out = "target,name,op,size,concurrency,iterations,ns_per_op,mb_per_s,bytes_per_op,allocs_per_op,"
+                          "p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,histogram\n";
         for (std::size_t t = 0; t < results->size(); ++t)
             for (const auto &r : (*results)[t]) {
                 char buf[256];
@@ -320,7 +342,18 @@ int commandBench(Context &context, const ArgParser &parser)
                               std::string(toString(r.op)).c_str(), static_cast<unsigned long long>(r.size),
                               r.concurrency, static_cast<unsigned long long>(r.iterations), r.nsPerOp, r.mbPerSecond,
                               r.bytesPerOp, r.allocsPerOp);
-                out += "\"" + locations[t].display() + "\"" + buf;
+                std::string line = buf;
+                line.pop_back(); // the newline: the latency columns follow
+                for (const auto &[unit, value] : latencyMetrics(r))
+                    line += "," + std::to_string(value);
+                // The distribution as FROM/WIDTH/COUNT triples (nanoseconds), one per bucket.
+                line += ",\"";
+                for (std::size_t i = 0; i < r.histogram.size(); ++i) {
+                    const auto &b = r.histogram[i];
+                    line += (i ? " " : "") + std::to_string(b.from) + "/" + std::to_string(b.width) + "/"
+                        + std::to_string(b.count);
+                }
+                out += "\"" + locations[t].display() + "\"" + line + "\"\n";
             }
         std::fputs(out.c_str(), context.out);
     } else if (!stream) {

@@ -27,7 +27,20 @@ BenchResult toBenchResult(const BenchRun &r, int procs)
         b.values.emplace_back("MB/s", r.mbPerSecond);
     b.values.emplace_back("B/op", std::floor(r.bytesPerOp));
     b.values.emplace_back("allocs/op", std::floor(r.allocsPerOp));
+    for (const auto &[unit, value] : latencyMetrics(r))
+        b.values.emplace_back(unit, double(value));
     return b;
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> latencyMetrics(const BenchRun &r)
+{
+    if (r.histogram.empty())
+        return {};
+    return {{"p50-ns", r.latency.p50},
+            {"p90-ns", r.latency.p90},
+            {"p99-ns", r.latency.p99},
+            {"p99.9-ns", r.latency.p999},
+            {"max-ns", r.latency.max}};
 }
 
 std::string benchHistoryDir()
@@ -92,6 +105,7 @@ std::uint64_t predictN(std::int64_t goalNs, std::uint64_t prevIters, std::int64_
 struct Measure {
     std::int64_t ns = 0;
     AllocCounts allocs;
+    LatencyHistogram latency; // every operation's duration, all workers merged
     std::optional<Error> error;
 };
 
@@ -232,6 +246,8 @@ public:
             r.mbPerSecond = m.ns > 0 ? double(c.size) * double(n) / (double(m.ns) / 1e9) / 1e6 : 0;
         r.bytesPerOp = double(m.allocs.bytes) / double(n);
         r.allocsPerOp = double(m.allocs.allocs) / double(n);
+        r.latency = summarize(m.latency);
+        r.histogram = m.latency.buckets();
         return r;
     }
 
@@ -276,6 +292,8 @@ private:
             }
         }
         std::vector<std::vector<std::byte>> buffers(static_cast<std::size_t>(workers));
+        // One histogram per worker, allocated here: recording allocates and locks nothing.
+        std::vector<LatencyHistogram> latencies(static_cast<std::size_t>(workers));
         if (c.op == BenchOp::Read)
             for (auto &b : buffers)
                 b.resize(std::size_t(c.size));
@@ -294,6 +312,9 @@ private:
             };
             const std::string &key = keys[std::size_t(w)];
             auto &buffer = buffers[std::size_t(w)];
+            auto &latency = latencies[std::size_t(w)];
+            // One clock reading per operation: each one ends the last and starts the next.
+            auto last = std::chrono::steady_clock::now();
             for (std::uint64_t i = from; i < to && !failed.load(std::memory_order_relaxed); ++i) {
                 switch (c.op) {
                 case BenchOp::Write:
@@ -328,6 +349,9 @@ private:
                         return fail(std::move(st).error());
                     break;
                 }
+                const auto now = std::chrono::steady_clock::now();
+                latency.record(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last).count()));
+                last = now;
             }
         };
 
@@ -356,6 +380,8 @@ private:
         pool.clear();
         m.ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
         m.allocs = {after.allocs - before.allocs, after.bytes - before.bytes};
+        for (const auto &l : latencies)
+            m.latency.merge(l);
         if (firstError)
             m.error = std::move(*firstError);
         return m;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/bench/latency_histogram.h"
 #include "core/io/size_text.h" // sizeLabel: "4KiB" in benchmark names
 #include "core/storage/operator.h"
 #include "core/storage/result.h"
@@ -38,7 +39,13 @@ struct BenchRun {
     double mbPerSecond = 0; // 0 for operations that move no payload
     double bytesPerOp = 0;  // heap bytes allocated per operation, every library included
     double allocsPerOp = 0;
+    LatencySummary latency;                          // of every operation of the run
+    std::vector<LatencyHistogram::Bucket> histogram; // the whole distribution (buckets that hold any)
 };
+
+// The latency percentiles as extra Go benchmark metrics, in this order: p50-ns, p90-ns,
+// p99-ns, p99.9-ns, max-ns (none for a run without them).
+std::vector<std::pair<std::string, std::uint64_t>> latencyMetrics(const BenchRun &run);
 
 // A run as a Go benchmark result (ns/op, MB/s when payload moved, B/op, allocs/op), with
 // the -N suffix `procs`.

@@ -34,6 +34,23 @@ for op in Read Write; do
   [ "${a:-99}" -le 2 ] && pass || fail "memory ${op}s allocate $a times per op (want <= 2)"
   [ "${b:-99999}" -lt 1024 ] && pass || fail "memory ${op}s allocate $b bytes per op (want < 1024)"
 done
+# per-request latency on every line, as extra Go metrics, in order p50 <= p90 <= p99 <=
+# p99.9 <= max
+bad=$(grep -E '^Benchmark' "$work/mem.txt" | awk '{
+  for (i = 1; i <= NF; i++) v[$i] = $(i-1)
+  if (!("p50-ns" in v) || !("max-ns" in v)) { print "no latency: " $1; next }
+  if (!(v["p50-ns"] + 0 <= v["p90-ns"] + 0 && v["p90-ns"] + 0 <= v["p99-ns"] + 0 && v["p99-ns"] + 0 <= v["p99.9-ns"] + 0 \
+        && v["p99.9-ns"] + 0 <= v["max-ns"] + 0 && v["p50-ns"] + 0 > 0)) print "out of order: " $0
+  delete v }')
+[ -z "$bad" ] && pass || fail "latency metrics: $bad"
+# JSON carries the whole histogram: its counts add up to the run's operations
+expect 0 "bench json" -- "$STRATA" bench memory://bench/ --count 1 --benchtime 20ms --sizes 4KiB --ops read,write --json
+jq -e '.runs | length == 2 and all(.[]; (.latency.histogram | map(.[2]) | add) == .iterations
+  and .latency.p50_ns <= .latency.p99_9_ns and .latency.p99_9_ns <= .latency.max_ns)' <<<"$out" >/dev/null \
+  && pass || fail "bench --json: histogram counts or percentiles wrong: $(head -c 400 <<<"$out")"
+expect 0 "bench csv" -- "$STRATA" bench memory://bench/ --count 1 --benchtime 20ms --sizes 4KiB --ops read --csv
+contains "csv latency columns" "$out" "p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,histogram"
+[ "$(tail -1 <<<"$out" | awk -F, '{print NF}')" -ge 16 ] && pass || fail "bench --csv: no latency columns: $out"
 expect 0 "benchstat reads it" -- "$STRATA" benchstat "$work/mem.txt"
 contains "benchstat table" "$out" "sec/op"
 contains "benchstat rows" "$out" "Read/64KiB"
@@ -53,6 +70,7 @@ done
 # two files compared: a "vs base" column, the JSON form, the geomean row
 expect 0 "benchstat A B" -- "$STRATA" benchstat "$work/mem.txt" "$work/file.txt"
 contains "comparison" "$out" "vs base"
+contains "benchstat compares p99 (as Go benchstat: -ns becomes -sec)" "$out" "p99-sec"
 contains "geomean" "$out" "geomean"
 expect 0 "benchstat json" -- "$STRATA" benchstat --format json "$work/mem.txt" "$work/file.txt"
 jq -e '.. | objects | select(.name? == "geomean")' <<<"$out" >/dev/null && pass || fail "json has no geomean row"

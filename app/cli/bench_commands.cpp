@@ -250,6 +250,17 @@ int commandBench(Context &context, const ArgParser &parser)
             return context.usage("--benchtime takes a duration like 1s, 500ms or 2m");
         options.benchtime = *d;
     }
+    if (parser.isSet("duration")) {
+        if (parser.isSet("benchtime"))
+            return context.usage("--duration and --benchtime both say how long a run lasts: give one");
+        auto d = parseDuration(parser.value("duration"));
+        if (!d)
+            return context.usage("--duration takes a duration like 30s, 500ms or 2m");
+        options.duration = *d;
+        if (std::find(options.ops.begin(), options.ops.end(), BenchOp::Delete) != options.ops.end())
+            return context.usage("--duration cannot time deletes (each needs an object made beforehand, as many as a "
+                                 "fixed time cannot know): time them with --benchtime");
+    }
     if (parser.isSet("concurrency")) {
         options.concurrency.clear();
         const std::string list = parser.value("concurrency");

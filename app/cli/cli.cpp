@@ -147,21 +147,24 @@ const std::vector<CommandSpec> &commands()
             l.push_back({"du", "URI", "Disk usage: totals per directory, largest first (hard links once).", o, 1, 1,
                          &commandDu});
         }
-        l.push_back({"bench",
-                     "URI",
-                     "Benchmark a location: ns/op, MB/s, B/op, allocs/op per operation and size, Go's format.",
-                     {{"ops", "Operations, from write,read,stat,list,delete (default write,read).", "LIST"},
-                      {"sizes", "Object sizes (default 4KiB,256KiB,4MiB,16MiB).", "LIST"},
-                      {"count", "Runs of each benchmark (default 6).", "N"},
-                      {"benchtime", "Target duration of each run (default 1s).", "D"},
-                      {"concurrency", "Workers sharing the operations (default 1), like 1,4,16.", "LIST"},
-                      {"label", "A name for this run (in the output and the history).", "NAME"},
-                      {"vs", "Also run on URI2, run by run in turn, and compare.", "URI2"},
-                      {"csv", "CSV instead of Go's benchmark format."},
-                      json},
-                     1,
-                     1,
-                     &commandBench});
+        l.push_back(
+            {"bench",
+             "URI",
+             "Benchmark a location: ns/op, MB/s, B/op, allocs/op and latency percentiles per operation and size, "
+             "Go's format.",
+             {{"ops", "Operations, from write,read,stat,list,delete (default write,read).", "LIST"},
+              {"sizes", "Object sizes (default 4KiB,256KiB,4MiB,16MiB).", "LIST"},
+              {"count", "Runs of each benchmark (default 6).", "N"},
+              {"benchtime", "Target duration of each run (default 1s).", "D"},
+              {"duration", "Run each case for exactly this long instead (like warp and fio; not for delete).", "D"},
+              {"concurrency", "Workers sharing the operations (default 1), like 1,4,16.", "LIST"},
+              {"label", "A name for this run (in the output and the history).", "NAME"},
+              {"vs", "Also run on URI2, run by run in turn, and compare.", "URI2"},
+              {"csv", "CSV instead of Go's benchmark format."},
+              json},
+             1,
+             1,
+             &commandBench});
         l.push_back(
             {"benchstat",
              "OLD.txt NEW.txt…",

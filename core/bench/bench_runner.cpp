@@ -106,6 +106,7 @@ struct Measure {
     std::int64_t ns = 0;
     AllocCounts allocs;
     LatencyHistogram latency; // every operation's duration, all workers merged
+    std::uint64_t iterations = 0;
     std::optional<Error> error;
 };
 
@@ -220,17 +221,22 @@ public:
             b = std::byte(gen());
     }
 
-    // One case, `count`-th run: grows n like Go until the run lasts about benchtime.
+    // One case, `count`-th run: grows n like Go until the run lasts about benchtime, or
+    // (with a duration) runs every worker for that long.
     Result<BenchRun> run(Target &target, const Case &c)
     {
-        const std::int64_t goal = m_options.benchtime.count();
-        std::uint64_t n = 1;
-        Measure m = measure(target, c, n);
-        while (!m.error && m.ns < goal && n < kMaxIterations && !m_stop.stop_requested()) {
-            const std::uint64_t last = n;
-            n = predictN(goal, last, m.ns, last);
-            m = measure(target, c, n);
+        Measure m;
+        if (m_options.duration.count() > 0) {
+            m = measure(target, c, 0, m_options.duration);
+        } else {
+            const std::int64_t goal = m_options.benchtime.count();
+            m = measure(target, c, 1);
+            while (!m.error && m.ns < goal && m.iterations < kMaxIterations && !m_stop.stop_requested()) {
+                const std::uint64_t last = m.iterations;
+                m = measure(target, c, predictN(goal, last, m.ns, last));
+            }
         }
+        const std::uint64_t n = std::max<std::uint64_t>(1, m.iterations);
         if (m.error)
             return std::move(*m.error);
         if (m_stop.stop_requested())
@@ -252,10 +258,12 @@ public:
     }
 
 private:
-    // Runs n iterations of the case split over its workers; only the loop is timed and
-    // counted (setup and thread start-up are not).
-    Measure measure(Target &target, const Case &c, std::uint64_t n)
+    // Runs n iterations of the case split over its workers, or (`duration` > 0) every
+    // worker until it has spent that long in operations; only the loop is timed and counted
+    // (setup and thread start-up are not).
+    Measure measure(Target &target, const Case &c, std::uint64_t n, std::chrono::nanoseconds duration = {})
     {
+        const bool fixedTime = duration.count() > 0;
         Measure m;
         Operator &op = target.op();
         const auto payload = std::span(m_payload).first(std::size_t(c.size));
@@ -298,12 +306,13 @@ private:
             for (auto &b : buffers)
                 b.resize(std::size_t(c.size));
 
+        std::vector<std::uint64_t> counts(static_cast<std::size_t>(workers), 0);
         std::atomic<bool> failed{false};
         std::optional<Error> firstError;
         std::mutex errorMutex;
         auto body = [&](int w) {
-            const std::uint64_t from = n * std::uint64_t(w) / std::uint64_t(workers);
-            const std::uint64_t to = n * std::uint64_t(w + 1) / std::uint64_t(workers);
+            const std::uint64_t from = fixedTime ? 0 : n * std::uint64_t(w) / std::uint64_t(workers);
+            const std::uint64_t to = fixedTime ? UINT64_MAX : n * std::uint64_t(w + 1) / std::uint64_t(workers);
             auto fail = [&](Error e) {
                 std::lock_guard lock(errorMutex);
                 if (!firstError)
@@ -315,6 +324,7 @@ private:
             auto &latency = latencies[std::size_t(w)];
             // One clock reading per operation: each one ends the last and starts the next.
             auto last = std::chrono::steady_clock::now();
+            const auto deadline = last + duration;
             for (std::uint64_t i = from; i < to && !failed.load(std::memory_order_relaxed); ++i) {
                 switch (c.op) {
                 case BenchOp::Write:
@@ -352,6 +362,9 @@ private:
                 const auto now = std::chrono::steady_clock::now();
                 latency.record(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last).count()));
                 last = now;
+                ++counts[std::size_t(w)];
+                if (fixedTime && (now >= deadline || m_stop.stop_requested()))
+                    break;
             }
         };
 
@@ -380,6 +393,8 @@ private:
         pool.clear();
         m.ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
         m.allocs = {after.allocs - before.allocs, after.bytes - before.bytes};
+        for (const auto count : counts)
+            m.iterations += count;
         for (const auto &l : latencies)
             m.latency.merge(l);
         if (firstError)
@@ -402,6 +417,11 @@ Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<
         return Error(ErrorKind::InvalidInput, "nothing to benchmark");
     if (options.count < 1 || options.benchtime.count() <= 0 || options.ops.empty())
         return Error(ErrorKind::InvalidInput, "count and benchtime must be positive, and at least one operation named");
+    if (options.duration.count() > 0
+        && std::find(options.ops.begin(), options.ops.end(), BenchOp::Delete) != options.ops.end())
+        return Error(ErrorKind::InvalidInput,
+                     "a fixed duration times writes, reads, stats and lists; each delete needs an object made "
+                     "beforehand, as many as a fixed time cannot know: time deletes by iterations (benchtime)");
     std::vector<Case> cases;
     const bool showConcurrency = options.concurrency.size() > 1
         || std::any_of(options.concurrency.begin(), options.concurrency.end(), [](int c) { return c != 1; });

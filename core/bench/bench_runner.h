@@ -25,6 +25,9 @@ struct BenchOptions {
     std::vector<std::uint64_t> sizes{4u << 10, 256u << 10, 4u << 20, 16u << 20};
     int count = 6; // runs of each case
     std::chrono::nanoseconds benchtime = std::chrono::seconds(1);
+    // When positive: each run lasts this long (every worker runs operations until then)
+    // instead of growing its iteration count to about benchtime, as warp and fio time.
+    std::chrono::nanoseconds duration{0};
     std::vector<int> concurrency{1}; // workers sharing the iterations
 };
 

@@ -51,6 +51,15 @@ jq -e '.runs | length == 2 and all(.[]; (.latency.histogram | map(.[2]) | add) =
 expect 0 "bench csv" -- "$STRATA" bench memory://bench/ --count 1 --benchtime 20ms --sizes 4KiB --ops read --csv
 contains "csv latency columns" "$out" "p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,histogram"
 [ "$(tail -1 <<<"$out" | awk -F, '{print NF}')" -ge 16 ] && pass || fail "bench --csv: no latency columns: $out"
+# --duration: each run lasts at least that long (ns/op x iterations), however many
+# operations that takes; not with delete or beside --benchtime
+expect 0 "bench duration" -- "$STRATA" bench memory://bench/ --count 2 --duration 300ms --sizes 4KiB --ops read,stat --concurrency 2
+lasted=$(grep -E '^Benchmark' <<<"$out" | awk '{print int($3 * $2)}' | sort -n | head -1)
+[ "$(grep -cE '^Benchmark' <<<"$out")" = 4 ] && [ "${lasted:-0}" -ge 300000000 ] && pass \
+  || fail "bench --duration 300ms: a run lasted ${lasted:-?} ns: $out"
+expect 2 "duration and delete" -- "$STRATA" bench memory://bench/ --duration 1s --ops delete
+contains "duration and delete: why" "$err" "cannot time deletes"
+expect 2 "duration and benchtime" -- "$STRATA" bench memory://bench/ --duration 1s --benchtime 1s
 expect 0 "benchstat reads it" -- "$STRATA" benchstat "$work/mem.txt"
 contains "benchstat table" "$out" "sec/op"
 contains "benchstat rows" "$out" "Read/64KiB"

@@ -3,6 +3,7 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/commands.h"
 #include "app/cli/interrupt_watch.h"
+#include "core/bench/bench_flags.h"
 #include "core/bench/bench_runner.h"
 #include "core/bench/benchstat.h"
 #include "core/bench/go_bench.h"
@@ -317,6 +318,18 @@ int commandBench(Context &context, const ArgParser &parser)
     if (!results)
         return interrupts.interrupted() ? (context.fail(results.error()), 130) : context.fail(results.error());
 
+    // What the numbers should be read with (comment lines in the text, a list in JSON).
+    std::vector<std::vector<BenchFlag>> flags(locations.size());
+    for (std::size_t t = 0; t < locations.size(); ++t) {
+        flags[t] = checkRuns((*results)[t], benchTarget(locations[t].op->uriFor("/")));
+        const std::string lines = flagLines(flags[t]);
+        texts[t] += lines;
+        if (stream) {
+            std::fputs(lines.c_str(), context.out);
+            std::fflush(context.out);
+        }
+    }
+
     // The history the GUI picks runs from: one Go text file per target and run.
     const std::string dir = benchHistoryDir();
     std::error_code ignored;
@@ -342,7 +355,14 @@ int commandBench(Context &context, const ArgParser &parser)
                                            {"bytes_per_op", r.bytesPerOp},
                                            {"allocs_per_op", r.allocsPerOp},
                                            {"latency", latencyJson(r)}});
-        writeJson(context.out, json::Object{{"label", label}, {"runs", std::move(all)}});
+        json::Array flagged;
+        for (std::size_t t = 0; t < flags.size(); ++t)
+            for (const auto &f : flags[t])
+                flagged.push_back(json::Object{{"target", locations[t].display()},
+                                               {"name", f.benchmark.empty() ? "" : "Benchmark" + f.benchmark},
+                                               {"flag", f.kind},
+                                               {"detail", f.detail}});
+        writeJson(context.out, json::Object{{"label", label}, {"runs", std::move(all)}, {"flags", std::move(flagged)}});
     } else if (csv) {
         std::string out = "target,name,op,size,concurrency,iterations,ns_per_op,mb_per_s,bytes_per_op,allocs_per_op,"
                           "p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,histogram\n";

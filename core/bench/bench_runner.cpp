@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 #include <latch>
 #include <map>
 #include <random>
@@ -107,6 +108,7 @@ struct Measure {
     AllocCounts allocs;
     LatencyHistogram latency; // every operation's duration, all workers merged
     std::uint64_t iterations = 0;
+    double busy = 0; // the busiest worker's CPU time over its wall time
     std::optional<Error> error;
 };
 
@@ -253,6 +255,7 @@ public:
         r.bytesPerOp = double(m.allocs.bytes) / double(n);
         r.allocsPerOp = double(m.allocs.allocs) / double(n);
         r.latency = summarize(m.latency);
+        r.clientBusy = m.busy;
         r.histogram = m.latency.buckets();
         return r;
     }
@@ -368,6 +371,19 @@ private:
             }
         };
 
+        // Each worker's CPU time against its wall time: a client busy all the time may be
+        // what sets the pace (bench_flags.h).
+        std::vector<double> busy(static_cast<std::size_t>(workers), 0);
+        auto timedBody = [&](int w) {
+            timespec cpu0{}, cpu1{};
+            ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
+            const auto wall0 = std::chrono::steady_clock::now();
+            body(w);
+            ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+            const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+            const double cpu = double(cpu1.tv_sec - cpu0.tv_sec) + double(cpu1.tv_nsec - cpu0.tv_nsec) / 1e9;
+            busy[std::size_t(w)] = wall > 0 ? cpu / wall : 0;
+        };
         std::latch start(1);
         std::latch done(workers > 1 ? workers : 0);
         std::vector<std::jthread> pool;
@@ -375,7 +391,7 @@ private:
             for (int w = 0; w < workers; ++w)
                 pool.emplace_back([&, w] {
                     start.wait();
-                    body(w);
+                    timedBody(w);
                     done.count_down();
                 });
         const AllocCounts before = allocCounts();
@@ -385,7 +401,7 @@ private:
             start.count_down();
             done.wait();
         } else {
-            body(0);
+            timedBody(0);
         }
         const auto t1 = std::chrono::steady_clock::now();
         setAllocCounting(false);
@@ -395,6 +411,7 @@ private:
         m.allocs = {after.allocs - before.allocs, after.bytes - before.bytes};
         for (const auto count : counts)
             m.iterations += count;
+        m.busy = *std::max_element(busy.begin(), busy.end());
         for (const auto &l : latencies)
             m.latency.merge(l);
         if (firstError)

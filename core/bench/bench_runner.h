@@ -44,6 +44,7 @@ struct BenchRun {
     double allocsPerOp = 0;
     LatencySummary latency;                          // of every operation of the run
     std::vector<LatencyHistogram::Bucket> histogram; // the whole distribution (buckets that hold any)
+    double clientBusy = 0;                           // the busiest worker thread's CPU time over its wall time (0..1)
 };
 
 // The latency percentiles as extra Go benchmark metrics, in this order: p50-ns, p90-ns,

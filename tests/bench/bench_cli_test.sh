@@ -45,6 +45,7 @@ bad=$(grep -E '^Benchmark' "$work/mem.txt" | awk '{
 [ -z "$bad" ] && pass || fail "latency metrics: $bad"
 # JSON carries the whole histogram: its counts add up to the run's operations
 expect 0 "bench json" -- "$STRATA" bench memory://bench/ --count 1 --benchtime 20ms --sizes 4KiB --ops read,write --json
+json_out=$out
 jq -e '.runs | length == 2 and all(.[]; (.latency.histogram | map(.[2]) | add) == .iterations
   and .latency.p50_ns <= .latency.p99_9_ns and .latency.p99_9_ns <= .latency.max_ns)' <<<"$out" >/dev/null \
   && pass || fail "bench --json: histogram counts or percentiles wrong: $(head -c 400 <<<"$out")"
@@ -60,6 +61,10 @@ lasted=$(grep -E '^Benchmark' <<<"$out" | awk '{print int($3 * $2)}' | sort -n |
 expect 2 "duration and delete" -- "$STRATA" bench memory://bench/ --duration 1s --ops delete
 contains "duration and delete: why" "$err" "cannot time deletes"
 expect 2 "duration and benchtime" -- "$STRATA" bench memory://bench/ --duration 1s --benchtime 1s
+# the report flags what its numbers should be read with
+contains "memory is in-process" "$(cat "$work/mem.txt")" "# flag in-process: memory://"
+jq -e '.flags | map(.flag) | index("in-process") != null' <<<"$json_out" >/dev/null && pass \
+  || fail "bench --json: no in-process flag: $(jq -c .flags <<<"$json_out")"
 expect 0 "benchstat reads it" -- "$STRATA" benchstat "$work/mem.txt"
 contains "benchstat table" "$out" "sec/op"
 contains "benchstat rows" "$out" "Read/64KiB"
@@ -75,6 +80,8 @@ for op in Read Write; do
   [ "${a:-99}" -le 4 ] && pass || fail "file ${op}s allocate $a times per op (want <= 4)"
 done
 [ -z "$(ls -A "$work/files")" ] && pass || fail "bench left: $(ls -A "$work/files")"
+contains "file reads may be the page cache's" "$(cat "$work/file.txt")" "# flag page-cache Read/4KiB"
+
 
 # two files compared: a "vs base" column, the JSON form, the geomean row
 expect 0 "benchstat A B" -- "$STRATA" benchstat "$work/mem.txt" "$work/file.txt"

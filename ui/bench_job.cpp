@@ -3,7 +3,6 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
-#include <QRegularExpression>
 #include <QSysInfo>
 #include <QThread>
 
@@ -27,11 +26,10 @@ void saveToHistory(const std::vector<BenchSet> &sets)
     QDir().mkpath(dir);
     const QString stamp = QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss"));
     for (const auto &set : sets) {
-        QString name = set.label;
-        name.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("_"));
-        QFile file(dir + QStringLiteral("/%1-%2.txt").arg(stamp, name));
+        const std::string target = set.label.toStdString();
+        QFile file(dir + QLatin1Char('/') + QString::fromStdString(historyFileName(stamp.toStdString(), {}, target)));
         if (file.open(QIODevice::WriteOnly))
-            file.write(QByteArray::fromStdString(formatGoBench(set.results)));
+            file.write(QByteArray::fromStdString(historyHeader(target, {}) + formatGoBench(set.results)));
     }
 }
 

@@ -5,9 +5,11 @@
 #include "ui/bench_job.h"
 #include "ui/benchstat_model.h"
 
+#include <QAction>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
+#include <QDateTime>
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QFile>
@@ -16,15 +18,18 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QSvgGenerator>
@@ -129,6 +134,17 @@ QWidget *BenchPage::buildControls()
     v->addWidget(new QLabel(tr("History (select one or two):"), box));
     m_history = new QListWidget(box);
     m_history->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_history->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto *rename = new QAction(tr("&Rename…"), m_history);
+    rename->setShortcut(QKeySequence(Qt::Key_F2));
+    rename->setShortcutContext(Qt::WidgetShortcut);
+    connect(rename, &QAction::triggered, this, &BenchPage::askRenameHistory);
+    auto *remove = new QAction(tr("&Delete…"), m_history);
+    remove->setShortcut(QKeySequence::Delete);
+    remove->setShortcutContext(Qt::WidgetShortcut);
+    connect(remove, &QAction::triggered, this, &BenchPage::askDeleteHistory);
+    m_history->addAction(rename);
+    m_history->addAction(remove);
     v->addWidget(m_history, 1);
     auto *files = new QHBoxLayout;
     auto *open = new QPushButton(tr("&Open…"), box);
@@ -294,15 +310,104 @@ void BenchPage::runDone(const QString &error, const std::vector<BenchSet> &sets)
     Q_EMIT runFinished(true, m_status->text());
 }
 
+// Each saved run by its label, target and local time ("nightly — s3://b/ · 2026-12-02
+// 21:30:05"), read from its first line and the time its name starts with.
 void BenchPage::refreshHistory()
 {
+    const QSignalBlocker quiet(m_history); // a cleared selection is no choice of the user
     m_history->clear();
     QDir dir(QString::fromStdString(benchHistoryDir()));
     for (const QFileInfo &f : dir.entryInfoList({QStringLiteral("*.txt")}, QDir::Files, QDir::Time)) {
-        auto *item = new QListWidgetItem(f.completeBaseName(), m_history);
+        QFile file(f.absoluteFilePath());
+        std::optional<HistoryHeader> header;
+        if (file.open(QIODevice::ReadOnly))
+            header = parseHistoryHeader(file.readLine(4096).toStdString());
+        const QString stem = f.completeBaseName();
+        QDateTime when = QDateTime::fromString(stem.left(15), QStringLiteral("yyyyMMdd-HHmmss"));
+        when.setTimeSpec(Qt::UTC);
+        QString text;
+        if (header) {
+            const QString target = QString::fromStdString(header->target);
+            text =
+                header->label.empty() ? target : QString::fromStdString(header->label) + QStringLiteral(" — ") + target;
+        } else {
+            text = stem;
+        }
+        if (when.isValid())
+            text += QStringLiteral(" · ") + when.toLocalTime().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+        auto *item = new QListWidgetItem(text, m_history);
         item->setData(Qt::UserRole, f.absoluteFilePath());
         item->setToolTip(f.absoluteFilePath());
     }
+}
+
+QString BenchPage::renameHistory(const QString &path, const QString &label)
+{
+    QFile in(path);
+    if (!in.open(QIODevice::ReadOnly))
+        return tr("cannot read %1: %2").arg(path, in.errorString());
+    const std::string text = relabelHistory(in.readAll().toStdString(), label.simplified().toStdString());
+    in.close();
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) || out.write(QByteArray::fromStdString(text)) < 0 || !out.commit())
+        return tr("cannot rename %1: %2").arg(path, out.errorString());
+    refreshHistory();
+    return {};
+}
+
+QString BenchPage::deleteHistory(const QStringList &paths)
+{
+    QStringList failed;
+    for (const QString &path : paths)
+        if (!QFile::remove(path))
+            failed << path;
+    refreshHistory();
+    return failed.isEmpty() ? QString() : tr("cannot delete %1").arg(failed.join(QStringLiteral(", ")));
+}
+
+void BenchPage::askRenameHistory()
+{
+    auto *item = m_history->currentItem();
+    if (!item)
+        return;
+    const QString path = item->data(Qt::UserRole).toString();
+    QString current;
+    QFile file(path);
+    if (file.open(QIODevice::ReadOnly))
+        if (auto h = parseHistoryHeader(file.readLine(4096).toStdString()))
+            current = QString::fromStdString(h->label);
+    auto *dialog = new QInputDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Rename run"));
+    dialog->setLabelText(tr("Label of this run:"));
+    dialog->setTextValue(current);
+    connect(dialog, &QInputDialog::textValueSelected, this, [this, path](const QString &label) {
+        const QString error = renameHistory(path, label);
+        if (!error.isEmpty())
+            Q_EMIT notify(error, true);
+    });
+    dialog->open();
+}
+
+void BenchPage::askDeleteHistory()
+{
+    QStringList paths;
+    for (auto *item : m_history->selectedItems())
+        paths << item->data(Qt::UserRole).toString();
+    if (paths.isEmpty())
+        return;
+    auto *box = new QMessageBox(QMessageBox::Question, tr("Delete runs"),
+                                tr("Delete %n saved run(s) from the history?", nullptr, int(paths.size())),
+                                QMessageBox::Cancel, this);
+    box->addButton(tr("&Delete"), QMessageBox::DestructiveRole);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    connect(box, &QMessageBox::buttonClicked, this, [this, box, paths](QAbstractButton *button) {
+        if (box->buttonRole(button) != QMessageBox::DestructiveRole)
+            return;
+        const QString error = deleteHistory(paths);
+        Q_EMIT notify(error.isEmpty() ? tr("Deleted %n run(s)", nullptr, int(paths.size())) : error, !error.isEmpty());
+    });
+    box->open();
 }
 
 QString BenchPage::saveResults(const QString &path) const

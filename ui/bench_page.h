@@ -51,6 +51,12 @@ public:
     BenchstatModel *comparison() const { return m_comparison; }
     QLineEdit *targetEdit(int which) const { return which == 0 ? m_targetA : m_targetB; }
     void setRunOptions(const QString &sizes, int count, const QString &benchtime);
+    // The history list (label, target and local time of each saved run, newest first).
+    QListWidget *history() const { return m_history; }
+    // Names the saved run `path` `label` (its header line); "" on success, else why not.
+    QString renameHistory(const QString &path, const QString &label);
+    // Removes saved runs; "" on success, else why not.
+    QString deleteHistory(const QStringList &paths);
 
 Q_SIGNALS:
     void runFinished(bool ok, const QString &message);
@@ -63,6 +69,8 @@ protected:
 private:
     QWidget *buildControls();
     void refreshHistory();
+    void askRenameHistory();
+    void askDeleteHistory();
     void runDone(const QString &error, const std::vector<BenchSet> &sets);
 
     Registry &m_registry;

@@ -111,7 +111,7 @@ std::string goHeader(const std::string &target, const std::string &label)
 {
     // The target and label are free text, not configuration lines: benchstat splits its
     // tables by configuration, and runs of two targets must stay comparable.
-    std::string h = "# strata bench of " + target + (label.empty() ? std::string() : " (" + label + ")") + "\n";
+    std::string h = historyHeader(target, label);
     h += "goos: linux\ngoarch: " + goArch() + "\npkg: strata\ncpu: " + cpuModel() + "\n";
     return h;
 }
@@ -169,20 +169,6 @@ std::optional<std::chrono::nanoseconds> parseDuration(std::string_view text)
         }
     }
     return std::nullopt;
-}
-
-// A history file's name part: what is not a letter, digit, '.', '_' or '-' becomes '_'
-// (a character outside ASCII, of several UTF-8 bytes, one '_').
-std::string fileNamePart(std::string_view text)
-{
-    std::string out;
-    for (const char c : text) {
-        if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')
-            out.push_back(c);
-        else if ((static_cast<unsigned char>(c) & 0xC0) != 0x80)
-            out.push_back('_');
-    }
-    return out;
 }
 
 // "20261130-120000": now, in UTC.
@@ -336,8 +322,9 @@ int commandBench(Context &context, const ArgParser &parser)
     std::filesystem::create_directories(dir, ignored);
     const std::string stamp = utcStamp();
     for (std::size_t i = 0; i < locations.size(); ++i) {
-        const std::string name = fileNamePart(label.empty() ? locations[i].op->uriFor("/").scheme() : label);
-        std::ofstream(dir + "/" + stamp + "-" + name + (i ? "-vs" : "") + ".txt", std::ios::binary) << texts[i];
+        std::ofstream(dir + "/" + historyFileName(stamp + (i ? "-vs" : ""), label, locations[i].display()),
+                      std::ios::binary)
+            << texts[i];
     }
 
     if (json) {

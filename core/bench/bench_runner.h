@@ -60,6 +60,20 @@ BenchResult toBenchResult(const BenchRun &run, int procs);
 // $XDG_DATA_HOME/strata/bench (~/.local/share/strata/bench).
 std::string benchHistoryDir();
 
+// A history file starts with a line naming what ran: "# strata bench of TARGET (LABEL)"
+// (no parentheses without a label); its name is the UTC time and a slug of the label or
+// the target: "20261202-203000-nightly.txt", "20261202-203000-memory-demo.txt".
+std::string historyHeader(std::string_view target, std::string_view label);
+std::string historyFileName(std::string_view stamp, std::string_view label, std::string_view target);
+struct HistoryHeader {
+    std::string target;
+    std::string label;
+};
+// What a history file's first line names; nullopt when it is no such line.
+std::optional<HistoryHeader> parseHistoryHeader(std::string_view firstLine);
+// `text` with its header naming `label` (added when it had none).
+std::string relabelHistory(std::string_view text, std::string_view label);
+
 using BenchObserver = std::function<void(const BenchRun &)>;
 
 // Runs the matrix ops × sizes × concurrency `count` times on each target (two targets

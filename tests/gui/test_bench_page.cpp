@@ -18,12 +18,14 @@
 #include <QChart>
 #include <QChartView>
 #include <QColor>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QLogValueAxis>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -75,6 +77,7 @@ private Q_SLOTS:
     void comparisonTableCells();
     void exportsPngAndSvg();
     void runOnMemoryEndToEnd();
+    void historyNamesRenamesAndDeletes();
     void screenshots();
 };
 
@@ -284,6 +287,55 @@ void TestBenchPage::runOnMemoryEndToEnd()
 }
 
 // The page with two files compared, one picture per tab (STRATA_SCREENSHOT_DIR).
+// The history names each saved run by its label, target and time (no slug's '_' left), and
+// runs are renamed (the file's header) and deleted.
+void TestBenchPage::historyNamesRenamesAndDeletes()
+{
+    const QString dir = QString::fromStdString(benchHistoryDir());
+    QDir(dir).removeRecursively();
+    QVERIFY(QDir().mkpath(dir));
+    auto write = [&](const std::string &name, const std::string &text) {
+        QFile f(dir + QLatin1Char('/') + QString::fromStdString(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(text));
+    };
+    const std::string line = "BenchmarkRead/4KiB-2\t100\t1000 ns/op\n";
+    QCOMPARE(historyFileName("20261202-203000", "", "memory://demo/"), std::string("20261202-203000-memory-demo.txt"));
+    write(historyFileName("20261202-203000", "", "memory://demo/"), historyHeader("memory://demo/", "") + line);
+    write(historyFileName("20261202-203100", "nightly", "s3://b/"), historyHeader("s3://b/", "nightly") + line);
+    auto registry = makeRegistry();
+    BenchPage page(*registry);
+    QListWidget *list = page.history();
+    QCOMPARE(list->count(), 2);
+    QStringList texts;
+    for (int i = 0; i < list->count(); ++i)
+        texts << list->item(i)->text();
+    texts.sort();
+    const QString local = QDateTime(QDate(2026, 12, 2), QTime(20, 30, 0), Qt::UTC)
+                              .toLocalTime()
+                              .toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+    QCOMPARE(texts[0], QStringLiteral("memory://demo/ · ") + local);
+    QVERIFY2(texts[1].startsWith(QStringLiteral("nightly — s3://b/ · ")), qPrintable(texts[1]));
+    QString demoPath;
+    for (int i = 0; i < list->count(); ++i)
+        if (list->item(i)->text().startsWith(QStringLiteral("memory://")))
+            demoPath = list->item(i)->data(Qt::UserRole).toString();
+    QCOMPARE(page.renameHistory(demoPath, QStringLiteral("  before the upgrade ")), QString());
+    QFile renamed(demoPath);
+    QVERIFY(renamed.open(QIODevice::ReadOnly));
+    QCOMPARE(renamed.readLine(), QByteArray("# strata bench of memory://demo/ (before the upgrade)\n"));
+    QCOMPARE(renamed.readLine(), QByteArray::fromStdString(line)); // the results kept
+    renamed.close();
+    bool shown = false;
+    for (int i = 0; i < list->count(); ++i)
+        shown = shown || list->item(i)->text() == QStringLiteral("before the upgrade — memory://demo/ · ") + local;
+    QVERIFY(shown);
+    QCOMPARE(page.deleteHistory({demoPath}), QString());
+    QVERIFY(!QFile::exists(demoPath));
+    QCOMPARE(list->count(), 1);
+    QVERIFY(page.deleteHistory({demoPath}) != QString()); // gone already: said so
+}
+
 void TestBenchPage::screenshots()
 {
     auto registry = makeRegistry();

@@ -162,7 +162,8 @@ LoadedBenchSet loadBenchFile(const QString &path)
     }
     for (const auto &w : warnings)
         out.warnings << QString::fromStdString(w);
-    out.set = BenchSet{QFileInfo(path).fileName(), std::move(*parsed)};
+    out.set = BenchSet{QFileInfo(path).fileName(), std::move(*parsed),
+                       flagsIn(std::string_view(text.constData(), std::size_t(text.size())))};
     return out;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/bench/bench_flags.h"
 #include "core/bench/go_bench.h"
 
 #include <QString>
@@ -17,6 +18,7 @@ namespace strata {
 struct BenchSet {
     QString label;
     std::vector<BenchResult> results;
+    std::vector<BenchFlag> flags; // what the numbers should be read with (bench_flags.h)
 };
 
 // Reads a Go benchmark text file (`go test -bench -benchmem`, `strata bench`); the label

@@ -29,7 +29,8 @@ void saveToHistory(const std::vector<BenchSet> &sets)
         const std::string target = set.label.toStdString();
         QFile file(dir + QLatin1Char('/') + QString::fromStdString(historyFileName(stamp.toStdString(), {}, target)));
         if (file.open(QIODevice::WriteOnly))
-            file.write(QByteArray::fromStdString(historyHeader(target, {}) + formatGoBench(set.results)));
+            file.write(QByteArray::fromStdString(historyHeader(target, {}) + formatGoBench(set.results)
+                                                 + flagLines(set.flags)));
     }
 }
 
@@ -77,7 +78,9 @@ void BenchJob::start(std::vector<std::string> uris, BenchOptions options)
             } else {
                 const int procs = std::max(1, QThread::idealThreadCount());
                 for (std::size_t i = 0; i < runs->size(); ++i) {
-                    BenchSet set{QString::fromStdString(locations[i].display()), {}};
+                    BenchSet set{QString::fromStdString(locations[i].display()),
+                                 {},
+                                 checkRuns((*runs)[i], benchTarget(locations[i].op->uriFor("/")))};
                     for (const auto &run : (*runs)[i]) {
                         BenchResult r = toBenchResult(run, procs);
                         r.config = runConfig();

@@ -131,6 +131,12 @@ QWidget *BenchPage::buildControls()
     m_status->setWordWrap(true);
     v->addWidget(m_progress);
     v->addWidget(m_status);
+    m_flags = new QLabel(box);
+    m_flags->setWordWrap(true);
+    m_flags->setTextFormat(Qt::PlainText);
+    m_flags->setStyleSheet(QStringLiteral("QLabel { color: #8a5300; }"));
+    m_flags->hide();
+    v->addWidget(m_flags);
     v->addWidget(new QLabel(tr("History (select one or two):"), box));
     m_history = new QListWidget(box);
     m_history->setSelectionMode(QAbstractItemView::ExtendedSelection);
@@ -219,6 +225,19 @@ void BenchPage::showSets(std::vector<BenchSet> sets)
     for (const auto &set : m_sets)
         inputs.push_back({set.label.toStdString(), set.results});
     m_comparison->setReport(benchstat(inputs));
+    // What to read the numbers with: a line per flag, its set named when there are two.
+    QStringList lines;
+    for (const auto &set : m_sets)
+        for (const auto &f : set.flags) {
+            QString line = QStringLiteral("⚠ ");
+            if (m_sets.size() > 1)
+                line += set.label + QStringLiteral(": ");
+            if (!f.benchmark.empty())
+                line += QString::fromStdString(f.benchmark) + QStringLiteral(": ");
+            lines << line + QString::fromStdString(f.detail);
+        }
+    m_flags->setText(lines.join(QLatin1Char('\n')));
+    m_flags->setVisible(!lines.isEmpty());
 }
 
 void BenchPage::openFiles(const QStringList &paths)

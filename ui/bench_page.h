@@ -53,6 +53,8 @@ public:
     void setRunOptions(const QString &sizes, int count, const QString &benchtime);
     // The history list (label, target and local time of each saved run, newest first).
     QListWidget *history() const { return m_history; }
+    // The warnings of the results shown (bench_flags.h); hidden when there are none.
+    QLabel *flagsLabel() const { return m_flags; }
     // Names the saved run `path` `label` (its header line); "" on success, else why not.
     QString renameHistory(const QString &path, const QString &label);
     // Removes saved runs; "" on success, else why not.
@@ -82,6 +84,7 @@ private:
     QProgressBar *m_progress;
     QLabel *m_status;
     QListWidget *m_history;
+    QLabel *m_flags;
     QTabWidget *m_tabs;
     std::vector<QChartView *> m_views;
     QTableView *m_table;

@@ -93,6 +93,39 @@ std::vector<BenchFlag> checkRuns(const std::vector<BenchRun> &runs, const BenchT
     return flags;
 }
 
+std::optional<BenchFlag> parseFlagLine(std::string_view line)
+{
+    constexpr std::string_view prefix = "# flag ";
+    if (!line.starts_with(prefix))
+        return std::nullopt;
+    line.remove_prefix(prefix.size());
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+        line.remove_suffix(1);
+    const auto colon = line.find(": ");
+    if (colon == std::string_view::npos)
+        return std::nullopt;
+    BenchFlag f;
+    const std::string_view head = line.substr(0, colon);
+    const auto space = head.find(' ');
+    f.kind = std::string(head.substr(0, space));
+    if (space != std::string_view::npos)
+        f.benchmark = std::string(head.substr(space + 1));
+    f.detail = std::string(line.substr(colon + 2));
+    return f;
+}
+
+std::vector<BenchFlag> flagsIn(std::string_view text)
+{
+    std::vector<BenchFlag> out;
+    while (!text.empty()) {
+        const auto end = text.find('\n');
+        if (auto f = parseFlagLine(text.substr(0, end)))
+            out.push_back(std::move(*f));
+        text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    }
+    return out;
+}
+
 std::string flagLines(const std::vector<BenchFlag> &flags)
 {
     std::string out;

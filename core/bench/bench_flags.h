@@ -35,5 +35,9 @@ std::vector<BenchFlag> checkRuns(const std::vector<BenchRun> &runs, const BenchT
 
 // As comment lines for Go benchmark text ("# flag cpu-bound Read/4KiB: ...").
 std::string flagLines(const std::vector<BenchFlag> &flags);
+// A flag from such a line; nullopt for any other line.
+std::optional<BenchFlag> parseFlagLine(std::string_view line);
+// The flags in a text's comment lines.
+std::vector<BenchFlag> flagsIn(std::string_view text);
 
 } // namespace strata

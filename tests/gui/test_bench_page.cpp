@@ -22,6 +22,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineEdit>
@@ -277,6 +278,11 @@ void TestBenchPage::runOnMemoryEndToEnd()
     std::unique_ptr<QChart> chart(throughputChart(page.sets()));
     QVERIFY(barSet(chart.get(), QStringLiteral("memory://gui-bench/ · Write"))->at(0) > 0);
     QVERIFY(page.comparison()->rowCount() > 0);
+    // memory:// is flagged: its numbers are no storage's (bench_flags.h), in the window and
+    // in the saved run.
+    QVERIFY2(page.flagsLabel()->text().contains(QStringLiteral("inside this process")),
+             qPrintable(page.flagsLabel()->text()));
+    QVERIFY(!page.flagsLabel()->isHidden());
     QVERIFY(!QDir(QString::fromStdString(benchHistoryDir())).entryList({QStringLiteral("*.txt")}).isEmpty());
     // The run removed what it wrote.
     auto store = registry->open("memory://gui-bench/");
@@ -330,6 +336,13 @@ void TestBenchPage::historyNamesRenamesAndDeletes()
     for (int i = 0; i < list->count(); ++i)
         shown = shown || list->item(i)->text() == QStringLiteral("before the upgrade — memory://demo/ · ") + local;
     QVERIFY(shown);
+    // A saved run's flags show when it is opened.
+    QFile withFlag(demoPath);
+    QVERIFY(withFlag.open(QIODevice::Append));
+    withFlag.write("# flag loopback: the server runs on this machine (127.0.0.1)\n");
+    withFlag.close();
+    page.openFiles({demoPath});
+    QCOMPARE(page.flagsLabel()->text(), QStringLiteral("⚠ the server runs on this machine (127.0.0.1)"));
     QCOMPARE(page.deleteHistory({demoPath}), QString());
     QVERIFY(!QFile::exists(demoPath));
     QCOMPARE(list->count(), 1);
@@ -355,6 +368,24 @@ void TestBenchPage::screenshots()
         if (!dir.isEmpty())
             QVERIFY(picture.save(dir + QLatin1Char('/') + QLatin1String(names[i]) + QStringLiteral(".png")));
     }
+    // A run of Strata with its flags: the warnings under the status line.
+    QTemporaryDir tmp;
+    QFile run(tmp.filePath(QStringLiteral("run.txt")));
+    QVERIFY(run.open(QIODevice::WriteOnly));
+    run.write(historyHeader("s3://bucket/", "nightly").c_str());
+    QFile a(fixture("go_test_a.txt"));
+    QVERIFY(a.open(QIODevice::ReadOnly));
+    run.write(a.readAll());
+    run.write("# flag loopback: the server runs on this machine (127.0.0.1): no network between, and it shares the "
+              "CPUs with the client\n# flag variation Write/4KiB: ns/op varies ±14 % (95 % interval of the median): "
+              "more runs, or a quieter machine\n");
+    run.close();
+    page.openFiles({run.fileName()});
+    tabs->setCurrentIndex(0);
+    QTest::qWait(50);
+    QVERIFY(!page.flagsLabel()->isHidden());
+    if (!dir.isEmpty())
+        QVERIFY(page.grab().toImage().save(dir + QStringLiteral("/bench-flags.png")));
 }
 
 } // namespace strata

@@ -84,6 +84,12 @@ private Q_SLOTS:
     {
         const std::vector<BenchFlag> flags = {{"", "loopback", "here"}, {"Read/4KiB", "cpu-bound", "busy"}};
         QCOMPARE(flagLines(flags), std::string("# flag loopback: here\n# flag cpu-bound Read/4KiB: busy\n"));
+        // Read back from a saved run, other lines skipped.
+        const auto back = flagsIn("BenchmarkRead/4KiB-2 1 1 ns/op\n" + flagLines(flags) + "# other comment\n");
+        QCOMPARE(back.size(), std::size_t(2));
+        QCOMPARE(back[0].kind + "|" + back[0].benchmark + "|" + back[0].detail, std::string("loopback||here"));
+        QCOMPARE(back[1].kind + "|" + back[1].benchmark + "|" + back[1].detail,
+                 std::string("cpu-bound|Read/4KiB|busy"));
     }
 };
 

@@ -10,12 +10,14 @@
 #include <QBarSet>
 #include <QBoxPlotSeries>
 #include <QBoxSet>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QCursor>
 #include <QFile>
 #include <QFileInfo>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QLineSeries>
 #include <QLogValueAxis>
 #include <QRegularExpression>
 #include <QToolTip>
@@ -248,8 +250,93 @@ QChart *throughputChart(const std::vector<BenchSet> &sets)
     return chart;
 }
 
+namespace {
+
+constexpr const char *kPercentileUnits[] = {"p50-ns", "p90-ns", "p99-ns", "p99.9-ns", "max-ns"};
+
+bool hasPercentiles(const std::vector<BenchSet> &sets)
+{
+    for (const auto &set : sets)
+        for (const auto &r : set.results)
+            if (r.value("p50-ns"))
+                return true;
+    return false;
+}
+
+// A curve per set × operation × size through p50, p90, p99, p99.9 and max (the median of
+// the runs' values each), on a logarithmic time axis: where the tails part is plain.
+QChart *percentileChart(const std::vector<BenchSet> &sets)
+{
+    auto *chart = newChart(QObject::tr("Latency percentiles (median of the runs)"));
+    const auto sizes = sizesOf(sets);
+    double largest = 0, smallest = 0;
+    for (const auto &[set, op] : seriesOf(sets, false))
+        for (const auto &k : sizes)
+            for (const char *unit : kPercentileUnits)
+                if (const double v = medianOf(samplesOf(*set, op, k.size, unit)); v > 0) {
+                    largest = std::max(largest, v);
+                    smallest = smallest > 0 ? std::min(smallest, v) : v;
+                }
+    const std::pair<double, QString> unit = largest < 1e4 ? std::pair(1.0, QStringLiteral("ns"))
+        : largest < 1e7                                   ? std::pair(1e3, QStringLiteral("µs"))
+        : largest < 1e10                                  ? std::pair(1e6, QStringLiteral("ms"))
+                                                          : std::pair(1e9, QStringLiteral("s"));
+    auto *x = new QCategoryAxis;
+    x->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    const char *names[] = {"p50", "p90", "p99", "p99.9", "max"};
+    for (int i = 0; i < 5; ++i)
+        x->append(QString::fromLatin1(names[i]), i);
+    x->setRange(-0.2, 4.2);
+    x->setTitleText(QObject::tr("percentile of the operations"));
+    auto *y = new QLogValueAxis;
+    y->setBase(10);
+    y->setLabelFormat(QStringLiteral("%g"));
+    y->setTitleText(QObject::tr("time per operation (%1, logarithmic)").arg(unit.second));
+    const double lo = smallest > 0 ? smallest / unit.first : 1, hi = largest > 0 ? largest / unit.first : 10;
+    y->setRange(std::pow(10.0, std::floor(std::log10(lo))), std::pow(10.0, std::ceil(std::log10(hi * 1.1))));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    for (const auto &[set, op] : seriesOf(sets, false))
+        for (const auto &k : sizes) {
+            auto *line = new QLineSeries;
+            for (int i = 0; i < 5; ++i)
+                if (const double v = medianOf(samplesOf(*set, op, k.size, kPercentileUnits[i])); v > 0)
+                    line->append(i, v / unit.first);
+            if (line->count() == 0) {
+                delete line;
+                continue;
+            }
+            line->setName(set->label + QStringLiteral(" · ") + op
+                          + (k.size > 0 ? QStringLiteral(" ") + k.sizeLabel : QString()));
+            line->setPointsVisible(true);
+            QObject::connect(line, &QLineSeries::hovered, line, [line, unit, names](const QPointF &p, bool state) {
+                if (!state) {
+                    QToolTip::hideText();
+                    return;
+                }
+                const int i = std::clamp(int(std::lround(p.x())), 0, 4);
+                QToolTip::showText(QCursor::pos(),
+                                   QObject::tr("%1\n%2: %3 %4")
+                                       .arg(line->name(), QString::fromLatin1(names[i]))
+                                       .arg(p.y(), 0, 'g', 4)
+                                       .arg(unit.second));
+            });
+            chart->addSeries(line);
+            line->attachAxis(x);
+            line->attachAxis(y);
+        }
+    toggleByLegend(chart);
+    return chart;
+}
+
+} // namespace
+
 QChart *latencyChart(const std::vector<BenchSet> &sets)
 {
+    if (hasPercentiles(sets))
+        return percentileChart(sets);
+    // Go benchmark files without percentiles: the spread of the runs' ns/op.
+
     auto *chart = newChart(QObject::tr("Latency per operation (spread of the runs)"));
     const auto sizes = sizesOf(sets);
     // One time unit for the whole chart, from the largest value.

@@ -45,8 +45,11 @@ std::vector<double> samplesOf(const BenchSet &set, const QString &op, std::uint6
 // The charts of the benchmark page, built from result sets (the caller owns them):
 // - throughput: grouped bars of the median rate per size (in KiB/s, MiB/s or GiB/s, as
 //   suits the largest), one bar set per set × operation;
-// - latency: box plots of ns/op per size (minimum, quartiles, median, maximum of the
-//   runs), one series per set × operation, in the time unit that suits the values;
+// - latency: where the results carry percentiles (p50-ns … max-ns, as strata bench
+//   writes), a line per set × operation × size through p50, p90, p99, p99.9 and max
+//   (medians of the runs) on a logarithmic time axis ("LABEL · Operation SIZE"); else box
+//   plots of ns/op per size (minimum, quartiles, median, maximum of the runs), one series
+//   per set × operation, in the time unit that suits the values;
 // - allocations: B/op and allocs/op medians per size on a logarithmic axis (values below
 //   1 sit on the axis floor; tooltips and the table say exactly).
 // Each series' name is "LABEL · Operation"; the bar sets and box sets carry the exact

@@ -26,6 +26,7 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineEdit>
+#include <QLineSeries>
 #include <QListWidget>
 #include <QLogValueAxis>
 #include <QSignalSpy>
@@ -74,6 +75,7 @@ private Q_SLOTS:
     void goFileImport();
     void throughputBarsAreMedians();
     void latencyBoxesSpanTheRuns();
+    void latencyCurvesThroughPercentiles();
     void allocationsOnALogAxis();
     void comparisonTableCells();
     void exportsPngAndSvg();
@@ -157,6 +159,42 @@ void TestBenchPage::latencyBoxesSpanTheRuns()
     QCOMPARE(box->at(QBoxSet::Median), 1625.0);
     QCOMPARE(box->at(QBoxSet::LowerQuartile), quantile(runs, 0.25));
     QCOMPARE(box->at(QBoxSet::UpperQuartile), quantile(runs, 0.75));
+}
+
+// Results with percentiles (strata bench's): a curve per set × operation × size through
+// p50 … max, each point the median of the runs, on a logarithmic axis.
+void TestBenchPage::latencyCurvesThroughPercentiles()
+{
+    const std::string text =
+        "goos: linux\n"
+        "BenchmarkRead/4KiB-2 100 1000 ns/op 900 p50-ns 1500 p90-ns 4000 p99-ns 9000 p99.9-ns 20000 max-ns\n"
+        "BenchmarkRead/4KiB-2 100 1000 ns/op 950 p50-ns 1600 p90-ns 5000 p99-ns 9500 p99.9-ns 90000 max-ns\n"
+        "BenchmarkRead/4KiB-2 100 1000 ns/op 920 p50-ns 1550 p90-ns 4500 p99-ns 9200 p99.9-ns 30000 max-ns\n"
+        "BenchmarkRead/64KiB-2 100 1000 ns/op 2000 p50-ns 2500 p90-ns 3000 p99-ns 3500 p99.9-ns 4000 max-ns\n";
+    auto parsed = parseGoBench(text);
+    QVERIFY(parsed.ok());
+    std::vector<BenchSet> sets{{QStringLiteral("A"), *parsed, {}}};
+    std::unique_ptr<QChart> chart(latencyChart(sets));
+    QLineSeries *small = nullptr;
+    QStringList names;
+    for (auto *series : chart->series()) {
+        names << series->name();
+        if (series->name() == QStringLiteral("A · Read 4KiB"))
+            small = qobject_cast<QLineSeries *>(series);
+    }
+    QCOMPARE(names.size(), 2);
+    QVERIFY2(small, qPrintable(names.join(QStringLiteral(" | "))));
+    QCOMPARE(small->count(), 5);
+    // In µs (the largest median, 30 000 ns, picks the unit); each point the median of the runs.
+    const double expected[] = {0.92, 1.55, 4.5, 9.2, 30};
+    for (int i = 0; i < 5; ++i) {
+        QCOMPARE(small->at(i).x(), double(i));
+        QVERIFY2(std::abs(small->at(i).y() - expected[i]) < 1e-9, qPrintable(QString::number(small->at(i).y())));
+    }
+    auto *y = qobject_cast<QLogValueAxis *>(chart->axes(Qt::Vertical).front());
+    QVERIFY(y);
+    QVERIFY2(y->titleText().contains(QStringLiteral("µs")), qPrintable(y->titleText()));
+    QVERIFY(y->min() <= 0.92 && y->max() >= 30);
 }
 
 void TestBenchPage::allocationsOnALogAxis()
@@ -386,6 +424,32 @@ void TestBenchPage::screenshots()
     QVERIFY(!page.flagsLabel()->isHidden());
     if (!dir.isEmpty())
         QVERIFY(page.grab().toImage().save(dir + QStringLiteral("/bench-flags.png")));
+    // Two runs with percentiles: the latency tab's curves.
+    QStringList files;
+    for (const auto &[name, scale] : {std::pair("a.txt", 1.0), std::pair("b.txt", 1.6)}) {
+        QFile f(tmp.filePath(QLatin1String(name)));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        for (int round = 0; round < 3; ++round)
+            for (const auto &[size, base] : {std::pair("4KiB", 900.0), std::pair("1MiB", 60000.0)}) {
+                const double v = base * scale * (1 + round * 0.02);
+                f.write(QStringLiteral(
+                            "BenchmarkRead/%1-2 100 %2 ns/op %3 p50-ns %4 p90-ns %5 p99-ns %6 p99.9-ns %7 max-ns\n")
+                            .arg(QLatin1String(size))
+                            .arg(v * 1.1)
+                            .arg(v)
+                            .arg(v * 1.4)
+                            .arg(v * 3)
+                            .arg(v * 6 * scale)
+                            .arg(v * 20)
+                            .toUtf8());
+            }
+        files << f.fileName();
+    }
+    page.openFiles(files);
+    tabs->setCurrentIndex(1);
+    QTest::qWait(50);
+    if (!dir.isEmpty())
+        QVERIFY(page.grab().toImage().save(dir + QStringLiteral("/bench-percentiles.png")));
 }
 
 } // namespace strata

@@ -223,13 +223,28 @@ QChart *throughputChart(const std::vector<BenchSet> &sets)
         for (const auto &k : sizes)
             largest = std::max(largest, medianOf(samplesOf(*set, op, k.size, "MB/s")));
     const auto [scale, unit] = rateUnit(largest);
+    // Sizes more than 10x apart move at rates decades apart: then a logarithmic axis, so
+    // the small sizes' bars are not slivers.
+    std::uint64_t least = 0, most = 0;
+    for (const auto &k : sizes)
+        if (k.size > 0) {
+            least = least ? std::min(least, k.size) : k.size;
+            most = std::max(most, k.size);
+        }
+    const bool logarithmic = least > 0 && most > 10 * least;
+    double lowest = 0;
+    for (const auto &[set, op] : seriesOf(sets, true))
+        for (const auto &k : sizes)
+            if (const double v = medianOf(samplesOf(*set, op, k.size, "MB/s")) * scale; v > 0)
+                lowest = lowest > 0 ? std::min(lowest, v) : v;
+    const double floorValue = lowest > 0 ? std::pow(10.0, std::floor(std::log10(lowest))) : 0.1;
     auto *series = new QBarSeries;
     for (const auto &[set, op] : seriesOf(sets, true)) {
         auto *bars = new QBarSet(set->label + QStringLiteral(" · ") + op);
         QVariantList exact;
         for (const auto &k : sizes) {
             const double v = medianOf(samplesOf(*set, op, k.size, "MB/s")) * scale;
-            *bars << v;
+            *bars << (logarithmic ? std::max(v, floorValue) : v);
             exact << v;
         }
         bars->setProperty("exact", exact);
@@ -238,14 +253,24 @@ QChart *throughputChart(const std::vector<BenchSet> &sets)
     }
     chart->addSeries(series);
     auto *x = sizeAxis(sizes);
-    auto *y = new QValueAxis;
-    y->setTitleText(unit);
-    y->setLabelFormat(QStringLiteral("%.0f"));
     chart->addAxis(x, Qt::AlignBottom);
-    chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
-    series->attachAxis(y);
-    y->applyNiceNumbers();
+    if (logarithmic) {
+        auto *y = new QLogValueAxis;
+        y->setBase(10);
+        y->setTitleText(unit + QObject::tr(" (logarithmic)"));
+        y->setLabelFormat(QStringLiteral("%g"));
+        y->setRange(floorValue, std::pow(10.0, std::ceil(std::log10(largest * scale * 1.5))));
+        chart->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(y);
+    } else {
+        auto *y = new QValueAxis;
+        y->setTitleText(unit);
+        y->setLabelFormat(QStringLiteral("%.0f"));
+        chart->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(y);
+        y->applyNiceNumbers();
+    }
     toggleByLegend(chart);
     return chart;
 }

@@ -44,7 +44,8 @@ std::vector<double> samplesOf(const BenchSet &set, const QString &op, std::uint6
 
 // The charts of the benchmark page, built from result sets (the caller owns them):
 // - throughput: grouped bars of the median rate per size (in KiB/s, MiB/s or GiB/s, as
-//   suits the largest), one bar set per set × operation;
+//   suits the largest), one bar set per set × operation; on a logarithmic axis when the
+//   sizes are more than 10x apart (a missing value sits on its floor);
 // - latency: where the results carry percentiles (p50-ns … max-ns, as strata bench
 //   writes), a line per set × operation × size through p50, p90, p99, p99.9 and max
 //   (medians of the runs) on a logarithmic time axis ("LABEL · Operation SIZE"); else box

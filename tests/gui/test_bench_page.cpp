@@ -34,6 +34,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 #include <QXmlStreamReader>
 
 namespace strata {
@@ -119,11 +120,22 @@ void TestBenchPage::throughputBarsAreMedians()
     QCOMPARE(aWrite->count(), 2);
     // Go's MB/s shown in MiB/s (the largest, 127.9 MB/s, is over 10 MiB/s).
     const double toMiB = 1e6 / 1048576.0;
-    QCOMPARE(chart->axes(Qt::Vertical).front()->titleText(), QStringLiteral("MiB/s"));
+    // 4KiB and 1MiB are 256x apart: a logarithmic axis.
+    QCOMPARE(chart->axes(Qt::Vertical).front()->titleText(), QStringLiteral("MiB/s (logarithmic)"));
+    QVERIFY(qobject_cast<QLogValueAxis *>(chart->axes(Qt::Vertical).front()));
     QCOMPARE(aWrite->at(0), (2.51 + 2.53) / 2 * toMiB); // median of six runs
     QCOMPARE(aWrite->at(1), (114.0 + 112.7) / 2 * toMiB);
     QCOMPARE(bRead->at(0), (2.93 + 2.94) / 2 * toMiB);
-    QCOMPARE(bRead->at(1), 0.0); // no Read/1MiB in the file
+    QVERIFY(bRead->at(1) <= aWrite->at(0));                            // no Read/1MiB in the file: on the axis floor...
+    QCOMPARE(bRead->property("exact").toList().at(1).toDouble(), 0.0); // ...and exactly 0
+    {
+        // Sizes within 10x of each other: a linear axis from 0.
+        auto close = parseGoBench("BenchmarkRead/4KiB-2 10 100 ns/op 40.96 MB/s\n"
+                                  "BenchmarkRead/16KiB-2 10 200 ns/op 81.92 MB/s\n");
+        QVERIFY(close.ok());
+        std::unique_ptr<QChart> linear(throughputChart({{QStringLiteral("c"), *close, {}}}));
+        QVERIFY(qobject_cast<QValueAxis *>(linear->axes(Qt::Vertical).front()));
+    }
     QCOMPARE(chart->series().size(), 1);
     QCOMPARE(qobject_cast<QBarSeries *>(chart->series().front())->count(), 4); // 2 files × 2 operations
     // The legend hides and shows a bar set.

@@ -69,13 +69,6 @@ bool netrcNamesHost(std::string_view host)
     return found;
 }
 
-bool isLoopbackHost(std::string_view host)
-{
-    if (host.starts_with('[') && host.ends_with(']'))
-        host = host.substr(1, host.size() - 2);
-    return host == "localhost" || host == "::1" || host.starts_with("127.");
-}
-
 Result<int> timeoutOption(const Uri &uri, int fallback)
 {
     auto timeout = uri.queryValue("timeout");

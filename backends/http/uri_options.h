@@ -22,7 +22,4 @@ Result<int> timeoutOption(const Uri &uri, int fallback);
 // ever given to libcurl where this holds.
 bool netrcNamesHost(std::string_view host);
 
-// Whether `host` is this machine (127.0.0.0/8, ::1, localhost): traffic there never leaves it.
-bool isLoopbackHost(std::string_view host);
-
 } // namespace strata::http

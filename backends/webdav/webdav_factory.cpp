@@ -2,6 +2,7 @@
 
 #include "backends/http/uri_options.h"
 #include "backends/webdav/webdav_backend.h"
+#include "core/storage/uri.h"
 
 #include <QtGlobal>
 
@@ -42,8 +43,7 @@ Result<std::shared_ptr<Backend>> WebDavFactory::create(const Uri &uri, const Tar
         qWarning("strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can read "
                  "and change the data",
                  config->hostPort.c_str());
-    if (config->httpScheme == "http" && (!config->password.empty() || options.netrc)
-        && !http::isLoopbackHost(config->host))
+    if (config->httpScheme == "http" && (!config->password.empty() || options.netrc) && !isLoopbackHost(config->host))
         qWarning("strata: warning: the password for %s goes over plain HTTP (webdav://); if the server asks for Basic "
                  "authentication, anyone on the path can read it; use webdavs://",
                  config->hostPort.c_str());

@@ -2,6 +2,7 @@
 
 #include "core/bench/benchstat.h"
 #include "core/io/size_text.h"
+#include "core/storage/uri.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,11 +13,6 @@
 namespace strata {
 
 namespace {
-
-bool loopbackHost(const std::string &host)
-{
-    return host == "localhost" || host == "::1" || host == "[::1]" || host.starts_with("127.");
-}
 
 std::uint64_t memAvailable()
 {
@@ -49,7 +45,7 @@ std::vector<BenchFlag> checkRuns(const std::vector<BenchRun> &runs, const BenchT
     std::vector<BenchFlag> flags;
     if (target.scheme == "memory")
         flags.push_back({"", "in-process", "memory:// is a store inside this process: no storage or network I/O"});
-    else if (loopbackHost(target.host) || target.scheme.ends_with("+unix"))
+    else if (isLoopbackHost(target.host) || target.scheme.ends_with("+unix"))
         flags.push_back({"", "loopback",
                          "the server runs on this machine (" + (target.host.empty() ? target.scheme : target.host)
                              + "): no network between, and it shares the CPUs with the client"});

@@ -310,4 +310,11 @@ std::string Uri::redacted() const
     return format(true);
 }
 
+bool isLoopbackHost(std::string_view host)
+{
+    if (host.starts_with('[') && host.ends_with(']'))
+        host = host.substr(1, host.size() - 2);
+    return host == "localhost" || host == "::1" || host.starts_with("127.");
+}
+
 } // namespace strata

@@ -73,4 +73,8 @@ Result<std::string> percentDecode(std::string_view text);
 // Whether a query key names a secret (password, token, signature, secret key...).
 bool isSecretQueryKey(std::string_view key);
 
+// Whether `host` is this machine (127.0.0.0/8, ::1 with or without brackets, localhost):
+// traffic there never leaves it.
+bool isLoopbackHost(std::string_view host);
+
 } // namespace strata

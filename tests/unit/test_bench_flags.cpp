@@ -46,6 +46,9 @@ private Q_SLOTS:
         QCOMPARE(kinds(checkRuns(steady, {"memory", "", 0})), std::string("in-process"));
         QCOMPARE(kinds(checkRuns(steady, {"s3", "127.0.0.1", 0})), std::string("loopback"));
         QCOMPARE(kinds(checkRuns(steady, {"webdav", "::1", 0})), std::string("loopback"));
+        QCOMPARE(kinds(checkRuns(steady, {"webdav", "[::1]", 0})), std::string("loopback"));
+        QCOMPARE(kinds(checkRuns(steady, {"s3", "127.0.0.53", 0})), std::string("loopback"));
+        QCOMPARE(kinds(checkRuns(steady, {"s3", "localhost", 0})), std::string("loopback"));
         QCOMPARE(kinds(checkRuns(steady, {"nbd+unix", "", 0})), std::string("loopback"));
         QCOMPARE(kinds(checkRuns(steady, {"s3", "s3.example.org", 0})), std::string());
     }

@@ -137,16 +137,22 @@ bool endsWithNoCase(std::string_view text, std::string_view suffix)
            });
 }
 
+// "4KiB", "4K", "4096", "1.5GiB": bytes.
+std::optional<std::uint64_t> parseByteSize(std::string_view text)
+{
+    std::string_view p = trimmed(text);
+    if (endsWithNoCase(p, "iB"))
+        p.remove_suffix(2);
+    else if (endsWithNoCase(p, "B") && p.size() > 1 && std::isdigit(static_cast<unsigned char>(p[p.size() - 2])))
+        p.remove_suffix(1);
+    return parseSize(p);
+}
+
 std::optional<std::vector<std::uint64_t>> parseSizes(std::string_view text)
 {
     std::vector<std::uint64_t> out;
     for (const auto part : splitList(text)) {
-        std::string_view p = trimmed(part);
-        if (endsWithNoCase(p, "iB"))
-            p.remove_suffix(2);
-        else if (endsWithNoCase(p, "B") && p.size() > 1 && std::isdigit(static_cast<unsigned char>(p[p.size() - 2])))
-            p.remove_suffix(1);
-        auto size = parseSize(p);
+        auto size = parseByteSize(part);
         if (!size || *size == 0 || *size > (1ull << 30))
             return std::nullopt;
         out.push_back(*size);
@@ -258,6 +264,45 @@ int commandBench(Context &context, const ArgParser &parser)
             options.concurrency.push_back(*n);
         }
     }
+    if (parser.isSet("profile")) {
+        if (parser.value("profile") != "default")
+            return context.usage("--profile takes 'default' (KDiskMark's SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K "
+                                 "Q1T1)");
+        if (parser.isSet("sizes") || parser.isSet("pattern") || parser.isSet("queue-depth")
+            || parser.isSet("concurrency"))
+            return context.usage("--profile sets block sizes, pattern, queue depth and threads: give it alone, or "
+                                 "those options without it");
+        options.profiles = defaultBlockProfiles();
+    }
+    if (parser.isSet("pattern")) {
+        const std::string p = parser.value("pattern");
+        if (p == "seq" || p == "sequential")
+            options.pattern = BlockPattern::Sequential;
+        else if (p == "rand" || p == "random")
+            options.pattern = BlockPattern::Random;
+        else
+            return context.usage("--pattern takes seq or rand");
+    }
+    if (parser.isSet("queue-depth")) {
+        const auto n = parseNumber<int>(parser.value("queue-depth"));
+        if (!n || *n < 1 || *n > 256)
+            return context.usage("--queue-depth takes a number of requests in flight from 1 to 256");
+        options.queueDepth = *n;
+    }
+    options.direct = parser.isSet("direct");
+    options.allowOverwrite = parser.isSet("allow-overwrite");
+    if (parser.isSet("region")) {
+        // [START+]LENGTH
+        const std::string text = parser.value("region");
+        const auto plus = text.find('+');
+        const auto length = parseByteSize(plus == std::string::npos ? text : text.substr(plus + 1));
+        const auto start =
+            plus == std::string::npos ? std::optional<std::uint64_t>(0) : parseByteSize(text.substr(0, plus));
+        if (!length || *length == 0 || !start)
+            return context.usage("--region takes [START+]LENGTH, like 1GiB or 4GiB+512MiB");
+        options.regionLength = *length;
+        options.regionOffset = *start;
+    }
     const std::string label = parser.value("label");
     const bool json = parser.isSet("json");
     const bool csv = parser.isSet("csv");
@@ -330,18 +375,27 @@ int commandBench(Context &context, const ArgParser &parser)
     if (json) {
         json::Array all;
         for (std::size_t t = 0; t < results->size(); ++t)
-            for (const auto &r : (*results)[t])
-                all.push_back(json::Object{{"target", locations[t].display()},
-                                           {"name", "Benchmark" + r.name},
-                                           {"op", toString(r.op)},
-                                           {"size", r.size},
-                                           {"concurrency", r.concurrency},
-                                           {"iterations", r.iterations},
-                                           {"ns_per_op", r.nsPerOp},
-                                           {"mb_per_s", r.mbPerSecond},
-                                           {"bytes_per_op", r.bytesPerOp},
-                                           {"allocs_per_op", r.allocsPerOp},
-                                           {"latency", latencyJson(r)}});
+            for (const auto &r : (*results)[t]) {
+                json::Object run{{"target", locations[t].display()},
+                                 {"name", "Benchmark" + r.name},
+                                 {"op", toString(r.op)},
+                                 {"size", r.size},
+                                 {"concurrency", r.concurrency},
+                                 {"iterations", r.iterations},
+                                 {"ns_per_op", r.nsPerOp},
+                                 {"mb_per_s", r.mbPerSecond},
+                                 {"bytes_per_op", r.bytesPerOp},
+                                 {"allocs_per_op", r.allocsPerOp},
+                                 {"latency", latencyJson(r)}};
+                if (r.block) {
+                    // A block workload: size is the block size, concurrency the threads.
+                    run["pattern"] = r.pattern == BlockPattern::Sequential ? "seq" : "rand";
+                    run["queue_depth"] = r.queueDepth;
+                    run["working_set"] = r.workingSet;
+                    run["direct"] = r.direct;
+                }
+                all.push_back(std::move(run));
+            }
         json::Array flagged;
         for (std::size_t t = 0; t < flags.size(); ++t)
             for (const auto &f : flags[t])

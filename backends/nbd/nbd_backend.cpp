@@ -473,6 +473,17 @@ public:
         return {};
     }
 
+    Status zero(std::uint64_t offset, std::uint64_t length) override
+    {
+        if (offset + length > m_backend->size() || offset + length < offset)
+            return tooSmall(m_backend->size(), offset + length);
+        if (auto st = m_backend->zero(offset, length); !st)
+            return st;
+        std::lock_guard lock(m_mutex);
+        mark(offset, offset + length);
+        return {};
+    }
+
     Status commit() override
     {
         std::vector<std::pair<std::uint64_t, std::uint64_t>> gaps;

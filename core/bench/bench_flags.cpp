@@ -70,11 +70,14 @@ std::vector<BenchFlag> checkRuns(const std::vector<BenchRun> &runs, const BenchT
             flags.push_back({name, "cpu-bound",
                              "a worker thread was busy " + percent(b)
                                  + " of the run: the client, not the storage, may set the pace"});
-        const std::uint64_t workingSet = first.size * std::uint64_t(std::max(1, first.concurrency));
-        if (first.op == BenchOp::Read && target.scheme == "file" && workingSet < target.availableMemory)
+        const std::uint64_t workingSet =
+            first.workingSet ? first.workingSet : first.size * std::uint64_t(std::max(1, first.concurrency));
+        if (first.op == BenchOp::Read && target.scheme == "file" && !first.direct
+            && workingSet < target.availableMemory)
             flags.push_back({name, "page-cache",
                              "reads of local files whose working set (" + formatSize(workingSet)
-                                 + ") fits in free memory: the page cache may answer them, not the disk"});
+                                 + ") fits in free memory: the page cache may answer them, not the disk"
+                                 + (first.block ? std::string(" (--direct goes past it)") : std::string())});
         if (ns.size() >= 2) {
             const auto s = summarizeSample(ns, 0.95);
             if (std::isfinite(s.lo) && std::isfinite(s.hi) && s.center > 0) {

@@ -29,7 +29,7 @@ struct BenchFlag {
 //  in-process   memory://: no storage I/O at all
 //  cpu-bound    a worker thread was busy more than 90 % of the run (median over runs)
 //  page-cache   reads of local files whose working set fits in free memory (the page
-//               cache may answer them)
+//               cache may answer them), unless O_DIRECT
 //  variation    the 95 % confidence interval of the median ns/op is wider than ±10 %
 std::vector<BenchFlag> checkRuns(const std::vector<BenchRun> &runs, const BenchTarget &target);
 

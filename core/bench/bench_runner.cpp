@@ -1,6 +1,7 @@
 #include "core/bench/bench_runner.h"
 
 #include "core/bench/alloc_counter.h"
+#include "core/bench/block_device.h"
 #include "core/bench/go_bench.h"
 #include "core/storage/path.h"
 #include "core/storage/random.h"
@@ -10,9 +11,13 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <functional>
 #include <latch>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <random>
 #include <thread>
 
@@ -135,6 +140,29 @@ std::string_view benchName(BenchOp op)
     return "?";
 }
 
+std::vector<BlockProfile> defaultBlockProfiles()
+{
+    std::vector<BlockProfile> out;
+    const BlockProfile kinds[] = {{BenchOp::Read, BlockPattern::Sequential, 1u << 20, 8, 1},
+                                  {BenchOp::Read, BlockPattern::Sequential, 1u << 20, 1, 1},
+                                  {BenchOp::Read, BlockPattern::Random, 4u << 10, 32, 1},
+                                  {BenchOp::Read, BlockPattern::Random, 4u << 10, 1, 1}};
+    for (auto op : {BenchOp::Read, BenchOp::Write})
+        for (BlockProfile p : kinds) {
+            p.op = op;
+            out.push_back(p);
+        }
+    return out;
+}
+
+std::string blockName(const BlockProfile &p)
+{
+    std::string name(p.pattern == BlockPattern::Sequential ? "Seq" : "Rnd");
+    name.append(benchName(p.op)).append("/").append(sizeLabel(p.blockSize));
+    name.append("/q").append(std::to_string(p.queueDepth)).append("t").append(std::to_string(p.threads));
+    return name;
+}
+
 std::optional<BenchOp> parseBenchOp(std::string_view name)
 {
     for (auto op : {BenchOp::Write, BenchOp::Read, BenchOp::Stat, BenchOp::List, BenchOp::Delete})
@@ -182,17 +210,76 @@ std::string randomSuffix()
     return std::string(s, sizeof s);
 }
 
-// One target: its operator, its scratch directory and the objects prepared in it.
+constexpr std::uint64_t kDefaultRegion = 1ull << 30;
+
+// Memory aligned for O_DIRECT.
+struct AlignedBuffer {
+    static std::size_t roundUp(std::size_t n, std::size_t to)
+    {
+        return std::max<std::size_t>(1, (n + to - 1) / to) * to;
+    }
+    AlignedBuffer() = default;
+    AlignedBuffer(std::size_t bytes, std::size_t alignment)
+        : data(static_cast<std::byte *>(std::aligned_alloc(std::max<std::size_t>(alignment, 64),
+                                                           roundUp(bytes, std::max<std::size_t>(alignment, 64))))),
+          size(bytes)
+    {
+        if (!data)
+            throw std::bad_alloc();
+    }
+    std::span<std::byte> span() const { return {data.get(), size}; }
+    struct Free {
+        void operator()(std::byte *p) const { std::free(p); }
+    };
+    std::unique_ptr<std::byte, Free> data;
+    std::size_t size = 0;
+};
+
+// The block workloads options ask for on a disk image: profiles of the named ops, or ops
+// × sizes × concurrency at the queue depth and pattern given.
+std::vector<BlockProfile> blockProfiles(const BenchOptions &o)
+{
+    std::vector<BlockProfile> out;
+    auto wanted = [&](BenchOp op) { return std::find(o.ops.begin(), o.ops.end(), op) != o.ops.end(); };
+    if (!o.profiles.empty()) {
+        for (const auto &p : o.profiles)
+            if (wanted(p.op))
+                out.push_back(p);
+        return out;
+    }
+    for (auto op : o.ops)
+        for (auto size : o.sizes)
+            for (int c : o.concurrency)
+                out.push_back({op, o.pattern, size, o.queueDepth, c});
+    return out;
+}
+
+// One target: its operator, its scratch directory and the objects prepared in it, or (a
+// disk image) the device and the region the block workloads stay in.
 class Target {
 public:
     Target(Operator &op, std::string base) : m_op(op), m_base(std::move(base)) {}
 
-    Status prepare()
+    bool block() const { return m_device != nullptr; }
+    BlockDevice &device() { return *m_device; }
+    std::uint64_t regionOffset() const { return m_regionOffset; }
+    std::uint64_t regionLength() const { return m_regionLength; }
+
+    Status prepare(const BenchOptions &options)
     {
         const auto caps = m_op.capabilities();
-        if (caps.has(Capability::SingleObject))
-            return Error(ErrorKind::Unsupported,
-                         "benchmarks write objects of their own; an NBD export is one fixed image");
+        auto image = openImage(options);
+        if (!image)
+            return std::move(image).error();
+        if (*image)
+            return prepareRegion(options);
+        if (!options.profiles.empty())
+            return Error(ErrorKind::InvalidInput,
+                         "profiles run on a disk image: an NBD export, or a file:// URI of a file or block device")
+                .withContext("bench", m_op.display(m_base));
+        if (options.direct)
+            return Error(ErrorKind::InvalidInput, "--direct is for block benchmarks on a local file or block device")
+                .withContext("bench", m_op.display(m_base));
         if (!caps.has(Capability::Write) || !caps.has(Capability::Read))
             return Error(ErrorKind::Unsupported, "benchmarks need storage that can be written and read");
         if (caps.has(Capability::RealDirectories)) {
@@ -213,6 +300,12 @@ public:
 
     void cleanup()
     {
+        if (m_device && m_wrote && !m_hadData) {
+            // Handed back as found: empty.
+            (void)m_device->clear(m_regionOffset, m_regionLength);
+            (void)m_device->flush();
+        }
+        m_device.reset();
         if (!m_dir.empty())
             (void)m_op.removeAll(m_dir);
     }
@@ -254,8 +347,134 @@ public:
     }
 
 private:
+    // Opens the device when the target is a disk image; false when it is not one.
+    Result<bool> openImage(const BenchOptions &options)
+    {
+        const auto profiles = blockProfiles(options);
+        const bool writes =
+            std::any_of(profiles.begin(), profiles.end(), [](const BlockProfile &p) { return p.op == BenchOp::Write; });
+        const Uri uri = m_op.uriFor(m_base);
+        if (m_op.capabilities().has(Capability::SingleObject)) {
+            if (options.direct)
+                return Error(ErrorKind::InvalidInput,
+                             "--direct is for local files and block devices; an NBD server keeps its own cache")
+                    .withContext("bench", uri.redacted());
+            auto device = openStorageDevice(m_op, m_base, writes);
+            if (!device)
+                return std::move(device).error();
+            m_device = std::move(*device);
+        } else if (uri.scheme() == "file") {
+            auto there = m_op.stat(m_base);
+            if (!there)
+                return std::move(there).error();
+            if (there->isDir())
+                return false;
+            auto device = openFileDevice(uri.path(), writes, options.direct);
+            if (!device)
+                return std::move(device).error();
+            m_device = std::move(*device);
+        } else {
+            return false;
+        }
+        for (const auto &p : profiles)
+            if (p.op != BenchOp::Read && p.op != BenchOp::Write)
+                return Error(ErrorKind::InvalidInput,
+                             "a disk image is read and written in blocks: stat, list and delete are for objects")
+                    .withContext("bench", uri.redacted());
+        m_writes = writes;
+        m_reads =
+            std::any_of(profiles.begin(), profiles.end(), [](const BlockProfile &p) { return p.op == BenchOp::Read; });
+        m_largest = 0;
+        m_widest = 1;
+        for (const auto &p : profiles) {
+            m_largest = std::max(m_largest, p.blockSize);
+            m_widest = std::max(m_widest, p.threads);
+        }
+        return true;
+    }
+
+    // The region: inside the image, aligned for O_DIRECT, big enough for every thread's
+    // block; refused for writes where it holds data; filled for reads when found empty.
+    Status prepareRegion(const BenchOptions &options)
+    {
+        const std::string where = m_op.uriFor(m_base).redacted();
+        const std::uint64_t size = m_device->size();
+        const std::uint64_t align = m_device->alignment();
+        m_regionOffset = options.regionOffset;
+        if (m_regionOffset >= size)
+            return Error(ErrorKind::InvalidInput,
+                         "the region starts at byte " + std::to_string(m_regionOffset) + "; the image holds "
+                             + std::to_string(size) + " bytes")
+                .withContext("bench", where);
+        m_regionLength = options.regionLength ? options.regionLength : std::min(kDefaultRegion, size - m_regionOffset);
+        if (m_regionLength > size - m_regionOffset)
+            return Error(ErrorKind::InvalidInput,
+                         "the region ends at byte " + std::to_string(m_regionOffset + m_regionLength)
+                             + "; the image holds " + std::to_string(size) + " bytes")
+                .withContext("bench", where);
+        if (m_regionOffset % align || m_largest % align)
+            return Error(ErrorKind::InvalidInput,
+                         "with --direct, the region's start and the block sizes must be multiples of "
+                             + std::to_string(align) + " bytes")
+                .withContext("bench", where);
+        // Whole blocks of the largest size for each thread.
+        const std::uint64_t unit = m_largest * std::uint64_t(m_widest);
+        if (m_regionLength < unit)
+            return Error(ErrorKind::InvalidInput,
+                         "the region (" + std::to_string(m_regionLength) + " bytes) is smaller than one "
+                             + sizeLabel(m_largest) + " block for each of " + std::to_string(m_widest) + " threads")
+                .withContext("bench", where);
+        m_regionLength = m_regionLength / m_largest * m_largest;
+        auto data = m_device->holdsData(m_regionOffset, m_regionLength);
+        if (!data)
+            return std::move(data).error();
+        m_hadData = *data;
+        if (m_writes && m_hadData && !options.allowOverwrite)
+            return Error(ErrorKind::PermissionDenied,
+                         "bytes " + std::to_string(m_regionOffset) + " to "
+                             + std::to_string(m_regionOffset + m_regionLength)
+                             + " hold data, which the write benchmarks would overwrite: add --allow-overwrite, or "
+                               "measure reads only (--ops read)")
+                .withContext("bench", where);
+        if (m_writes && m_reads && !m_hadData)
+            return fillRegion();
+        return {};
+    }
+
+    // Data to read where there was none (reads of holes measure nothing). Untimed.
+    Status fillRegion()
+    {
+        m_wrote = true;
+        const std::size_t chunk = std::size_t(std::min<std::uint64_t>(m_regionLength, 1u << 20));
+        AlignedBuffer buffer(chunk, m_device->alignment());
+        std::mt19937_64 gen(7);
+        for (std::uint64_t pos = 0; pos < m_regionLength; pos += chunk) {
+            auto span = buffer.span().first(std::size_t(std::min<std::uint64_t>(chunk, m_regionLength - pos)));
+            for (std::size_t i = 0; i + 8 <= span.size(); i += 8) {
+                const std::uint64_t v = gen();
+                std::memcpy(span.data() + i, &v, 8);
+            }
+            if (auto st = m_device->writeAt(m_regionOffset + pos, span); !st)
+                return st;
+        }
+        return m_device->flush();
+    }
+
+public:
+    void markWritten() { m_wrote = true; }
+
+private:
     Operator &m_op;
     std::string m_base;
+    std::unique_ptr<BlockDevice> m_device;
+    std::uint64_t m_regionOffset = 0;
+    std::uint64_t m_regionLength = 0;
+    std::uint64_t m_largest = 0;
+    int m_widest = 1;
+    bool m_writes = false;
+    bool m_reads = false;
+    bool m_hadData = false;
+    bool m_wrote = false;
     std::string m_dir;
     std::map<std::uint64_t, std::string> m_fixtures;
     std::string m_list;
@@ -264,8 +483,11 @@ private:
 struct Case {
     BenchOp op;
     std::uint64_t size;
-    int concurrency;
+    int concurrency; // workers; on a disk image, threads (each with queueDepth requests in flight)
     std::string name;
+    bool block = false;
+    BlockPattern pattern = BlockPattern::Random;
+    int queueDepth = 1;
 };
 
 class Runner {
@@ -275,6 +497,8 @@ public:
         std::uint64_t largest = 1;
         for (auto s : options.sizes)
             largest = std::max(largest, s);
+        for (const auto &profile : options.profiles)
+            largest = std::max(largest, profile.blockSize);
         m_payload.resize(std::size_t(largest));
         std::mt19937_64 gen(42);
         for (auto &b : m_payload)
@@ -315,6 +539,11 @@ public:
         r.latency = summarize(m.latency);
         r.clientBusy = m.busy;
         r.histogram = m.latency.buckets();
+        r.block = c.block;
+        r.pattern = c.pattern;
+        r.queueDepth = c.queueDepth;
+        r.direct = c.block && m_options.direct;
+        r.workingSet = c.block ? target.regionLength() : c.size * std::uint64_t(std::max(1, c.concurrency));
         return r;
     }
 
@@ -326,99 +555,28 @@ private:
     {
         const bool fixedTime = duration.count() > 0;
         Measure m;
-        Operator &op = target.op();
-        const auto payload = std::span(m_payload).first(std::size_t(c.size));
-        std::string fixture;
-        if (c.op == BenchOp::Read || c.op == BenchOp::Stat) {
-            auto f = target.fixture(c.op == BenchOp::Stat ? 1 : c.size, m_payload);
-            if (!f) {
-                m.error = std::move(f).error();
-                return m;
-            }
-            fixture = *f;
-        } else if (c.op == BenchOp::List) {
-            auto d = target.listDir();
-            if (!d) {
-                m.error = std::move(d).error();
-                return m;
-            }
-            fixture = *d;
-        }
-        const int workers = std::max(1, c.concurrency);
-        std::vector<std::string> keys(static_cast<std::size_t>(workers));
-        for (int w = 0; w < workers; ++w)
-            keys[std::size_t(w)] =
-                target.path(std::string(toString(c.op)) + "-" + sizeLabel(c.size) + "-" + std::to_string(w));
-        std::vector<std::string> victims; // delete: one object per iteration, made untimed
-        if (c.op == BenchOp::Delete) {
-            victims.reserve(std::size_t(n));
-            for (std::uint64_t i = 0; i < n; ++i) {
-                victims.push_back(target.path("delete-" + std::to_string(i)));
-                if (auto st = op.writeAll(victims.back(), payload); !st) {
-                    m.error = std::move(st).error();
-                    return m;
-                }
-            }
-        }
-        std::vector<std::vector<std::byte>> buffers(static_cast<std::size_t>(workers));
+        const int workers = std::max(1, c.concurrency) * (c.block ? std::max(1, c.queueDepth) : 1);
+        std::vector<std::uint64_t> counts(static_cast<std::size_t>(workers), 0);
         // One histogram per worker, allocated here: recording allocates and locks nothing.
         std::vector<LatencyHistogram> latencies(static_cast<std::size_t>(workers));
-        if (c.op == BenchOp::Read)
-            for (auto &b : buffers)
-                b.resize(std::size_t(c.size));
-
-        std::vector<std::uint64_t> counts(static_cast<std::size_t>(workers), 0);
         std::atomic<bool> failed{false};
         std::optional<Error> firstError;
         std::mutex errorMutex;
-        auto body = [&](int w) {
+        // Runs worker w's share of the iterations (or until the deadline), timing each step.
+        auto loop = [&](int w, auto &&step) {
             const std::uint64_t from = fixedTime ? 0 : n * std::uint64_t(w) / std::uint64_t(workers);
             const std::uint64_t to = fixedTime ? UINT64_MAX : n * std::uint64_t(w + 1) / std::uint64_t(workers);
-            auto fail = [&](Error e) {
-                std::lock_guard lock(errorMutex);
-                if (!firstError)
-                    firstError = std::move(e);
-                failed = true;
-            };
-            const std::string &key = keys[std::size_t(w)];
-            auto &buffer = buffers[std::size_t(w)];
             auto &latency = latencies[std::size_t(w)];
             // One clock reading per operation: each one ends the last and starts the next.
             auto last = std::chrono::steady_clock::now();
             const auto deadline = last + duration;
             for (std::uint64_t i = from; i < to && !failed.load(std::memory_order_relaxed); ++i) {
-                switch (c.op) {
-                case BenchOp::Write:
-                    if (auto st = op.writeAll(key, payload); !st)
-                        return fail(std::move(st).error());
-                    break;
-                case BenchOp::Read: {
-                    std::uint64_t pos = 0;
-                    while (pos < c.size) {
-                        auto got = op.read(fixture, pos, std::span(buffer).subspan(std::size_t(pos)));
-                        if (!got)
-                            return fail(std::move(got).error());
-                        if (*got == 0)
-                            return fail(Error(ErrorKind::Corrupt, "the object read back shorter than it was written"));
-                        pos += *got;
-                    }
-                    break;
-                }
-                case BenchOp::Stat:
-                    if (auto e = op.stat(fixture); !e)
-                        return fail(std::move(e).error());
-                    break;
-                case BenchOp::List: {
-                    ListOptions options;
-                    auto page = op.list(fixture, options);
-                    if (!page)
-                        return fail(std::move(page).error());
-                    break;
-                }
-                case BenchOp::Delete:
-                    if (auto st = op.remove(victims[std::size_t(i)]); !st)
-                        return fail(std::move(st).error());
-                    break;
+                if (Status st = step(i); !st) {
+                    std::lock_guard lock(errorMutex);
+                    if (!firstError)
+                        firstError = std::move(st).error();
+                    failed = true;
+                    return;
                 }
                 const auto now = std::chrono::steady_clock::now();
                 latency.record(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last).count()));
@@ -428,6 +586,13 @@ private:
                     break;
             }
         };
+        std::function<void(int)> body;
+        if (c.block) {
+            if (!setUpBlock(target, c, workers, loop, body, m))
+                return m;
+        } else if (!setUpObjects(target, c, n, workers, loop, body, m)) {
+            return m;
+        }
 
         // Each worker's CPU time against its wall time: a client busy all the time may be
         // what sets the pace (bench_flags.h).
@@ -477,6 +642,131 @@ private:
         return m;
     }
 
+    // Objects: the fixture a read or stat needs, one key per worker, the victims a delete
+    // removes (made untimed); `body` runs worker w's operations.
+    template <typename Loop>
+    bool setUpObjects(Target &target, const Case &c, std::uint64_t n, int workers, Loop &loop,
+                      std::function<void(int)> &body, Measure &m)
+    {
+        Operator &op = target.op();
+        const auto payload = std::span(m_payload).first(std::size_t(c.size));
+        std::string fixture;
+        if (c.op == BenchOp::Read || c.op == BenchOp::Stat) {
+            auto f = target.fixture(c.op == BenchOp::Stat ? 1 : c.size, m_payload);
+            if (!f) {
+                m.error = std::move(f).error();
+                return false;
+            }
+            fixture = *f;
+        } else if (c.op == BenchOp::List) {
+            auto d = target.listDir();
+            if (!d) {
+                m.error = std::move(d).error();
+                return false;
+            }
+            fixture = *d;
+        }
+        auto keys = std::make_shared<std::vector<std::string>>(static_cast<std::size_t>(workers));
+        for (int w = 0; w < workers; ++w)
+            (*keys)[std::size_t(w)] =
+                target.path(std::string(toString(c.op)) + "-" + sizeLabel(c.size) + "-" + std::to_string(w));
+        auto victims = std::make_shared<std::vector<std::string>>(); // delete: one per iteration
+        if (c.op == BenchOp::Delete) {
+            victims->reserve(std::size_t(n));
+            for (std::uint64_t i = 0; i < n; ++i) {
+                victims->push_back(target.path("delete-" + std::to_string(i)));
+                if (auto st = op.writeAll(victims->back(), payload); !st) {
+                    m.error = std::move(st).error();
+                    return false;
+                }
+            }
+        }
+        auto buffers = std::make_shared<std::vector<std::vector<std::byte>>>(static_cast<std::size_t>(workers));
+        if (c.op == BenchOp::Read)
+            for (auto &b : *buffers)
+                b.resize(std::size_t(c.size));
+        body = [&op, &loop, c, payload, fixture, keys, victims, buffers](int w) {
+            const std::string &key = (*keys)[std::size_t(w)];
+            auto &buffer = (*buffers)[std::size_t(w)];
+            loop(w, [&](std::uint64_t i) -> Status {
+                switch (c.op) {
+                case BenchOp::Write: return op.writeAll(key, payload);
+                case BenchOp::Read: {
+                    std::uint64_t pos = 0;
+                    while (pos < c.size) {
+                        auto got = op.read(fixture, pos, std::span(buffer).subspan(std::size_t(pos)));
+                        if (!got)
+                            return std::move(got).error();
+                        if (*got == 0)
+                            return Error(ErrorKind::Corrupt, "the object read back shorter than it was written");
+                        pos += *got;
+                    }
+                    return {};
+                }
+                case BenchOp::Stat: {
+                    auto e = op.stat(fixture);
+                    return e ? Status() : Status(std::move(e).error());
+                }
+                case BenchOp::List: {
+                    ListOptions options;
+                    auto page = op.list(fixture, options);
+                    return page ? Status() : Status(std::move(page).error());
+                }
+                case BenchOp::Delete: return op.remove((*victims)[std::size_t(i)]);
+                }
+                return {};
+            });
+        };
+        return true;
+    }
+
+    // A disk image: `c.concurrency` threads of `c.queueDepth` workers each (every worker
+    // one request in flight), reading or writing blocks of the region at random, or each
+    // thread walking its own slice of it in order, its workers taking the next block in turn.
+    template <typename Loop>
+    bool setUpBlock(Target &target, const Case &c, int workers, Loop &loop, std::function<void(int)> &body, Measure &)
+    {
+        BlockDevice &device = target.device();
+        const std::size_t align = device.alignment();
+        const std::uint64_t bs = c.size;
+        const std::uint64_t start = target.regionOffset();
+        const std::uint64_t blocks = target.regionLength() / bs;
+        const int threads = std::max(1, c.concurrency);
+        const std::uint64_t slice = std::max<std::uint64_t>(1, blocks / std::uint64_t(threads));
+        const int depth = std::max(1, c.queueDepth);
+        auto buffers = std::make_shared<std::vector<AlignedBuffer>>();
+        buffers->reserve(std::size_t(workers));
+        for (int w = 0; w < workers; ++w) {
+            buffers->emplace_back(std::size_t(bs), align);
+            if (c.op == BenchOp::Write)
+                std::memcpy(buffers->back().data.get(), m_payload.data(), std::size_t(bs));
+        }
+        auto cursors = std::make_shared<std::vector<std::atomic<std::uint64_t>>>(std::size_t(threads));
+        if (c.op == BenchOp::Write)
+            target.markWritten();
+        body = [&device, &loop, c, bs, start, blocks, slice, depth, buffers, cursors](int w) {
+            const auto buffer = (*buffers)[std::size_t(w)].span();
+            const int thread = w / depth;
+            auto &cursor = (*cursors)[std::size_t(thread)];
+            std::uint64_t state = 0x9E3779B97F4A7C15ull * std::uint64_t(w + 1) ^ randomU64();
+            loop(w, [&](std::uint64_t) -> Status {
+                std::uint64_t block;
+                if (c.pattern == BlockPattern::Sequential) {
+                    block = std::uint64_t(thread) * slice + cursor.fetch_add(1, std::memory_order_relaxed) % slice;
+                } else {
+                    // xorshift64*: a uniform block, no lock, no allocation.
+                    state ^= state >> 12;
+                    state ^= state << 25;
+                    state ^= state >> 27;
+                    block = (state * 0x2545F4914F6CDD1Dull) % blocks;
+                }
+                const std::uint64_t offset = start + block * bs;
+                return c.op == BenchOp::Read ? device.readAt(offset, buffer) : device.writeAt(offset, buffer);
+            });
+        };
+        return true;
+    }
+
     const BenchOptions &m_options;
     std::stop_token m_stop;
     std::vector<std::byte> m_payload;
@@ -497,31 +787,40 @@ Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<
         return Error(ErrorKind::InvalidInput,
                      "a fixed duration times writes, reads, stats and lists; each delete needs an object made "
                      "beforehand, as many as a fixed time cannot know: time deletes by iterations (benchtime)");
-    std::vector<Case> cases;
-    const bool showConcurrency = options.concurrency.size() > 1
-        || std::any_of(options.concurrency.begin(), options.concurrency.end(), [](int c) { return c != 1; });
-    for (auto op : options.ops) {
-        const bool sized = op == BenchOp::Write || op == BenchOp::Read || op == BenchOp::Delete;
-        const std::vector<std::uint64_t> sizes = sized ? options.sizes : std::vector<std::uint64_t>{0};
-        for (auto size : sizes)
-            for (int c : options.concurrency) {
-                std::string name(benchName(op));
-                // Appended piece by piece: "/" + … trips GCC 12's -Wrestrict at -O3.
-                if (sized)
-                    name.append("/").append(sizeLabel(size));
-                if (showConcurrency)
-                    name.append("/c=").append(std::to_string(c));
-                cases.push_back({op, size, c, std::move(name)});
-            }
-    }
     std::vector<Target> prepared;
     prepared.reserve(targets.size());
     for (const auto &[op, base] : targets) {
         prepared.emplace_back(*op, base);
-        if (auto st = prepared.back().prepare(); !st) {
+        Status st = prepared.back().prepare(options);
+        if (st && prepared.back().block() != prepared.front().block())
+            st = Error(ErrorKind::InvalidInput,
+                       "a disk image is measured in blocks, other storage in objects: compare like with like");
+        if (!st) {
             for (auto &t : prepared)
                 t.cleanup();
             return std::move(st).error();
+        }
+    }
+    std::vector<Case> cases;
+    if (prepared.front().block()) {
+        for (const auto &p : blockProfiles(options))
+            cases.push_back({p.op, p.blockSize, p.threads, blockName(p), true, p.pattern, p.queueDepth});
+    } else {
+        const bool showConcurrency = options.concurrency.size() > 1
+            || std::any_of(options.concurrency.begin(), options.concurrency.end(), [](int c) { return c != 1; });
+        for (auto op : options.ops) {
+            const bool sized = op == BenchOp::Write || op == BenchOp::Read || op == BenchOp::Delete;
+            const std::vector<std::uint64_t> sizes = sized ? options.sizes : std::vector<std::uint64_t>{0};
+            for (auto size : sizes)
+                for (int c : options.concurrency) {
+                    std::string name(benchName(op));
+                    // Appended piece by piece: "/" + … trips GCC 12's -Wrestrict at -O3.
+                    if (sized)
+                        name.append("/").append(sizeLabel(size));
+                    if (showConcurrency)
+                        name.append("/c=").append(std::to_string(c));
+                    cases.push_back({op, size, c, std::move(name)});
+                }
         }
     }
     Runner runner(options, stop);

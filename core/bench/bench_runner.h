@@ -20,6 +20,23 @@ std::string_view toString(BenchOp op);  // "write"
 std::string_view benchName(BenchOp op); // "Write"
 std::optional<BenchOp> parseBenchOp(std::string_view name);
 
+enum class BlockPattern { Random, Sequential };
+
+// One block workload on a disk image: KDiskMark's profiles ("SEQ1M Q8T1") are these.
+struct BlockProfile {
+    BenchOp op = BenchOp::Read; // Read or Write
+    BlockPattern pattern = BlockPattern::Random;
+    std::uint64_t blockSize = 4u << 10;
+    int queueDepth = 1; // requests in flight per thread
+    int threads = 1;
+};
+
+// KDiskMark's four standard profiles, each read and then written: SEQ1M Q8T1, SEQ1M Q1T1,
+// RND4K Q32T1, RND4K Q1T1.
+std::vector<BlockProfile> defaultBlockProfiles();
+// "SeqRead/1MiB/q8t1", "RndWrite/4KiB/q1t1": a profile's benchmark name.
+std::string blockName(const BlockProfile &profile);
+
 struct BenchOptions {
     std::vector<BenchOp> ops{BenchOp::Write, BenchOp::Read};
     std::vector<std::uint64_t> sizes{4u << 10, 256u << 10, 4u << 20, 16u << 20};
@@ -29,6 +46,18 @@ struct BenchOptions {
     // instead of growing its iteration count to about benchtime, as warp and fio time.
     std::chrono::nanoseconds duration{0};
     std::vector<int> concurrency{1}; // workers sharing the iterations
+
+    // On a disk image (an NBD export, a local file or block device) the benchmarks are
+    // block workloads on a region of it: ops (read, write) × sizes (block sizes) ×
+    // concurrency (threads), each at `queueDepth` requests in flight per thread, in
+    // `pattern` order; or `profiles`, when given, of those whose op is in `ops`.
+    BlockPattern pattern = BlockPattern::Random;
+    int queueDepth = 1;
+    std::vector<BlockProfile> profiles;
+    bool direct = false;         // local files: O_DIRECT, past the page cache
+    bool allowOverwrite = false; // write into a region that holds data (else refused)
+    std::uint64_t regionOffset = 0;
+    std::uint64_t regionLength = 0; // 0: from regionOffset up to 1 GiB, within the image
 };
 
 // One measured run of one case, in Go's terms.
@@ -45,6 +74,12 @@ struct BenchRun {
     LatencySummary latency;                          // of every operation of the run
     std::vector<LatencyHistogram::Bucket> histogram; // the whole distribution (buckets that hold any)
     double clientBusy = 0;                           // the busiest worker thread's CPU time over its wall time (0..1)
+    // Block workloads: the order, the requests in flight per thread, the region's bytes.
+    bool block = false;
+    BlockPattern pattern = BlockPattern::Random;
+    int queueDepth = 1;
+    std::uint64_t workingSet = 0; // bytes the run touches (objects: size × workers)
+    bool direct = false;          // past the page cache (O_DIRECT)
 };
 
 // The latency percentiles as extra Go benchmark metrics, in this order: p50-ns, p90-ns,
@@ -81,6 +116,10 @@ using BenchObserver = std::function<void(const BenchRun &)>;
 // package: each run grows its iteration count until it lasts about benchtime. Objects go
 // under a fresh random directory below each base path and are removed afterwards, also
 // when stopped. Reads go into one reused buffer per worker. Returns the runs per target.
+// A target that is a disk image (an NBD export, or a file:// URI naming a regular file or
+// a block device) gets block workloads instead, only inside the region: writes are
+// refused where the region holds data (unless allowOverwrite); a region found empty is
+// filled once for reads and handed back empty (zeroed, holes where the storage keeps them).
 Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<Operator *, std::string>> &targets,
                                                     const BenchOptions &options, const std::stop_token &stop = {},
                                                     const BenchObserver &observer = {});

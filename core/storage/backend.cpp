@@ -17,6 +17,11 @@ Status Writer::setLength(std::uint64_t)
     return unsupported("setting the length of an object being written");
 }
 
+Status Writer::zero(std::uint64_t, std::uint64_t)
+{
+    return unsupported("zeroing a range in place");
+}
+
 Status Backend::put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
 {
     auto writer = write(path, options);

@@ -57,6 +57,10 @@ public:
     virtual Status writeAt(std::uint64_t offset, std::span<const std::byte> data);
     // Fixes the final length; bytes never written read as zeros (Capability::PositionalWrite).
     virtual Status setLength(std::uint64_t length);
+    // Makes [offset, offset + length) read as zeros in place, freeing its space where the
+    // storage can (Capability::PositionalWrite; where writes land in place, as on an NBD
+    // export: a benchmark hands back the region it wrote).
+    virtual Status zero(std::uint64_t offset, std::uint64_t length);
     // Publishes the object under its name, atomically replacing what was there.
     virtual Status commit() = 0;
     // Discards what was written; idempotent; nothing appears at the destination.

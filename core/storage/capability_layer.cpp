@@ -27,7 +27,8 @@ Capabilities needs(const Call &call)
     case Operation::WriterWrite:
     case Operation::WriterCommit: return {Capability::Write};
     case Operation::WriterWriteAt:
-    case Operation::WriterSetLength: return {Capability::Write, Capability::PositionalWrite};
+    case Operation::WriterSetLength:
+    case Operation::WriterZero: return {Capability::Write, Capability::PositionalWrite};
     case Operation::Remove:
     case Operation::RemoveMany: return {Capability::Remove};
     case Operation::CreateDir: return {Capability::CreateDir};

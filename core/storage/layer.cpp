@@ -27,6 +27,7 @@ std::string_view toString(Operation op)
     case Operation::WriterWrite: return "write";
     case Operation::WriterWriteAt: return "write-at";
     case Operation::WriterSetLength: return "set-length";
+    case Operation::WriterZero: return "zero";
     case Operation::WriterCommit: return "commit";
     case Operation::WriterAbort: return "abort";
     case Operation::WriterSuspend: return "suspend";
@@ -79,6 +80,11 @@ public:
     {
         return m_ref.layer->run<void>(call(Operation::WriterSetLength, 0, length),
                                       [&] { return m_inner->setLength(length); });
+    }
+    Status zero(std::uint64_t offset, std::uint64_t length) override
+    {
+        return m_ref.layer->run<void>(call(Operation::WriterZero, offset, length),
+                                      [&] { return m_inner->zero(offset, length); });
     }
     Status commit() override
     {

@@ -32,6 +32,7 @@ std::uint64_t bytesMoved(const Call &call, const Outcome &outcome)
     case Operation::WillRead:
     case Operation::DiscardPending:
     case Operation::WriterSetLength:
+    case Operation::WriterZero:
     case Operation::WriterCommit:
     case Operation::WriterAbort:
     case Operation::WriterSuspend:

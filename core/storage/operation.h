@@ -31,6 +31,7 @@ enum class Operation : std::uint8_t {
     WriterWrite,
     WriterWriteAt,
     WriterSetLength,
+    WriterZero,
     WriterCommit,
     WriterAbort,
     WriterSuspend,

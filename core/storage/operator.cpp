@@ -29,6 +29,7 @@ public:
         return context(m_inner->writeAt(offset, data));
     }
     Status setLength(std::uint64_t length) override { return context(m_inner->setLength(length)); }
+    Status zero(std::uint64_t offset, std::uint64_t length) override { return context(m_inner->zero(offset, length)); }
     Status commit() override { return context(m_inner->commit()); }
     void abort() override { m_inner->abort(); }
 

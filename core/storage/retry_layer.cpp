@@ -27,6 +27,7 @@ bool retriable(Operation op)
     case Operation::Copy:
     case Operation::Extents:
     case Operation::CopyRange: // rewriting the same range is harmless
+    case Operation::WriterZero:
     case Operation::ReaderRead:
     case Operation::ReaderCopyRange: return true;
     case Operation::Rename:

@@ -58,6 +58,7 @@ public:
         return m_counts.reach(Operation::WriterWriteAt);
     }
     Status setLength(std::uint64_t) override { return m_counts.reach(Operation::WriterSetLength); }
+    Status zero(std::uint64_t, std::uint64_t) override { return m_counts.reach(Operation::WriterZero); }
     Status commit() override { return m_counts.reach(Operation::WriterCommit); }
     void abort() override { m_counts.seen[std::size_t(Operation::WriterAbort)]++; }
     void suspend() override { m_counts.seen[std::size_t(Operation::WriterSuspend)]++; }
@@ -204,6 +205,7 @@ Status invoke(Backend &top, Operation op)
     case Operation::WriterWrite: return withWriter([&](Writer &w) { return w.write(buffer); });
     case Operation::WriterWriteAt: return withWriter([&](Writer &w) { return w.writeAt(16, buffer); });
     case Operation::WriterSetLength: return withWriter([](Writer &w) { return w.setLength(32); });
+    case Operation::WriterZero: return withWriter([](Writer &w) { return w.zero(0, 32); });
     case Operation::WriterCommit: return withWriter([](Writer &w) { return w.commit(); });
     case Operation::WriterAbort:
         return withWriter([](Writer &w) {
@@ -232,7 +234,8 @@ std::vector<Operation> alsoPerformed(Operation op)
     case Operation::CopyRange: return {Operation::OpenWriter, Operation::WriterAbort};
     case Operation::WriterWrite:
     case Operation::WriterWriteAt:
-    case Operation::WriterSetLength: return {Operation::OpenWriter, Operation::WriterAbort};
+    case Operation::WriterSetLength:
+    case Operation::WriterZero: return {Operation::OpenWriter, Operation::WriterAbort};
     case Operation::WriterCommit:
     case Operation::WriterAbort:
     case Operation::WriterSuspend: return {Operation::OpenWriter};
@@ -349,7 +352,7 @@ private Q_SLOTS:
             QVERIFY2(reached == 0, (name + " reached the backend").c_str());
         }
         // Each writer and reader operation is checked on its own, once the writer is open.
-        for (Operation op : {Operation::WriterWriteAt, Operation::WriterSetLength}) {
+        for (Operation op : {Operation::WriterWriteAt, Operation::WriterSetLength, Operation::WriterZero}) {
             auto backend = std::make_shared<CountingBackend>();
             backend->caps = Capabilities(kEverything).remove(Capability::PositionalWrite);
             auto check = std::make_shared<CapabilityLayer>(backend);

@@ -1,0 +1,224 @@
+#include "core/bench/block_device.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <vector>
+
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace strata {
+
+namespace {
+
+class FileDevice final : public BlockDevice {
+public:
+    FileDevice(int fd, std::uint64_t size, bool block, std::size_t alignment, std::string path)
+        : m_fd(fd), m_size(size), m_block(block), m_alignment(alignment), m_path(std::move(path))
+    {
+    }
+    ~FileDevice() override { ::close(m_fd); }
+
+    std::uint64_t size() const override { return m_size; }
+    std::size_t alignment() const override { return m_alignment; }
+
+    Status readAt(std::uint64_t offset, std::span<std::byte> buffer) override
+    {
+        std::size_t done = 0;
+        while (done < buffer.size()) {
+            const ssize_t n = ::pread(m_fd, buffer.data() + done, buffer.size() - done, off_t(offset + done));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                return errorFromErrno(errno).withContext("read", m_path);
+            if (n == 0)
+                return Error(ErrorKind::Corrupt, "the file ended before byte " + std::to_string(offset + buffer.size()))
+                    .withContext("read", m_path);
+            done += std::size_t(n);
+        }
+        return {};
+    }
+
+    Status writeAt(std::uint64_t offset, std::span<const std::byte> data) override
+    {
+        std::size_t done = 0;
+        while (done < data.size()) {
+            const ssize_t n = ::pwrite(m_fd, data.data() + done, data.size() - done, off_t(offset + done));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                return errorFromErrno(errno).withContext("write", m_path);
+            done += std::size_t(n);
+        }
+        return {};
+    }
+
+    Result<bool> holdsData(std::uint64_t offset, std::uint64_t length) override
+    {
+        if (m_block)
+            return true;
+        if (length == 0)
+            return false;
+        const off_t data = ::lseek(m_fd, off_t(offset), SEEK_DATA);
+        if (data < 0)
+            return errno != ENXIO; // ENXIO: no data after offset; anything else: cannot tell
+        return std::uint64_t(data) < offset + length;
+    }
+
+    Status clear(std::uint64_t offset, std::uint64_t length) override
+    {
+        if (::fallocate(m_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(offset), off_t(length)) == 0)
+            return {};
+        if (errno != EOPNOTSUPP)
+            return errorFromErrno(errno).withContext("zero", m_path);
+        // No holes here: zeros as data.
+        std::vector<std::byte> zeros(std::min<std::uint64_t>(length, 1u << 20) + m_alignment);
+        auto *aligned = reinterpret_cast<std::byte *>((reinterpret_cast<std::uintptr_t>(zeros.data()) + m_alignment - 1)
+                                                      / m_alignment * m_alignment);
+        const std::size_t chunk = std::size_t(std::min<std::uint64_t>(length, 1u << 20));
+        for (std::uint64_t pos = offset; pos < offset + length; pos += chunk)
+            if (auto st = writeAt(
+                    pos, std::span(aligned, std::size_t(std::min<std::uint64_t>(chunk, offset + length - pos))));
+                !st)
+                return st;
+        return {};
+    }
+
+    Status flush() override
+    {
+        if (::fdatasync(m_fd) != 0)
+            return errorFromErrno(errno).withContext("flush", m_path);
+        return {};
+    }
+
+private:
+    int m_fd;
+    std::uint64_t m_size;
+    bool m_block;
+    std::size_t m_alignment;
+    std::string m_path;
+};
+
+class StorageDevice final : public BlockDevice {
+public:
+    StorageDevice(Operator &op, std::string path, std::uint64_t size, std::unique_ptr<Writer> writer)
+        : m_op(op), m_path(std::move(path)), m_size(size), m_writer(std::move(writer))
+    {
+    }
+
+    std::uint64_t size() const override { return m_size; }
+
+    Status readAt(std::uint64_t offset, std::span<std::byte> buffer) override
+    {
+        std::size_t done = 0;
+        while (done < buffer.size()) {
+            auto n = m_op.read(m_path, offset + done, buffer.subspan(done));
+            if (!n)
+                return std::move(n).error();
+            if (*n == 0)
+                return Error(ErrorKind::Corrupt,
+                             "the image ended before byte " + std::to_string(offset + buffer.size()));
+            done += *n;
+        }
+        return {};
+    }
+
+    Status writeAt(std::uint64_t offset, std::span<const std::byte> data) override
+    {
+        if (!m_writer)
+            return Error(ErrorKind::PermissionDenied, "the image was opened for reading only");
+        return m_writer->writeAt(offset, data);
+    }
+
+    Result<bool> holdsData(std::uint64_t offset, std::uint64_t length) override
+    {
+        auto extents = m_op.extents(m_path);
+        if (!extents)
+            return std::move(extents).error();
+        return std::any_of(extents->begin(), extents->end(), [&](const Extent &e) {
+            return e.kind == ExtentKind::Data && e.offset < offset + length && e.end() > offset;
+        });
+    }
+
+    Status clear(std::uint64_t offset, std::uint64_t length) override
+    {
+        if (!m_writer)
+            return Error(ErrorKind::PermissionDenied, "the image was opened for reading only");
+        return m_writer->zero(offset, length);
+    }
+
+    // The writer is never committed (a commit zeroes what it did not write); each write
+    // has completed when writeAt returns.
+    Status flush() override { return {}; }
+
+private:
+    Operator &m_op;
+    std::string m_path;
+    std::uint64_t m_size;
+    std::unique_ptr<Writer> m_writer;
+};
+
+} // namespace
+
+Result<std::unique_ptr<BlockDevice>> openFileDevice(const std::string &path, bool writable, bool direct)
+{
+    const int flags = (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW | (direct ? O_DIRECT : 0);
+    const int fd = ::open(path.c_str(), flags);
+    if (fd < 0) {
+        if (direct && errno == EINVAL)
+            return Error(ErrorKind::Unsupported,
+                         "the file system holding it does not allow O_DIRECT (tmpfs does not): run without --direct")
+                .withContext("open", path);
+        return errorFromErrno(errno).withContext("open", path);
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        ::close(fd);
+        return errorFromErrno(err).withContext("open", path);
+    }
+    std::uint64_t size = std::uint64_t(st.st_size);
+    const bool block = S_ISBLK(st.st_mode);
+    std::size_t alignment = 1;
+    if (block) {
+        if (::ioctl(fd, BLKGETSIZE64, &size) != 0) {
+            const int err = errno;
+            ::close(fd);
+            return errorFromErrno(err).withContext("open", path);
+        }
+    } else if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return Error(ErrorKind::InvalidInput, "block benchmarks run on a regular file or a block device")
+            .withContext("open", path);
+    }
+    if (direct) {
+        // O_DIRECT wants buffers, offsets and lengths aligned to the logical block size;
+        // 4 KiB covers every disk and file system in use.
+        int logical = 0;
+        alignment = block && ::ioctl(fd, BLKSSZGET, &logical) == 0 && logical > 4096 ? std::size_t(logical) : 4096;
+    }
+    return std::unique_ptr<BlockDevice>(std::make_unique<FileDevice>(fd, size, block, alignment, path));
+}
+
+Result<std::unique_ptr<BlockDevice>> openStorageDevice(Operator &op, const std::string &path, bool writable)
+{
+    auto entry = op.stat(path);
+    if (!entry)
+        return std::move(entry).error();
+    std::unique_ptr<Writer> writer;
+    if (writable) {
+        WriteOptions options;
+        options.overwrite = true;
+        auto w = op.write(path, options);
+        if (!w)
+            return std::move(w).error();
+        writer = std::move(*w);
+    }
+    return std::unique_ptr<BlockDevice>(std::make_unique<StorageDevice>(op, path, entry->size, std::move(writer)));
+}
+
+} // namespace strata

@@ -166,6 +166,7 @@ const std::vector<CommandSpec> &commands()
               {"direct", "On a local file or device: O_DIRECT, past the page cache."},
               {"region", "On a disk image: the bytes to use, [START+]LENGTH (default the first 1GiB).", "R"},
               {"allow-overwrite", "On a disk image: write even where the region holds data (it is lost)."},
+              {"no-latency", "Skip per-request timing (to measure its cost; no percentiles then)."},
               {"label", "A name for this run (in the output and the history).", "NAME"},
               {"vs", "Also run on URI2, run by run in turn, and compare.", "URI2"},
               {"csv", "CSV instead of Go's benchmark format."},

@@ -3,6 +3,7 @@
 #include "core/bench/alloc_counter.h"
 #include "core/bench/block_device.h"
 #include "core/bench/go_bench.h"
+#include "core/bench/tick_clock.h"
 #include "core/storage/path.h"
 #include "core/storage/random.h"
 
@@ -499,6 +500,7 @@ public:
             largest = std::max(largest, s);
         for (const auto &profile : options.profiles)
             largest = std::max(largest, profile.blockSize);
+        (void)TickClock::instance(); // calibrated here, not inside a timed run
         m_payload.resize(std::size_t(largest));
         std::mt19937_64 gen(42);
         for (auto &b : m_payload)
@@ -567,9 +569,13 @@ private:
             const std::uint64_t from = fixedTime ? 0 : n * std::uint64_t(w) / std::uint64_t(workers);
             const std::uint64_t to = fixedTime ? UINT64_MAX : n * std::uint64_t(w + 1) / std::uint64_t(workers);
             auto &latency = latencies[std::size_t(w)];
-            // One clock reading per operation: each one ends the last and starts the next.
-            auto last = std::chrono::steady_clock::now();
-            const auto deadline = last + duration;
+            // One clock reading per operation: each one ends the last and starts the next
+            // (none without latencies, unless the run has a deadline).
+            const bool clocked = fixedTime || m_options.latency;
+            const TickClock &clock = TickClock::instance();
+            std::uint64_t last = clock.now();
+            const std::uint64_t deadline =
+                last + clock.fromNs(std::uint64_t(std::max<std::int64_t>(0, duration.count())));
             for (std::uint64_t i = from; i < to && !failed.load(std::memory_order_relaxed); ++i) {
                 if (Status st = step(i); !st) {
                     std::lock_guard lock(errorMutex);
@@ -578,10 +584,13 @@ private:
                     failed = true;
                     return;
                 }
-                const auto now = std::chrono::steady_clock::now();
-                latency.record(std::uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(now - last).count()));
-                last = now;
                 ++counts[std::size_t(w)];
+                if (!clocked)
+                    continue;
+                const std::uint64_t now = clock.now();
+                if (m_options.latency)
+                    latency.record(now > last ? clock.toNs(now - last) : 0); // cores' counters may differ by a tick
+                last = now;
                 if (fixedTime && (now >= deadline || m_stop.stop_requested()))
                     break;
             }

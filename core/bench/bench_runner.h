@@ -46,6 +46,9 @@ struct BenchOptions {
     // instead of growing its iteration count to about benchtime, as warp and fio time.
     std::chrono::nanoseconds duration{0};
     std::vector<int> concurrency{1}; // workers sharing the iterations
+    // Per-request latency (a clock reading and a histogram record per operation); off
+    // only to measure what that costs: the runs then have no percentiles.
+    bool latency = true;
 
     // On a disk image (an NBD export, a local file or block device) the benchmarks are
     // block workloads on a region of it: ops (read, write) × sizes (block sizes) ×

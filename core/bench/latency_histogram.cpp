@@ -15,15 +15,6 @@ constexpr std::uint64_t kSteps = kExact / 2;                                    
 
 LatencyHistogram::LatencyHistogram() : m_counts(kBuckets, 0) {}
 
-std::size_t LatencyHistogram::indexOf(std::uint64_t ns)
-{
-    if (ns < kExact)
-        return std::size_t(ns);
-    const int shift = std::bit_width(ns) - kSubBits; // >= 1
-    const std::uint64_t mantissa = ns >> shift;      // in [128, 256)
-    return std::size_t(kExact + std::uint64_t(shift - 1) * kSteps + (mantissa - kSteps));
-}
-
 LatencyHistogram::Bucket LatencyHistogram::bucketAt(std::size_t index)
 {
     if (index < kExact)

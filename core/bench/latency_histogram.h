@@ -5,6 +5,7 @@
 // every duration in its bucket), fixed memory, nothing allocated or locked per record.
 // One histogram per worker; they are merged when the run ends.
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,7 +47,17 @@ public:
     };
     std::vector<Bucket> buckets() const;
 
-    static std::size_t indexOf(std::uint64_t ns);
+    // Inline: it runs once per operation.
+    static std::size_t indexOf(std::uint64_t ns)
+    {
+        constexpr std::uint64_t exact = std::uint64_t(1) << kSubBits; // 256: one bucket per ns
+        constexpr std::uint64_t steps = exact / 2;                    // 128 buckets per octave
+        if (ns < exact)
+            return std::size_t(ns);
+        const int shift = std::bit_width(ns) - kSubBits; // >= 1
+        const std::uint64_t mantissa = ns >> shift;      // in [128, 256)
+        return std::size_t(exact + std::uint64_t(shift - 1) * steps + (mantissa - steps));
+    }
     static Bucket bucketAt(std::size_t index); // count 0
 
 private:

@@ -17,6 +17,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sys/utsname.h>
 #include <thread>
 
@@ -72,10 +73,15 @@ json::Object latencyJson(const BenchRun &r)
         std::replace(key.begin(), key.end(), '-', '_');
         out[key] = value;
     }
-    json::Array buckets;
-    for (const auto &b : r.histogram)
-        buckets.push_back(json::Array{b.from, b.width, b.count});
-    out["histogram"] = std::move(buckets);
+    auto buckets = [](const std::vector<LatencyHistogram::Bucket> &histogram) {
+        json::Array a;
+        for (const auto &b : histogram)
+            a.push_back(json::Array{b.from, b.width, b.count});
+        return a;
+    };
+    out["histogram"] = buckets(r.histogram);
+    if (!r.firstByteHistogram.empty())
+        out["ttfb_histogram"] = buckets(r.firstByteHistogram);
     return out;
 }
 
@@ -305,6 +311,19 @@ int commandBench(Context &context, const ArgParser &parser)
         options.regionLength = *length;
         options.regionOffset = *start;
     }
+    if (parser.isSet("interval") && !parser.isSet("timeline"))
+        return context.usage("--interval is the timeline's: give --timeline FILE.csv too");
+    if (parser.isSet("timeline")) {
+        if (!parser.isSet("duration"))
+            return context.usage("--timeline follows fixed-time runs: give --duration too, like --duration 30s");
+        options.timelineInterval = std::chrono::seconds(1);
+        if (parser.isSet("interval")) {
+            auto d = parseDuration(parser.value("interval"));
+            if (!d || *d < std::chrono::milliseconds(10))
+                return context.usage("--interval takes a duration of at least 10ms, like 1s or 250ms");
+            options.timelineInterval = *d;
+        }
+    }
     const std::string label = parser.value("label");
     const bool json = parser.isSet("json");
     const bool csv = parser.isSet("csv");
@@ -326,6 +345,26 @@ int commandBench(Context &context, const ArgParser &parser)
     for (auto &l : locations)
         targets.emplace_back(l.op.get(), l.path);
 
+    // The timeline, line by line as intervals end (flushed: `tail -f` follows it).
+    std::unique_ptr<std::FILE, int (*)(std::FILE *)> timeline(nullptr, &std::fclose);
+    if (options.timelineInterval.count() > 0) {
+        const std::string path = parser.value("timeline");
+        timeline.reset(std::fopen(path.c_str(), "w"));
+        if (!timeline)
+            return context.fail(errorFromErrno(errno).withContext("write", path));
+        std::fputs("target,benchmark,run,t_s,interval_s,ops,ops_per_s,mb_per_s,p50_ns,p99_ns\n", timeline.get());
+        std::fflush(timeline.get());
+    }
+    TimelineObserver onInterval;
+    if (timeline)
+        onInterval = [&](const TimelinePoint &p) {
+            std::fprintf(timeline.get(), "\"%s\",Benchmark%s,%d,%.6f,%.6f,%llu,%.1f,%.2f,%llu,%llu\n",
+                         locations[std::size_t(p.target)].display().c_str(), p.benchmark.c_str(), p.run, p.at,
+                         p.seconds, static_cast<unsigned long long>(p.ops), p.opsPerSecond(), p.mbPerSecond(),
+                         static_cast<unsigned long long>(p.p50), static_cast<unsigned long long>(p.p99));
+            std::fflush(timeline.get());
+        };
+
     std::stop_source stop;
     InterruptWatch interrupts;
     interrupts.watch([&stop] { stop.request_stop(); });
@@ -339,15 +378,18 @@ int commandBench(Context &context, const ArgParser &parser)
         std::fflush(context.out);
     }
     std::size_t turn = 0;
-    auto results = runBench(targets, options, stop.get_token(), [&](const BenchRun &r) {
-        const std::size_t t = turn++ % locations.size();
-        const std::string line = goLine(r);
-        texts[t] += line;
-        if (stream) {
-            std::fputs(line.c_str(), context.out);
-            std::fflush(context.out);
-        }
-    });
+    auto results = runBench(
+        targets, options, stop.get_token(),
+        [&](const BenchRun &r) {
+            const std::size_t t = turn++ % locations.size();
+            const std::string line = goLine(r);
+            texts[t] += line;
+            if (stream) {
+                std::fputs(line.c_str(), context.out);
+                std::fflush(context.out);
+            }
+        },
+        onInterval);
     if (!results)
         return interrupts.interrupted() ? (context.fail(results.error()), 130) : context.fail(results.error());
 
@@ -408,7 +450,7 @@ int commandBench(Context &context, const ArgParser &parser)
         writeJson(context.out, json::Object{{"label", label}, {"runs", std::move(all)}, {"flags", std::move(flagged)}});
     } else if (csv) {
         std::string out = "target,name,op,size,concurrency,iterations,ns_per_op,mb_per_s,bytes_per_op,allocs_per_op,"
-                          "p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,histogram\n";
+                          "p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,ttfb_p50_ns,ttfb_p99_ns,histogram\n";
         for (std::size_t t = 0; t < results->size(); ++t)
             for (const auto &r : (*results)[t]) {
                 char buf[256];
@@ -418,8 +460,10 @@ int commandBench(Context &context, const ArgParser &parser)
                               r.bytesPerOp, r.allocsPerOp);
                 std::string line = buf;
                 line.pop_back(); // the newline: the latency columns follow
-                for (const auto &[unit, value] : latencyMetrics(r))
-                    line += "," + std::to_string(value);
+                // p50 … max, then the time to first byte (empty but for reads of objects).
+                const auto metrics = latencyMetrics(r);
+                for (std::size_t i = 0; i < 7; ++i)
+                    line += "," + (i < metrics.size() ? std::to_string(metrics[i].second) : std::string());
                 // The distribution as FROM/WIDTH/COUNT triples (nanoseconds), one per bucket.
                 line += ",\"";
                 for (std::size_t i = 0; i < r.histogram.size(); ++i) {

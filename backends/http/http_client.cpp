@@ -1,6 +1,7 @@
 #include "backends/http/http_client.h"
 
 #include "backends/http/response_body.h"
+#include "core/bench/first_byte.h"
 #include "core/storage/printable.h"
 #include "core/storage/uri.h"
 
@@ -53,6 +54,7 @@ struct Transfer {
 std::size_t onWrite(char *data, std::size_t size, std::size_t count, void *user)
 {
     auto *t = static_cast<Transfer *>(user);
+    first_byte::note(); // a benchmark's time to first byte (first_byte.h)
     // Any answer but "more" ends the transfer (curl reports a write error, which the
     // caller reads from the response: overflow, sinkStopped, or too large).
     return t->body.take(data, size * count) == ResponseBody::Took::More ? size * count : 0;

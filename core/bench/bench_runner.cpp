@@ -2,8 +2,10 @@
 
 #include "core/bench/alloc_counter.h"
 #include "core/bench/block_device.h"
+#include "core/bench/first_byte.h"
 #include "core/bench/go_bench.h"
 #include "core/bench/tick_clock.h"
+#include "core/bench/timeline.h"
 #include "core/storage/path.h"
 #include "core/storage/random.h"
 
@@ -44,11 +46,16 @@ std::vector<std::pair<std::string, std::uint64_t>> latencyMetrics(const BenchRun
 {
     if (r.histogram.empty())
         return {};
-    return {{"p50-ns", r.latency.p50},
-            {"p90-ns", r.latency.p90},
-            {"p99-ns", r.latency.p99},
-            {"p99.9-ns", r.latency.p999},
-            {"max-ns", r.latency.max}};
+    std::vector<std::pair<std::string, std::uint64_t>> out{{"p50-ns", r.latency.p50},
+                                                           {"p90-ns", r.latency.p90},
+                                                           {"p99-ns", r.latency.p99},
+                                                           {"p99.9-ns", r.latency.p999},
+                                                           {"max-ns", r.latency.max}};
+    if (!r.firstByteHistogram.empty()) {
+        out.emplace_back("ttfb-p50-ns", r.firstByte.p50);
+        out.emplace_back("ttfb-p99-ns", r.firstByte.p99);
+    }
+    return out;
 }
 
 std::string benchHistoryDir()
@@ -193,7 +200,8 @@ std::uint64_t predictN(std::int64_t goalNs, std::uint64_t prevIters, std::int64_
 struct Measure {
     std::int64_t ns = 0;
     AllocCounts allocs;
-    LatencyHistogram latency; // every operation's duration, all workers merged
+    LatencyHistogram latency;   // every operation's duration, all workers merged
+    LatencyHistogram firstByte; // reads: time to first byte
     std::uint64_t iterations = 0;
     double busy = 0; // the busiest worker's CPU time over its wall time
     std::optional<Error> error;
@@ -493,7 +501,8 @@ struct Case {
 
 class Runner {
 public:
-    Runner(const BenchOptions &options, std::stop_token stop) : m_options(options), m_stop(std::move(stop))
+    Runner(const BenchOptions &options, std::stop_token stop, TimelineObserver timeline)
+        : m_options(options), m_stop(std::move(stop)), m_timeline(std::move(timeline))
     {
         std::uint64_t largest = 1;
         for (auto s : options.sizes)
@@ -509,8 +518,10 @@ public:
 
     // One case, `count`-th run: grows n like Go until the run lasts about benchtime, or
     // (with a duration) runs every worker for that long.
-    Result<BenchRun> run(Target &target, const Case &c)
+    Result<BenchRun> run(Target &target, const Case &c, int round, int targetIndex)
     {
+        m_round = round;
+        m_target = targetIndex;
         Measure m;
         if (m_options.duration.count() > 0) {
             m = measure(target, c, 0, m_options.duration);
@@ -541,6 +552,10 @@ public:
         r.latency = summarize(m.latency);
         r.clientBusy = m.busy;
         r.histogram = m.latency.buckets();
+        if (m.firstByte.count() > 0) {
+            r.firstByte = summarize(m.firstByte);
+            r.firstByteHistogram = m.firstByte.buckets();
+        }
         r.block = c.block;
         r.pattern = c.pattern;
         r.queueDepth = c.queueDepth;
@@ -561,9 +576,15 @@ private:
         std::vector<std::uint64_t> counts(static_cast<std::size_t>(workers), 0);
         // One histogram per worker, allocated here: recording allocates and locks nothing.
         std::vector<LatencyHistogram> latencies(static_cast<std::size_t>(workers));
+        // Reads of objects: from the start of each read to its first byte.
+        std::vector<LatencyHistogram> firstBytes(
+            static_cast<std::size_t>(!c.block && c.op == BenchOp::Read ? workers : 0));
         std::atomic<bool> failed{false};
         std::optional<Error> firstError;
         std::mutex errorMutex;
+        // A fixed-time run's timeline, when asked for: intervals reported while it runs.
+        std::optional<Timeline> timeline;
+        const std::uint64_t opBytes = c.op == BenchOp::Read || c.op == BenchOp::Write ? c.size : 0;
         // Runs worker w's share of the iterations (or until the deadline), timing each step.
         auto loop = [&](int w, auto &&step) {
             const std::uint64_t from = fixedTime ? 0 : n * std::uint64_t(w) / std::uint64_t(workers);
@@ -572,12 +593,13 @@ private:
             // One clock reading per operation: each one ends the last and starts the next
             // (none without latencies, unless the run has a deadline).
             const bool clocked = fixedTime || m_options.latency;
+            Timeline *intervals = timeline ? &*timeline : nullptr;
             const TickClock &clock = TickClock::instance();
             std::uint64_t last = clock.now();
             const std::uint64_t deadline =
                 last + clock.fromNs(std::uint64_t(std::max<std::int64_t>(0, duration.count())));
             for (std::uint64_t i = from; i < to && !failed.load(std::memory_order_relaxed); ++i) {
-                if (Status st = step(i); !st) {
+                if (Status st = step(i, last); !st) {
                     std::lock_guard lock(errorMutex);
                     if (!firstError)
                         firstError = std::move(st).error();
@@ -588,8 +610,12 @@ private:
                 if (!clocked)
                     continue;
                 const std::uint64_t now = clock.now();
+                const std::uint64_t ns =
+                    now > last ? clock.toNs(now - last) : 0; // cores' counters may differ by a tick
                 if (m_options.latency)
-                    latency.record(now > last ? clock.toNs(now - last) : 0); // cores' counters may differ by a tick
+                    latency.record(ns);
+                if (intervals)
+                    intervals->record(w, now, ns, opBytes);
                 last = now;
                 if (fixedTime && (now >= deadline || m_stop.stop_requested()))
                     break;
@@ -599,8 +625,17 @@ private:
         if (c.block) {
             if (!setUpBlock(target, c, workers, loop, body, m))
                 return m;
-        } else if (!setUpObjects(target, c, n, workers, loop, body, m)) {
+        } else if (!setUpObjects(target, c, n, workers, loop, body, m, firstBytes)) {
             return m;
+        }
+        const TickClock &clock = TickClock::instance();
+        if (fixedTime && m_timeline && m_options.timelineInterval.count() > 0) {
+            TimelinePoint identity;
+            identity.benchmark = c.name;
+            identity.run = m_round;
+            identity.target = m_target;
+            timeline.emplace(workers, clock.now(), clock.fromNs(std::uint64_t(m_options.timelineInterval.count())),
+                             std::move(identity), m_timeline);
         }
 
         // Each worker's CPU time against its wall time: a client busy all the time may be
@@ -611,6 +646,8 @@ private:
             ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
             const auto wall0 = std::chrono::steady_clock::now();
             body(w);
+            if (timeline)
+                timeline->done(w, clock.now());
             ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
             const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
             const double cpu = double(cpu1.tv_sec - cpu0.tv_sec) + double(cpu1.tv_nsec - cpu0.tv_nsec) / 1e9;
@@ -637,6 +674,8 @@ private:
         }
         const auto t1 = std::chrono::steady_clock::now();
         setAllocCounting(false);
+        if (timeline)
+            timeline->finish(clock.now());
         const AllocCounts after = allocCounts();
         pool.clear();
         m.ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
@@ -646,6 +685,8 @@ private:
         m.busy = *std::max_element(busy.begin(), busy.end());
         for (const auto &l : latencies)
             m.latency.merge(l);
+        for (const auto &l : firstBytes)
+            m.firstByte.merge(l);
         if (firstError)
             m.error = std::move(*firstError);
         return m;
@@ -655,7 +696,7 @@ private:
     // removes (made untimed); `body` runs worker w's operations.
     template <typename Loop>
     bool setUpObjects(Target &target, const Case &c, std::uint64_t n, int workers, Loop &loop,
-                      std::function<void(int)> &body, Measure &m)
+                      std::function<void(int)> &body, Measure &m, std::vector<LatencyHistogram> &firstBytes)
     {
         Operator &op = target.op();
         const auto payload = std::span(m_payload).first(std::size_t(c.size));
@@ -694,13 +735,17 @@ private:
         if (c.op == BenchOp::Read)
             for (auto &b : *buffers)
                 b.resize(std::size_t(c.size));
-        body = [&op, &loop, c, payload, fixture, keys, victims, buffers](int w) {
+        const bool timed = m_options.latency;
+        body = [&op, &loop, &firstBytes, timed, c, payload, fixture, keys, victims, buffers](int w) {
             const std::string &key = (*keys)[std::size_t(w)];
             auto &buffer = (*buffers)[std::size_t(w)];
-            loop(w, [&](std::uint64_t i) -> Status {
+            const TickClock &clock = TickClock::instance();
+            loop(w, [&](std::uint64_t i, std::uint64_t start) -> Status {
                 switch (c.op) {
                 case BenchOp::Write: return op.writeAll(key, payload);
                 case BenchOp::Read: {
+                    if (timed)
+                        first_byte::arm();
                     std::uint64_t pos = 0;
                     while (pos < c.size) {
                         auto got = op.read(fixture, pos, std::span(buffer).subspan(std::size_t(pos)));
@@ -708,6 +753,13 @@ private:
                             return std::move(got).error();
                         if (*got == 0)
                             return Error(ErrorKind::Corrupt, "the object read back shorter than it was written");
+                        if (pos == 0 && timed) {
+                            // Noted by the backend as it arrived, else now: the first read's return.
+                            std::uint64_t first = first_byte::take();
+                            if (first == 0)
+                                first = clock.now();
+                            firstBytes[std::size_t(w)].record(first > start ? clock.toNs(first - start) : 0);
+                        }
                         pos += *got;
                     }
                     return {};
@@ -758,7 +810,7 @@ private:
             const int thread = w / depth;
             auto &cursor = (*cursors)[std::size_t(thread)];
             std::uint64_t state = 0x9E3779B97F4A7C15ull * std::uint64_t(w + 1) ^ randomU64();
-            loop(w, [&](std::uint64_t) -> Status {
+            loop(w, [&](std::uint64_t, std::uint64_t) -> Status {
                 std::uint64_t block;
                 if (c.pattern == BlockPattern::Sequential) {
                     block = std::uint64_t(thread) * slice + cursor.fetch_add(1, std::memory_order_relaxed) % slice;
@@ -778,6 +830,9 @@ private:
 
     const BenchOptions &m_options;
     std::stop_token m_stop;
+    TimelineObserver m_timeline;
+    int m_round = 0;
+    int m_target = 0;
     std::vector<std::byte> m_payload;
 };
 
@@ -785,7 +840,7 @@ private:
 
 Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<Operator *, std::string>> &targets,
                                                     const BenchOptions &options, const std::stop_token &stop,
-                                                    const BenchObserver &observer)
+                                                    const BenchObserver &observer, const TimelineObserver &timeline)
 {
     if (targets.empty())
         return Error(ErrorKind::InvalidInput, "nothing to benchmark");
@@ -832,13 +887,13 @@ Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<
                 }
         }
     }
-    Runner runner(options, stop);
+    Runner runner(options, stop, timeline);
     std::vector<std::vector<BenchRun>> results(targets.size());
     Status failure;
     for (int round = 0; round < options.count && failure && !stop.stop_requested(); ++round)
         for (const auto &c : cases) {
             for (std::size_t t = 0; t < prepared.size() && failure; ++t) {
-                auto r = runner.run(prepared[t], c);
+                auto r = runner.run(prepared[t], c, round, int(t));
                 if (!r) {
                     failure = std::move(r).error();
                     break;

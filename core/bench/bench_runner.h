@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/bench/latency_histogram.h"
+#include "core/bench/timeline.h"
 #include "core/io/size_text.h" // sizeLabel: "4KiB" in benchmark names
 #include "core/storage/operator.h"
 #include "core/storage/result.h"
@@ -49,6 +50,9 @@ struct BenchOptions {
     // Per-request latency (a clock reading and a histogram record per operation); off
     // only to measure what that costs: the runs then have no percentiles.
     bool latency = true;
+    // Fixed-time runs (duration) report intervals of this length while they go, to the
+    // timeline observer of runBench (0: none).
+    std::chrono::nanoseconds timelineInterval{0};
 
     // On a disk image (an NBD export, a local file or block device) the benchmarks are
     // block workloads on a region of it: ops (read, write) × sizes (block sizes) ×
@@ -74,7 +78,9 @@ struct BenchRun {
     double mbPerSecond = 0; // 0 for operations that move no payload
     double bytesPerOp = 0;  // heap bytes allocated per operation, every library included
     double allocsPerOp = 0;
-    LatencySummary latency;                          // of every operation of the run
+    LatencySummary latency;   // of every operation of the run
+    LatencySummary firstByte; // reads of objects: time to first byte
+    std::vector<LatencyHistogram::Bucket> firstByteHistogram;
     std::vector<LatencyHistogram::Bucket> histogram; // the whole distribution (buckets that hold any)
     double clientBusy = 0;                           // the busiest worker thread's CPU time over its wall time (0..1)
     // Block workloads: the order, the requests in flight per thread, the region's bytes.
@@ -86,7 +92,8 @@ struct BenchRun {
 };
 
 // The latency percentiles as extra Go benchmark metrics, in this order: p50-ns, p90-ns,
-// p99-ns, p99.9-ns, max-ns (none for a run without them).
+// p99-ns, p99.9-ns, max-ns, then for reads of objects ttfb-p50-ns, ttfb-p99-ns (none for
+// a run without them).
 std::vector<std::pair<std::string, std::uint64_t>> latencyMetrics(const BenchRun &run);
 
 // A run as a Go benchmark result (ns/op, MB/s when payload moved, B/op, allocs/op), with
@@ -125,6 +132,7 @@ using BenchObserver = std::function<void(const BenchRun &)>;
 // filled once for reads and handed back empty (zeroed, holes where the storage keeps them).
 Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<Operator *, std::string>> &targets,
                                                     const BenchOptions &options, const std::stop_token &stop = {},
-                                                    const BenchObserver &observer = {});
+                                                    const BenchObserver &observer = {},
+                                                    const TimelineObserver &timeline = {});
 
 } // namespace strata

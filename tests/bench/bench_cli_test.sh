@@ -43,6 +43,12 @@ bad=$(grep -E '^Benchmark' "$work/mem.txt" | awk '{
         && v["p99.9-ns"] + 0 <= v["max-ns"] + 0 && v["p50-ns"] + 0 > 0)) print "out of order: " $0
   delete v }')
 [ -z "$bad" ] && pass || fail "latency metrics: $bad"
+# time to first byte on reads only: never later than the whole read (1 % for the buckets)
+bad=$(grep -E '^BenchmarkRead/' "$work/mem.txt" | awk '{
+  for (i = 1; i <= NF; i++) v[$i] = $(i-1)
+  if (!("ttfb-p50-ns" in v) || !("ttfb-p99-ns" in v) || v["ttfb-p50-ns"] > 1.01 * v["p50-ns"]) print }')
+[ -z "$bad" ] && pass || fail "read lines without a sound ttfb: $bad"
+grep -E '^Benchmark(Write|Stat|List|Delete)' "$work/mem.txt" | grep -q ttfb && fail "non-reads report ttfb" || pass
 # JSON carries the whole histogram: its counts add up to the run's operations
 expect 0 "bench json" -- "$STRATA" bench memory://bench/ --count 1 --benchtime 20ms --sizes 4KiB --ops read,write --json
 json_out=$out
@@ -50,8 +56,8 @@ jq -e '.runs | length == 2 and all(.[]; (.latency.histogram | map(.[2]) | add) =
   and .latency.p50_ns <= .latency.p99_9_ns and .latency.p99_9_ns <= .latency.max_ns)' <<<"$out" >/dev/null \
   && pass || fail "bench --json: histogram counts or percentiles wrong: $(head -c 400 <<<"$out")"
 expect 0 "bench csv" -- "$STRATA" bench memory://bench/ --count 1 --benchtime 20ms --sizes 4KiB --ops read --csv
-contains "csv latency columns" "$out" "p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,histogram"
-[ "$(tail -1 <<<"$out" | awk -F, '{print NF}')" -ge 16 ] && pass || fail "bench --csv: no latency columns: $out"
+contains "csv latency columns" "$out" "p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,ttfb_p50_ns,ttfb_p99_ns,histogram"
+[ "$(tail -1 <<<"$out" | awk -F, '{print NF}')" -ge 18 ] && pass || fail "bench --csv: no latency columns: $out"
 # --duration: each run lasts at least that long (ns/op x iterations), however many
 # operations that takes; not with delete or beside --benchtime. ns/op is printed to four
 # significant digits, so the product may fall short by up to 0.05 %: allow 0.1 %.
@@ -59,6 +65,26 @@ expect 0 "bench duration" -- "$STRATA" bench memory://bench/ --count 2 --duratio
 lasted=$(grep -E '^Benchmark' <<<"$out" | awk '{print int($3 * $2)}' | sort -n | head -1)
 [ "$(grep -cE '^Benchmark' <<<"$out")" = 4 ] && [ "${lasted:-0}" -ge 299700000 ] && pass \
   || fail "bench --duration 300ms: a run lasted ${lasted:-?} ns: $out"
+# --timeline: per-interval lines while the run goes; every operation in exactly one interval
+"$STRATA" bench memory://bench/ --count 1 --duration 2s --sizes 4KiB --ops read --concurrency 2 \
+  --timeline "$work/tl.csv" --interval 250ms >"$work/tl.out" 2>"$work/tl.err" &
+pid=$!
+sleep 1.2
+live=$(($(wc -l <"$work/tl.csv") - 1))
+wait "$pid" && pass || fail "bench --timeline: $(cat "$work/tl.err")"
+[ "$live" -ge 2 ] && [ "$live" -le 6 ] && pass || fail "bench --timeline: $live intervals after 1.2 s (want 2..6): written live?"
+head -1 "$work/tl.csv" | grep -qx 'target,benchmark,run,t_s,interval_s,ops,ops_per_s,mb_per_s,p50_ns,p99_ns' && pass \
+  || fail "timeline header: $(head -1 "$work/tl.csv")"
+iters=$(awk '/^BenchmarkRead/ {print $2}' "$work/tl.out")
+awk -F, -v iters="${iters:-0}" 'NR > 1 { n++; ops += $6; if ($4 <= t) bad = "t_s not increasing"; t = $4
+    if ($5 > 0.3) bad = "an interval of " $5 " s"; if ($7 <= 0 || $9 <= 0 || $10 < $9) bad = "line " NR ": " $0 }
+  END { if (ops != iters) bad = bad " ops " ops " != iterations " iters; if (n < 7 || n > 10) bad = bad " " n " intervals"
+    if (t < 1.9 || t > 2.3) bad = bad " ends at " t " s"; if (bad) { print bad; exit 1 } }' "$work/tl.csv" && pass \
+  || fail "timeline: $(cat "$work/tl.csv")"
+expect 2 "timeline without duration" -- "$STRATA" bench memory://bench/ --timeline "$work/x.csv"
+[ ! -e "$work/x.csv" ] && pass || fail "a refused --timeline made its file"
+expect 2 "interval without timeline" -- "$STRATA" bench memory://bench/ --duration 1s --interval 1s
+expect 2 "interval too short" -- "$STRATA" bench memory://bench/ --duration 1s --timeline "$work/x.csv" --interval 1ms
 expect 2 "duration and delete" -- "$STRATA" bench memory://bench/ --duration 1s --ops delete
 contains "duration and delete: why" "$err" "cannot time deletes"
 expect 2 "duration and benchtime" -- "$STRATA" bench memory://bench/ --duration 1s --benchtime 1s

@@ -41,6 +41,14 @@ check_allocs() {
 expect 0 "bench s3" -- "$STRATA" bench "$uri" --ops write,read --sizes 4KiB,256KiB --count 2 --benchtime 50ms
 printf '%s\n' "$out" >"$work/s3.txt"
 check_allocs "$work/s3.txt" "libcurl" "Write 57 40960" "Read 65 24576"
+# time to first byte on reads, noted by libcurl's write callback as the body arrives: a
+# 4 MiB GET's first byte comes well before its last; writes have none
+expect 0 "bench s3 ttfb" -- "$STRATA" bench "$uri" --ops write,read --sizes 4MiB --count 1 --benchtime 200ms
+ttfb=$(unit_of <(printf '%s\n' "$out") "^BenchmarkRead/4MiB" ttfb-p50-ns)
+p50=$(unit_of <(printf '%s\n' "$out") "^BenchmarkRead/4MiB" p50-ns)
+[ -n "$ttfb" ] && [ -n "$p50" ] && awk -v t="$ttfb" -v p="$p50" 'BEGIN { exit !(t < 0.9 * p) }' && pass \
+  || fail "S3 4 MiB reads: ttfb-p50 ${ttfb:-?} ns is not well below p50 ${p50:-?} ns: $out"
+grep -E '^BenchmarkWrite' <<<"$out" | grep -q ttfb && fail "S3 writes report a time to first byte" || pass
 # the benchmark's objects are gone (the directory it was given stays, empty)
 expect 0 "ls after bench" -- "$STRATA" ls "$uri"
 [ -z "$out" ] && pass || fail "bench left: $out"

@@ -271,6 +271,24 @@ int commandBench(Context &context, const ArgParser &parser)
             options.concurrency.push_back(*n);
         }
     }
+    if (parser.isSet("mix")) {
+        if (parser.isSet("ops"))
+            return context.usage("--mix names its operations: give --ops or --mix, not both");
+        const std::string list = parser.value("mix");
+        for (const auto part : splitList(list)) {
+            const auto eq = part.find('=');
+            const auto op = parseBenchOp(trimmed(part.substr(0, eq)));
+            const auto weight = eq == std::string_view::npos ? std::nullopt : parseNumber<int>(part.substr(eq + 1));
+            if (!op || *op == BenchOp::List || !weight || *weight < 1 || *weight > 1000000
+                || std::any_of(options.mix.begin(), options.mix.end(), [&](const auto &m) { return m.first == *op; }))
+                return context.usage("--mix takes OP=WEIGHT for write, read, stat, delete (each once), like "
+                                     "read=45,write=15,stat=30,delete=10; not '"
+                                     + std::string(part) + "'");
+            options.mix.emplace_back(*op, *weight);
+        }
+        if (options.mix.empty())
+            return context.usage("--mix takes OP=WEIGHT for write, read, stat, delete");
+    }
     if (parser.isSet("profile")) {
         if (parser.value("profile") != "default")
             return context.usage("--profile takes 'default' (KDiskMark's SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K "

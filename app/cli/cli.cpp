@@ -159,6 +159,8 @@ const std::vector<CommandSpec> &commands()
               {"duration", "Run each case for exactly this long instead (like warp and fio; not for delete).", "D"},
               {"concurrency", "Workers sharing the operations (default 1), like 1,4,16; threads on a disk image.",
                "LIST"},
+              {"mix", "Mixed mode: workers draw operations by weight, like read=45,write=15,stat=30,delete=10.",
+               "LIST"},
               {"profile",
                "On a disk image: 'default' runs KDiskMark's SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1.", "NAME"},
               {"pattern", "On a disk image: seq or rand (default rand).", "P"},

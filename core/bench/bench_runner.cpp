@@ -202,6 +202,11 @@ struct Measure {
     AllocCounts allocs;
     LatencyHistogram latency;   // every operation's duration, all workers merged
     LatencyHistogram firstByte; // reads: time to first byte
+    struct OpStats {
+        std::uint64_t count = 0;
+        LatencyHistogram latency, firstByte;
+    };
+    std::vector<OpStats> perOp; // a mixed run: by BenchOp
     std::uint64_t iterations = 0;
     double busy = 0; // the busiest worker's CPU time over its wall time
     std::optional<Error> error;
@@ -385,6 +390,9 @@ private:
         } else {
             return false;
         }
+        if (!options.mix.empty())
+            return Error(ErrorKind::InvalidInput, "a mix draws operations on objects; a disk image is one")
+                .withContext("bench", uri.redacted());
         for (const auto &p : profiles)
             if (p.op != BenchOp::Read && p.op != BenchOp::Write)
                 return Error(ErrorKind::InvalidInput,
@@ -489,6 +497,33 @@ private:
     std::string m_list;
 };
 
+// Reads the object `name` whole into `buffer` (its size); with `firstByte`, records there
+// the time from `start` (ticks) to its first byte: noted by the backend as it arrived, else
+// the first read's return.
+Status readWhole(Operator &op, const std::string &name, std::vector<std::byte> &buffer, std::uint64_t start,
+                 LatencyHistogram *firstByte)
+{
+    if (firstByte)
+        first_byte::arm();
+    std::size_t pos = 0;
+    while (pos < buffer.size()) {
+        auto got = op.read(name, pos, std::span(buffer).subspan(pos));
+        if (!got)
+            return std::move(got).error();
+        if (*got == 0)
+            return Error(ErrorKind::Corrupt, "the object read back shorter than it was written");
+        if (pos == 0 && firstByte) {
+            const TickClock &clock = TickClock::instance();
+            std::uint64_t first = first_byte::take();
+            if (first == 0)
+                first = clock.now();
+            firstByte->record(first > start ? clock.toNs(first - start) : 0);
+        }
+        pos += *got;
+    }
+    return {};
+}
+
 struct Case {
     BenchOp op;
     std::uint64_t size;
@@ -497,7 +532,23 @@ struct Case {
     bool block = false;
     BlockPattern pattern = BlockPattern::Random;
     int queueDepth = 1;
+    bool mixed = false; // ops drawn by the options' mix weights
 };
+
+constexpr std::size_t kOps = 5; // BenchOp values
+
+// "Mixed/Read/4KiB", "Mixed/Stat/c=4": one operation of a mixed case.
+std::string mixedName(const Case &c, BenchOp op)
+{
+    std::string name("Mixed/");
+    name.append(benchName(op));
+    if (op != BenchOp::Stat && op != BenchOp::List)
+        name.append("/").append(sizeLabel(c.size));
+    const auto slash = c.name.find("/c=");
+    if (slash != std::string::npos)
+        name.append(c.name.substr(slash));
+    return name;
+}
 
 class Runner {
 public:
@@ -518,7 +569,7 @@ public:
 
     // One case, `count`-th run: grows n like Go until the run lasts about benchtime, or
     // (with a duration) runs every worker for that long.
-    Result<BenchRun> run(Target &target, const Case &c, int round, int targetIndex)
+    Result<std::vector<BenchRun>> run(Target &target, const Case &c, int round, int targetIndex)
     {
         m_round = round;
         m_target = targetIndex;
@@ -538,6 +589,8 @@ public:
             return std::move(*m.error);
         if (m_stop.stop_requested())
             return Error(ErrorKind::Cancelled, "stopped");
+        if (c.mixed)
+            return mixedRuns(c, m, n);
         BenchRun r;
         r.name = c.name;
         r.op = c.op;
@@ -561,7 +614,43 @@ public:
         r.queueDepth = c.queueDepth;
         r.direct = c.block && m_options.direct;
         r.workingSet = c.block ? target.regionLength() : c.size * std::uint64_t(std::max(1, c.concurrency));
-        return r;
+        return std::vector<BenchRun>{std::move(r)};
+    }
+
+    // A mixed run as one line per operation drawn: its count, the wall time over that count
+    // (so 1e9 / ns/op is its rate), its bytes over the wall time, its own latencies; B/op
+    // and allocs/op are the mix's (allocations cannot be told apart by operation).
+    std::vector<BenchRun> mixedRuns(const Case &c, const Measure &m, std::uint64_t total)
+    {
+        std::vector<BenchRun> out;
+        for (const auto &[op, weight] : m_options.mix) {
+            const auto &stats = m.perOp[std::size_t(op)];
+            if (stats.count == 0)
+                continue;
+            BenchRun r;
+            r.name = mixedName(c, op);
+            r.op = op;
+            r.size = c.size;
+            r.concurrency = c.concurrency;
+            r.iterations = stats.count;
+            r.nsPerOp = double(m.ns) / double(stats.count);
+            if (op == BenchOp::Write || op == BenchOp::Read)
+                r.mbPerSecond = m.ns > 0 ? double(c.size) * double(stats.count) / (double(m.ns) / 1e9) / 1e6 : 0;
+            r.bytesPerOp = double(m.allocs.bytes) / double(total);
+            r.allocsPerOp = double(m.allocs.allocs) / double(total);
+            if (stats.latency.count() > 0) {
+                r.latency = summarize(stats.latency);
+                r.histogram = stats.latency.buckets();
+            }
+            if (stats.firstByte.count() > 0) {
+                r.firstByte = summarize(stats.firstByte);
+                r.firstByteHistogram = stats.firstByte.buckets();
+            }
+            r.clientBusy = m.busy;
+            r.workingSet = c.size * std::uint64_t(std::max(1, c.concurrency));
+            out.push_back(std::move(r));
+        }
+        return out;
     }
 
 private:
@@ -578,7 +667,15 @@ private:
         std::vector<LatencyHistogram> latencies(static_cast<std::size_t>(workers));
         // Reads of objects: from the start of each read to its first byte.
         std::vector<LatencyHistogram> firstBytes(
-            static_cast<std::size_t>(!c.block && c.op == BenchOp::Read ? workers : 0));
+            static_cast<std::size_t>(!c.block && (c.op == BenchOp::Read || c.mixed) ? workers : 0));
+        // A mixed run: what each worker's step drew, and per worker and operation its
+        // count and latencies.
+        const std::size_t mixSlots = c.mixed ? std::size_t(workers) * kOps : 0;
+        std::vector<int> kinds(c.mixed ? std::size_t(workers) : 0);
+        std::vector<std::uint64_t> mixCounts(mixSlots, 0);
+        std::vector<LatencyHistogram> mixLatencies(m_options.latency ? mixSlots : 0);
+        std::array<std::uint64_t, kOps> mixBytes{};
+        mixBytes[std::size_t(BenchOp::Read)] = mixBytes[std::size_t(BenchOp::Write)] = c.size;
         std::atomic<bool> failed{false};
         std::optional<Error> firstError;
         std::mutex errorMutex;
@@ -607,15 +704,18 @@ private:
                     return;
                 }
                 ++counts[std::size_t(w)];
+                const std::size_t kind = c.mixed ? std::size_t(kinds[std::size_t(w)]) : 0;
+                if (c.mixed)
+                    ++mixCounts[std::size_t(w) * kOps + kind];
                 if (!clocked)
                     continue;
                 const std::uint64_t now = clock.now();
                 const std::uint64_t ns =
                     now > last ? clock.toNs(now - last) : 0; // cores' counters may differ by a tick
                 if (m_options.latency)
-                    latency.record(ns);
+                    (c.mixed ? mixLatencies[std::size_t(w) * kOps + kind] : latency).record(ns);
                 if (intervals)
-                    intervals->record(w, now, ns, opBytes);
+                    intervals->record(w, now, ns, c.mixed ? mixBytes[kind] : opBytes);
                 last = now;
                 if (fixedTime && (now >= deadline || m_stop.stop_requested()))
                     break;
@@ -624,6 +724,9 @@ private:
         std::function<void(int)> body;
         if (c.block) {
             if (!setUpBlock(target, c, workers, loop, body, m))
+                return m;
+        } else if (c.mixed) {
+            if (!setUpMixed(target, c, workers, loop, body, m, firstBytes, kinds))
                 return m;
         } else if (!setUpObjects(target, c, n, workers, loop, body, m, firstBytes)) {
             return m;
@@ -685,8 +788,20 @@ private:
         m.busy = *std::max_element(busy.begin(), busy.end());
         for (const auto &l : latencies)
             m.latency.merge(l);
-        for (const auto &l : firstBytes)
-            m.firstByte.merge(l);
+        if (c.mixed) {
+            m.perOp.resize(kOps);
+            for (std::size_t i = 0; i < mixSlots; ++i) {
+                auto &stats = m.perOp[i % kOps];
+                stats.count += mixCounts[i];
+                if (!mixLatencies.empty())
+                    stats.latency.merge(mixLatencies[i]);
+            }
+            for (const auto &l : firstBytes)
+                m.perOp[std::size_t(BenchOp::Read)].firstByte.merge(l);
+        } else {
+            for (const auto &l : firstBytes)
+                m.firstByte.merge(l);
+        }
         if (firstError)
             m.error = std::move(*firstError);
         return m;
@@ -739,31 +854,11 @@ private:
         body = [&op, &loop, &firstBytes, timed, c, payload, fixture, keys, victims, buffers](int w) {
             const std::string &key = (*keys)[std::size_t(w)];
             auto &buffer = (*buffers)[std::size_t(w)];
-            const TickClock &clock = TickClock::instance();
             loop(w, [&](std::uint64_t i, std::uint64_t start) -> Status {
                 switch (c.op) {
                 case BenchOp::Write: return op.writeAll(key, payload);
-                case BenchOp::Read: {
-                    if (timed)
-                        first_byte::arm();
-                    std::uint64_t pos = 0;
-                    while (pos < c.size) {
-                        auto got = op.read(fixture, pos, std::span(buffer).subspan(std::size_t(pos)));
-                        if (!got)
-                            return std::move(got).error();
-                        if (*got == 0)
-                            return Error(ErrorKind::Corrupt, "the object read back shorter than it was written");
-                        if (pos == 0 && timed) {
-                            // Noted by the backend as it arrived, else now: the first read's return.
-                            std::uint64_t first = first_byte::take();
-                            if (first == 0)
-                                first = clock.now();
-                            firstBytes[std::size_t(w)].record(first > start ? clock.toNs(first - start) : 0);
-                        }
-                        pos += *got;
-                    }
-                    return {};
-                }
+                case BenchOp::Read:
+                    return readWhole(op, fixture, buffer, start, timed ? &firstBytes[std::size_t(w)] : nullptr);
                 case BenchOp::Stat: {
                     auto e = op.stat(fixture);
                     return e ? Status() : Status(std::move(e).error());
@@ -776,6 +871,85 @@ private:
                 case BenchOp::Delete: return op.remove((*victims)[std::size_t(i)]);
                 }
                 return {};
+            });
+        };
+        return true;
+    }
+
+    // A mixed run (warp's mixed mode): each worker draws every operation by the weights
+    // from its own pool of objects (kMixPreload written untimed; writes add new ones up to
+    // kMixCap, then overwrite one; deletes take one out; a read, stat or delete with the
+    // pool empty writes instead). Pools are per worker: no lock, and no worker reads what
+    // another deletes.
+    template <typename Loop>
+    bool setUpMixed(Target &target, const Case &c, int workers, Loop &loop, std::function<void(int)> &body, Measure &m,
+                    std::vector<LatencyHistogram> &firstBytes, std::vector<int> &kinds)
+    {
+        constexpr std::size_t kMixPreload = 16, kMixCap = 256;
+        Operator &op = target.op();
+        const auto payload = std::span(m_payload).first(std::size_t(c.size));
+        auto pools = std::make_shared<std::vector<std::vector<std::string>>>(std::size_t(workers));
+        for (int w = 0; w < workers; ++w)
+            for (std::size_t i = 0; i < kMixPreload; ++i) {
+                auto name = target.path("mix-" + std::to_string(w) + "-" + std::to_string(i));
+                if (auto st = op.writeAll(name, payload); !st) {
+                    m.error = std::move(st).error();
+                    return false;
+                }
+                (*pools)[std::size_t(w)].push_back(std::move(name));
+            }
+        // Cumulative weights: draw r in [0, total) and take the first op whose bound exceeds it.
+        auto bounds = std::make_shared<std::vector<std::pair<std::uint64_t, BenchOp>>>();
+        std::uint64_t total = 0;
+        for (const auto &[o, weight] : m_options.mix) {
+            total += std::uint64_t(weight);
+            bounds->emplace_back(total, o);
+        }
+        auto buffers = std::make_shared<std::vector<std::vector<std::byte>>>(std::size_t(workers));
+        for (auto &b : *buffers)
+            b.resize(std::size_t(c.size));
+        const bool timed = m_options.latency;
+        body = [&op, &loop, &firstBytes, &kinds, &target, timed, c, payload, pools, bounds, total, buffers](int w) {
+            auto &pool = (*pools)[std::size_t(w)];
+            auto &buffer = (*buffers)[std::size_t(w)];
+            std::uint64_t state = 0x9E3779B97F4A7C15ull * std::uint64_t(w + 1) ^ randomU64();
+            auto next = [&state] { // xorshift64*
+                state ^= state >> 12;
+                state ^= state << 25;
+                state ^= state >> 27;
+                return state * 0x2545F4914F6CDD1Dull;
+            };
+            std::uint64_t made = pool.size();
+            loop(w, [&](std::uint64_t, std::uint64_t start) -> Status {
+                const std::uint64_t r = next() % total;
+                BenchOp o =
+                    std::find_if(bounds->begin(), bounds->end(), [r](const auto &b) { return r < b.first; })->second;
+                if (o != BenchOp::Write && pool.empty())
+                    o = BenchOp::Write;
+                kinds[std::size_t(w)] = int(o);
+                switch (o) {
+                case BenchOp::Write:
+                    if (pool.size() >= kMixCap)
+                        return op.writeAll(pool[next() % pool.size()], payload);
+                    pool.push_back(target.path("mix-" + std::to_string(w) + "-" + std::to_string(made++)));
+                    return op.writeAll(pool.back(), payload);
+                case BenchOp::Read:
+                    return readWhole(op, pool[next() % pool.size()], buffer, start,
+                                     timed ? &firstBytes[std::size_t(w)] : nullptr);
+                case BenchOp::Stat: {
+                    auto e = op.stat(pool[next() % pool.size()]);
+                    return e ? Status() : Status(std::move(e).error());
+                }
+                case BenchOp::Delete: {
+                    const std::size_t i = std::size_t(next() % pool.size());
+                    std::string name = std::move(pool[i]);
+                    pool[i] = std::move(pool.back());
+                    pool.pop_back();
+                    return op.remove(name);
+                }
+                case BenchOp::List: break;
+                }
+                return Error(ErrorKind::InvalidInput, "list has no place in a mix");
             });
         };
         return true;
@@ -846,6 +1020,13 @@ Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<
         return Error(ErrorKind::InvalidInput, "nothing to benchmark");
     if (options.count < 1 || options.benchtime.count() <= 0 || options.ops.empty())
         return Error(ErrorKind::InvalidInput, "count and benchtime must be positive, and at least one operation named");
+    for (const auto &entry : options.mix)
+        if (entry.second <= 0 || entry.first == BenchOp::List
+            || std::count_if(options.mix.begin(), options.mix.end(),
+                             [&](const auto &m) { return m.first == entry.first; })
+                > 1)
+            return Error(ErrorKind::InvalidInput,
+                         "a mix weighs write, read, stat and delete, each once, with positive weights");
     if (options.duration.count() > 0
         && std::find(options.ops.begin(), options.ops.end(), BenchOp::Delete) != options.ops.end())
         return Error(ErrorKind::InvalidInput,
@@ -869,6 +1050,19 @@ Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<
     if (prepared.front().block()) {
         for (const auto &p : blockProfiles(options))
             cases.push_back({p.op, p.blockSize, p.threads, blockName(p), true, p.pattern, p.queueDepth});
+    } else if (!options.mix.empty()) {
+        const bool showConcurrency = options.concurrency.size() > 1
+            || std::any_of(options.concurrency.begin(), options.concurrency.end(), [](int c) { return c != 1; });
+        for (auto size : options.sizes)
+            for (int c : options.concurrency) {
+                std::string name("Mixed/");
+                name.append(sizeLabel(size));
+                if (showConcurrency)
+                    name.append("/c=").append(std::to_string(c));
+                Case mixed{BenchOp::Read, size, c, std::move(name)};
+                mixed.mixed = true;
+                cases.push_back(std::move(mixed));
+            }
     } else {
         const bool showConcurrency = options.concurrency.size() > 1
             || std::any_of(options.concurrency.begin(), options.concurrency.end(), [](int c) { return c != 1; });
@@ -898,9 +1092,11 @@ Result<std::vector<std::vector<BenchRun>>> runBench(const std::vector<std::pair<
                     failure = std::move(r).error();
                     break;
                 }
-                if (observer)
-                    observer(*r);
-                results[t].push_back(std::move(*r));
+                for (auto &run : *r) {
+                    if (observer)
+                        observer(run);
+                    results[t].push_back(std::move(run));
+                }
             }
             if (!failure || stop.stop_requested())
                 break;

@@ -53,6 +53,10 @@ struct BenchOptions {
     // Fixed-time runs (duration) report intervals of this length while they go, to the
     // timeline observer of runBench (0: none).
     std::chrono::nanoseconds timelineInterval{0};
+    // When set: warp's mixed mode. Each case (sizes × concurrency) is one pool of workers
+    // drawing write, read, stat and delete by these weights; its results are one run per
+    // operation ("Mixed/Read/4KiB"), `ops` is not used.
+    std::vector<std::pair<BenchOp, int>> mix;
 
     // On a disk image (an NBD export, a local file or block device) the benchmarks are
     // block workloads on a region of it: ops (read, write) × sizes (block sizes) ×

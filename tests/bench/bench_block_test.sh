@@ -117,6 +117,8 @@ contains "stat on an image: why" "$err" "read and written in blocks"
 expect 1 "profile on objects" -- "$STRATA" bench memory://bench/ --profile default
 contains "profile on objects: why" "$err" "disk image"
 expect 1 "direct on objects" -- "$STRATA" bench memory://bench/ --direct
+expect 1 "mix on an image" -- "$STRATA" bench "file://$img" --mix read=1 --region 8MiB
+contains "mix on an image: why" "$err" "disk image"
 expect 1 "image vs objects" -- "$STRATA" bench "file://$img" --ops read --vs memory://bench/
 contains "image vs objects: why" "$err" "like with like"
 

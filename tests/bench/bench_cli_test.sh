@@ -85,6 +85,27 @@ expect 2 "timeline without duration" -- "$STRATA" bench memory://bench/ --timeli
 [ ! -e "$work/x.csv" ] && pass || fail "a refused --timeline made its file"
 expect 2 "interval without timeline" -- "$STRATA" bench memory://bench/ --duration 1s --interval 1s
 expect 2 "interval too short" -- "$STRATA" bench memory://bench/ --duration 1s --timeline "$work/x.csv" --interval 1ms
+# --mix: one pool of workers drawing operations by weight, one result line per operation;
+# the shares follow the weights; on file:// every object it made is gone afterwards
+mkdir -p "$work/mix"
+expect 0 "bench --mix" -- "$STRATA" bench "file://$work/mix" --count 1 --duration 1s --sizes 4KiB \
+  --mix read=45,write=15,stat=30,delete=10
+names=$(grep -E '^Benchmark' <<<"$out" | awk '{print $1}' | sed -E 's/-[0-9]+$//' | paste -sd' ')
+[ "$names" = "BenchmarkMixed/Read/4KiB BenchmarkMixed/Write/4KiB BenchmarkMixed/Stat BenchmarkMixed/Delete/4KiB" ] \
+  && pass || fail "bench --mix names: $names"
+shares=$(grep -E '^BenchmarkMixed' <<<"$out" | awk '{n[NR] = $2; t += $2} END {
+  split("45 15 30 10", w, " "); for (i = 1; i <= 4; i++) if (n[i] / t * 100 < w[i] - 3 || n[i] / t * 100 > w[i] + 3)
+    printf "op %d: %.1f %% for weight %d; ", i, n[i] / t * 100, w[i] }')
+[ -z "$shares" ] && [ "$(grep -c '^BenchmarkMixed' <<<"$out")" = 4 ] && pass || fail "bench --mix shares: $shares $out"
+grep -E '^BenchmarkMixed/Read' <<<"$out" | grep -q 'ttfb-p50-ns' && pass || fail "mixed reads without ttfb"
+[ -z "$(ls -A "$work/mix")" ] && pass || fail "bench --mix left: $(ls -A "$work/mix" | head)"
+expect 0 "bench --mix, benchtime" -- "$STRATA" bench memory://bench/ --count 1 --benchtime 50ms --sizes 4KiB \
+  --mix read=1,write=1 --concurrency 2
+[ "$(grep -cE '^BenchmarkMixed/(Read|Write)/4KiB/c=2-' <<<"$out")" = 2 ] && pass || fail "bench --mix with c=2: $out"
+expect 2 "mix with list" -- "$STRATA" bench memory://bench/ --mix list=5
+expect 2 "mix zero weight" -- "$STRATA" bench memory://bench/ --mix read=0
+expect 2 "mix twice" -- "$STRATA" bench memory://bench/ --mix read=1,read=2
+expect 2 "mix and ops" -- "$STRATA" bench memory://bench/ --mix read=1 --ops write
 expect 2 "duration and delete" -- "$STRATA" bench memory://bench/ --duration 1s --ops delete
 contains "duration and delete: why" "$err" "cannot time deletes"
 expect 2 "duration and benchtime" -- "$STRATA" bench memory://bench/ --duration 1s --benchtime 1s

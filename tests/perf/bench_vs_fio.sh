@@ -3,7 +3,9 @@
 # written (SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K Q1T1), on:
 #   nbd-mem    an nbdkit memory export (2 GiB; the first 1 GiB used, filled with random data)
 #   nbd-delay  the same behind nbdkit's delay filter (DELAY, default 1ms, every read and
-#              write): the latency to expect is known
+#              write): the latency to expect is known. Strata uses one connection here
+#              (connections=1), as fio's nbd engine does: with nbdkit's 16 threads per
+#              connection, a second connection changes the queueing both would measure.
 #   file       a 1 GiB file of random data under PERF_DIR, O_DIRECT for both (strata
 #              --direct, fio direct=1)
 # fio runs its nbd engine on the exports; on the file psync at queue depth 1 and io_uring
@@ -59,8 +61,10 @@ rm -f "$work/region.bin"
 # strata_run TARGET OP BS PATTERN QD: "IOPS MB/s P50_NS P99_NS"
 strata_run() {
   local t=$1 op=$2 bs=$3 pattern=$4 qd=$5 extra=()
+  local target=${uri[$t]}
   [ "$t" = file ] && extra=(--direct)
-  "$STRATA" bench "${uri[$t]}" --ops "$op" --sizes "$bs" --pattern "$pattern" --queue-depth "$qd" \
+  [ "$t" = nbd-delay ] && target+="&connections=1"
+  "$STRATA" bench "$target" --ops "$op" --sizes "$bs" --pattern "$pattern" --queue-depth "$qd" \
     --concurrency 1 --duration "$duration" --count 1 --region 1GiB --allow-overwrite "${extra[@]}" \
     | awk '/^Benchmark/ { for (i = 1; i <= NF; i++) { if ($i == "ns/op") ns = $(i-1); if ($i == "MB/s") mb = $(i-1);
         if ($i == "p50-ns") p50 = $(i-1); if ($i == "p99-ns") p99 = $(i-1) }

@@ -468,3 +468,90 @@ QChart *allocationChart(const std::vector<BenchSet> &sets, const char *unit)
 }
 
 } // namespace strata
+
+namespace strata {
+
+QChart *timelineChart(const std::vector<TimelinePoint> &points, const QStringList &targets)
+{
+    auto *chart = newChart(points.empty() ? QObject::tr("Timeline (runs of a fixed time draw one as they go)")
+                                          : QObject::tr("Timeline: operations per second and latency as the runs go"));
+    auto *x = new QValueAxis;
+    x->setTitleText(QObject::tr("seconds (runs end to end)"));
+    x->setLabelFormat(QStringLiteral("%g"));
+    auto *rate = new QValueAxis;
+    rate->setTitleText(QObject::tr("operations per second"));
+    rate->setLabelFormat(QStringLiteral("%g"));
+    auto *latency = new QLogValueAxis;
+    latency->setBase(10);
+    latency->setTitleText(QObject::tr("p50, p99 (µs, logarithmic)"));
+    latency->setLabelFormat(QStringLiteral("%g"));
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(rate, Qt::AlignLeft);
+    chart->addAxis(latency, Qt::AlignRight);
+    // Per target: its rate, its p50 and its p99. Runs follow one another on the time axis:
+    // each run's points are shifted by where the one before ended.
+    struct Lines {
+        QLineSeries *rate, *p50, *p99;
+    };
+    std::vector<Lines> lines;
+    auto linesOf = [&](int target) -> Lines & {
+        while (int(lines.size()) <= target) {
+            const int i = int(lines.size());
+            const QString label = i < targets.size() ? targets[i] : QObject::tr("target %1").arg(i + 1);
+            Lines l{new QLineSeries, new QLineSeries, new QLineSeries};
+            l.rate->setName(label + QObject::tr(" · ops/s"));
+            l.p50->setName(label + QObject::tr(" · p50"));
+            l.p99->setName(label + QObject::tr(" · p99"));
+            QPen dashed = l.p50->pen();
+            dashed.setStyle(Qt::DashLine);
+            l.p50->setPen(dashed);
+            for (auto *s : {l.rate, l.p50, l.p99})
+                chart->addSeries(s);
+            l.rate->attachAxis(x);
+            l.rate->attachAxis(rate);
+            for (auto *s : {l.p50, l.p99}) {
+                s->attachAxis(x);
+                s->attachAxis(latency);
+            }
+            lines.push_back(l);
+        }
+        return lines[std::size_t(target)];
+    };
+    double offset = 0, end = 0, top = 0, low = 0, high = 0;
+    // Rates in thousands (or millions) when they are that large.
+    double fastest = 0;
+    for (const auto &p : points)
+        fastest = std::max(fastest, p.opsPerSecond());
+    const auto [scale, rateTitle] = fastest >= 1e7 ? std::pair(1e-6, QObject::tr("million operations per second"))
+        : fastest >= 1e4                           ? std::pair(1e-3, QObject::tr("thousand operations per second"))
+                                                   : std::pair(1.0, QObject::tr("operations per second"));
+    rate->setTitleText(rateTitle);
+    const TimelinePoint *previous = nullptr;
+    for (const auto &p : points) {
+        if (previous && (p.target != previous->target || p.run != previous->run || p.benchmark != previous->benchmark))
+            offset = end;
+        const double t = offset + p.at;
+        end = std::max(end, t);
+        Lines &l = linesOf(std::max(0, p.target));
+        l.rate->append(t, p.opsPerSecond() * scale);
+        top = std::max(top, p.opsPerSecond() * scale);
+        for (auto [series, ns] : {std::pair(l.p50, p.p50), std::pair(l.p99, p.p99)}) {
+            if (ns == 0)
+                continue; // an interval without operations
+            const double us = double(ns) / 1e3;
+            series->append(t, us);
+            low = low > 0 ? std::min(low, us) : us;
+            high = std::max(high, us);
+        }
+        previous = &p;
+    }
+    x->setRange(0, end > 0 ? end : 1);
+    rate->setRange(0, top > 0 ? top * 1.1 : 1);
+    rate->applyNiceNumbers();
+    latency->setRange(low > 0 ? std::pow(10.0, std::floor(std::log10(low / 1.5))) : 0.1,
+                      high > 0 ? std::pow(10.0, std::ceil(std::log10(high * 1.01))) : 1000);
+    toggleByLegend(chart);
+    return chart;
+}
+
+} // namespace strata

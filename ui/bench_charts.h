@@ -2,6 +2,7 @@
 
 #include "core/bench/bench_flags.h"
 #include "core/bench/go_bench.h"
+#include "core/bench/timeline.h"
 
 #include <QString>
 #include <QStringList>
@@ -59,6 +60,11 @@ std::vector<double> samplesOf(const BenchSet &set, const QString &op, std::uint6
 QChart *throughputChart(const std::vector<BenchSet> &sets);
 QChart *latencyChart(const std::vector<BenchSet> &sets);
 QChart *allocationChart(const std::vector<BenchSet> &sets, const char *unit); // "B/op" or "allocs/op"
+
+// The timeline of fixed-time runs (TimelinePoint, timeline.h): per target (`targets` names
+// them by TimelinePoint::target) a line of operations per second (left axis) and lines of
+// p50 (dashed) and p99 in µs (right, logarithmic), against seconds, the runs laid end to end.
+QChart *timelineChart(const std::vector<TimelinePoint> &points, const QStringList &targets);
 
 // The sizes (ascending, 0 for size-less benchmarks) and operations present in the sets.
 std::vector<BenchKey> benchCategories(const std::vector<BenchSet> &sets);

@@ -6,6 +6,8 @@
 #include <QSysInfo>
 #include <QThread>
 
+#include <mutex>
+
 namespace strata {
 
 namespace {
@@ -20,7 +22,7 @@ std::vector<std::pair<std::string, std::string>> runConfig()
             {"pkg", "strata"}};
 }
 
-void saveToHistory(const std::vector<BenchSet> &sets)
+void saveToHistory(const std::vector<BenchSet> &sets, const std::vector<TimelinePoint> &timeline)
 {
     const QString dir = QString::fromStdString(benchHistoryDir());
     QDir().mkpath(dir);
@@ -31,10 +33,29 @@ void saveToHistory(const std::vector<BenchSet> &sets)
         if (file.open(QIODevice::WriteOnly))
             file.write(QByteArray::fromStdString(historyHeader(target, {}) + formatGoBench(set.results)
                                                  + flagLines(set.flags)));
+        // This target's intervals, beside it.
+        const int index = int(&set - sets.data());
+        std::string csv;
+        for (const auto &p : timeline)
+            if (p.target == index)
+                csv += timelineCsvLine(p, target);
+        if (!csv.empty()) {
+            QFile side(historyTimelinePath(file.fileName()));
+            if (side.open(QIODevice::WriteOnly))
+                side.write(QByteArray::fromStdString(timelineCsvHeader() + csv));
+        }
     }
 }
 
 } // namespace
+
+QString historyTimelinePath(const QString &historyPath)
+{
+    QString base = historyPath;
+    if (base.endsWith(QLatin1String(".txt")))
+        base.chop(4);
+    return base + QStringLiteral(".timeline.csv");
+}
 
 BenchJob::BenchJob(Registry &registry, QObject *parent) : QObject(parent), m_registry(registry) {}
 
@@ -58,7 +79,7 @@ void BenchJob::start(std::vector<std::string> uris, BenchOptions options)
                 auto at = registry->open(uri);
                 if (!at) {
                     QMetaObject::invokeMethod(
-                        this, [this, e = QString::fromStdString(at.error().message())] { done(e, {}); },
+                        this, [this, e = QString::fromStdString(at.error().message())] { done(e, {}, {}); },
                         Qt::QueuedConnection);
                     return;
                 }
@@ -67,10 +88,23 @@ void BenchJob::start(std::vector<std::string> uris, BenchOptions options)
             std::vector<std::pair<Operator *, std::string>> targets;
             for (auto &l : locations)
                 targets.emplace_back(l.op.get(), l.path);
-            auto runs = runBench(targets, options, stop, [this](const BenchRun &) {
-                QMetaObject::invokeMethod(
-                    this, [this] { Q_EMIT progressed(); }, Qt::QueuedConnection);
-            });
+            // Intervals come from the runs' sampler threads, one run after another.
+            std::mutex timelineMutex;
+            std::vector<TimelinePoint> timeline;
+            auto runs = runBench(
+                targets, options, stop,
+                [this](const BenchRun &) {
+                    QMetaObject::invokeMethod(
+                        this, [this] { Q_EMIT progressed(); }, Qt::QueuedConnection);
+                },
+                [&](const TimelinePoint &p) {
+                    {
+                        std::lock_guard lock(timelineMutex);
+                        timeline.push_back(p);
+                    }
+                    QMetaObject::invokeMethod(
+                        this, [this, p] { Q_EMIT timelinePoint(p); }, Qt::QueuedConnection);
+                });
             std::vector<BenchSet> sets;
             QString error;
             if (!runs) {
@@ -90,7 +124,10 @@ void BenchJob::start(std::vector<std::string> uris, BenchOptions options)
                 }
             }
             QMetaObject::invokeMethod(
-                this, [this, error, sets = std::move(sets)]() mutable { done(error, std::move(sets)); },
+                this,
+                [this, error, sets = std::move(sets), timeline = std::move(timeline)]() mutable {
+                    done(error, std::move(sets), std::move(timeline));
+                },
                 Qt::QueuedConnection);
         });
 }
@@ -101,11 +138,11 @@ void BenchJob::stop()
         m_worker.request_stop();
 }
 
-void BenchJob::done(const QString &error, std::vector<BenchSet> sets)
+void BenchJob::done(const QString &error, std::vector<BenchSet> sets, std::vector<TimelinePoint> timeline)
 {
     m_running = false;
     if (error.isEmpty())
-        saveToHistory(sets); // kept in the history, as the command line's runs are
+        saveToHistory(sets, timeline); // kept in the history, as the command line's runs are
     Q_EMIT finished(error, sets);
 }
 

@@ -13,7 +13,11 @@ namespace strata {
 
 // One benchmark run for the desktop app, on a thread of its own: opens the connections,
 // runs the matrix (targets taking turns), turns the runs into Go benchmark results and
-// keeps them in the history like the command line's. Reports on the GUI thread.
+// keeps them in the history like the command line's, with the run's timeline beside each
+// (historyTimelinePath). Reports on the GUI thread.
+// Where the timeline of the saved run `historyPath` ("….txt") is kept: "….timeline.csv".
+QString historyTimelinePath(const QString &historyPath);
+
 class BenchJob : public QObject {
     Q_OBJECT
 public:
@@ -26,11 +30,13 @@ public:
 
 Q_SIGNALS:
     void progressed(); // one more run done
+    // An interval of a fixed-time run (options.timelineInterval), as it ends.
+    void timelinePoint(const strata::TimelinePoint &point);
     // error is one sentence (empty on success); sets, one per connection, are saved.
     void finished(const QString &error, const std::vector<strata::BenchSet> &sets);
 
 private:
-    void done(const QString &error, std::vector<BenchSet> sets);
+    void done(const QString &error, std::vector<BenchSet> sets, std::vector<TimelinePoint> timeline);
 
     Registry &m_registry;
     bool m_running = false;

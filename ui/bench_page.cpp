@@ -37,6 +37,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace strata {
 
 namespace {
@@ -62,6 +64,10 @@ BenchPage::BenchPage(Registry &registry, QWidget *parent) : QWidget(parent), m_r
     m_job = new BenchJob(registry, this);
     connect(m_job, &BenchJob::progressed, this, [this] { m_progress->setValue(m_progress->value() + 1); });
     connect(m_job, &BenchJob::finished, this, &BenchPage::runDone);
+    connect(m_job, &BenchJob::timelinePoint, this, [this](const TimelinePoint &p) {
+        m_timeline.push_back(p);
+        drawTimeline();
+    });
     auto *layout = new QHBoxLayout(this);
     auto *split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(buildControls());
@@ -81,6 +87,9 @@ BenchPage::BenchPage(Registry &registry, QWidget *parent) : QWidget(parent), m_r
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setAlternatingRowColors(true);
     m_tabs->addTab(m_table, titles[4]);
+    m_timelineView = new QChartView(timelineChart({}, {}), m_tabs);
+    m_timelineView->setRenderHint(QPainter::Antialiasing);
+    m_tabs->addTab(m_timelineView, tr("T&imeline"));
     split->addWidget(m_tabs);
     split->setStretchFactor(1, 1);
     layout->addWidget(split);
@@ -118,6 +127,12 @@ QWidget *BenchPage::buildControls()
     form->addRow(tr("&Time per run:"), m_benchtime);
     m_concurrency = new QLineEdit(QStringLiteral("1"), box);
     form->addRow(tr("&Concurrency:"), m_concurrency);
+    m_fixedTime = new QCheckBox(tr("&Fixed time per run, drawn live on the timeline"), box);
+    m_fixedTime->setChecked(true);
+    m_fixedTime->setToolTip(tr("Each run lasts exactly its time (as warp and fio run) and its operations per "
+                               "second and latency are drawn as it goes. Off: each run grows its operation count "
+                               "until it lasts about that long (Go's way); deletes are always timed so."));
+    form->addRow(QString(), m_fixedTime);
     v->addLayout(form);
     auto *buttons = new QHBoxLayout;
     m_run = new QPushButton(tr("&Run"), box);
@@ -240,18 +255,38 @@ void BenchPage::showSets(std::vector<BenchSet> sets)
     m_flags->setVisible(!lines.isEmpty());
 }
 
+void BenchPage::drawTimeline()
+{
+    m_timelineView->setChart(timelineChart(m_timeline, m_timelineTargets)); // the view deletes the old one
+    ++m_timelineDraws;
+}
+
 void BenchPage::openFiles(const QStringList &paths)
 {
     std::vector<BenchSet> sets;
     QStringList problems;
+    m_timeline.clear();
+    m_timelineTargets.clear();
     for (const auto &path : paths) {
         auto loaded = loadBenchFile(path);
-        if (loaded.set)
+        if (loaded.set) {
+            // The timeline saved beside it, if any: its points as this set's.
+            QFile side(historyTimelinePath(path));
+            if (side.open(QIODevice::ReadOnly)) {
+                const QByteArray text = side.readAll();
+                for (auto p : parseTimelineCsv(std::string_view(text.constData(), std::size_t(text.size())))) {
+                    p.target = int(sets.size());
+                    m_timeline.push_back(std::move(p));
+                }
+            }
+            m_timelineTargets << loaded.set->label;
             sets.push_back(std::move(*loaded.set));
-        else
+        } else {
             problems << loaded.error;
+        }
         problems << loaded.warnings;
     }
+    drawTimeline();
     if (!sets.empty())
         showSets(std::move(sets));
     m_status->setText(problems.isEmpty() ? tr("Showing %1").arg(paths.join(QStringLiteral(", ")))
@@ -293,11 +328,27 @@ void BenchPage::startRun()
     std::vector<std::string> uris{m_targetA->text().trimmed().toStdString()};
     if (!m_targetB->text().trimmed().isEmpty())
         uris.push_back(m_targetB->text().trimmed().toStdString());
+    // Fixed-time runs draw the timeline (deletes need their objects made beforehand, as
+    // many as the iterations: they keep Go's way).
+    const bool deletes = std::find(options.ops.begin(), options.ops.end(), BenchOp::Delete) != options.ops.end();
+    m_timeline.clear();
+    m_timelineTargets.clear();
+    for (const auto &uri : uris)
+        m_timelineTargets << QString::fromStdString(uri);
+    if (m_fixedTime->isChecked() && !deletes) {
+        options.duration = *benchtime;
+        options.timelineInterval = std::chrono::milliseconds(250); // four redraws a second
+    }
+    drawTimeline();
     const int total =
         int(uris.size() * options.count * options.sizes.size() * options.ops.size() * options.concurrency.size());
     m_progress->setRange(0, total);
     m_progress->setValue(0);
-    m_status->setText(tr("Running…"));
+    m_status->setText(m_fixedTime->isChecked() && deletes
+                          ? tr("Running (deletes are timed by operation counts: no timeline for this run)…")
+                          : tr("Running…"));
+    if (options.timelineInterval.count() > 0)
+        m_tabs->setCurrentWidget(m_timelineView);
     m_run->setEnabled(false);
     m_stop->setEnabled(true);
     m_job->start(std::move(uris), std::move(options));
@@ -377,9 +428,11 @@ QString BenchPage::renameHistory(const QString &path, const QString &label)
 QString BenchPage::deleteHistory(const QStringList &paths)
 {
     QStringList failed;
-    for (const QString &path : paths)
+    for (const QString &path : paths) {
         if (!QFile::remove(path))
             failed << path;
+        QFile::remove(historyTimelinePath(path)); // its timeline, where it has one
+    }
     refreshHistory();
     return failed.isEmpty() ? QString() : tr("cannot delete %1").arg(failed.join(QStringLiteral(", ")));
 }

@@ -27,7 +27,8 @@ class BenchstatModel;
 // The benchmark page: run Strata's benchmark on one or two connections (A and B, taking
 // turns run by run) with live progress and Stop, or open / drop Go benchmark files from
 // anyone (two sets = a comparison); see throughput, latency spread and allocations as
-// charts and benchstat's comparison as a table; save results (Go text, JSON, CSV) and
+// charts and benchstat's comparison as a table, fixed-time runs drawn live on a timeline
+// (kept beside the saved run); save results (Go text, JSON, CSV) and
 // charts (PNG, SVG); pick earlier runs from the history.
 class BenchPage : public QWidget {
     Q_OBJECT
@@ -48,6 +49,12 @@ public:
     QString saveChart(const QString &path) const;   // .png or .svg
 
     QChartView *chartView(int which) const; // 0 throughput, 1 latency, 2 B/op, 3 allocs/op
+    // The timeline tab: the intervals of the run going (or of the saved runs shown), and
+    // how often it was drawn.
+    QChartView *timelineView() const { return m_timelineView; }
+    const std::vector<TimelinePoint> &timeline() const { return m_timeline; }
+    int timelineDraws() const { return m_timelineDraws; }
+    QCheckBox *fixedTimeBox() const { return m_fixedTime; }
     BenchstatModel *comparison() const { return m_comparison; }
     QLineEdit *targetEdit(int which) const { return which == 0 ? m_targetA : m_targetB; }
     void setRunOptions(const QString &sizes, int count, const QString &benchtime);
@@ -74,6 +81,7 @@ private:
     void askRenameHistory();
     void askDeleteHistory();
     void runDone(const QString &error, const std::vector<BenchSet> &sets);
+    void drawTimeline();
 
     Registry &m_registry;
     std::vector<BenchSet> m_sets;
@@ -90,6 +98,11 @@ private:
     QTableView *m_table;
     BenchstatModel *m_comparison;
     BenchJob *m_job;
+    QCheckBox *m_fixedTime;
+    QChartView *m_timelineView;
+    std::vector<TimelinePoint> m_timeline;
+    QStringList m_timelineTargets;
+    int m_timelineDraws = 0;
 };
 
 } // namespace strata

@@ -370,16 +370,13 @@ int commandBench(Context &context, const ArgParser &parser)
         timeline.reset(std::fopen(path.c_str(), "w"));
         if (!timeline)
             return context.fail(errorFromErrno(errno).withContext("write", path));
-        std::fputs("target,benchmark,run,t_s,interval_s,ops,ops_per_s,mb_per_s,p50_ns,p99_ns\n", timeline.get());
+        std::fputs(timelineCsvHeader().c_str(), timeline.get());
         std::fflush(timeline.get());
     }
     TimelineObserver onInterval;
     if (timeline)
         onInterval = [&](const TimelinePoint &p) {
-            std::fprintf(timeline.get(), "\"%s\",Benchmark%s,%d,%.6f,%.6f,%llu,%.1f,%.2f,%llu,%llu\n",
-                         locations[std::size_t(p.target)].display().c_str(), p.benchmark.c_str(), p.run, p.at,
-                         p.seconds, static_cast<unsigned long long>(p.ops), p.opsPerSecond(), p.mbPerSecond(),
-                         static_cast<unsigned long long>(p.p50), static_cast<unsigned long long>(p.p99));
+            std::fputs(timelineCsvLine(p, locations[std::size_t(p.target)].display()).c_str(), timeline.get());
             std::fflush(timeline.get());
         };
 

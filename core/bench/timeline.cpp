@@ -3,9 +3,89 @@
 #include "core/bench/tick_clock.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 namespace strata {
+
+std::string timelineCsvHeader()
+{
+    return "target,benchmark,run,t_s,interval_s,ops,ops_per_s,mb_per_s,p50_ns,p99_ns\n";
+}
+
+std::string timelineCsvLine(const TimelinePoint &p, std::string_view target)
+{
+    std::string quoted;
+    for (const char c : target) // CSV: a quote doubled
+        quoted.append(c == '"' ? 2 : 1, c);
+    char buf[256];
+    std::snprintf(buf, sizeof buf, ",Benchmark%s,%d,%.6f,%.6f,%llu,%.1f,%.2f,%llu,%llu\n", p.benchmark.c_str(), p.run,
+                  p.at, p.seconds, static_cast<unsigned long long>(p.ops), p.opsPerSecond(), p.mbPerSecond(),
+                  static_cast<unsigned long long>(p.p50), static_cast<unsigned long long>(p.p99));
+    return "\"" + quoted + "\"" + buf;
+}
+
+std::vector<TimelinePoint> parseTimelineCsv(std::string_view text, std::vector<std::string> *targets)
+{
+    std::vector<TimelinePoint> out;
+    std::vector<std::string> seen;
+    while (!text.empty()) {
+        const auto end = text.find('\n');
+        std::string_view line = text.substr(0, end);
+        text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+        // The quoted target, then nine fields.
+        if (line.size() < 2 || line.front() != '"')
+            continue;
+        std::string target;
+        std::size_t i = 1;
+        for (; i < line.size(); ++i) {
+            if (line[i] == '"') {
+                if (i + 1 < line.size() && line[i + 1] == '"') {
+                    target.push_back('"');
+                    ++i;
+                    continue;
+                }
+                break;
+            }
+            target.push_back(line[i]);
+        }
+        if (i + 1 >= line.size() || line[i + 1] != ',')
+            continue;
+        std::vector<std::string_view> fields;
+        std::string_view rest = line.substr(i + 2);
+        while (true) {
+            const auto comma = rest.find(',');
+            fields.push_back(rest.substr(0, comma));
+            if (comma == std::string_view::npos)
+                break;
+            rest.remove_prefix(comma + 1);
+        }
+        if (fields.size() != 9 || !fields[0].starts_with("Benchmark"))
+            continue;
+        TimelinePoint p;
+        p.benchmark = std::string(fields[0].substr(9));
+        auto number = [](std::string_view f, auto &v) {
+            return std::from_chars(f.data(), f.data() + f.size(), v).ec == std::errc();
+        };
+        if (!number(fields[1], p.run) || !number(fields[2], p.at) || !number(fields[3], p.seconds)
+            || !number(fields[4], p.ops) || !number(fields[8], p.p99) || !number(fields[7], p.p50))
+            continue;
+        double mb = 0;
+        if (number(fields[6], mb) && p.seconds > 0)
+            p.bytes = std::uint64_t(std::llround(mb * 1e6 * p.seconds));
+        auto it = std::find(seen.begin(), seen.end(), target);
+        if (it == seen.end())
+            it = seen.insert(seen.end(), target);
+        p.target = int(it - seen.begin());
+        out.push_back(std::move(p));
+    }
+    if (targets)
+        *targets = std::move(seen);
+    return out;
+}
 
 Timeline::Timeline(int workers, std::uint64_t start, std::uint64_t interval, TimelinePoint identity,
                    TimelineObserver emit)

@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -32,6 +33,16 @@ struct TimelinePoint {
     double mbPerSecond() const { return seconds > 0 ? double(bytes) / seconds / 1e6 : 0; }
 };
 using TimelineObserver = std::function<void(const TimelinePoint &)>;
+
+// A timeline as CSV, the same from the command line (--timeline) and beside a saved run:
+//   target,benchmark,run,t_s,interval_s,ops,ops_per_s,mb_per_s,p50_ns,p99_ns
+// (benchmark with its "Benchmark" prefix; the target quoted).
+std::string timelineCsvHeader();
+std::string timelineCsvLine(const TimelinePoint &point, std::string_view target);
+// The points of such a text (the header and lines it cannot read skipped); `targets`, when
+// given, receives each point's target text, in order of first appearance, and
+// TimelinePoint::target indexes it.
+std::vector<TimelinePoint> parseTimelineCsv(std::string_view text, std::vector<std::string> *targets = nullptr);
 
 class Timeline {
 public:

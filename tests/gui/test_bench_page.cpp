@@ -8,6 +8,7 @@
 #include "core/bench/bench_runner.h"
 #include "core/bench/benchstat.h"
 #include "ui/bench_charts.h"
+#include "ui/bench_job.h"
 #include "ui/bench_page.h"
 #include "ui/benchstat_model.h"
 
@@ -17,9 +18,11 @@
 #include <QBoxSet>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QColor>
 #include <QDateTime>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
@@ -34,6 +37,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QValueAxis>
 #include <QXmlStreamReader>
 
@@ -82,6 +86,7 @@ private Q_SLOTS:
     void exportsPngAndSvg();
     void runOnMemoryEndToEnd();
     void historyNamesRenamesAndDeletes();
+    void timelineGrowsLiveAndStaysWithTheRun();
     void screenshots();
 };
 
@@ -342,6 +347,80 @@ void TestBenchPage::runOnMemoryEndToEnd()
     QCOMPARE(left->size(), std::size_t(0));
 }
 
+// A fixed-time run draws its timeline as it goes: points arrive while it runs, the chart is
+// drawn at least twice a second and the window never stalls (a 10 ms heartbeat on the GUI
+// thread); every operation is in one interval; the saved run brings its timeline back.
+void TestBenchPage::timelineGrowsLiveAndStaysWithTheRun()
+{
+    auto registry = makeRegistry();
+    BenchPage page(*registry);
+    page.resize(1200, 720);
+    page.show();
+    page.targetEdit(0)->setText(QStringLiteral("memory://gui-timeline/"));
+    page.setRunOptions(QStringLiteral("4KiB"), 1, QStringLiteral("1500ms"));
+    QVERIFY(page.fixedTimeBox()->isChecked()); // the default
+    QSignalSpy done(&page, &BenchPage::runFinished);
+    QElapsedTimer beat;
+    qint64 worst = 0;
+    QTimer heart;
+    heart.setInterval(10);
+    connect(&heart, &QTimer::timeout, &page, [&] { worst = std::max(worst, beat.restart()); });
+    const int draws0 = page.timelineDraws();
+    QElapsedTimer running;
+    running.start();
+    page.startRun();
+    beat.start();
+    heart.start();
+    auto *tabs = page.findChild<QTabWidget *>();
+    QVERIFY(tabs);
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(page.timelineView()));
+    QTest::qWait(1100);
+    QVERIFY(page.running());
+    const std::size_t during = page.timeline().size();
+    QVERIFY2(during >= 2, qPrintable(QString::number(during)));
+    QLineSeries *rate = nullptr;
+    for (auto *s : page.timelineView()->chart()->series())
+        if (s->name() == QStringLiteral("memory://gui-timeline/ · ops/s"))
+            rate = qobject_cast<QLineSeries *>(s);
+    QVERIFY(rate);
+    QVERIFY(rate->count() >= 2);
+    const QString dir = qEnvironmentVariable("STRATA_SCREENSHOT_DIR");
+    if (!dir.isEmpty())
+        QVERIFY(page.grab().toImage().save(dir + QStringLiteral("/bench-timeline.png")));
+    QVERIFY(done.wait(60000));
+    heart.stop();
+    const double seconds = double(running.elapsed()) / 1000;
+    QVERIFY2(done[0][0].toBool(), qPrintable(done[0][1].toString()));
+    const int draws = page.timelineDraws() - draws0;
+    QVERIFY2(draws >= int(2 * (seconds - 0.5)), qPrintable(QStringLiteral("%1 draws in %2 s").arg(draws).arg(seconds)));
+    QVERIFY2(worst < 300, qPrintable(QStringLiteral("the GUI thread stalled for %1 ms").arg(worst)));
+    // Write, then Read: each run's operations, interval by interval, add up to its count.
+    const auto &results = page.sets().front().results;
+    QCOMPARE(results.size(), std::size_t(2));
+    for (const auto &r : results) {
+        std::uint64_t ops = 0;
+        for (const auto &p : page.timeline())
+            if (p.benchmark == r.name)
+                ops += p.ops;
+        QCOMPARE(ops, r.iterations);
+    }
+    // Saved beside the run, and back when the run is opened from the history.
+    const std::vector<TimelinePoint> shown = page.timeline();
+    QVERIFY(page.history()->count() > 0);
+    const QString saved = page.history()->item(0)->data(Qt::UserRole).toString();
+    QVERIFY(QFile::exists(historyTimelinePath(saved)));
+    page.openFiles({saved});
+    QCOMPARE(page.timeline().size(), shown.size());
+    for (std::size_t i = 0; i < shown.size(); ++i) {
+        QCOMPARE(page.timeline()[i].ops, shown[i].ops);
+        QCOMPARE(page.timeline()[i].benchmark, shown[i].benchmark);
+        QCOMPARE(page.timeline()[i].p99, shown[i].p99);
+    }
+    // Deleting the run deletes its timeline.
+    QCOMPARE(page.deleteHistory({saved}), QString());
+    QVERIFY(!QFile::exists(historyTimelinePath(saved)));
+}
+
 // The page with two files compared, one picture per tab (STRATA_SCREENSHOT_DIR).
 // The history names each saved run by its label, target and time (no slug's '_' left), and
 // runs are renamed (the file's header) and deleted.
@@ -409,7 +488,9 @@ void TestBenchPage::screenshots()
     auto *tabs = page.findChild<QTabWidget *>();
     QVERIFY(tabs);
     const QString dir = qEnvironmentVariable("STRATA_SCREENSHOT_DIR");
-    const char *names[] = {"bench-throughput", "bench-latency", "bench-bytes", "bench-allocs", "bench-comparison"};
+    const char *names[] = {"bench-throughput", "bench-latency",    "bench-bytes",
+                           "bench-allocs",     "bench-comparison", "bench-timeline-empty"};
+    QCOMPARE(tabs->count(), int(std::size(names)));
     for (int i = 0; i < tabs->count(); ++i) {
         tabs->setCurrentIndex(i);
         QTest::qWait(50);

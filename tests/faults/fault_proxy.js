@@ -9,6 +9,8 @@
 //               body reached the proxy (the server never sees the request), a download
 //               after part of the answer's body went out
 //   delay=20    every request waits 20 ms before it is forwarded
+//   share=0.05  only this share of requests is delayed (drawn at random; default all): a
+//               known latency distribution for the benchmark's percentiles
 //   trace=1     also log every request, query included ("req METHOD PATH?QUERY")
 //   port=P      listen on P (default: a port the kernel picks), e.g. to stand in for an
 //               earlier proxy with no faults, so a rerun reaches the server by the same URI
@@ -26,11 +28,11 @@ const http = require('http');
 const fs = require('fs');
 
 const [targetPort, logPath, ...opts] = process.argv.slice(2);
-const conf = { fail: 0, cut: 0, delay: 0, seed: 1, port: 0, trace: 0, hold: '', lose: '', outage: 0 };
+const conf = { fail: 0, cut: 0, delay: 0, share: 1, seed: 1, port: 0, trace: 0, hold: '', lose: '', outage: 0 };
 for (const o of opts) {
   const h = /^(hold|lose)=([A-Z]+)$/.exec(o);
   if (h) { conf[h[1]] = h[2]; continue; }
-  const m = /^(fail|cut|delay|seed|port|trace|outage)=([0-9.]+)$/.exec(o);
+  const m = /^(fail|cut|delay|share|seed|port|trace|outage)=([0-9.]+)$/.exec(o);
   if (!m) { console.error(`fault_proxy: bad option ${o}`); process.exit(2); }
   conf[m[1]] = Number(m[2]);
 }
@@ -138,7 +140,8 @@ const server = http.createServer((req, res) => {
     }
     forward(req, res, null);
   };
-  if (conf.delay > 0) {
+  // A draw only with a share below 1: the other faults' sequence stays as it was.
+  if (conf.delay > 0 && (conf.share >= 1 || random() < conf.share)) {
     record('delay', req);
     setTimeout(go, conf.delay);
   } else {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # strata bench against aws-sdk-go's PutObject/GetObject benchmark (issue #7), both on the
 # same s3rver on 127.0.0.1, at 4KiB/256KiB/4MiB/16MiB, then `strata benchstat` of the two.
-# Goals: ns/op <= 0.9x aws-sdk-go at every size; B/op and allocs/op <= 1/10 of aws-sdk-go's
+# Goals (issue 24): ns/op <= 0.9x aws-sdk-go at every size, allocs/op <= 0.15x, B/op <= 0.25x
 # (every library's allocations counted on both sides: Go's runtime counts its own heap,
-# strata replaces malloc). s3rver is single-threaded node: its CPU time per tool is printed.
+# strata replaces malloc). libcurl 7.88 allocates its receive and upload buffers (16 KiB
+# each at least) for every transfer, so a PUT costs strata >= 32 KiB whatever we do: the
+# B/op goal for writes could only be met by an allocator shim, which issue 24 removed. s3rver is single-threaded node: its CPU time per tool is printed.
 #
 # Usage: tests/perf/bench_vs_awssdkgo.sh [COUNT=6] [BENCHTIME=1s]
 # Env:   PERF_DIR, STRATA, STRATA_SKIP_BUILD=1
@@ -46,7 +48,7 @@ sed -i 's/^pkg: .*/pkg: s3/' "$work/go.txt" "$work/strata.txt"
 echo "== aws-sdk-go (old) vs strata (new), strata benchstat"
 "$STRATA" benchstat "$work/go.txt" "$work/strata.txt"
 echo
-echo "== ratios of medians, strata / aws-sdk-go (goals: ns/op <= 0.90, B/op and allocs/op <= 0.10)"
+echo "== ratios of medians, strata / aws-sdk-go (goals: ns/op <= 0.90, allocs/op <= 0.15, B/op <= 0.25)"
 "$STRATA" benchstat --format json "$work/go.txt" "$work/strata.txt" >"$work/cmp.json"
 # Three decimals; below 0.001 says so (a ratio like 4.67e-05 must not print as "4.67").
 jq -r '

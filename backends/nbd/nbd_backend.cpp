@@ -175,8 +175,8 @@ Connection &NbdBackend::nextForData()
 
 Capabilities NbdBackend::capabilities() const
 {
-    Capabilities caps{Capability::Stat, Capability::Read, Capability::RangedRead, Capability::Extents,
-                      Capability::SingleObject};
+    Capabilities caps{Capability::Stat,    Capability::Read,         Capability::RangedRead,
+                      Capability::Extents, Capability::SingleObject, Capability::Queue};
     if (!m_readOnly)
         caps.add(Capability::Write).add(Capability::PositionalWrite);
     return caps;
@@ -249,6 +249,55 @@ Result<std::size_t> NbdBackend::read(std::string_view path, std::uint64_t offset
     }
     if (auto st = batch.wait("read"); !st)
         return std::move(st).error();
+    return total;
+}
+
+Result<std::size_t> NbdBackend::readQueue(std::string_view path, IoQueue &queue)
+{
+    if (auto st = checkPath(path); !st)
+        return std::move(st).error();
+    return runQueue(queue, false);
+}
+
+Result<std::size_t> NbdBackend::runQueue(IoQueue &queue, bool write,
+                                         const std::function<void(std::uint64_t, std::uint64_t)> &written)
+{
+    constexpr std::size_t kMaxRequest = 32u << 20; // what servers accept in one command
+    Connection &connection = nextForData();
+    // The requests in flight, by the slot of the command carrying each.
+    std::vector<IoQueue::Request> requests(std::clamp<std::size_t>(queue.depth, 1, connection.slots()));
+    std::size_t total = 0;
+    std::optional<Error> refused;
+    const auto fill = [&](std::size_t slot, Connection::Command &command) {
+        IoQueue::Request &r = requests[slot];
+        r.slot = slot;
+        if (!queue.next(r))
+            return false;
+        if (r.buffer.empty() || r.buffer.size() > kMaxRequest || r.offset > m_size
+            || r.buffer.size() > m_size - r.offset) {
+            refused = Error(ErrorKind::InvalidInput,
+                            "a queued request must hold 1 byte to 32 MiB inside the export (" + std::to_string(m_size)
+                                + " bytes); this one is " + std::to_string(r.buffer.size()) + " bytes at "
+                                + std::to_string(r.offset));
+            return false;
+        }
+        command.op = write ? Connection::Command::Op::Write : Connection::Command::Op::Read;
+        command.data = r.buffer.data();
+        command.length = r.buffer.size();
+        command.offset = r.offset;
+        return true;
+    };
+    const auto reap = [&](std::size_t slot, const Connection::Command &) {
+        const IoQueue::Request &r = requests[slot];
+        total += r.buffer.size();
+        if (written)
+            written(r.offset, r.buffer.size());
+        queue.done(r);
+    };
+    if (auto st = connection.runQueue(requests.size(), fill, reap, write ? "write" : "read"); !st)
+        return std::move(st).error();
+    if (refused)
+        return std::move(*refused);
     return total;
 }
 
@@ -482,6 +531,16 @@ public:
         std::lock_guard lock(m_mutex);
         mark(offset, offset + length);
         return {};
+    }
+
+    // Every request is sent, zeros too (a disk benchmark writes what it says).
+    Result<std::size_t> writeQueue(IoQueue &queue) override
+    {
+        return m_backend->runQueue(queue, true, [this](std::uint64_t offset, std::uint64_t length) {
+            std::lock_guard lock(m_mutex);
+            mark(offset, offset + length);
+            m_length = std::max(m_length, offset + length);
+        });
     }
 
     Status commit() override

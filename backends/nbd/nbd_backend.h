@@ -56,6 +56,7 @@ public:
     Result<Entry> stat(std::string_view path) override;
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
+    Result<std::size_t> readQueue(std::string_view path, IoQueue &queue) override;
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
     Status remove(std::string_view path, std::string_view within) override;
     Result<std::vector<Extent>> extents(std::string_view path) override;
@@ -66,6 +67,11 @@ public:
 
     // Used by the writer: positional writes, zeroing, flushing; all wait for completion.
     Status pwrite(std::uint64_t offset, std::span<const std::byte> data);
+    // Reads or writes kept in flight on one connection as the queue asks (io_queue.h): one
+    // command per request (at most 32 MiB), at most requests=N of them; the bytes moved.
+    // `written` hears of each write that completed.
+    Result<std::size_t> runQueue(IoQueue &queue, bool write,
+                                 const std::function<void(std::uint64_t, std::uint64_t)> &written = {});
     Status zero(std::uint64_t offset, std::uint64_t length);
     Status flush();
     Result<std::vector<Extent>> extentsOf(std::uint64_t offset, std::uint64_t length);

@@ -6,6 +6,7 @@
 
 #include <libnbd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -15,6 +16,7 @@
 #include <shared_mutex>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <poll.h>
@@ -29,20 +31,27 @@ Error commandError(int err, std::string_view what);
 // libnbd's own message for the call that just failed on this thread.
 Error libraryError(std::string_view what);
 
-// A group of commands one caller waits for; the first error wins.
+// A group of commands one caller waits for; the first error wins. A batch that wakes on
+// each completion (a queue's: Connection::runQueue) also lists the commands that completed
+// without error, for its caller to reap one by one.
 class Batch {
 public:
+    Batch() = default;
+    explicit Batch(bool wakeEach) : m_wakeEach(wakeEach) {}
+
     void add()
     {
         std::lock_guard lock(m_mutex);
         ++m_pending;
     }
-    void done(int err)
+    void done(int err, const void *command)
     {
         std::lock_guard lock(m_mutex);
         if (err && !m_error)
             m_error = err;
-        if (--m_pending == 0)
+        if (m_wakeEach && !err)
+            m_succeeded.push_back(command);
+        if (--m_pending == 0 || m_wakeEach)
             m_idle.notify_all();
     }
     void failSubmit(Error error)
@@ -50,8 +59,23 @@ public:
         std::lock_guard lock(m_mutex);
         if (!m_submitError)
             m_submitError = std::move(error);
-        if (--m_pending == 0)
+        if (--m_pending == 0 || m_wakeEach)
             m_idle.notify_all();
+    }
+    // A waking batch: moves the commands that succeeded since the last call into `into`;
+    // with `wait`, first sleeps until there is one, a command failed, or none is pending.
+    void takeSucceeded(std::vector<const void *> &into, bool wait)
+    {
+        std::unique_lock lock(m_mutex);
+        if (wait)
+            m_idle.wait(lock, [&] { return !m_succeeded.empty() || m_error || m_submitError || m_pending == 0; });
+        into.swap(m_succeeded);
+        m_succeeded.clear();
+    }
+    bool failed()
+    {
+        std::lock_guard lock(m_mutex);
+        return m_error || m_submitError;
     }
     bool idle()
     {
@@ -74,6 +98,8 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_idle;
     std::size_t m_pending = 0;
+    bool m_wakeEach = false;
+    std::vector<const void *> m_succeeded; // a waking batch's, not yet taken
     int m_error = 0;
     std::optional<Error> m_submitError;
 };
@@ -150,21 +176,76 @@ public:
     template <typename SubmitAll>
     bool driveHere(Batch &batch, SubmitAll &&submitAll)
     {
-        if (m_threadRunning.load(std::memory_order_acquire))
+        const std::unique_lock drive = claim();
+        if (!drive.owns_lock())
             return false;
-        std::unique_lock drive(m_driveMutex, std::try_to_lock);
-        if (!drive.owns_lock() || m_threadRunning.load(std::memory_order_relaxed))
-            return false;
-        submitAll([this](Command &command) {
-            command.connection = this;
-            command.batch->add();
-            acquire();
-            issue(command, false);
-        });
+        submitAll([this](Command &command) { submitHere(command); });
         while (!batch.idle())
             if (!turn(false))
                 break; // dead: libnbd has completed the batch's commands with an error
         return true;
+    }
+
+    // Keeps up to `depth` (at most `slots`) commands of one caller in flight, as a disk's
+    // queue: `fill(slot, Command &)` sets up the next one's op, data, length and offset
+    // (false: no more), `reap(slot, const Command &)` hears of each that completed; both on
+    // this thread. A slot (0..depth-1) names a command from its filling to its reaping.
+    // The connection is driven here when no I/O thread drives it, as fio's nbd engine does
+    // (no hand-over between threads per command); otherwise commands go through the I/O
+    // thread and this one sleeps until one completes. The first error, once nothing of the
+    // queue is in flight.
+    template <typename Fill, typename Reap>
+    Status runQueue(std::size_t depth, Fill &&fill, Reap &&reap, std::string_view what)
+    {
+        const std::unique_lock drive = claim();
+        const bool here = drive.owns_lock();
+        depth = std::clamp<std::size_t>(depth, 1, m_slots);
+        Batch batch(true);
+        std::vector<Command> commands(depth);
+        std::vector<std::size_t> free(depth);
+        for (std::size_t i = 0; i < depth; ++i)
+            free[i] = depth - 1 - i;
+        std::vector<const void *> succeeded;
+        succeeded.reserve(depth);
+        bool more = true;
+        while (true) {
+            while (more && !free.empty() && !batch.failed()) {
+                Command &command = commands[free.back()];
+                command = {.batch = &batch};
+                if (!fill(free.back(), command)) {
+                    more = false;
+                    break;
+                }
+                free.pop_back();
+                if (here)
+                    submitHere(command);
+                else
+                    submit(command);
+            }
+            if (free.size() == depth || batch.failed())
+                break;
+            if (here) {
+                batch.takeSucceeded(succeeded, false);
+                while (succeeded.empty() && !batch.failed() && !batch.idle()) {
+                    if (!turn(false))
+                        break; // dead: libnbd has completed what was in flight, with an error
+                    batch.takeSucceeded(succeeded, false);
+                }
+            } else {
+                batch.takeSucceeded(succeeded, true);
+            }
+            for (const void *done : succeeded) {
+                const auto *command = static_cast<const Command *>(done);
+                const auto slot = std::size_t(command - commands.data());
+                free.push_back(slot);
+                reap(slot, *command);
+            }
+        }
+        if (here)
+            while (!batch.idle())
+                if (!turn(false))
+                    break;
+        return batch.wait(what);
     }
 
     std::size_t slots() const { return m_slots; }
@@ -177,6 +258,27 @@ public:
     }
 
 private:
+    // The right to drive the connection on this thread: held when no I/O thread runs and no
+    // other caller drives it (until released, a command from elsewhere starts the thread
+    // only once this is let go).
+    std::unique_lock<std::mutex> claim()
+    {
+        if (m_threadRunning.load(std::memory_order_acquire))
+            return {};
+        std::unique_lock drive(m_driveMutex, std::try_to_lock);
+        if (!drive.owns_lock() || m_threadRunning.load(std::memory_order_relaxed))
+            return {};
+        return drive;
+    }
+    // Sends a command from the thread that drives the connection (it has a free slot).
+    void submitHere(Command &command)
+    {
+        command.connection = this;
+        command.batch->add();
+        acquire();
+        issue(command, false);
+    }
+
     // Sends a command that holds a slot. A caller's thread connects again when the server
     // dropped us. The I/O thread neither can (reconnect() waits for it to end) nor needs to
     // lock the handle: it is replaced only once that thread has ended.
@@ -250,7 +352,7 @@ private:
     {
         auto *command = static_cast<Command *>(user);
         Connection *self = command->connection;
-        command->batch->done(*error);
+        command->batch->done(*error, command);
         self->release();
         return 1; // retire the command
     }

@@ -314,7 +314,10 @@ private:
     {
         const bool fixedTime = duration.count() > 0;
         Measure m;
-        const int workers = std::max(1, c.concurrency) * (c.block ? std::max(1, c.queueDepth) : 1);
+        // A block device that keeps its queue from one thread (NBD) runs a worker per thread;
+        // otherwise each request in flight is a worker of its own.
+        const bool queued = c.block && target.device().queues();
+        const int workers = std::max(1, c.concurrency) * (c.block && !queued ? std::max(1, c.queueDepth) : 1);
         std::vector<std::uint64_t> counts(static_cast<std::size_t>(workers), 0);
         // One histogram per worker, allocated here: recording allocates and locks nothing.
         std::vector<LatencyHistogram> latencies(static_cast<std::size_t>(workers));
@@ -374,8 +377,44 @@ private:
                     break;
             }
         };
+        // Runs worker w's requests through a device's queue: run(start, finish) asks start()
+        // before each request (false once w's share or time is used up) and calls
+        // finish(tick it started) as each completes.
+        auto queueLoop = [&](int w, auto &&run) {
+            const std::uint64_t to = fixedTime ? UINT64_MAX : n * std::uint64_t(w + 1) / std::uint64_t(workers);
+            std::uint64_t issued = fixedTime ? 0 : n * std::uint64_t(w) / std::uint64_t(workers);
+            auto &latency = latencies[std::size_t(w)];
+            Timeline *intervals = timeline ? &*timeline : nullptr;
+            const TickClock &clock = TickClock::instance();
+            const std::uint64_t deadline =
+                clock.now() + clock.fromNs(std::uint64_t(std::max<std::int64_t>(0, duration.count())));
+            bool over = false;
+            const auto start = [&]() {
+                over = over || issued >= to || failed.load(std::memory_order_relaxed)
+                    || (fixedTime && (clock.now() >= deadline || m_stop.stop_requested()));
+                issued += over ? 0 : 1;
+                return !over;
+            };
+            const auto finish = [&](std::uint64_t started) {
+                ++counts[std::size_t(w)];
+                const std::uint64_t now = clock.now();
+                const std::uint64_t ns = now > started ? clock.toNs(now - started) : 0;
+                if (m_options.latency)
+                    latency.record(ns);
+                if (intervals)
+                    intervals->record(w, now, ns, opBytes);
+            };
+            if (Status st = run(start, finish); !st) {
+                std::lock_guard lock(errorMutex);
+                if (!firstError)
+                    firstError = std::move(st).error();
+                failed = true;
+            }
+        };
         std::function<void(int)> body;
-        if (c.block) {
+        if (queued) {
+            setUpQueuedBlock(target, c, queueLoop, body);
+        } else if (c.block) {
             if (!setUpBlock(target, c, workers, loop, body, m))
                 return m;
         } else if (c.mixed) {
@@ -608,6 +647,77 @@ private:
         return true;
     }
 
+    // Where a thread's next block is: at random in the region, or (sequential) the next of
+    // its own slice of the region, which its requests in flight take in turn.
+    struct BlockPicker {
+        BlockPattern pattern;
+        std::uint64_t start;  // the region's first byte
+        std::uint64_t bs;     // block size
+        std::uint64_t blocks; // in the region
+        std::uint64_t slice;  // blocks per thread (sequential)
+
+        BlockPicker(const Target &target, const Case &c)
+            : pattern(c.pattern), start(target.regionOffset()), bs(c.size), blocks(target.regionLength() / c.size),
+              slice(std::max<std::uint64_t>(1, blocks / std::uint64_t(std::max(1, c.concurrency))))
+        {
+        }
+        // `state`: the request's own random state; `cursor`: its thread's.
+        std::uint64_t offset(int thread, std::uint64_t &state, std::atomic<std::uint64_t> &cursor) const
+        {
+            std::uint64_t block;
+            if (pattern == BlockPattern::Sequential) {
+                block = std::uint64_t(thread) * slice + cursor.fetch_add(1, std::memory_order_relaxed) % slice;
+            } else {
+                // xorshift64*: a uniform block, no lock, no allocation.
+                state ^= state >> 12;
+                state ^= state << 25;
+                state ^= state >> 27;
+                block = (state * 0x2545F4914F6CDD1Dull) % blocks;
+            }
+            return start + block * bs;
+        }
+    };
+
+    // A disk image that keeps its queue from one thread: `c.concurrency` workers, each
+    // keeping `c.queueDepth` requests in flight through the device's queue, as fio's nbd
+    // engine; each request's latency runs from its issue to its completion.
+    template <typename QueueLoop>
+    void setUpQueuedBlock(Target &target, const Case &c, QueueLoop &queueLoop, std::function<void(int)> &body)
+    {
+        if (c.op == BenchOp::Write)
+            target.markWritten();
+        const BlockPicker picker(target, c);
+        const std::size_t depth = std::size_t(std::max(1, c.queueDepth));
+        const bool write = c.op == BenchOp::Write;
+        body = [this, &target, &queueLoop, picker, depth, write](int w) {
+            BlockDevice &device = target.device();
+            std::vector<AlignedBuffer> buffers;
+            buffers.reserve(depth);
+            for (std::size_t i = 0; i < depth; ++i) {
+                buffers.emplace_back(std::size_t(picker.bs), device.alignment());
+                if (write)
+                    std::memcpy(buffers.back().data.get(), m_payload.data(), std::size_t(picker.bs));
+            }
+            std::vector<std::uint64_t> started(depth, 0);
+            std::atomic<std::uint64_t> cursor{0};
+            std::uint64_t state = 0x9E3779B97F4A7C15ull * std::uint64_t(w + 1) ^ randomU64();
+            queueLoop(w, [&](auto &&start, auto &&finish) {
+                IoQueue queue;
+                queue.depth = depth;
+                queue.next = [&](IoQueue::Request &r) {
+                    if (!start())
+                        return false;
+                    r.offset = picker.offset(w, state, cursor);
+                    r.buffer = buffers[r.slot].span();
+                    started[r.slot] = TickClock::instance().now();
+                    return true;
+                };
+                queue.done = [&](const IoQueue::Request &r) { finish(started[r.slot]); };
+                return device.runQueue(write, queue);
+            });
+        };
+    }
+
     // A disk image: `c.concurrency` threads of `c.queueDepth` workers each (every worker
     // one request in flight), reading or writing blocks of the region at random, or each
     // thread walking its own slice of it in order, its workers taking the next block in turn.
@@ -616,11 +726,9 @@ private:
     {
         BlockDevice &device = target.device();
         const std::size_t align = device.alignment();
+        const BlockPicker picker(target, c);
         const std::uint64_t bs = c.size;
-        const std::uint64_t start = target.regionOffset();
-        const std::uint64_t blocks = target.regionLength() / bs;
         const int threads = std::max(1, c.concurrency);
-        const std::uint64_t slice = std::max<std::uint64_t>(1, blocks / std::uint64_t(threads));
         const int depth = std::max(1, c.queueDepth);
         auto buffers = std::make_shared<std::vector<AlignedBuffer>>();
         buffers->reserve(std::size_t(workers));
@@ -632,23 +740,13 @@ private:
         auto cursors = std::make_shared<std::vector<std::atomic<std::uint64_t>>>(std::size_t(threads));
         if (c.op == BenchOp::Write)
             target.markWritten();
-        body = [&device, &loop, c, bs, start, blocks, slice, depth, buffers, cursors](int w) {
+        body = [&device, &loop, c, picker, depth, buffers, cursors](int w) {
             const auto buffer = (*buffers)[std::size_t(w)].span();
             const int thread = w / depth;
             auto &cursor = (*cursors)[std::size_t(thread)];
             std::uint64_t state = 0x9E3779B97F4A7C15ull * std::uint64_t(w + 1) ^ randomU64();
             loop(w, [&](std::uint64_t, std::uint64_t) -> Status {
-                std::uint64_t block;
-                if (c.pattern == BlockPattern::Sequential) {
-                    block = std::uint64_t(thread) * slice + cursor.fetch_add(1, std::memory_order_relaxed) % slice;
-                } else {
-                    // xorshift64*: a uniform block, no lock, no allocation.
-                    state ^= state >> 12;
-                    state ^= state << 25;
-                    state ^= state >> 27;
-                    block = (state * 0x2545F4914F6CDD1Dull) % blocks;
-                }
-                const std::uint64_t offset = start + block * bs;
+                const std::uint64_t offset = picker.offset(thread, state, cursor);
                 return c.op == BenchOp::Read ? device.readAt(offset, buffer) : device.writeAt(offset, buffer);
             });
         };

@@ -155,6 +155,18 @@ public:
     // has completed when writeAt returns.
     Status flush() override { return {}; }
 
+    bool queues() const override { return m_op.capabilities().has(Capability::Queue); }
+
+    Status runQueue(bool write, IoQueue &queue) override
+    {
+        if (write && !m_writer)
+            return Error(ErrorKind::PermissionDenied, "the image was opened for reading only");
+        auto n = write ? m_writer->writeQueue(queue) : m_op.readQueue(m_path, queue);
+        if (!n)
+            return std::move(n).error();
+        return {};
+    }
+
 private:
     Operator &m_op;
     std::string m_path;

@@ -29,6 +29,17 @@ public:
     virtual Status clear(std::uint64_t offset, std::uint64_t length) = 0;
     // Makes what was written durable (fsync, NBD flush).
     virtual Status flush() = 0;
+    // Whether runQueue keeps queue.depth requests in flight from the calling thread
+    // (Capability::Queue: an NBD export, as fio's nbd engine). Otherwise a benchmark keeps
+    // its queue depth with a thread per request in flight (as fio's psync engine needs jobs).
+    virtual bool queues() const { return false; }
+    // Reads (or writes, from each request's buffer) as the queue asks; only when queues().
+    virtual Status runQueue(bool write, IoQueue &queue)
+    {
+        (void)write;
+        (void)queue;
+        return Error(ErrorKind::Unsupported, "this storage keeps one request in flight per thread");
+    }
 };
 
 // A local regular file or block device, opened for reading and (`writable`) writing;

@@ -12,6 +12,39 @@ Status Writer::writeAt(std::uint64_t, std::span<const std::byte>)
     return unsupported("writing at an offset");
 }
 
+namespace {
+
+// A queue without a backend's own: each request completes before the next is asked for.
+Result<std::size_t> oneAfterAnother(IoQueue &queue, const std::function<Result<std::size_t>(IoQueue::Request &)> &one)
+{
+    std::size_t total = 0;
+    IoQueue::Request request; // slot 0, the only one
+    while (queue.next(request)) {
+        auto n = one(request);
+        if (!n)
+            return std::move(n).error();
+        total += *n;
+        queue.done(request);
+    }
+    return total;
+}
+
+} // namespace
+
+Result<std::size_t> Writer::writeQueue(IoQueue &queue)
+{
+    return oneAfterAnother(queue, [this](IoQueue::Request &r) -> Result<std::size_t> {
+        if (auto st = writeAt(r.offset, r.buffer); !st)
+            return std::move(st).error();
+        return r.buffer.size();
+    });
+}
+
+Result<std::size_t> Backend::readQueue(std::string_view path, IoQueue &queue)
+{
+    return oneAfterAnother(queue, [&](IoQueue::Request &r) { return read(path, r.offset, r.buffer); });
+}
+
 Status Writer::setLength(std::uint64_t)
 {
     return unsupported("setting the length of an object being written");

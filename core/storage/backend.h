@@ -3,6 +3,7 @@
 #include "core/io/extent.h"
 #include "core/storage/capabilities.h"
 #include "core/storage/entry.h"
+#include "core/storage/io_queue.h"
 #include "core/storage/result.h"
 #include "core/storage/uri.h"
 
@@ -61,6 +62,9 @@ public:
     // storage can (Capability::PositionalWrite; where writes land in place, as on an NBD
     // export: a benchmark hands back the region it wrote).
     virtual Status zero(std::uint64_t offset, std::uint64_t length);
+    // Positional writes kept in flight as the queue asks (io_queue.h); the bytes written.
+    // By default one writeAt after another.
+    virtual Result<std::size_t> writeQueue(IoQueue &queue);
     // Publishes the object under its name, atomically replacing what was there.
     virtual Status commit() = 0;
     // Discards what was written; idempotent; nothing appears at the destination.
@@ -127,6 +131,9 @@ public:
     // Reads like read(), but only from the given version: a changed object is Corrupt
     // instead of bytes of another version (Capability::VersionedRead). The default ignores
     // the version.
+    // Reads kept in flight as the queue asks (io_queue.h); the bytes read. By default one
+    // read after another.
+    virtual Result<std::size_t> readQueue(std::string_view path, IoQueue &queue);
     virtual Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
                                             const ObjectVersion &version)
     {

@@ -22,6 +22,7 @@ std::string_view toString(Capability cap)
     case Capability::KeepsModifiedTime: return "keeps-modified-time";
     case Capability::VersionedRead: return "versioned-read";
     case Capability::SingleObject: return "single-object";
+    case Capability::Queue: return "queue";
     }
     return "unknown";
 }

@@ -24,6 +24,7 @@ enum class Capability : std::uint32_t {
     KeepsModifiedTime = 1u << 14, // a writer can give the object its source's modification time
     VersionedRead = 1u << 15,     // readVersion() fails with Corrupt when the object's version changed
     SingleObject = 1u << 16,      // the backend is one object at its root, of fixed size (an NBD export)
+    Queue = 1u << 17,             // readQueue/writeQueue keep several requests in flight from one thread
 };
 
 std::string_view toString(Capability cap);

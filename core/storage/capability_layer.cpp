@@ -20,6 +20,7 @@ Capabilities needs(const Call &call)
         if (call.offset != 0)
             return {Capability::Read, Capability::RangedRead};
         return {Capability::Read};
+    case Operation::ReadQueue: return {Capability::Read, Capability::RangedRead};
     case Operation::OpenReader:
     case Operation::WillRead: return {Capability::Read};
     case Operation::OpenWriter:
@@ -28,7 +29,8 @@ Capabilities needs(const Call &call)
     case Operation::WriterCommit: return {Capability::Write};
     case Operation::WriterWriteAt:
     case Operation::WriterSetLength:
-    case Operation::WriterZero: return {Capability::Write, Capability::PositionalWrite};
+    case Operation::WriterZero:
+    case Operation::WriterWriteQueue: return {Capability::Write, Capability::PositionalWrite};
     case Operation::Remove:
     case Operation::RemoveMany: return {Capability::Remove};
     case Operation::CreateDir: return {Capability::CreateDir};

@@ -10,6 +10,7 @@ std::string_view toString(Operation op)
     case Operation::Stat: return "stat";
     case Operation::List: return "list";
     case Operation::Read: return "read";
+    case Operation::ReadQueue: return "read-queue";
     case Operation::ReadVersion: return "read-version";
     case Operation::OpenWriter: return "open-writer";
     case Operation::Put: return "put";
@@ -28,6 +29,7 @@ std::string_view toString(Operation op)
     case Operation::WriterWriteAt: return "write-at";
     case Operation::WriterSetLength: return "set-length";
     case Operation::WriterZero: return "zero";
+    case Operation::WriterWriteQueue: return "write-queue";
     case Operation::WriterCommit: return "commit";
     case Operation::WriterAbort: return "abort";
     case Operation::WriterSuspend: return "suspend";
@@ -85,6 +87,14 @@ public:
     {
         return m_ref.layer->run<void>(call(Operation::WriterZero, offset, length),
                                       [&] { return m_inner->zero(offset, length); });
+    }
+    Result<std::size_t> writeQueue(IoQueue &queue) override
+    {
+        auto n = m_ref.layer->run<std::size_t>(call(Operation::WriterWriteQueue, 0, queue.depth),
+                                               [&] { return m_inner->writeQueue(queue); });
+        if (n)
+            m_bytes.fetch_add(*n, std::memory_order_relaxed);
+        return n;
     }
     Status commit() override
     {
@@ -170,6 +180,12 @@ Result<std::size_t> Layer::read(std::string_view path, std::uint64_t offset, std
 {
     return run<std::size_t>(Call{Operation::Read, path, {}, offset, buffer.size()},
                             [&] { return m_inner->read(path, offset, buffer); });
+}
+
+Result<std::size_t> Layer::readQueue(std::string_view path, IoQueue &queue)
+{
+    return run<std::size_t>(Call{Operation::ReadQueue, path, {}, 0, queue.depth},
+                            [&] { return m_inner->readQueue(path, queue); });
 }
 
 Result<std::size_t> Layer::readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,

@@ -72,6 +72,7 @@ public:
     Result<Entry> stat(std::string_view path) final;
     Result<ListPage> list(std::string_view dir, const ListOptions &options) final;
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) final;
+    Result<std::size_t> readQueue(std::string_view path, IoQueue &queue) final;
     Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
                                     const ObjectVersion &version) final;
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) final;

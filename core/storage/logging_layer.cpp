@@ -44,6 +44,8 @@ Outcome LoggingLayer::around(const Call &call, Next next)
     }
     case Operation::WriterSetLength: extra = std::to_string(call.size) + " bytes"; break;
     case Operation::WriterZero: extra = range(call); break;
+    case Operation::ReadQueue:
+    case Operation::WriterWriteQueue: extra = "(queue depth " + std::to_string(call.size) + ")"; break;
     case Operation::WriterCommit: extra = "(" + std::to_string(call.size) + " bytes)"; break;
     case Operation::WriterAbort: extra = "(" + std::to_string(call.size) + " bytes discarded)"; break;
     case Operation::WriterSuspend: extra = "(" + std::to_string(call.size) + " bytes kept for resuming)"; break;

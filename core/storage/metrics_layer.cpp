@@ -12,7 +12,9 @@ std::uint64_t bytesMoved(const Call &call, const Outcome &outcome)
     switch (call.op) {
     case Operation::Read:
     case Operation::ReadVersion:
-    case Operation::ReaderRead: return outcome.bytes;
+    case Operation::ReaderRead:
+    case Operation::ReadQueue:
+    case Operation::WriterWriteQueue: return outcome.bytes;
     case Operation::Put:
     case Operation::WriterWrite:
     case Operation::WriterWriteAt:

@@ -30,6 +30,13 @@ public:
     }
     Status setLength(std::uint64_t length) override { return context(m_inner->setLength(length)); }
     Status zero(std::uint64_t offset, std::uint64_t length) override { return context(m_inner->zero(offset, length)); }
+    Result<std::size_t> writeQueue(IoQueue &queue) override
+    {
+        auto n = m_inner->writeQueue(queue);
+        if (!n)
+            n.error().withContext("write", m_stack->uriFor(m_path).redacted());
+        return n;
+    }
     Status commit() override { return context(m_inner->commit()); }
     void abort() override { m_inner->abort(); }
 
@@ -149,6 +156,12 @@ Result<std::size_t> Operator::read(std::string_view path, std::uint64_t offset, 
 {
     STRATA_CHECKED(p, "read", path);
     return withContext(m_stack->read(p, offset, buffer), "read", *this, p);
+}
+
+Result<std::size_t> Operator::readQueue(std::string_view path, IoQueue &queue)
+{
+    STRATA_CHECKED(p, "read", path);
+    return withContext(m_stack->readQueue(p, queue), "read", *this, p);
 }
 
 Result<std::size_t> Operator::readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,

@@ -56,6 +56,8 @@ public:
     // Every child of a directory, all pages; for small directories and tests.
     Result<std::vector<Entry>> listAll(std::string_view dir);
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer);
+    // Reads kept in flight as the queue asks (Backend::readQueue); the bytes read.
+    Result<std::size_t> readQueue(std::string_view path, IoQueue &queue);
     Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
                                     const ObjectVersion &version);
     // Reads a whole object into memory; refuses objects larger than maxSize.

@@ -31,6 +31,8 @@ bool retriable(Operation op)
     case Operation::ReaderRead:
     case Operation::ReaderCopyRange: return true;
     case Operation::Rename:
+    case Operation::ReadQueue: // its requests were handed to the caller as they completed
+    case Operation::WriterWriteQueue:
     case Operation::WillRead:
     case Operation::DiscardPending:
     case Operation::WriterWrite:

@@ -147,4 +147,41 @@ expect 0 "nbd: beside the data" -- "$STRATA" bench "$uri" "${quick[@]}" --sizes 
   || fail "nbd: data left behind: $(nbdinfo --map "$uri")"
 bash "$NBDKIT_SH" stop "$work/nbd" mem
 
+# --- the queue: --queue-depth N keeps N requests in flight from one thread -------------
+# Each request waits 5 ms in the server (delay filter, inside the log filter), so what the
+# log shows in progress is what strata has in flight; every request it sent is counted
+# once in its iterations.
+uri=$(bash "$NBDKIT_SH" start "$work/nbd" q --filter=log --filter=delay memory 64M delay-read=5ms \
+  delay-write=5ms logfile="$work/q.nbdlog" 2>"$work/nbdkit.err") \
+  || { fail "nbdkit (delay) did not start: $(cat "$work/nbdkit.err")"; finish; }
+# peak_in_flight OP FROM_LINE: "PEAK COUNT" of OP (Read|Write) requests in the log after FROM_LINE
+peak_in_flight() {
+  tail -n +$(($2 + 1)) "$work/q.nbdlog" | awk -v op="$1" '
+    $0 ~ op " id=" { if ($4 ~ /^\.\.\./) now--; else { now++; n++; if (now > peak) peak = now } }
+    END { printf "%d %d\n", peak, n }'
+}
+iterations() { grep -E "^Benchmark$1" <<<"$out" | awk '{print $2}'; }
+for op in read write; do
+  from=$(wc -l <"$work/q.nbdlog")
+  expect 0 "queue: $op q8t1" -- "$STRATA" bench "$uri&connections=1" --ops $op --sizes 4KiB --queue-depth 8 \
+    --concurrency 1 --count 1 --duration 300ms --region 8MiB --allow-overwrite
+  Op=$([ $op = read ] && echo Read || echo Write)
+  read -r peak sent < <(peak_in_flight "$Op" "$from")
+  [ "$peak" = 8 ] && pass || fail "queue: $op: $peak requests in flight at most, not 8"
+  [ "$sent" = "$(iterations "Rnd$Op/4KiB/q8t1")" ] && pass \
+    || fail "queue: $op: the server saw $sent requests, strata counted $(iterations "Rnd$Op/4KiB/q8t1")"
+done
+# deeper than the connection's requests=N: never more than N in flight
+from=$(wc -l <"$work/q.nbdlog")
+expect 0 "queue: q16 over requests=4" -- "$STRATA" bench "$uri&connections=1&requests=4" --ops read --sizes 4KiB \
+  --queue-depth 16 --concurrency 1 --count 1 --duration 200ms --region 8MiB
+read -r peak sent < <(peak_in_flight Read "$from")
+[ "$peak" = 4 ] && pass || fail "queue: requests=4: $peak in flight at most, not 4"
+# the server gone mid-run: a clear error, no hang
+( sleep 0.3; bash "$NBDKIT_SH" stop "$work/nbd" q ) &
+expect 1 "queue: server stopped mid-run" -- timeout 20 "$STRATA" bench "$uri&connections=1" --ops read \
+  --sizes 4KiB --queue-depth 8 --concurrency 1 --count 1 --duration 5s --region 8MiB
+wait
+contains "queue: server gone says so" "$err" "cannot read nbd+unix"
+
 finish

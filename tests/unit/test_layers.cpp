@@ -59,6 +59,12 @@ public:
     }
     Status setLength(std::uint64_t) override { return m_counts.reach(Operation::WriterSetLength); }
     Status zero(std::uint64_t, std::uint64_t) override { return m_counts.reach(Operation::WriterZero); }
+    Result<std::size_t> writeQueue(IoQueue &) override
+    {
+        if (auto st = m_counts.reach(Operation::WriterWriteQueue); !st)
+            return std::move(st).error();
+        return std::size_t(0);
+    }
     Status commit() override { return m_counts.reach(Operation::WriterCommit); }
     void abort() override { m_counts.seen[std::size_t(Operation::WriterAbort)]++; }
     void suspend() override { m_counts.seen[std::size_t(Operation::WriterSuspend)]++; }
@@ -97,6 +103,10 @@ public:
     Result<std::size_t> read(std::string_view, std::uint64_t, std::span<std::byte> b) override
     {
         return value(Operation::Read, b.size());
+    }
+    Result<std::size_t> readQueue(std::string_view, IoQueue &) override
+    {
+        return value(Operation::ReadQueue, std::size_t(0));
     }
     Result<std::size_t> readVersion(std::string_view, std::uint64_t, std::span<std::byte> b,
                                     const ObjectVersion &) override
@@ -165,6 +175,9 @@ Status invoke(Backend &top, Operation op)
     std::array<std::byte, 16> buffer{};
     const std::array<std::string, 2> paths{"/a", "/b"};
     const std::array<Extent, 1> ranges{Extent{0, 16, ExtentKind::Data}};
+    IoQueue queue; // no requests: the call itself is what a layer sees
+    queue.next = [](IoQueue::Request &) { return false; };
+    queue.done = [](const IoQueue::Request &) {};
     ListOptions recursive;
     recursive.recursive = true;
     const auto withWriter = [&](auto &&use) -> Status {
@@ -184,6 +197,7 @@ Status invoke(Backend &top, Operation op)
     case Operation::Stat: return status(top.stat("/a"));
     case Operation::List: return status(top.list("/", recursive));
     case Operation::Read: return status(top.read("/a", 4, buffer));
+    case Operation::ReadQueue: return status(top.readQueue("/a", queue));
     case Operation::ReadVersion: return status(top.readVersion("/a", 0, buffer, ObjectVersion{"\"e1\"", 16}));
     case Operation::OpenWriter:
         return withWriter([](Writer &w) {
@@ -206,6 +220,7 @@ Status invoke(Backend &top, Operation op)
     case Operation::WriterWriteAt: return withWriter([&](Writer &w) { return w.writeAt(16, buffer); });
     case Operation::WriterSetLength: return withWriter([](Writer &w) { return w.setLength(32); });
     case Operation::WriterZero: return withWriter([](Writer &w) { return w.zero(0, 32); });
+    case Operation::WriterWriteQueue: return withWriter([&](Writer &w) { return status(w.writeQueue(queue)); });
     case Operation::WriterCommit: return withWriter([](Writer &w) { return w.commit(); });
     case Operation::WriterAbort:
         return withWriter([](Writer &w) {
@@ -235,7 +250,8 @@ std::vector<Operation> alsoPerformed(Operation op)
     case Operation::WriterWrite:
     case Operation::WriterWriteAt:
     case Operation::WriterSetLength:
-    case Operation::WriterZero: return {Operation::OpenWriter, Operation::WriterAbort};
+    case Operation::WriterZero:
+    case Operation::WriterWriteQueue: return {Operation::OpenWriter, Operation::WriterAbort};
     case Operation::WriterCommit:
     case Operation::WriterAbort:
     case Operation::WriterSuspend: return {Operation::OpenWriter};
@@ -304,9 +320,10 @@ private Q_SLOTS:
 
     void retriesWhatMayRunTwice()
     {
-        const std::set<Operation> once{Operation::Rename,          Operation::WriterWrite,  Operation::WriterWriteAt,
-                                       Operation::WriterSetLength, Operation::WriterCommit, Operation::WriterAbort,
-                                       Operation::WriterSuspend,   Operation::WillRead,     Operation::DiscardPending};
+        const std::set<Operation> once{
+            Operation::Rename,         Operation::WriterWrite, Operation::WriterWriteAt,   Operation::WriterSetLength,
+            Operation::WriterCommit,   Operation::WriterAbort, Operation::WriterSuspend,   Operation::WillRead,
+            Operation::DiscardPending, Operation::ReadQueue,   Operation::WriterWriteQueue};
         for (Operation op : allOperations()) {
             auto backend = std::make_shared<CountingBackend>();
             RetryPolicy policy;

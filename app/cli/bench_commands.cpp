@@ -465,7 +465,15 @@ int commandBench(Context &context, const ArgParser &parser)
         writeJson(context.out, json::Object{{"label", label}, {"runs", std::move(all)}, {"flags", std::move(flagged)}});
     } else if (csv) {
         std::string out = "target,name,op,size,concurrency,iterations,ns_per_op,mb_per_s,bytes_per_op,allocs_per_op,"
-                          "p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,ttfb_p50_ns,ttfb_p99_ns,histogram\n";
+                          "p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,ttfb_p50_ns,ttfb_p99_ns,histogram,ttfb_histogram\n";
+        // A distribution as FROM/WIDTH/COUNT triples (nanoseconds), one per bucket, quoted.
+        const auto triples = [](const std::vector<LatencyHistogram::Bucket> &buckets) {
+            std::string text = "\"";
+            for (std::size_t i = 0; i < buckets.size(); ++i)
+                text += (i ? " " : "") + std::to_string(buckets[i].from) + "/" + std::to_string(buckets[i].width) + "/"
+                    + std::to_string(buckets[i].count);
+            return text + "\"";
+        };
         for (std::size_t t = 0; t < results->size(); ++t)
             for (const auto &r : (*results)[t]) {
                 char buf[256];
@@ -479,14 +487,9 @@ int commandBench(Context &context, const ArgParser &parser)
                 const auto metrics = latencyMetrics(r);
                 for (std::size_t i = 0; i < 7; ++i)
                     line += "," + (i < metrics.size() ? std::to_string(metrics[i].second) : std::string());
-                // The distribution as FROM/WIDTH/COUNT triples (nanoseconds), one per bucket.
-                line += ",\"";
-                for (std::size_t i = 0; i < r.histogram.size(); ++i) {
-                    const auto &b = r.histogram[i];
-                    line += (i ? " " : "") + std::to_string(b.from) + "/" + std::to_string(b.width) + "/"
-                        + std::to_string(b.count);
-                }
-                out += "\"" + locations[t].display() + "\"" + line + "\"\n";
+                // The distributions: every operation's, and (reads of objects) the first byte's.
+                line += "," + triples(r.histogram) + "," + triples(r.firstByteHistogram);
+                out += "\"" + locations[t].display() + "\"" + line + "\n";
             }
         std::fputs(out.c_str(), context.out);
     } else if (!stream) {

@@ -58,6 +58,12 @@ jq -e '.runs | length == 2 and all(.[]; (.latency.histogram | map(.[2]) | add) =
 expect 0 "bench csv" -- "$STRATA" bench memory://bench/ --count 1 --benchtime 20ms --sizes 4KiB --ops read --csv
 contains "csv latency columns" "$out" "p50_ns,p90_ns,p99_ns,p99_9_ns,max_ns,ttfb_p50_ns,ttfb_p99_ns,histogram"
 [ "$(tail -1 <<<"$out" | awk -F, '{print NF}')" -ge 18 ] && pass || fail "bench --csv: no latency columns: $out"
+# both distributions (every read's, and its first byte's) count every operation once
+sums=$(tail -1 <<<"$out" | awk -F, '{ for (c = 18; c <= 19; c++) { gsub(/"/, "", $c); n = split($c, b, " "); s = 0
+  for (i = 1; i <= n; i++) { split(b[i], t, "/"); s += t[3] } printf "%d ", s } print $6 }')
+read -r lat ttfb iters <<<"$sums"
+[ "$lat" = "$iters" ] && [ "$ttfb" = "$iters" ] && pass \
+  || fail "bench --csv: histogram counts $lat and ttfb $ttfb, not the $iters operations: $out"
 # --duration: each run lasts at least that long (ns/op x iterations), however many
 # operations that takes; not with delete or beside --benchtime. ns/op is printed to four
 # significant digits, so the product may fall short by up to 0.05 %: allow 0.1 %.

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 #include <mutex>
 
 namespace strata::nbd {
@@ -551,6 +550,7 @@ public:
             // Up to the end of the export: a smaller image leaves no old data after it.
             const std::uint64_t end = m_backend->size();
             std::uint64_t pos = 0;
+            compact();
             for (const auto &[from, to] : m_written) {
                 if (from >= end)
                     break;
@@ -591,22 +591,34 @@ public:
 
 private:
     // Records [from, to) as written, merging neighbours.
+    // A written range is appended; the list is sorted and merged once it has doubled since
+    // (and at commit). A write costs no tree node and no search: a disk benchmark's 100 000
+    // random 4 KiB writes a second spent a sixth of their CPU in a std::map.
     void mark(std::uint64_t from, std::uint64_t to)
     {
-        auto it = m_written.upper_bound(from);
-        if (it != m_written.begin() && std::prev(it)->second >= from)
-            --it;
-        while (it != m_written.end() && it->first <= to) {
-            from = std::min(from, it->first);
-            to = std::max(to, it->second);
-            it = m_written.erase(it);
+        m_written.emplace_back(from, to);
+        if (m_written.size() >= 2 * m_compacted + 4096)
+            compact();
+    }
+    void compact()
+    {
+        std::sort(m_written.begin(), m_written.end());
+        std::size_t kept = 0;
+        for (const auto &range : m_written) {
+            if (kept > 0 && range.first <= m_written[kept - 1].second)
+                m_written[kept - 1].second = std::max(m_written[kept - 1].second, range.second);
+            else
+                m_written[kept++] = range;
         }
-        m_written.emplace(from, to);
+        m_written.resize(kept);
+        m_compacted = kept;
     }
 
     std::shared_ptr<NbdBackend> m_backend;
     std::mutex m_mutex;
-    std::map<std::uint64_t, std::uint64_t> m_written;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>>
+        m_written; // [from, to); the first m_compacted sorted and merged
+    std::size_t m_compacted = 0;
     std::uint64_t m_length = 0;
     std::uint64_t m_pos = 0;
     bool m_committed = false;

@@ -172,6 +172,18 @@ case_file_round_trip() {
   same_as "smaller image" "$uri" "$work/small.expected" \
     "BACKEND BUG: after an 8 MiB image went into the 64 MiB export that held a 64 MiB image, the rest past 8 MiB was not zeroed"
   "$STRATA" cat --length 8388608 "$uri" | cmp -s - "$work/small.img" && pass || fail "strata cat of the export is not the 8 MiB image"
+
+  # 5000 islands of 4 KiB (more writes than the writer's list of written ranges holds
+  # before it sorts and merges them) over an export full of data: only they survive.
+  truncate -s 0 "$work/many.img"
+  truncate -s 64M "$work/many.img"
+  perl -e 'open(R, "<", "/dev/urandom") or die; open(F, "+<", $ARGV[0]) or die;
+    for my $i (0 .. 4999) { read(R, my $b, 4096); sysseek(F, $i * 12288 + ($i % 3) * 4096, 0); syswrite(F, $b) }' \
+    "$work/many.img" || fail "perl could not write the islands"
+  head -c 64M /dev/urandom >"$work/noise.img"
+  fill "$uri" "$work/noise.img"
+  expect 0 "5000 islands over data" -- "$STRATA" cp --overwrite "$work/many.img" "$uri"
+  same_as "5000 islands" "$uri" "$work/many.img" "data of the old image survived between the islands"
 }
 
 # 3. Holes are not read: every Read the server logs lies in a data extent, and the bytes read

@@ -143,6 +143,12 @@ const std::vector<CommandSpec> &commands()
             o.push_back({"depth", "Show directories down to N levels (default 1; 0: the total only).", "N"});
             o.push_back({"top", "Show only the N largest.", "N"});
             o.push_back({"apparent", "Sizes as files claim them, not the space they use."});
+            o.push_back({"save", "Save the scan to FILE (every entry and its size, compressed), to reopen or compare.",
+                         "FILE"});
+            o.push_back({"compare",
+                         "Print what grew, shrank, appeared and vanished since the scan saved in OLD, largest change "
+                         "first (URI may be another saved scan; --depth limits the levels listed, default all).",
+                         "OLD"});
             o.push_back(json);
             l.push_back({"du", "URI", "Disk usage: totals per directory, largest first (hard links once).", o, 1, 1,
                          &commandDu});

@@ -3,7 +3,9 @@
 #include "app/cli/cli_output.h"
 #include "app/cli/commands.h"
 #include "core/io/json.h"
+#include "core/io/size_text.h"
 #include "core/storage/printable.h"
+#include "core/walk/scan.h"
 #include "core/walk/walker.h"
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -170,6 +173,81 @@ int commandWalk(Context &context, const ArgParser &parser)
     return summary->errors.empty() ? Success : Failure;
 }
 
+namespace {
+
+std::string signedSize(std::int64_t delta)
+{
+    return (delta < 0 ? "-" : "+") + formatSize(std::uint64_t(delta < 0 ? -delta : delta));
+}
+
+std::string isoTime(std::int64_t ns)
+{
+    const std::time_t seconds = std::time_t(ns / 1'000'000'000);
+    std::tm tm{};
+    ::gmtime_r(&seconds, &tm);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return text;
+}
+
+// strata du --compare: what changed between two scans, largest change first.
+void printComparison(Context &context, const Scan &before, const Scan &after, const ScanComparison &cmp, int top,
+                     bool json)
+{
+    const std::size_t shown = top > 0 ? std::min(cmp.changes.size(), std::size_t(top)) : cmp.changes.size();
+    const auto shownPath = [](const ScanChange &c) {
+        return c.entryKind == EntryKind::Directory ? c.path + "/" : c.path;
+    };
+    if (json) {
+        json::Array changes;
+        for (std::size_t i = 0; i < shown; ++i) {
+            const ScanChange &c = cmp.changes[i];
+            changes.push_back(json::Object{{"path", c.path},
+                                           {"kind", toString(c.entryKind)},
+                                           {"change", toString(c.kind)},
+                                           {"before", c.before},
+                                           {"after", c.after},
+                                           {"delta", c.delta()}});
+        }
+        const auto side = [](const Scan &scan, std::uint64_t total) {
+            return json::Object{{"root", scan.root}, {"taken", isoTime(scan.takenNs)}, {"bytes", total}};
+        };
+        writeJson(context.out,
+                  json::Object{{"before", side(before, cmp.before)},
+                               {"after", side(after, cmp.after)},
+                               {"delta", std::int64_t(cmp.after) - std::int64_t(cmp.before)},
+                               {"appeared", cmp.appeared},
+                               {"vanished", cmp.vanished},
+                               {"grown", cmp.grown},
+                               {"shrunk", cmp.shrunk},
+                               {"changes", std::move(changes)}});
+        return;
+    }
+    std::string text;
+    for (std::size_t i = 0; i < shown; ++i) {
+        const ScanChange &c = cmp.changes[i];
+        text += pad(signedSize(c.delta()), 12) + "  " + pad(std::string(toString(c.kind)), -9) + "  "
+            + printable(shownPath(c));
+        if (c.kind == ScanChange::Kind::Grown || c.kind == ScanChange::Kind::Shrunk)
+            text += "  (" + formatSize(c.before) + " -> " + formatSize(c.after) + ")";
+        text += '\n';
+    }
+    text += "total " + signedSize(std::int64_t(cmp.after) - std::int64_t(cmp.before)) + ": " + formatSize(cmp.before)
+        + " -> " + formatSize(cmp.after) + "; " + std::to_string(cmp.appeared) + " appeared, "
+        + std::to_string(cmp.vanished) + " vanished, " + std::to_string(cmp.grown) + " grew, "
+        + std::to_string(cmp.shrunk) + " shrank since " + printable(before.root) + " at " + isoTime(before.takenNs)
+        + "\n";
+    write(context.out, text);
+}
+
+bool isSavedScan(const std::string &argument)
+{
+    struct stat st {};
+    return ::stat(argument.c_str(), &st) == 0 && S_ISREG(st.st_mode) && looksLikeScan(argument);
+}
+
+} // namespace
+
 int commandDu(Context &context, const ArgParser &parser)
 {
     WalkOptions options;
@@ -191,17 +269,61 @@ int commandDu(Context &context, const ArgParser &parser)
     }
     const bool apparent = parser.isSet("apparent");
     const bool json = parser.isSet("json");
-    options.totals = true;
-    options.paths = false; // du counts; it prints directories from the totals
+    const std::string saveTo = parser.isSet("save") ? parser.value("save") : std::string();
+    const bool compare = parser.isSet("compare");
+    if ((parser.isSet("save") && saveTo.empty()) || (compare && parser.value("compare").empty()))
+        return context.usage("--save and --compare take a file name");
     const std::string &argument = parser.positionalArguments().front();
+    std::optional<Scan> before;
+    if (compare) {
+        auto old = loadScan(parser.value("compare"));
+        if (!old)
+            return context.fail(old.error());
+        before = std::move(*old);
+    }
+    // --compare OLD NEW: two saved scans, nothing walked.
+    if (compare && isSavedScan(argument)) {
+        auto after = loadScan(argument);
+        if (!after)
+            return context.fail(after.error());
+        printComparison(context, *before, *after,
+                        compareScans(*before, *after, apparent, parser.isSet("depth") ? std::max(depth, 1) : -1), top,
+                        json);
+        return Success;
+    }
+    options.totals = true;
+    const bool scanning = compare || !saveTo.empty();
+    options.paths = scanning; // else du counts; it prints directories from the totals
+    options.stat = options.stat || scanning;
     auto loc = context.open(argument);
     if (!loc)
         return context.fail(loc.error());
+    Scan scan;
+    scan.root = loc->display();
+    scan.takenNs =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
     WalkTicker ticker(context.err, !json && ::isatty(fileno(context.err)));
-    auto summary = walkTree(*loc->op, loc->path, options, [&](std::span<const WalkEntry> e) { ticker.add(e.size()); });
+    auto summary = walkTree(*loc->op, loc->path, options, [&](std::span<const WalkEntry> batch) {
+        ticker.add(batch.size());
+        if (scanning)
+            for (const auto &e : batch)
+                scan.entries.push_back({std::string(e.path), e.kind, e.size, e.allocated, e.mtimeNs});
+    });
     ticker.finish();
     if (!summary)
         return context.fail(summary.error());
+    if (!saveTo.empty())
+        if (auto st = saveScan(scan, saveTo); !st)
+            return context.fail(st.error());
+    if (compare) {
+        printComparison(context, *before, scan,
+                        compareScans(*before, scan, apparent, parser.isSet("depth") ? std::max(depth, 1) : -1), top,
+                        json);
+        reportErrors(context, *summary,
+                     printPrefix(*loc, argument).empty() ? loc->display() : printPrefix(*loc, argument));
+        return summary->errors.empty() ? Success : Failure;
+    }
     const std::string prefix = printPrefix(*loc, argument);
     const std::string root = prefix.empty() ? loc->display() : prefix;
     auto &dirs = summary->directories;

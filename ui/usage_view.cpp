@@ -2,7 +2,6 @@
 
 #include "core/walk/walker.h"
 #include "ui/entry_format.h"
-#include "ui/treemap.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -19,95 +18,6 @@
 
 namespace strata {
 
-namespace {
-
-// Folders in blues, files in a colour of their extension: similar things look alike.
-QColor colorOf(const UsageNode &node, int index)
-{
-    if (node.dir)
-        return QColor::fromHsv(210, 90 + (index * 37) % 80, 200 - (index * 23) % 50);
-    const auto dot = node.name.lastIndexOf(QLatin1Char('.'));
-    const uint hue = qHash(dot > 0 ? node.name.mid(dot).toLower() : QString()) % 360;
-    return QColor::fromHsv(int(hue), 110, 225);
-}
-
-} // namespace
-
-void TreemapWidget::setNode(UsageNode *node)
-{
-    m_node = node;
-    layoutRects();
-    update();
-}
-
-void TreemapWidget::layoutRects()
-{
-    m_rects.clear();
-    if (!m_node)
-        return;
-    std::vector<double> weights;
-    for (const auto &c : m_node->children)
-        weights.push_back(double(c->bytes));
-    m_rects = squarify(weights, QRectF(rect()).adjusted(1, 1, -1, -1));
-}
-
-UsageNode *TreemapWidget::childAt(const QPointF &pos) const
-{
-    for (std::size_t i = 0; i < m_rects.size(); ++i)
-        if (m_rects[i].contains(pos))
-            return m_node->children[i].get();
-    return nullptr;
-}
-
-void TreemapWidget::resizeEvent(QResizeEvent *)
-{
-    layoutRects();
-}
-
-void TreemapWidget::paintEvent(QPaintEvent *)
-{
-    QPainter p(this);
-    p.fillRect(rect(), palette().base());
-    if (!m_node || m_node->children.empty()) {
-        p.drawText(rect(), Qt::AlignCenter,
-                   m_node ? tr("This folder is empty") : tr("Scan a folder to see where its space goes"));
-        return;
-    }
-    for (std::size_t i = 0; i < m_rects.size(); ++i) {
-        const QRectF r = m_rects[i];
-        if (r.width() < 1 || r.height() < 1)
-            continue;
-        const UsageNode &child = *m_node->children[i];
-        p.fillRect(r, colorOf(child, int(i)));
-        p.setPen(palette().window().color().darker(130));
-        p.drawRect(r);
-        const QString label = child.name + QLatin1Char('\n') + sizeString(child.bytes);
-        if (r.width() > 60 && r.height() > 2.2 * fontMetrics().height()) {
-            p.setPen(Qt::black);
-            p.drawText(r.adjusted(4, 2, -4, -2), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap, label);
-        }
-    }
-}
-
-void TreemapWidget::mouseMoveEvent(QMouseEvent *event)
-{
-    if (UsageNode *n = childAt(event->position()))
-        QToolTip::showText(event->globalPosition().toPoint(),
-                           tr("%1\n%2 (%L3 bytes)%4")
-                               .arg(n->path(), sizeString(n->bytes))
-                               .arg(n->bytes)
-                               .arg(n->dir ? tr(", %n file(s); click to zoom in", nullptr, int(n->files)) : QString()),
-                           this);
-    else
-        QToolTip::hideText();
-}
-
-void TreemapWidget::mouseReleaseEvent(QMouseEvent *event)
-{
-    if (UsageNode *n = childAt(event->position()); n && n->dir && event->button() == Qt::LeftButton)
-        Q_EMIT zoomRequested(n);
-}
-
 UsageView::UsageView(QWidget *parent) : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
@@ -123,9 +33,25 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     top->addWidget(m_cancel);
     layout->addLayout(top);
     auto *split = new QSplitter(Qt::Horizontal, this);
-    m_map = new TreemapWidget(split);
-    m_map->setMouseTracking(true);
+    auto *mapSide = new QWidget(split);
+    auto *mapLayout = new QVBoxLayout(mapSide);
+    mapLayout->setContentsMargins(0, 0, 0, 0);
+    m_map = new TreemapWidget(mapSide);
     m_map->setMinimumSize(300, 200);
+    mapLayout->addWidget(m_map, 1);
+    // The legend: what each colour stands for.
+    auto *legend = new QHBoxLayout;
+    for (int c = 0; c < kFileCategories; ++c) {
+        auto *swatch = new QLabel(mapSide);
+        swatch->setFixedSize(12, 12);
+        swatch->setStyleSheet(
+            QStringLiteral("background: %1; border: 1px solid #555;").arg(categoryColor(FileCategory(c)).name()));
+        legend->addWidget(swatch);
+        legend->addWidget(new QLabel(categoryName(FileCategory(c)), mapSide));
+        legend->addSpacing(8);
+    }
+    legend->addStretch();
+    mapLayout->addLayout(legend);
     m_list = new QTreeWidget(split);
     m_list->setHeaderLabels({tr("Largest"), tr("Size"), tr("Share")});
     m_list->setRootIsDecorated(false);
@@ -134,7 +60,7 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     m_list->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     m_list->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
     m_list->setMinimumWidth(280);
-    split->addWidget(m_map);
+    split->addWidget(mapSide);
     split->addWidget(m_list);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
@@ -145,6 +71,29 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
             [this] { m_status->setText(tr("Scanning… %L1 entries").arg(m_seen.load())); });
     connect(m_cancel, &QPushButton::clicked, this, &UsageView::cancel);
     connect(m_map, &TreemapWidget::zoomRequested, this, &UsageView::zoomTo);
+    connect(m_map, &TreemapWidget::zoomOutRequested, this, [this] {
+        if (m_current && m_current->parent)
+            zoomTo(m_current->parent);
+    });
+    // The selection in the map picks the row of the top-level entry that holds it.
+    connect(m_map, &TreemapWidget::selectionChanged, this, [this](const UsageNode *node) {
+        while (node && node->parent && node->parent != m_current)
+            node = node->parent;
+        for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
+            QTreeWidgetItem *item = m_list->topLevelItem(i);
+            if (item->data(0, Qt::UserRole).value<void *>() == node) {
+                const QSignalBlocker quiet(m_list);
+                m_list->setCurrentItem(item);
+                return;
+            }
+        }
+        const QSignalBlocker quiet(m_list);
+        m_list->setCurrentItem(nullptr);
+    });
+    connect(m_list, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
+        if (item)
+            m_map->select(static_cast<const UsageNode *>(item->data(0, Qt::UserRole).value<void *>()));
+    });
     connect(m_list, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
         auto *node = static_cast<UsageNode *>(item->data(0, Qt::UserRole).value<void *>());
         if (node && node->dir)
@@ -244,7 +193,7 @@ void UsageView::showCurrent()
         connect(b, &QToolButton::clicked, this, [this, n] { zoomTo(n); });
         m_crumbs->addWidget(b);
     }
-    m_map->setNode(m_current);
+    m_map->setNode(m_current, m_tree);
     m_list->clear();
     if (!m_current)
         return;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/storage/registry.h"
+#include "ui/treemap_widget.h"
 #include "ui/usage_tree.h"
 
 #include <QWidget>
@@ -17,12 +18,11 @@ class QTreeWidget;
 
 namespace strata {
 
-class TreemapWidget;
-
-// Where the space goes below a folder of any connection: a squarified treemap of the
-// current folder's children (hover shows path and size, a click on a folder zooms in,
-// the breadcrumbs zoom out) beside the list of its largest children. The scan runs on a
-// thread of its own with live counts and can be cancelled.
+// Where the space goes below a folder of any connection: a nested treemap of the current
+// folder (treemap_widget.h; a click selects, a double click zooms in, Backspace and the
+// breadcrumbs zoom out) with a legend of the file categories, beside the list of its
+// largest children, whose selection follows the map's. The scan runs on a thread of its
+// own with live counts and can be cancelled.
 class UsageView : public QWidget {
     Q_OBJECT
 public:
@@ -51,37 +51,12 @@ private:
     TreemapWidget *m_map;
     QTreeWidget *m_list;
     QTimer *m_progress;
-    std::unique_ptr<UsageTree> m_tree;
+    std::shared_ptr<UsageTree> m_tree; // shared with a drawing in progress
     UsageNode *m_current = nullptr;
     QString m_rootLabel;
     std::atomic<std::uint64_t> m_seen{0};
     bool m_done = true;
     std::jthread m_worker; // last: stopped and joined before the members it uses go
-};
-
-// The treemap itself: one rectangle per child of a node, area by size.
-class TreemapWidget : public QWidget {
-    Q_OBJECT
-public:
-    using QWidget::QWidget;
-    void setNode(UsageNode *node);
-    // The rectangles of the node's children, in their order (largest first).
-    const std::vector<QRectF> &rects() const { return m_rects; }
-    UsageNode *childAt(const QPointF &pos) const;
-
-Q_SIGNALS:
-    void zoomRequested(strata::UsageNode *node);
-
-protected:
-    void paintEvent(QPaintEvent *event) override;
-    void resizeEvent(QResizeEvent *event) override;
-    void mouseMoveEvent(QMouseEvent *event) override;
-    void mouseReleaseEvent(QMouseEvent *event) override;
-
-private:
-    void layoutRects();
-    UsageNode *m_node = nullptr;
-    std::vector<QRectF> m_rects;
 };
 
 } // namespace strata

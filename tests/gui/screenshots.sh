@@ -24,6 +24,6 @@ shoot() { # shoot TEST FUNCTION
 }
 shoot gui_main_window screenshotWithATransferRunning
 shoot gui_bench_page screenshots
-shoot gui_storage_pictures usageViewScansAndZooms
+shoot gui_storage_pictures usageOfARealisticTree
 shoot gui_storage_pictures allocationMapOfAnNbdkitImage
 ls -l "$out"/*.png

@@ -8,12 +8,19 @@
 #include "ui/usage_tree.h"
 #include "ui/usage_view.h"
 
+#include <QDir>
+#include <QFile>
 #include <QProcess>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
 #include <QTreeWidget>
+#include <QUrl>
+
+#include <chrono>
+#include <cmath>
 
 #include <numeric>
 
@@ -29,6 +36,9 @@ private Q_SLOTS:
     void treemapTilesItsParent();
     void usageTreeSumsAndSorts();
     void usageViewScansAndZooms();
+    void nestedTreemapTilesEveryFile();
+    void usageOfARealisticTree();
+    void fileCategoriesByExtension();
     void allocationCellsShareTheImage();
     void allocationMapOfAnNbdkitImage();
 };
@@ -114,16 +124,174 @@ void TestStoragePictures::usageViewScansAndZooms()
     QCOMPARE(rects.size(), std::size_t(2));
     const double a0 = rects[0].width() * rects[0].height(), a1 = rects[1].width() * rects[1].height();
     QVERIFY(std::abs(a0 / (a0 + a1) - 90000.0 / 91000.0) < 1e-6);
-    if (const QString shots = qEnvironmentVariable("STRATA_SCREENSHOT_DIR"); !shots.isEmpty())
-        QVERIFY(view.grab().save(shots + QStringLiteral("/usage.png")));
-    // A click on "big" zooms in; the root crumb zooms out.
-    QTest::mouseClick(view.treemap(), Qt::LeftButton, {}, rects[0].center().toPoint());
+    QTRY_VERIFY(view.treemap()->drawn());
+    // A click selects the file under the cursor, and the list the folder that holds it.
+    const QPoint inBig = rects[0].center().toPoint();
+    QTest::mouseClick(view.treemap(), Qt::LeftButton, {}, inBig);
+    QVERIFY(view.treemap()->selected());
+    QCOMPARE(view.treemap()->selected()->parent->name, QStringLiteral("big"));
+    QCOMPARE(view.current()->parent, nullptr); // no zoom
+    QVERIFY(view.largest()->currentItem());
+    QCOMPARE(view.largest()->currentItem()->text(0), QStringLiteral("big/"));
+    // The list's selection shows in the map.
+    view.largest()->setCurrentItem(view.largest()->topLevelItem(1));
+    QCOMPARE(view.treemap()->selected()->name, QStringLiteral("small.txt"));
+    // A double click on "big" zooms in; Backspace zooms out, and so does the root crumb.
+    QTest::mouseDClick(view.treemap(), Qt::LeftButton, {}, inBig);
     QCOMPARE(view.current()->name, QStringLiteral("big"));
     QCOMPARE(view.treemap()->rects().size(), std::size_t(2));
+    view.treemap()->setFocus();
+    QTest::keyClick(view.treemap(), Qt::Key_Backspace);
+    QCOMPARE(view.current()->parent, nullptr);
+    QTest::mouseDClick(view.treemap(), Qt::LeftButton, {}, inBig);
+    QCOMPARE(view.current()->name, QStringLiteral("big"));
     auto crumbs = view.findChildren<QToolButton *>();
     QVERIFY(crumbs.size() >= 2);
     crumbs.front()->click();
     QCOMPARE(view.current()->parent, nullptr);
+}
+
+// Everything below a folder is drawn: each file's tile has its share of its folder's inside,
+// and the leaves cover the map. A tree of 200 000 files is laid out and drawn off the GUI
+// thread (the time is printed: a figure for the notes, not a check).
+void TestStoragePictures::nestedTreemapTilesEveryFile()
+{
+    UsageTree tree;
+    for (int d = 0; d < 200; ++d)
+        for (int f = 0; f < 1000; ++f)
+            tree.add(QStringLiteral("d%1/sub%2/f%3.%4")
+                         .arg(d)
+                         .arg(f % 10)
+                         .arg(f)
+                         .arg(f % 3 ? QStringLiteral("jpg") : QStringLiteral("mp3"))
+                         .toStdString(),
+                     false, std::uint64_t(1000 + (d * 7919 + f * 104729) % 100000));
+    tree.add("one/big.iso", false, 50'000'000);
+    tree.add("one/small.txt", false, 10'000'000);
+    tree.finish();
+    const QRectF area(0, 0, 1200, 800);
+    const auto started = std::chrono::steady_clock::now();
+    const auto tiles = layoutTreemap(*tree.root(), area);
+    const QImage image = renderTreemap(tiles, QSize(1200, 800));
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+    qInfo("200 000 files: %zu tiles laid out and drawn in %.1f ms", tiles.size(), ms);
+    QVERIFY(!image.isNull());
+    // Leaves cover the map once: their areas add up to it (frames' one-pixel rings excepted
+    // by the insets, which are inside their folders' rectangles).
+    double leaves = 0;
+    for (const TreemapTile &t : tiles)
+        if (t.depth == 0)
+            leaves += t.rect.width() * t.rect.height();
+    QVERIFY2(std::abs(leaves - area.width() * area.height()) < 1.0, qPrintable(QString::number(leaves)));
+    // Inside "one", the two files share its inside 5 : 1.
+    const TreemapTile *iso = nullptr, *txt = nullptr, *one = nullptr;
+    for (const TreemapTile &t : tiles) {
+        if (t.node->name == QStringLiteral("big.iso"))
+            iso = &t;
+        if (t.node->name == QStringLiteral("small.txt"))
+            txt = &t;
+        if (t.node->name == QStringLiteral("one"))
+            one = &t;
+    }
+    QVERIFY(iso && txt && one);
+    QVERIFY(!one->leaf && iso->leaf && txt->leaf);
+    QCOMPARE(iso->depth, 1);
+    const double a = iso->rect.width() * iso->rect.height(), b = txt->rect.width() * txt->rect.height();
+    QVERIFY2(std::abs(a / b - 5.0) < 1e-6, qPrintable(QString::number(a / b)));
+    const QRectF inside = one->rect.adjusted(1, 1, -1, -1);
+    QVERIFY(std::abs(a + b - inside.width() * inside.height()) < 1e-6);
+    QVERIFY(inside.contains(iso->rect.center()) && inside.contains(txt->rect.center()));
+    // Files take their category's colour (shaded): the .iso tile is brown, not grey.
+    const QColor c = image.pixelColor(iso->rect.center().toPoint());
+    QVERIFY2(c.red() > c.blue() + 20, qPrintable(c.name()));
+    // The widget draws the same off the GUI thread and says when.
+    TreemapWidget widget;
+    widget.resize(1200, 800);
+    QSignalSpy drawn(&widget, &TreemapWidget::drawingFinished);
+    widget.setNode(tree.root());
+    QVERIFY(!widget.drawn()); // the GUI thread did not wait for it
+    QTRY_VERIFY_WITH_TIMEOUT(widget.drawn(), 20000);
+    qInfo("the widget drew it in %.1f ms off the GUI thread", widget.lastDrawMs());
+}
+
+// A home folder's worth of files of every kind (sparse: their sizes cost no disk), scanned
+// and drawn: the picture the screenshot script keeps as usage.png.
+void TestStoragePictures::usageOfARealisticTree()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    struct Kind {
+        const char *folder;
+        const char *extensions;
+        int count;
+        qint64 typical; // bytes
+    };
+    const Kind kinds[] = {{"Documents/letters", "pdf docx txt odt", 400, 200'000},
+                          {"Documents/work/reports", "pdf xlsx pptx csv", 300, 2'000'000},
+                          {"Photos/2024/summer", "jpg png heic", 900, 4'000'000},
+                          {"Photos/2025/winter", "jpg raw", 600, 6'000'000},
+                          {"Videos", "mp4 mkv mov", 40, 900'000'000},
+                          {"Music/Artist/Album", "flac mp3", 500, 30'000'000},
+                          {"Projects/strata/src", "cpp h py cmake json", 1200, 20'000},
+                          {"Projects/strata/build", "o so a", 600, 400'000},
+                          {"Downloads", "iso zip deb tar.zst", 60, 300'000'000},
+                          {"VMs", "qcow2 img", 4, 8'000'000'000},
+                          {"misc", "dat bin log", 300, 100'000}};
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;
+    int files = 0;
+    for (const Kind &k : kinds) {
+        const QStringList exts = QString::fromLatin1(k.extensions).split(QLatin1Char(' '));
+        for (int i = 0; i < k.count; ++i) {
+            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+            const QString sub = k.count > 100 ? QStringLiteral("/set%1").arg(i % 12) : QString();
+            const QString path = dir.path() + QLatin1Char('/') + QLatin1String(k.folder) + sub;
+            QVERIFY(QDir().mkpath(path));
+            QFile f(path + QStringLiteral("/file%1.%2").arg(i).arg(exts[int(state % std::uint64_t(exts.size()))]));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            // Sizes spread over two orders of magnitude around the typical one.
+            const double spread = std::pow(10.0, double(state % 2000) / 1000.0 - 1.0);
+            QVERIFY(f.resize(qint64(double(k.typical) * spread) + 1));
+            ++files;
+        }
+    }
+    auto registry = makeRegistry();
+    auto at = registry->open(QUrl::fromLocalFile(dir.path()).toString().toStdString());
+    QVERIFY(at.ok());
+    UsageView view;
+    view.resize(1200, 720);
+    view.show();
+    QSignalSpy done(&view, &UsageView::scanFinished);
+    view.scan(*at);
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 20000);
+    QVERIFY2(done[0][0].toBool(), qPrintable(done[0][1].toString()));
+    QCOMPARE(view.current()->files, std::uint64_t(files));
+    QTRY_VERIFY(view.treemap()->drawn());
+    qInfo("%d files drawn in %.1f ms", files, view.treemap()->lastDrawMs());
+    if (const QString shots = qEnvironmentVariable("STRATA_SCREENSHOT_DIR"); !shots.isEmpty())
+        QVERIFY(view.grab().save(shots + QStringLiteral("/usage.png")));
+}
+
+void TestStoragePictures::fileCategoriesByExtension()
+{
+    QCOMPARE(categoryOf(u"report.PDF"), FileCategory::Documents);
+    QCOMPARE(categoryOf(u"IMG_0001.jpeg"), FileCategory::Images);
+    QCOMPARE(categoryOf(u"film.mkv"), FileCategory::Video);
+    QCOMPARE(categoryOf(u"song.flac"), FileCategory::Audio);
+    QCOMPARE(categoryOf(u"backup.tar.zst"), FileCategory::Archives);
+    QCOMPARE(categoryOf(u"main.cpp"), FileCategory::Code);
+    QCOMPARE(categoryOf(u"disk.qcow2"), FileCategory::DiskImages);
+    QCOMPARE(categoryOf(u"Makefile"), FileCategory::Other);
+    QCOMPARE(categoryOf(u".bashrc"), FileCategory::Other); // a hidden file, not an extension
+    QCOMPARE(categoryOf(u"notes."), FileCategory::Other);
+    // The lists come from the settings when set there.
+    QSettings settings;
+    settings.setValue(QStringLiteral("usage/extensions/code"), QStringLiteral("cpp, .strata"));
+    reloadFileCategories();
+    QCOMPARE(categoryOf(u"x.strata"), FileCategory::Code);
+    QCOMPARE(categoryOf(u"x.py"), FileCategory::Other);
+    settings.remove(QStringLiteral("usage/extensions/code"));
+    reloadFileCategories();
+    QCOMPARE(categoryOf(u"x.py"), FileCategory::Code);
 }
 
 void TestStoragePictures::allocationCellsShareTheImage()

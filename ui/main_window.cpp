@@ -69,6 +69,9 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
     m_pages->addTab(browse, tr("&Files"));
     m_pages->addTab(m_bench, tr("&Benchmarks"));
     m_usage = new UsageView(this);
+    m_usage->setRegistry(&registry);
+    m_usage->setLocations(
+        {QUrl::fromLocalFile(QDir::homePath()).toString() + QLatin1Char('/'), QStringLiteral("memory://demo/")});
     m_pages->addTab(m_usage, tr("&Usage"));
     setCentralWidget(m_pages);
     connect(m_bench, &BenchPage::notify, this, &MainWindow::showMessage);

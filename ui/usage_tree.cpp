@@ -34,7 +34,7 @@ UsageNode *UsageTree::child(UsageNode *parent, const QString &name, bool dir)
     return raw;
 }
 
-void UsageTree::add(std::string_view path, bool dir, std::uint64_t bytes)
+void UsageTree::add(std::string_view path, bool dir, std::uint64_t bytes, std::uint64_t allocated)
 {
     UsageNode *at = m_root.get();
     while (!path.empty()) {
@@ -47,6 +47,7 @@ void UsageTree::add(std::string_view path, bool dir, std::uint64_t bytes)
     }
     if (!dir)
         at->bytes = bytes;
+    at->allocated = allocated;
     ++m_entries;
 }
 
@@ -73,6 +74,7 @@ void UsageTree::finish()
         for (const auto &c : node->children) {
             node->bytes += c->bytes;
             node->files += c->files;
+            node->allocated += c->allocated; // on top of the folder's own
         }
         std::sort(node->children.begin(), node->children.end(), [](const auto &a, const auto &b) {
             return a->bytes > b->bytes || (a->bytes == b->bytes && a->name < b->name);

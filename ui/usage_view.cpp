@@ -1,37 +1,99 @@
 #include "ui/usage_view.h"
 
+#include "core/walk/scan.h"
 #include "core/walk/walker.h"
 #include "ui/entry_format.h"
 
+#include <QComboBox>
+#include <QDateTime>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QMouseEvent>
-#include <QPainter>
+#include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
+#include <QSettings>
 #include <QSplitter>
 #include <QTimer>
 #include <QToolButton>
-#include <QToolTip>
 #include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
 #include <QVBoxLayout>
 
 namespace strata {
 
+namespace {
+
+constexpr int kShownPerFolder = 200; // rows per folder in the list; the map shows the rest
+const QString kRecentKey = QStringLiteral("usage/recent");
+
+UsageNode *nodeOf(const QTreeWidgetItem *item)
+{
+    return item ? static_cast<UsageNode *>(item->data(0, Qt::UserRole).value<void *>()) : nullptr;
+}
+
+// The tree's entries, as a scan to save (paths below the root, sizes; no times).
+Scan scanOf(const UsageTree &tree, const QString &root)
+{
+    Scan scan;
+    scan.root = root.toStdString();
+    scan.takenNs = QDateTime::currentMSecsSinceEpoch() * 1'000'000;
+    std::vector<std::pair<const UsageNode *, std::string>> stack;
+    for (const auto &c : tree.root()->children)
+        stack.emplace_back(c.get(), c->name.toStdString());
+    while (!stack.empty()) {
+        auto [node, path] = std::move(stack.back());
+        stack.pop_back();
+        std::uint64_t allocated = node->allocated;
+        if (node->dir)
+            for (const auto &c : node->children)
+                allocated -= std::min(allocated, c->allocated); // the folder's own only
+        scan.entries.push_back(
+            {path, node->dir ? EntryKind::Directory : EntryKind::File, node->dir ? 0 : node->bytes, allocated, 0});
+        for (const auto &c : node->children)
+            stack.emplace_back(c.get(), path + '/' + c->name.toStdString());
+    }
+    return scan;
+}
+
+} // namespace
+
 UsageView::UsageView(QWidget *parent) : QWidget(parent)
 {
     auto *layout = new QVBoxLayout(this);
+    // The location bar.
+    auto *bar = new QHBoxLayout;
+    auto *label = new QLabel(tr("&Location:"), this);
+    m_location = new QComboBox(this);
+    m_location->setEditable(true);
+    m_location->setInsertPolicy(QComboBox::NoInsert);
+    m_location->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_location->setToolTip(tr("A folder of any connection: file://, s3://, webdav://, nbd://, memory://"));
+    label->setBuddy(m_location);
+    m_scan = new QPushButton(tr("&Scan"), this);
+    m_cancel = new QPushButton(tr("&Cancel"), this);
+    m_cancel->setEnabled(false);
+    auto *open = new QPushButton(tr("&Open Scan…"), this);
+    m_save = new QPushButton(tr("Sa&ve Scan…"), this);
+    m_save->setEnabled(false);
+    bar->addWidget(label);
+    bar->addWidget(m_location, 1);
+    bar->addWidget(m_scan);
+    bar->addWidget(m_cancel);
+    bar->addWidget(open);
+    bar->addWidget(m_save);
+    layout->addLayout(bar);
+    // Breadcrumbs and the progress or summary line.
     auto *top = new QHBoxLayout;
     m_crumbs = new QHBoxLayout;
     m_crumbs->setSpacing(0);
     top->addLayout(m_crumbs);
     top->addStretch();
     m_status = new QLabel(this);
-    m_cancel = new QPushButton(tr("&Cancel scan"), this);
-    m_cancel->setEnabled(false);
     top->addWidget(m_status);
-    top->addWidget(m_cancel);
     layout->addLayout(top);
+
     auto *split = new QSplitter(Qt::Horizontal, this);
     auto *mapSide = new QWidget(split);
     auto *mapLayout = new QVBoxLayout(mapSide);
@@ -53,52 +115,72 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     legend->addStretch();
     mapLayout->addLayout(legend);
     m_list = new QTreeWidget(split);
-    m_list->setHeaderLabels({tr("Largest"), tr("Size"), tr("Share")});
-    m_list->setRootIsDecorated(false);
+    m_list->setHeaderLabels({tr("Name"), tr("Size"), tr("On disk"), tr("Share"), tr("Files")});
+    m_list->setUniformRowHeights(true);
     m_list->header()->setStretchLastSection(false);
     m_list->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    m_list->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
-    m_list->header()->setSectionResizeMode(2, QHeaderView::ResizeToContents);
-    m_list->setMinimumWidth(280);
+    for (int c = 1; c < 5; ++c)
+        m_list->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_list->setMinimumWidth(360);
     split->addWidget(mapSide);
     split->addWidget(m_list);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
     layout->addWidget(split, 1);
+
     m_progress = new QTimer(this);
     m_progress->setInterval(100);
-    connect(m_progress, &QTimer::timeout, this,
-            [this] { m_status->setText(tr("Scanning… %L1 entries").arg(m_seen.load())); });
+    connect(m_progress, &QTimer::timeout, this, [this] { m_status->setText(statusText()); });
+    connect(m_scan, &QPushButton::clicked, this, &UsageView::scanTyped);
+    connect(m_location->lineEdit(), &QLineEdit::returnPressed, this, &UsageView::scanTyped);
     connect(m_cancel, &QPushButton::clicked, this, &UsageView::cancel);
+    // File dialogs shown with open(): no nested event loop.
+    connect(open, &QPushButton::clicked, this, [this] {
+        auto *dialog = new QFileDialog(this, tr("Open a Saved Scan"), QString(),
+                                       tr("Strata scans (*.strata-scan);;All files (*)"));
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setFileMode(QFileDialog::ExistingFile);
+        connect(dialog, &QFileDialog::fileSelected, this, &UsageView::openScan);
+        dialog->open();
+    });
+    connect(m_save, &QPushButton::clicked, this, [this] {
+        auto *dialog = new QFileDialog(this, tr("Save the Scan"), QStringLiteral("usage.strata-scan"),
+                                       tr("Strata scans (*.strata-scan)"));
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setAcceptMode(QFileDialog::AcceptSave);
+        connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &file) { saveScan(file); });
+        dialog->open();
+    });
     connect(m_map, &TreemapWidget::zoomRequested, this, &UsageView::zoomTo);
     connect(m_map, &TreemapWidget::zoomOutRequested, this, [this] {
         if (m_current && m_current->parent)
             zoomTo(m_current->parent);
     });
-    // The selection in the map picks the row of the top-level entry that holds it.
+    // The map's selection shows in the list (the deepest row listed that holds it).
     connect(m_map, &TreemapWidget::selectionChanged, this, [this](const UsageNode *node) {
-        while (node && node->parent && node->parent != m_current)
-            node = node->parent;
-        for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
-            QTreeWidgetItem *item = m_list->topLevelItem(i);
-            if (item->data(0, Qt::UserRole).value<void *>() == node) {
-                const QSignalBlocker quiet(m_list);
-                m_list->setCurrentItem(item);
-                return;
-            }
-        }
+        QTreeWidgetItem *item = nullptr;
+        for (const UsageNode *n = node; n && !item && n != m_current; n = n->parent)
+            item = itemOf(n);
         const QSignalBlocker quiet(m_list);
-        m_list->setCurrentItem(nullptr);
+        m_list->setCurrentItem(item);
     });
     connect(m_list, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
         if (item)
-            m_map->select(static_cast<const UsageNode *>(item->data(0, Qt::UserRole).value<void *>()));
+            m_map->select(nodeOf(item));
+    });
+    connect(m_list, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem *item) {
+        // Children are listed when their folder is first opened.
+        if (item->childCount() == 1 && !nodeOf(item->child(0)))
+            delete item->takeChild(0);
+        if (item->childCount() == 0)
+            if (const UsageNode *node = nodeOf(item))
+                fill(item, *node);
     });
     connect(m_list, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem *item) {
-        auto *node = static_cast<UsageNode *>(item->data(0, Qt::UserRole).value<void *>());
-        if (node && node->dir)
+        if (UsageNode *node = nodeOf(item); node && node->dir)
             zoomTo(node);
     });
+    m_location->addItems(QSettings().value(kRecentKey).toStringList());
 }
 
 UsageView::~UsageView()
@@ -107,54 +189,163 @@ UsageView::~UsageView()
         m_worker.request_stop();
 }
 
-void UsageView::scan(const Location &location)
+void UsageView::setLocations(const QStringList &uris)
+{
+    const QString typed = m_location->currentText();
+    for (const QString &uri : uris)
+        if (m_location->findText(uri) < 0)
+            m_location->addItem(uri);
+    m_location->setEditText(typed.isEmpty() && !uris.isEmpty() ? uris.front() : typed);
+}
+
+void UsageView::remember(const QString &uri)
+{
+    QSettings settings;
+    QStringList recent = settings.value(kRecentKey).toStringList();
+    recent.removeAll(uri);
+    recent.prepend(uri);
+    while (recent.size() > 10)
+        recent.removeLast();
+    settings.setValue(kRecentKey, recent);
+    if (const int at = m_location->findText(uri); at >= 0)
+        m_location->removeItem(at);
+    m_location->insertItem(0, uri);
+    m_location->setCurrentIndex(0);
+}
+
+QString UsageView::statusText() const
+{
+    if (m_done)
+        return m_tree ? tr("%1 in %L2 files").arg(sizeString(m_tree->root()->bytes)).arg(m_tree->root()->files)
+                      : QString();
+    const double seconds = double(QDateTime::currentMSecsSinceEpoch() - m_started) / 1000.0;
+    const std::uint64_t seen = m_seen.load();
+    return tr("Scanning… %L1 entries, %2, %L3 entries/s")
+        .arg(seen)
+        .arg(sizeString(m_bytes.load()))
+        .arg(seconds > 0 ? std::uint64_t(double(seen) / seconds) : 0);
+}
+
+void UsageView::start(const QString &label, bool recent, Job job)
 {
     cancel();
     if (m_worker.joinable())
         m_worker.join(); // a cancelled walk stops between batches
     m_done = false;
+    m_scanning = label;
     m_seen = 0;
+    m_bytes = 0;
+    m_started = QDateTime::currentMSecsSinceEpoch();
     m_cancel->setEnabled(true);
+    m_scan->setEnabled(false);
     m_progress->start();
-    const QString label = QString::fromStdString(location.display());
-    m_worker = std::jthread([this, location, label](std::stop_token stop) {
+    m_status->setText(statusText());
+    m_worker = std::jthread([this, label, recent, job = std::move(job)](std::stop_token stop) {
         auto tree = std::make_unique<UsageTree>();
-        WalkOptions options;
-        options.stat = true; // sizes of every file
-        auto summary = walkTree(
-            *location.op, location.path, options,
-            [&](std::span<const WalkEntry> batch) {
-                for (const auto &e : batch)
-                    tree->add(e.path, e.kind == EntryKind::Directory, e.size);
-                m_seen += batch.size();
-            },
-            stop);
-        QString message;
-        if (!summary)
-            message = QString::fromStdString(summary.error().message());
-        else if (summary->cancelled)
+        auto [ok, message] = job(stop, *tree);
+        if (stop.stop_requested())
             message = tr("Scan cancelled");
-        else if (!summary->errors.empty())
-            message = tr("%n folder(s) could not be read, e.g. %1", nullptr, int(summary->errors.size()))
-                          .arg(QString::fromStdString(summary->errors.front().message));
-        const bool ok = summary && !summary->cancelled;
-        if (ok)
+        const bool complete = ok && !stop.stop_requested();
+        if (complete)
             tree->finish();
         QMetaObject::invokeMethod(
             this,
-            [this, ok, message, label, t = tree.release()] {
+            [this, complete, message, label, recent, t = tree.release()] {
                 std::unique_ptr<UsageTree> owned(t);
                 m_done = true;
                 m_progress->stop();
                 m_cancel->setEnabled(false);
-                if (ok)
+                m_scan->setEnabled(true);
+                if (complete) {
                     setTree(std::move(owned), label);
+                    if (recent)
+                        remember(label);
+                } else {
+                    m_status->setText(statusText());
+                }
                 if (!message.isEmpty())
                     m_status->setText(message);
-                Q_EMIT scanFinished(ok, message.isEmpty() ? m_status->text() : message);
+                Q_EMIT scanFinished(complete, message.isEmpty() ? m_status->text() : message);
             },
             Qt::QueuedConnection);
     });
+}
+
+// A failure to read some folders still shows the rest: the message says what is missing.
+UsageView::Outcome UsageView::walkInto(const Location &location, std::stop_token stop, UsageTree &tree)
+{
+    WalkOptions options;
+    options.stat = true; // sizes of every file
+    auto summary = walkTree(
+        *location.op, location.path, options,
+        [&](std::span<const WalkEntry> batch) {
+            std::uint64_t bytes = 0;
+            for (const auto &e : batch) {
+                tree.add(e.path, e.kind == EntryKind::Directory, e.size, e.allocated);
+                bytes += e.kind == EntryKind::Directory ? 0 : e.size;
+            }
+            m_seen += batch.size();
+            m_bytes += bytes;
+        },
+        stop);
+    if (!summary)
+        return {false, QString::fromStdString(summary.error().message())};
+    if (!summary->errors.empty())
+        return {true,
+                tr("%n folder(s) could not be read, e.g. %1", nullptr, int(summary->errors.size()))
+                    .arg(QString::fromStdString(summary->errors.front().message))};
+    return {true, {}};
+}
+
+void UsageView::scan(const Location &location)
+{
+    const QString label = QString::fromStdString(location.display());
+    m_location->setEditText(label);
+    start(label, true,
+          [this, location](std::stop_token stop, UsageTree &tree) { return walkInto(location, stop, tree); });
+}
+
+void UsageView::scanTyped()
+{
+    const QString uri = m_location->currentText().trimmed();
+    if (scanning() && uri == m_scanning)
+        return; // already under way (an editable combo box reports Return twice)
+    if (uri.isEmpty() || !m_registry) {
+        m_status->setText(tr("Type a location to scan, e.g. file:///home or s3://bucket/"));
+        return;
+    }
+    // Opening may ask a server: on the scan's thread, before the walk.
+    start(uri, true, [this, registry = m_registry, uri](std::stop_token stop, UsageTree &tree) -> Outcome {
+        auto at = registry->open(uri.toStdString());
+        if (!at)
+            return {false, QString::fromStdString(at.error().message())};
+        return walkInto(*at, stop, tree);
+    });
+}
+
+void UsageView::openScan(const QString &file)
+{
+    start(file, false, [this, file](std::stop_token, UsageTree &tree) -> Outcome {
+        auto scan = loadScan(file.toStdString());
+        if (!scan)
+            return {false, QString::fromStdString(scan.error().message())};
+        for (const auto &e : scan->entries)
+            tree.add(e.path, e.kind == EntryKind::Directory, e.size, e.allocated);
+        m_seen = scan->entries.size();
+        return {true, {}};
+    });
+}
+
+bool UsageView::saveScan(const QString &file)
+{
+    if (!m_tree)
+        return false;
+    if (auto st = strata::saveScan(scanOf(*m_tree, m_rootLabel), file.toStdString()); !st) {
+        m_status->setText(QString::fromStdString(st.error().message()));
+        return false;
+    }
+    m_status->setText(tr("Scan saved to %1").arg(file));
+    return true;
 }
 
 void UsageView::cancel()
@@ -167,7 +358,8 @@ void UsageView::setTree(std::unique_ptr<UsageTree> tree, const QString &rootLabe
 {
     m_tree = std::move(tree);
     m_rootLabel = rootLabel;
-    m_status->setText(tr("%1 in %L2 files").arg(sizeString(m_tree->root()->bytes)).arg(m_tree->root()->files));
+    m_save->setEnabled(true);
+    m_status->setText(statusText());
     zoomTo(m_tree->root());
 }
 
@@ -175,6 +367,41 @@ void UsageView::zoomTo(UsageNode *node)
 {
     m_current = node;
     showCurrent();
+}
+
+QTreeWidgetItem *UsageView::itemOf(const UsageNode *node) const
+{
+    for (QTreeWidgetItemIterator it(m_list); *it; ++it)
+        if (nodeOf(*it) == node)
+            return *it;
+    return nullptr;
+}
+
+void UsageView::fill(QTreeWidgetItem *parent, const UsageNode &node)
+{
+    const double total = double(std::max<std::uint64_t>(1, node.bytes));
+    int shown = 0;
+    QList<QTreeWidgetItem *> items;
+    for (const auto &c : node.children) {
+        if (++shown > kShownPerFolder) {
+            items << new QTreeWidgetItem({tr("… %n more", nullptr, int(node.children.size()) - kShownPerFolder)});
+            break;
+        }
+        auto *item = new QTreeWidgetItem({c->name + (c->dir ? QStringLiteral("/") : QString()), sizeString(c->bytes),
+                                          sizeString(c->allocated),
+                                          QStringLiteral("%1%").arg(100.0 * double(c->bytes) / total, 0, 'f', 1),
+                                          QLocale().toString(qulonglong(c->files))});
+        item->setData(0, Qt::UserRole, QVariant::fromValue<void *>(c.get()));
+        for (int col = 1; col < 5; ++col)
+            item->setTextAlignment(col, Qt::AlignRight | Qt::AlignVCenter);
+        if (c->dir && !c->children.empty())
+            item->addChild(new QTreeWidgetItem); // a placeholder: expandable, filled when opened
+        items << item;
+    }
+    if (parent)
+        parent->addChildren(items);
+    else
+        m_list->addTopLevelItems(items);
 }
 
 void UsageView::showCurrent()
@@ -195,20 +422,8 @@ void UsageView::showCurrent()
     }
     m_map->setNode(m_current, m_tree);
     m_list->clear();
-    if (!m_current)
-        return;
-    const double total = double(std::max<std::uint64_t>(1, m_current->bytes));
-    int shown = 0;
-    for (const auto &c : m_current->children) {
-        if (++shown > 200)
-            break; // the largest only: the treemap shows the rest
-        auto *item = new QTreeWidgetItem(m_list,
-                                         {c->name + (c->dir ? QStringLiteral("/") : QString()), sizeString(c->bytes),
-                                          QStringLiteral("%1%").arg(100.0 * double(c->bytes) / total, 0, 'f', 1)});
-        item->setData(0, Qt::UserRole, QVariant::fromValue<void *>(c.get()));
-        item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
-        item->setTextAlignment(2, Qt::AlignRight | Qt::AlignVCenter);
-    }
+    if (m_current)
+        fill(nullptr, *m_current);
 }
 
 } // namespace strata

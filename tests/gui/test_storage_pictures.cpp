@@ -8,8 +8,11 @@
 #include "ui/usage_tree.h"
 #include "ui/usage_view.h"
 
+#include <QComboBox>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
+#include <QLineEdit>
 #include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
@@ -38,6 +41,7 @@ private Q_SLOTS:
     void usageViewScansAndZooms();
     void nestedTreemapTilesEveryFile();
     void usageOfARealisticTree();
+    void usagePageStandsOnItsOwn();
     void fileCategoriesByExtension();
     void allocationCellsShareTheImage();
     void allocationMapOfAnNbdkitImage();
@@ -269,6 +273,77 @@ void TestStoragePictures::usageOfARealisticTree()
     qInfo("%d files drawn in %.1f ms", files, view.treemap()->lastDrawMs());
     if (const QString shots = qEnvironmentVariable("STRATA_SCREENSHOT_DIR"); !shots.isEmpty())
         QVERIFY(view.grab().save(shots + QStringLiteral("/usage.png")));
+}
+
+// The page alone: a location typed and scanned (opened off the GUI thread), the progress
+// line while it walks, a bad location's error, cancel mid-scan, a scan saved and opened
+// again with the same totals, recent locations kept.
+void TestStoragePictures::usagePageStandsOnItsOwn()
+{
+    auto registry = makeRegistry(std::chrono::milliseconds(30));
+    for (int i = 0; i < 40; ++i)
+        put(*registry, QStringLiteral("slow://u/d%1/f%2.txt").arg(i % 8).arg(i), QByteArray(100 * (i + 1), 'x'));
+    UsageView view;
+    view.setRegistry(registry.get());
+    view.setLocations({QStringLiteral("memory://nothing-here/")});
+    view.resize(1000, 600);
+    view.show();
+    QVERIFY(view.locationBox()->findText(QStringLiteral("memory://nothing-here/")) >= 0);
+    QSignalSpy done(&view, &UsageView::scanFinished);
+    // A location that cannot be opened says why.
+    view.locationBox()->setEditText(QStringLiteral("nosuch://x/"));
+    QTest::keyClick(view.locationBox()->lineEdit(), Qt::Key_Return);
+    QTRY_COMPARE(done.count(), 1);
+    QVERIFY(!done[0][0].toBool());
+    QVERIFY2(done[0][1].toString().contains(QStringLiteral("nosuch")), qPrintable(done[0][1].toString()));
+    // A slow store: the window keeps answering, the progress line counts, then the totals.
+    view.locationBox()->setEditText(QStringLiteral("slow://u/"));
+    QElapsedTimer clock;
+    clock.start();
+    view.scanTyped();
+    QVERIFY(clock.elapsed() < 25); // opening and walking are not on the GUI thread
+    QTRY_VERIFY(view.statusText().startsWith(QStringLiteral("Scanning")));
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 20000);
+    QVERIFY2(done[1][0].toBool(), qPrintable(done[1][1].toString()));
+    QCOMPARE(view.current()->files, std::uint64_t(40));
+    QCOMPARE(view.current()->bytes, std::uint64_t(100 * 40 * 41 / 2));
+    QCOMPARE(view.largest()->topLevelItemCount(), 8);
+    QCOMPARE(view.largest()->topLevelItem(0)->columnCount(), 5);
+    // Folders in the list open to their files.
+    QTreeWidgetItem *first = view.largest()->topLevelItem(0);
+    first->setExpanded(true);
+    QCOMPARE(first->childCount(), 5);
+    QVERIFY(first->child(0)->text(0).endsWith(QStringLiteral(".txt")));
+    // The scanned location heads the recent ones.
+    QCOMPARE(view.locationBox()->itemText(0), QStringLiteral("slow://u/"));
+    // Saved and opened again: the same tree, no walk.
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("u.strata-scan"));
+    QVERIFY(view.saveScan(file));
+    view.openScan(file);
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 3, 10000);
+    QVERIFY2(done[2][0].toBool(), qPrintable(done[2][1].toString()));
+    QCOMPARE(view.current()->files, std::uint64_t(40));
+    QCOMPARE(view.current()->bytes, std::uint64_t(100 * 40 * 41 / 2));
+    // A damaged file is refused and the tree on show stays.
+    QFile damaged(dir.filePath(QStringLiteral("bad.strata-scan")));
+    QVERIFY(damaged.open(QIODevice::WriteOnly) && damaged.write("{\"format\":\"nope\"}\n") > 0);
+    damaged.close();
+    view.openScan(damaged.fileName());
+    QTRY_COMPARE(done.count(), 4);
+    QVERIFY(!done[3][0].toBool());
+    QVERIFY2(done[3][1].toString().contains(QStringLiteral("not a readable strata scan")),
+             qPrintable(done[3][1].toString()));
+    QCOMPARE(view.current()->files, std::uint64_t(40));
+    // Cancel mid-scan: it stops, says so, and the last tree stays.
+    view.locationBox()->setEditText(QStringLiteral("slow://u/"));
+    view.scanTyped();
+    QTRY_VERIFY(view.scanning());
+    view.cancel();
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 5, 10000);
+    QVERIFY(!done[4][0].toBool());
+    QCOMPARE(done[4][1].toString(), QStringLiteral("Scan cancelled"));
+    QCOMPARE(view.current()->files, std::uint64_t(40));
 }
 
 void TestStoragePictures::fileCategoriesByExtension()

@@ -12,9 +12,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPainter>
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
+#include <QStyledItemDelegate>
 #include <QTimer>
 #include <QToolButton>
 #include <QTreeWidget>
@@ -27,6 +29,24 @@ namespace {
 
 constexpr int kShownPerFolder = 200; // rows per folder in the list; the map shows the rest
 const QString kRecentKey = QStringLiteral("usage/recent");
+
+constexpr int kShareRole = Qt::UserRole + 1; // a row's share of its folder, 0..1
+
+// The Share column: a bar as long as the share, the percentage over it.
+class ShareBarDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter *painter, const QStyleOptionViewItem &option, const QModelIndex &index) const override
+    {
+        const QVariant share = index.data(kShareRole);
+        if (share.isValid()) {
+            QRectF bar = QRectF(option.rect).adjusted(2, 3, -2, -3);
+            bar.setWidth(bar.width() * std::clamp(share.toDouble(), 0.0, 1.0));
+            painter->fillRect(bar, option.palette.highlight().color().lighter(160));
+        }
+        QStyledItemDelegate::paint(painter, option, index);
+    }
+};
 
 UsageNode *nodeOf(const QTreeWidgetItem *item)
 {
@@ -122,6 +142,9 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     for (int c = 1; c < 5; ++c)
         m_list->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_list->setMinimumWidth(360);
+    m_list->setItemDelegateForColumn(3, new ShareBarDelegate(m_list));
+    m_list->header()->setSectionResizeMode(3, QHeaderView::Fixed); // room for the bars
+    m_list->header()->resizeSection(3, 96);
     split->addWidget(mapSide);
     split->addWidget(m_list);
     split->setStretchFactor(0, 3);
@@ -392,6 +415,7 @@ void UsageView::fill(QTreeWidgetItem *parent, const UsageNode &node)
                                           QStringLiteral("%1%").arg(100.0 * double(c->bytes) / total, 0, 'f', 1),
                                           QLocale().toString(qulonglong(c->files))});
         item->setData(0, Qt::UserRole, QVariant::fromValue<void *>(c.get()));
+        item->setData(3, kShareRole, double(c->bytes) / total);
         for (int col = 1; col < 5; ++col)
             item->setTextAlignment(col, Qt::AlignRight | Qt::AlignVCenter);
         if (c->dir && !c->children.empty())

@@ -73,6 +73,10 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
     m_usage->setLocations(
         {QUrl::fromLocalFile(QDir::homePath()).toString() + QLatin1Char('/'), QStringLiteral("memory://demo/")});
     m_pages->addTab(m_usage, tr("&Usage"));
+    connect(m_usage, &UsageView::openRequested, this, [this](const QString &uri) {
+        m_pages->setCurrentIndex(0);
+        m_active->openUri(uri);
+    });
     setCentralWidget(m_pages);
     connect(m_bench, &BenchPage::notify, this, &MainWindow::showMessage);
     m_dock = new TransferDock(m_queue, this);

@@ -1,17 +1,21 @@
 #include "ui/usage_view.h"
 
+#include "core/storage/path.h"
 #include "core/walk/scan.h"
 #include "core/walk/walker.h"
 #include "ui/entry_format.h"
 
+#include <QClipboard>
 #include <QComboBox>
 #include <QDateTime>
 #include <QFileDialog>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QMenu>
 #include <QPainter>
 #include <QPushButton>
 #include <QSettings>
@@ -204,6 +208,16 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
             zoomTo(node);
     });
     m_location->addItems(QSettings().value(kRecentKey).toStringList());
+    // The context menu, on the map and on the list.
+    m_map->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_map, &QWidget::customContextMenuRequested, this, [this](const QPoint &pos) {
+        const UsageNode *node = m_map->tileAt(pos);
+        m_map->select(node);
+        showMenu(node, m_map->mapToGlobal(pos));
+    });
+    m_list->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_list, &QWidget::customContextMenuRequested, this,
+            [this](const QPoint &pos) { showMenu(nodeOf(m_list->itemAt(pos)), m_list->viewport()->mapToGlobal(pos)); });
 }
 
 UsageView::~UsageView()
@@ -265,21 +279,23 @@ void UsageView::start(const QString &label, bool recent, Job job)
     m_status->setText(statusText());
     m_worker = std::jthread([this, label, recent, job = std::move(job)](std::stop_token stop) {
         auto tree = std::make_unique<UsageTree>();
-        auto [ok, message] = job(stop, *tree);
+        Outcome outcome = job(stop, *tree);
+        QString message = outcome.message;
         if (stop.stop_requested())
             message = tr("Scan cancelled");
-        const bool complete = ok && !stop.stop_requested();
+        const bool complete = outcome.ok && !stop.stop_requested();
         if (complete)
             tree->finish();
         QMetaObject::invokeMethod(
             this,
-            [this, complete, message, label, recent, t = tree.release()] {
+            [this, complete, message, label, recent, where = std::move(outcome.where), t = tree.release()] {
                 std::unique_ptr<UsageTree> owned(t);
                 m_done = true;
                 m_progress->stop();
                 m_cancel->setEnabled(false);
                 m_scan->setEnabled(true);
                 if (complete) {
+                    m_where = where;
                     setTree(std::move(owned), label);
                     if (recent)
                         remember(label);
@@ -312,12 +328,13 @@ UsageView::Outcome UsageView::walkInto(const Location &location, std::stop_token
         },
         stop);
     if (!summary)
-        return {false, QString::fromStdString(summary.error().message())};
+        return {false, QString::fromStdString(summary.error().message()), {}};
     if (!summary->errors.empty())
         return {true,
                 tr("%n folder(s) could not be read, e.g. %1", nullptr, int(summary->errors.size()))
-                    .arg(QString::fromStdString(summary->errors.front().message))};
-    return {true, {}};
+                    .arg(QString::fromStdString(summary->errors.front().message)),
+                location};
+    return {true, {}, location};
 }
 
 void UsageView::scan(const Location &location)
@@ -341,7 +358,7 @@ void UsageView::scanTyped()
     start(uri, true, [this, registry = m_registry, uri](std::stop_token stop, UsageTree &tree) -> Outcome {
         auto at = registry->open(uri.toStdString());
         if (!at)
-            return {false, QString::fromStdString(at.error().message())};
+            return {false, QString::fromStdString(at.error().message()), {}};
         return walkInto(*at, stop, tree);
     });
 }
@@ -351,11 +368,11 @@ void UsageView::openScan(const QString &file)
     start(file, false, [this, file](std::stop_token, UsageTree &tree) -> Outcome {
         auto scan = loadScan(file.toStdString());
         if (!scan)
-            return {false, QString::fromStdString(scan.error().message())};
+            return {false, QString::fromStdString(scan.error().message()), {}};
         for (const auto &e : scan->entries)
             tree.add(e.path, e.kind == EntryKind::Directory, e.size, e.allocated);
         m_seen = scan->entries.size();
-        return {true, {}};
+        return {true, {}, {}};
     });
 }
 
@@ -390,6 +407,31 @@ void UsageView::zoomTo(UsageNode *node)
 {
     m_current = node;
     showCurrent();
+}
+
+QString UsageView::uriOf(const UsageNode *node) const
+{
+    if (!m_where || !node)
+        return {};
+    return QString::fromStdString(m_where->op->display(joinPath(m_where->path, node->path().toStdString())));
+}
+
+void UsageView::showMenu(const UsageNode *node, const QPoint &globalPos)
+{
+    if (!node)
+        return;
+    auto *menu = new QMenu(this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    const QString uri = uriOf(node);
+    // A file opens its folder.
+    const QString folder = node->dir ? uri : uriOf(node->parent);
+    QAction *open = menu->addAction(tr("&Open in Files Tab"), this, [this, folder] { Q_EMIT openRequested(folder); });
+    open->setEnabled(!folder.isEmpty());
+    QAction *copy = menu->addAction(tr("&Copy URI"), this, [uri] { QGuiApplication::clipboard()->setText(uri); });
+    copy->setEnabled(!uri.isEmpty());
+    if (uri.isEmpty())
+        menu->addSection(tr("Opened from a saved scan: rescan to act on its entries"));
+    menu->popup(globalPos);
 }
 
 QTreeWidgetItem *UsageView::itemOf(const UsageNode *node) const

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <thread>
 
 class QComboBox;
@@ -59,12 +60,22 @@ public:
     QTreeWidget *largest() const { return m_list; }
     QString statusText() const;
 
+    // The URI of an entry of the tree on show; empty for a scan read from a file.
+    QString uriOf(const UsageNode *node) const;
+
 Q_SIGNALS:
     void scanFinished(bool ok, const QString &message);
+    // "Open in Files tab": a folder (a file's folder) to show in a pane.
+    void openRequested(const QString &uri);
 
 private:
-    // Whether the tree is worth showing, and what to say about it (an error, folders missed).
-    using Outcome = std::pair<bool, QString>;
+    // Whether the tree is worth showing, what to say about it (an error, folders missed),
+    // and where it was walked (none for a saved scan).
+    struct Outcome {
+        bool ok = false;
+        QString message;
+        std::optional<Location> where;
+    };
     using Job = std::function<Outcome(std::stop_token, UsageTree &)>;
     // Runs job on the scan's thread and shows its tree; `recent`: the label is a location
     // to list among the recent ones once it scanned.
@@ -74,6 +85,7 @@ private:
     void fill(QTreeWidgetItem *parent, const UsageNode &node);
     void remember(const QString &uri);
     QTreeWidgetItem *itemOf(const UsageNode *node) const;
+    void showMenu(const UsageNode *node, const QPoint &globalPos);
 
     Registry *m_registry = nullptr;
     QComboBox *m_location;
@@ -86,6 +98,7 @@ private:
     QTreeWidget *m_list;
     QTimer *m_progress;
     std::shared_ptr<UsageTree> m_tree; // shared with a drawing in progress
+    std::optional<Location> m_where;   // where m_tree was walked
     UsageNode *m_current = nullptr;
     QString m_rootLabel;
     QString m_scanning;         // the label of the scan under way

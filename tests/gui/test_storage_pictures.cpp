@@ -12,6 +12,7 @@
 #include <QDir>
 #include <QFile>
 #include <QLineEdit>
+#include <QMenu>
 #include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
@@ -317,6 +318,23 @@ void TestStoragePictures::usagePageStandsOnItsOwn()
     QVERIFY(first->child(0)->text(0).endsWith(QStringLiteral(".txt")));
     // The scanned location heads the recent ones.
     QCOMPARE(view.locationBox()->itemText(0), QStringLiteral("slow://u/"));
+    // Entries have their URIs; the menu on a file opens its folder in the Files tab.
+    const UsageNode *folder = view.current()->children[0].get();
+    const UsageNode *inside = folder->children[0].get();
+    // (the slow store names its entries by the memory store it wraps)
+    QCOMPARE(view.uriOf(folder), QStringLiteral("memory://u/") + folder->name);
+    QCOMPARE(view.uriOf(inside), QStringLiteral("memory://u/") + folder->name + QLatin1Char('/') + inside->name);
+    QSignalSpy opened(&view, &UsageView::openRequested);
+    QTRY_VERIFY(view.treemap()->drawn());
+    const QPoint inFolder = view.treemap()->rects()[0].center().toPoint();
+    Q_EMIT view.treemap()->customContextMenuRequested(inFolder);
+    auto *menu = view.findChild<QMenu *>();
+    QVERIFY(menu);
+    QCOMPARE(menu->actions().size(), 2);
+    menu->actions()[0]->trigger();
+    QCOMPARE(opened.count(), 1);
+    QCOMPARE(opened[0][0].toString(), view.uriOf(folder)); // the file's folder, or the folder
+    menu->close();
     // Saved and opened again: the same tree, no walk.
     QTemporaryDir dir;
     const QString file = dir.filePath(QStringLiteral("u.strata-scan"));
@@ -326,6 +344,7 @@ void TestStoragePictures::usagePageStandsOnItsOwn()
     QVERIFY2(done[2][0].toBool(), qPrintable(done[2][1].toString()));
     QCOMPARE(view.current()->files, std::uint64_t(40));
     QCOMPARE(view.current()->bytes, std::uint64_t(100 * 40 * 41 / 2));
+    QVERIFY(view.uriOf(view.current()->children[0].get()).isEmpty()); // read from a file: nowhere to act
     // A damaged file is refused and the tree on show stays.
     QFile damaged(dir.filePath(QStringLiteral("bad.strata-scan")));
     QVERIFY(damaged.open(QIODevice::WriteOnly) && damaged.write("{\"format\":\"nope\"}\n") > 0);

@@ -3,6 +3,7 @@
 #include "ui/entry_format.h"
 #include "ui/usage_tree.h"
 
+#include <QApplication>
 #include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -73,8 +74,10 @@ void TreemapWidget::relayout()
         auto tiles = std::make_shared<const std::vector<TreemapTile>>(layoutTreemap(*node, area));
         QImage image = renderTreemap(*tiles, size);
         const double ms = double(timer.nsecsElapsed()) / 1e6;
+        // The application as the context: the widget may go while this thread posts (the
+        // QPointer is checked on the GUI thread).
         QMetaObject::invokeMethod(
-            self,
+            qApp,
             [self, tiles = std::move(tiles), image = std::move(image), generation, ms]() mutable {
                 if (!self || generation != self->m_generation)
                     return;

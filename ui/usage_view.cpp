@@ -269,6 +269,7 @@ void UsageView::start(const QString &label, bool recent, Job job)
     if (m_worker.joinable())
         m_worker.join(); // a cancelled walk stops between batches
     m_done = false;
+    const quint64 generation = ++m_generation;
     m_scanning = label;
     m_seen = 0;
     m_bytes = 0;
@@ -277,7 +278,7 @@ void UsageView::start(const QString &label, bool recent, Job job)
     m_scan->setEnabled(false);
     m_progress->start();
     m_status->setText(statusText());
-    m_worker = std::jthread([this, label, recent, job = std::move(job)](std::stop_token stop) {
+    m_worker = std::jthread([this, label, recent, generation, job = std::move(job)](std::stop_token stop) {
         auto tree = std::make_unique<UsageTree>();
         Outcome outcome = job(stop, *tree);
         QString message = outcome.message;
@@ -288,8 +289,10 @@ void UsageView::start(const QString &label, bool recent, Job job)
             tree->finish();
         QMetaObject::invokeMethod(
             this,
-            [this, complete, message, label, recent, where = std::move(outcome.where), t = tree.release()] {
+            [this, complete, message, label, recent, generation, where = std::move(outcome.where), t = tree.release()] {
                 std::unique_ptr<UsageTree> owned(t);
+                if (generation != m_generation)
+                    return; // a scan started since: this one was cancelled, the new one goes on
                 m_done = true;
                 m_progress->stop();
                 m_cancel->setEnabled(false);

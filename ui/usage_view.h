@@ -102,6 +102,7 @@ private:
     UsageNode *m_current = nullptr;
     QString m_rootLabel;
     QString m_scanning;         // the label of the scan under way
+    quint64 m_generation = 0;   // of the scan under way: a late end of an older one is dropped
     std::int64_t m_started = 0; // ms since the epoch, of the scan in progress
     std::atomic<std::uint64_t> m_seen{0};
     std::atomic<std::uint64_t> m_bytes{0};

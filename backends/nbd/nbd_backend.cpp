@@ -263,8 +263,13 @@ Result<std::size_t> NbdBackend::runQueue(IoQueue &queue, bool write,
 {
     constexpr std::size_t kMaxRequest = 32u << 20; // what servers accept in one command
     Connection &connection = nextForData();
+    if (queue.depth > connection.slots())
+        return Error(ErrorKind::InvalidInput,
+                     "a queue depth of " + std::to_string(queue.depth) + " is more than the "
+                         + std::to_string(connection.slots())
+                         + " requests a connection keeps in flight: raise requests= in the URI");
     // The requests in flight, by the slot of the command carrying each.
-    std::vector<IoQueue::Request> requests(std::clamp<std::size_t>(queue.depth, 1, connection.slots()));
+    std::vector<IoQueue::Request> requests(std::max<std::size_t>(queue.depth, 1));
     std::size_t total = 0;
     std::optional<Error> refused;
     const auto fill = [&](std::size_t slot, Connection::Command &command) {

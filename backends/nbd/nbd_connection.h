@@ -197,8 +197,8 @@ public:
     template <typename Fill, typename Reap>
     Status runQueue(std::size_t depth, Fill &&fill, Reap &&reap, std::string_view what)
     {
-        const std::unique_lock drive = claim();
-        const bool here = drive.owns_lock();
+        std::unique_lock drive = claim();
+        bool here = drive.owns_lock();
         depth = std::clamp<std::size_t>(depth, 1, m_slots);
         Batch batch(true);
         std::vector<Command> commands(depth);
@@ -224,6 +224,12 @@ public:
             }
             if (free.size() == depth || batch.failed())
                 break;
+            // Another caller needs the connection too: its I/O thread takes over what is in
+            // flight, and this queue goes on through it.
+            if (here && m_threadWanted.load(std::memory_order_acquire)) {
+                drive.unlock();
+                here = false;
+            }
             if (here) {
                 batch.takeSucceeded(succeeded, false);
                 while (succeeded.empty() && !batch.failed() && !batch.idle()) {
@@ -393,12 +399,16 @@ private:
     {
         if (m_threadRunning.load(std::memory_order_acquire))
             return;
-        std::lock_guard drive(m_driveMutex); // waits for a caller driving it (driveHere)
-        if (m_threadRunning.load(std::memory_order_relaxed))
-            return;
-        std::unique_lock lock(m_handleMutex);
-        launch();
-        m_threadRunning.store(true, std::memory_order_release);
+        // A queue driving the connection hands it over at its next turn (runQueue); a batch
+        // driven here (driveHere) is waited for.
+        m_threadWanted.store(true, std::memory_order_release);
+        std::lock_guard drive(m_driveMutex);
+        if (!m_threadRunning.load(std::memory_order_relaxed)) {
+            std::unique_lock lock(m_handleMutex);
+            launch();
+            m_threadRunning.store(true, std::memory_order_release);
+        }
+        m_threadWanted.store(false, std::memory_order_relaxed);
     }
 
     void stopThread()
@@ -509,6 +519,7 @@ private:
     std::shared_mutex m_handleMutex; // exclusive while the handle is replaced
     std::mutex m_driveMutex;         // held by a caller driving the connection, and to start the thread
     std::atomic<bool> m_threadRunning{false};
+    std::atomic<bool> m_threadWanted{false}; // a submitter waits for the I/O thread to start
     std::jthread m_thread;
 };
 

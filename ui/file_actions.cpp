@@ -26,13 +26,17 @@ QString folderUri(const Location &dir)
 FileActions::FileActions(QWidget *window) : QObject(window), m_window(window) {}
 
 // Runs `work` (returns an error sentence, empty on success) on the I/O pool.
-void FileActions::run(const Location &dir, std::function<QString()> work, const QString &done)
+void FileActions::run(const Location &dir, std::function<QString()> work, const QString &done,
+                      std::function<void(bool)> after)
 {
     const QString folder = folderUri(dir);
-    QtConcurrent::run(ioPool(), std::move(work)).then(this, [this, folder, done](const QString &error) {
-        Q_EMIT notify(error.isEmpty() ? done : error, !error.isEmpty());
-        Q_EMIT changed(folder);
-    });
+    QtConcurrent::run(ioPool(), std::move(work))
+        .then(this, [this, folder, done, after = std::move(after)](const QString &error) {
+            Q_EMIT notify(error.isEmpty() ? done : error, !error.isEmpty());
+            Q_EMIT changed(folder);
+            if (after)
+                after(error.isEmpty());
+        });
 }
 
 void FileActions::newFolder(BrowserPane *pane)
@@ -111,16 +115,20 @@ void FileActions::remove(BrowserPane *pane)
     const auto selected = pane->selectedEntries();
     if (selected.empty())
         return;
-    const Location dir = pane->location();
+    confirmRemove(pane->location(), selected);
+}
+
+void FileActions::confirmRemove(const Location &dir, const std::vector<Entry> &selected,
+                                std::function<void(bool)> after)
+{
+    if (selected.empty() || !dir.op)
+        return;
     // The question names what goes, folders with everything in them.
     QStringList names;
-    int folders = 0;
-    for (const auto &e : selected) {
+    for (const auto &e : selected)
         if (names.size() < 8)
             names << (e.isDir() ? tr("%1 (folder, with everything in it)").arg(QString::fromStdString(e.name))
                                 : QString::fromStdString(e.name));
-        folders += e.isDir();
-    }
     if (selected.size() > 8)
         names << tr("… and %n more", nullptr, int(selected.size() - 8));
     auto *box = new QMessageBox(QMessageBox::Warning, tr("Delete"),
@@ -132,14 +140,15 @@ void FileActions::remove(BrowserPane *pane)
     box->setInformativeText(names.join(QLatin1Char('\n')));
     auto *yes = box->addButton(tr("&Delete"), QMessageBox::DestructiveRole);
     box->setDefaultButton(QMessageBox::Cancel);
-    connect(box, &QMessageBox::buttonClicked, this, [this, yes, dir, selected](QAbstractButton *clicked) {
-        if (clicked == yes)
-            removeEntries(dir, selected);
-    });
+    connect(box, &QMessageBox::buttonClicked, this,
+            [this, yes, dir, selected, after = std::move(after)](QAbstractButton *clicked) {
+                if (clicked == yes)
+                    removeEntries(dir, selected, after);
+            });
     box->open();
 }
 
-void FileActions::removeEntries(const Location &dir, const std::vector<Entry> &entries)
+void FileActions::removeEntries(const Location &dir, const std::vector<Entry> &entries, std::function<void(bool)> after)
 {
     run(
         dir,
@@ -155,7 +164,7 @@ void FileActions::removeEntries(const Location &dir, const std::vector<Entry> &e
             }
             return QString();
         },
-        tr("Deleted %n item(s)", nullptr, int(entries.size())));
+        tr("Deleted %n item(s)", nullptr, int(entries.size())), std::move(after));
 }
 
 void FileActions::copyUris(BrowserPane *pane)

@@ -34,7 +34,11 @@ public:
     // Storage work for tests and scripts: the same calls the dialogs end in.
     void createFolder(const Location &dir, const QString &name);
     void renameEntry(const Location &dir, const Entry &entry, const QString &newName);
-    void removeEntries(const Location &dir, const std::vector<Entry> &entries);
+    // `after(true)` once every entry went, `after(false)` on the first failure (reported).
+    void removeEntries(const Location &dir, const std::vector<Entry> &entries, std::function<void(bool)> after = {});
+    // Asks before deleting entries of dir (folders with everything in them); the Files tab
+    // and the Usage page both come here, so a delete is confined the same way everywhere.
+    void confirmRemove(const Location &dir, const std::vector<Entry> &entries, std::function<void(bool)> after = {});
 
 Q_SIGNALS:
     void notify(const QString &message, bool error);
@@ -42,7 +46,8 @@ Q_SIGNALS:
     void changed(const QString &folderUri);
 
 private:
-    void run(const Location &dir, std::function<QString()> work, const QString &done);
+    void run(const Location &dir, std::function<QString()> work, const QString &done,
+             std::function<void(bool)> after = {});
 
     QWidget *m_window;
 };

@@ -17,8 +17,10 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDir>
+#include <QGuiApplication>
 #include <QItemSelectionModel>
 #include <QKeySequence>
 #include <QLabel>
@@ -70,6 +72,7 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
     m_pages->addTab(m_bench, tr("&Benchmarks"));
     m_usage = new UsageView(this);
     m_usage->setRegistry(&registry);
+    m_usage->setFileActions(m_actions);
     m_usage->setLocations(
         {QUrl::fromLocalFile(QDir::homePath()).toString() + QLatin1Char('/'), QStringLiteral("memory://demo/")});
     m_pages->addTab(m_usage, tr("&Usage"));
@@ -159,16 +162,26 @@ void MainWindow::buildMenus()
             Q_EMIT m_active->view()->activated(index);
     });
     auto *rename = action(file, tr("&Rename…"), Qt::Key_F2, none, [this] { m_actions->rename(m_active); });
-    auto *remove = action(file, tr("&Delete…"), QKeySequence::Delete, QStyle::SP_TrashIcon,
-                          [this] { m_actions->remove(m_active); });
+    // Delete and Copy URI act on the page on show: the Files tab's pane or the Usage page's
+    // selection, never on a page out of sight.
+    auto *remove = action(file, tr("&Delete…"), QKeySequence::Delete, QStyle::SP_TrashIcon, [this] {
+        if (m_pages->currentWidget() == m_usage)
+            m_usage->deleteEntry(m_usage->selectedEntry());
+        else if (m_pages->currentIndex() == 0)
+            m_actions->remove(m_active);
+    });
     auto *properties = action(file, tr("P&roperties"), QKeySequence(Qt::ALT | Qt::Key_Return),
                               QStyle::SP_FileDialogInfoView, [this] { m_actions->properties(m_active); });
     file->addSeparator();
     action(file, tr("&Quit"), QKeySequence::Quit, none, [this] { close(); });
 
     auto *edit = menuBar()->addMenu(tr("&Edit"));
-    action(edit, tr("&Copy URI"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), none,
-           [this] { m_actions->copyUris(m_active); });
+    action(edit, tr("&Copy URI"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), none, [this] {
+        if (m_pages->currentWidget() == m_usage)
+            QGuiApplication::clipboard()->setText(m_usage->uriOf(m_usage->selectedEntry()));
+        else if (m_pages->currentIndex() == 0)
+            m_actions->copyUris(m_active);
+    });
     auto *copy =
         action(edit, tr("Copy to &Other Pane"), Qt::Key_F6, QStyle::SP_ArrowRight, [this] { toOtherPane(false); });
     action(edit, tr("&Move to Other Pane"), QKeySequence(Qt::SHIFT | Qt::Key_F6), none, [this] { toOtherPane(true); });

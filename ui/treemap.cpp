@@ -221,7 +221,7 @@ std::vector<TreemapTile> layoutTreemap(const UsageNode &root, const QRectF &area
     return out;
 }
 
-QImage renderTreemap(const std::vector<TreemapTile> &tiles, const QSize &size)
+QImage renderTreemap(const std::vector<TreemapTile> &tiles, const QSize &size, const TileColoring &coloring)
 {
     QImage image(size, QImage::Format_RGB32);
     image.fill(QColor(0x60, 0x60, 0x60));
@@ -250,7 +250,9 @@ QImage renderTreemap(const std::vector<TreemapTile> &tiles, const QSize &size)
         const int x0 = int(std::lround(t.rect.left())), x1 = int(std::lround(t.rect.right()));
         const int y0 = int(std::lround(t.rect.top())), y1 = int(std::lround(t.rect.bottom()));
         if (t.leaf) {
-            const QRgb base = t.node->dir ? folder : categoryColor(categoryOf(t.node->name)).rgb();
+            const QRgb base = coloring ? coloring(*t.node)
+                : t.node->dir          ? folder
+                                       : categoryColor(categoryOf(t.node->name)).rgb();
             shade(t, base, x0, x1, y0, y1);
             continue;
         }

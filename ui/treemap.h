@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace strata {
@@ -49,8 +50,11 @@ struct TreemapTile {
 // is at least `minSide` pixels; smaller ones are left to the folder's own tile.
 std::vector<TreemapTile> layoutTreemap(const UsageNode &root, const QRectF &area, double minSide = 3.0);
 
+// A leaf's colour, instead of its category's (the changes since a saved scan).
+using TileColoring = std::function<QRgb(const UsageNode &)>;
+
 // Draws the leaves of a layout into an image of `size`, with cushion shading and the
-// colours of their categories (folders drawn as one tile in grey).
-QImage renderTreemap(const std::vector<TreemapTile> &tiles, const QSize &size);
+// colours of their categories (folders drawn as one tile in grey), or of `coloring`.
+QImage renderTreemap(const std::vector<TreemapTile> &tiles, const QSize &size, const TileColoring &coloring = {});
 
 } // namespace strata

@@ -28,11 +28,17 @@ QRectF TreemapWidget::mapArea() const
     return QRectF(rect()).adjusted(1, 1, -1, -1);
 }
 
-void TreemapWidget::setNode(UsageNode *node, std::shared_ptr<const void> owner)
+void TreemapWidget::setNode(UsageNode *node, std::shared_ptr<const UsageTree> tree)
 {
     m_node = node;
-    m_owner = std::move(owner);
+    m_tree = std::move(tree);
     m_selected = nullptr;
+    relayout();
+}
+
+void TreemapWidget::setColoring(TileColoring coloring)
+{
+    m_coloring = std::move(coloring);
     relayout();
 }
 
@@ -67,12 +73,16 @@ void TreemapWidget::relayout()
     const QRectF area = mapArea();
     const QSize size = this->size();
     QPointer<TreemapWidget> self(this);
-    (void)QtConcurrent::run([self, node, owner = m_owner, area, size, generation] {
-        (void)owner; // held until the drawing is done: the tree must outlive it
+    (void)QtConcurrent::run([self, node, tree = m_tree, coloring = m_coloring, area, size, generation] {
+        // The tree lives and holds still (no delete) until the drawing is done.
+        std::shared_lock<std::shared_mutex> lock;
+        if (tree)
+            lock = std::shared_lock(tree->mutex());
         QElapsedTimer timer;
         timer.start();
         auto tiles = std::make_shared<const std::vector<TreemapTile>>(layoutTreemap(*node, area));
-        QImage image = renderTreemap(*tiles, size);
+        QImage image = renderTreemap(*tiles, size, coloring);
+        lock = {};
         const double ms = double(timer.nsecsElapsed()) / 1e6;
         // The application as the context: the widget may go while this thread posts (the
         // QPointer is checked on the GUI thread).

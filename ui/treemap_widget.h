@@ -10,6 +10,7 @@
 namespace strata {
 
 struct UsageNode;
+class UsageTree;
 
 // The treemap of a folder: everything below it nested (folders framed, files in the colours
 // of their categories, cushion-shaded), laid out and drawn off the GUI thread. A click
@@ -22,8 +23,11 @@ public:
     explicit TreemapWidget(QWidget *parent = nullptr);
     ~TreemapWidget() override;
 
-    // Shows node; `owner` keeps its tree alive while a drawing of it is being made.
-    void setNode(UsageNode *node, std::shared_ptr<const void> owner = {});
+    // Shows node; `tree` (where it belongs) is kept alive, and read under its lock, while a
+    // drawing of it is being made.
+    void setNode(UsageNode *node, std::shared_ptr<const UsageTree> tree = {});
+    // Leaves coloured by `coloring` instead of by category (none: by category again).
+    void setColoring(TileColoring coloring);
     UsageNode *node() const { return m_node; }
     // The rectangles of the node's children, in their order (largest first).
     const std::vector<QRectF> &rects() const { return m_rects; }
@@ -58,7 +62,8 @@ private:
     QRectF mapArea() const;
 
     UsageNode *m_node = nullptr;
-    std::shared_ptr<const void> m_owner;
+    std::shared_ptr<const UsageTree> m_tree;
+    TileColoring m_coloring;
     std::vector<QRectF> m_rects;
     // The drawing on screen and its tiles (shared with the thread that made them).
     std::shared_ptr<const std::vector<TreemapTile>> m_tiles;

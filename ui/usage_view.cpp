@@ -4,6 +4,8 @@
 #include "core/walk/scan.h"
 #include "core/walk/walker.h"
 #include "ui/entry_format.h"
+#include "ui/file_actions.h"
+#include "ui/usage_changes.h"
 
 #include <QClipboard>
 #include <QComboBox>
@@ -26,6 +28,8 @@
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
 #include <QVBoxLayout>
+
+#include <chrono>
 
 namespace strata {
 
@@ -57,30 +61,6 @@ UsageNode *nodeOf(const QTreeWidgetItem *item)
     return item ? static_cast<UsageNode *>(item->data(0, Qt::UserRole).value<void *>()) : nullptr;
 }
 
-// The tree's entries, as a scan to save (paths below the root, sizes; no times).
-Scan scanOf(const UsageTree &tree, const QString &root)
-{
-    Scan scan;
-    scan.root = root.toStdString();
-    scan.takenNs = QDateTime::currentMSecsSinceEpoch() * 1'000'000;
-    std::vector<std::pair<const UsageNode *, std::string>> stack;
-    for (const auto &c : tree.root()->children)
-        stack.emplace_back(c.get(), c->name.toStdString());
-    while (!stack.empty()) {
-        auto [node, path] = std::move(stack.back());
-        stack.pop_back();
-        std::uint64_t allocated = node->allocated;
-        if (node->dir)
-            for (const auto &c : node->children)
-                allocated -= std::min(allocated, c->allocated); // the folder's own only
-        scan.entries.push_back(
-            {path, node->dir ? EntryKind::Directory : EntryKind::File, node->dir ? 0 : node->bytes, allocated, 0});
-        for (const auto &c : node->children)
-            stack.emplace_back(c.get(), path + '/' + c->name.toStdString());
-    }
-    return scan;
-}
-
 } // namespace
 
 UsageView::UsageView(QWidget *parent) : QWidget(parent)
@@ -101,12 +81,16 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     auto *open = new QPushButton(tr("&Open Scan…"), this);
     m_save = new QPushButton(tr("Sa&ve Scan…"), this);
     m_save->setEnabled(false);
+    m_compare = new QPushButton(tr("Co&mpare…"), this);
+    m_compare->setToolTip(tr("Compare with a saved scan: what grew, shrank, appeared and vanished since"));
+    m_compare->setEnabled(false);
     bar->addWidget(label);
     bar->addWidget(m_location, 1);
     bar->addWidget(m_scan);
     bar->addWidget(m_cancel);
     bar->addWidget(open);
     bar->addWidget(m_save);
+    bar->addWidget(m_compare);
     layout->addLayout(bar);
     // Breadcrumbs and the progress or summary line.
     auto *top = new QHBoxLayout;
@@ -126,25 +110,43 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     m_map->setMinimumSize(300, 200);
     mapLayout->addWidget(m_map, 1);
     // The legend: what each colour stands for.
-    auto *legend = new QHBoxLayout;
-    for (int c = 0; c < kFileCategories; ++c) {
-        auto *swatch = new QLabel(mapSide);
-        swatch->setFixedSize(12, 12);
-        swatch->setStyleSheet(
-            QStringLiteral("background: %1; border: 1px solid #555;").arg(categoryColor(FileCategory(c)).name()));
-        legend->addWidget(swatch);
-        legend->addWidget(new QLabel(categoryName(FileCategory(c)), mapSide));
-        legend->addSpacing(8);
-    }
-    legend->addStretch();
-    mapLayout->addLayout(legend);
+    const auto legendOf = [mapSide](const QList<std::pair<QColor, QString>> &keys) {
+        auto *row = new QWidget(mapSide);
+        auto *legend = new QHBoxLayout(row);
+        legend->setContentsMargins(0, 0, 0, 0);
+        for (const auto &[color, name] : keys) {
+            auto *swatch = new QLabel(row);
+            swatch->setFixedSize(12, 12);
+            swatch->setStyleSheet(QStringLiteral("background: %1; border: 1px solid #555;").arg(color.name()));
+            legend->addWidget(swatch);
+            legend->addWidget(new QLabel(name, row));
+            legend->addSpacing(8);
+        }
+        legend->addStretch();
+        return row;
+    };
+    QList<std::pair<QColor, QString>> categories;
+    for (int c = 0; c < kFileCategories; ++c)
+        categories.append({categoryColor(FileCategory(c)), categoryName(FileCategory(c))});
+    m_categoryLegend = legendOf(categories);
+    mapLayout->addWidget(m_categoryLegend);
+    m_changeLegend = legendOf({{QColor(kAppeared), tr("New")},
+                               {QColor(kGrew), tr("Grew")},
+                               {QColor(kUnchanged), tr("Unchanged")},
+                               {QColor(kShrank), tr("Shrank")}});
+    auto *categoriesAgain = new QPushButton(tr("Show &Categories"), m_changeLegend);
+    m_changeLegend->layout()->addWidget(categoriesAgain);
+    connect(categoriesAgain, &QPushButton::clicked, this, &UsageView::stopComparing);
+    m_changeLegend->hide();
+    mapLayout->addWidget(m_changeLegend);
     m_list = new QTreeWidget(split);
-    m_list->setHeaderLabels({tr("Name"), tr("Size"), tr("On disk"), tr("Share"), tr("Files")});
+    m_list->setHeaderLabels({tr("Name"), tr("Size"), tr("On disk"), tr("Share"), tr("Files"), tr("Change")});
     m_list->setUniformRowHeights(true);
     m_list->header()->setStretchLastSection(false);
     m_list->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    for (int c = 1; c < 5; ++c)
+    for (int c = 1; c < 6; ++c)
         m_list->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_list->setColumnHidden(kChangeColumn, true);
     m_list->setMinimumWidth(360);
     m_list->setItemDelegateForColumn(3, new ShareBarDelegate(m_list));
     m_list->header()->setSectionResizeMode(3, QHeaderView::Fixed); // room for the bars
@@ -162,21 +164,24 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     connect(m_location->lineEdit(), &QLineEdit::returnPressed, this, &UsageView::scanTyped);
     connect(m_cancel, &QPushButton::clicked, this, &UsageView::cancel);
     // File dialogs shown with open(): no nested event loop.
-    connect(open, &QPushButton::clicked, this, [this] {
-        auto *dialog = new QFileDialog(this, tr("Open a Saved Scan"), QString(),
+    const auto askForScan = [this](const QString &title, bool saving, auto &&then) {
+        auto *dialog = new QFileDialog(this, title, saving ? QStringLiteral("usage.strata-scan") : QString(),
                                        tr("Strata scans (*.strata-scan);;All files (*)"));
         dialog->setAttribute(Qt::WA_DeleteOnClose);
-        dialog->setFileMode(QFileDialog::ExistingFile);
-        connect(dialog, &QFileDialog::fileSelected, this, &UsageView::openScan);
+        if (saving)
+            dialog->setAcceptMode(QFileDialog::AcceptSave);
+        else
+            dialog->setFileMode(QFileDialog::ExistingFile);
+        connect(dialog, &QFileDialog::fileSelected, this, then);
         dialog->open();
+    };
+    connect(open, &QPushButton::clicked, this, [this, askForScan] {
+        askForScan(tr("Open a Saved Scan"), false, [this](const QString &f) { openScan(f); });
     });
-    connect(m_save, &QPushButton::clicked, this, [this] {
-        auto *dialog = new QFileDialog(this, tr("Save the Scan"), QStringLiteral("usage.strata-scan"),
-                                       tr("Strata scans (*.strata-scan)"));
-        dialog->setAttribute(Qt::WA_DeleteOnClose);
-        dialog->setAcceptMode(QFileDialog::AcceptSave);
-        connect(dialog, &QFileDialog::fileSelected, this, [this](const QString &file) { saveScan(file); });
-        dialog->open();
+    connect(m_save, &QPushButton::clicked, this,
+            [this, askForScan] { askForScan(tr("Save the Scan"), true, [this](const QString &f) { saveScan(f); }); });
+    connect(m_compare, &QPushButton::clicked, this, [this, askForScan] {
+        askForScan(tr("Compare with a Saved Scan"), false, [this](const QString &f) { compareWith(f); });
     });
     connect(m_map, &TreemapWidget::zoomRequested, this, &UsageView::zoomTo);
     connect(m_map, &TreemapWidget::zoomOutRequested, this, [this] {
@@ -270,12 +275,15 @@ void UsageView::start(const QString &label, bool recent, Job job)
         m_worker.join(); // a cancelled walk stops between batches
     m_done = false;
     const quint64 generation = ++m_generation;
+    m_zoom.clear(); // the new tree opens at its root
     m_scanning = label;
     m_seen = 0;
     m_bytes = 0;
     m_started = QDateTime::currentMSecsSinceEpoch();
     m_cancel->setEnabled(true);
     m_scan->setEnabled(false);
+    m_save->setEnabled(false);
+    m_compare->setEnabled(false);
     m_progress->start();
     m_status->setText(statusText());
     m_worker = std::jthread([this, label, recent, generation, job = std::move(job)](std::stop_token stop) {
@@ -303,6 +311,13 @@ void UsageView::start(const QString &label, bool recent, Job job)
                     if (recent)
                         remember(label);
                 } else {
+                    if (m_partial) { // no half a tree to save or compare
+                        m_tree.reset();
+                        m_current = nullptr;
+                        showCurrent();
+                    }
+                    m_save->setEnabled(m_tree != nullptr);
+                    m_compare->setEnabled(m_tree != nullptr);
                     m_status->setText(statusText());
                 }
                 if (!message.isEmpty())
@@ -318,6 +333,12 @@ UsageView::Outcome UsageView::walkInto(const Location &location, std::stop_token
 {
     WalkOptions options;
     options.stat = true; // sizes of every file
+    // A picture of the tree so far goes to the page a few times a second: a copy of its
+    // largest parts, made here between batches (so the walk pauses, the window does not).
+    using Clock = std::chrono::steady_clock;
+    const quint64 generation = m_generation; // set before this thread started
+    auto interval = std::chrono::milliseconds(300);
+    auto next = Clock::now() + interval;
     auto summary = walkTree(
         *location.op, location.path, options,
         [&](std::span<const WalkEntry> batch) {
@@ -328,6 +349,25 @@ UsageView::Outcome UsageView::walkInto(const Location &location, std::stop_token
             }
             m_seen += batch.size();
             m_bytes += bytes;
+            if (Clock::now() < next)
+                return;
+            const auto began = Clock::now();
+            std::shared_ptr<UsageTree> picture = tree.snapshot();
+            // Copying may take a while on a huge tree: then less often (a tenth of the time).
+            const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began);
+            interval = std::max(std::chrono::milliseconds(400), 10 * took);
+            next = Clock::now() + interval;
+            QMetaObject::invokeMethod(
+                this,
+                [this, generation, location, picture = std::move(picture)]() mutable {
+                    if (generation != m_generation || m_done)
+                        return;
+                    m_where = location;
+                    m_partial = true;
+                    showTree(std::move(picture));
+                    Q_EMIT previewShown();
+                },
+                Qt::QueuedConnection);
         },
         stop);
     if (!summary)
@@ -381,9 +421,11 @@ void UsageView::openScan(const QString &file)
 
 bool UsageView::saveScan(const QString &file)
 {
-    if (!m_tree)
+    if (!m_tree || m_partial) { // half a tree would read back as the whole
+        m_status->setText(tr("Nothing to save until a scan has finished"));
         return false;
-    if (auto st = strata::saveScan(scanOf(*m_tree, m_rootLabel), file.toStdString()); !st) {
+    }
+    if (auto st = strata::saveScan(toScan(*m_tree, m_rootLabel), file.toStdString()); !st) {
         m_status->setText(QString::fromStdString(st.error().message()));
         return false;
     }
@@ -399,16 +441,31 @@ void UsageView::cancel()
 
 void UsageView::setTree(std::unique_ptr<UsageTree> tree, const QString &rootLabel)
 {
-    m_tree = std::move(tree);
     m_rootLabel = rootLabel;
+    m_partial = false;
     m_save->setEnabled(true);
+    m_compare->setEnabled(true);
+    m_changes.reset(); // of another tree
+    m_changeLegend->hide();
+    m_categoryLegend->show();
+    m_list->setColumnHidden(kChangeColumn, true);
+    m_map->setColoring({});
+    showTree(std::move(tree));
     m_status->setText(statusText());
-    zoomTo(m_tree->root());
+}
+
+void UsageView::showTree(std::shared_ptr<UsageTree> tree)
+{
+    m_tree = std::move(tree);
+    UsageNode *at = m_tree->find(m_zoom);
+    m_current = at && at->dir ? at : m_tree->root();
+    showCurrent();
 }
 
 void UsageView::zoomTo(UsageNode *node)
 {
     m_current = node;
+    m_zoom = node ? node->path() : QString();
     showCurrent();
 }
 
@@ -432,8 +489,14 @@ void UsageView::showMenu(const UsageNode *node, const QPoint &globalPos)
     open->setEnabled(!folder.isEmpty());
     QAction *copy = menu->addAction(tr("&Copy URI"), this, [uri] { QGuiApplication::clipboard()->setText(uri); });
     copy->setEnabled(!uri.isEmpty());
+    menu->addSeparator();
+    QAction *remove = menu->addAction(tr("&Delete…"), this, [this, node] { deleteEntry(node); });
+    remove->setShortcut(QKeySequence::Delete);
+    remove->setEnabled(canDelete(node));
     if (uri.isEmpty())
         menu->addSection(tr("Opened from a saved scan: rescan to act on its entries"));
+    else if (m_partial)
+        menu->addSection(tr("Scanning: delete once the scan is finished"));
     menu->popup(globalPos);
 }
 
@@ -458,10 +521,10 @@ void UsageView::fill(QTreeWidgetItem *parent, const UsageNode &node)
         auto *item = new QTreeWidgetItem({c->name + (c->dir ? QStringLiteral("/") : QString()), sizeString(c->bytes),
                                           sizeString(c->allocated),
                                           QStringLiteral("%1%").arg(100.0 * double(c->bytes) / total, 0, 'f', 1),
-                                          QLocale().toString(qulonglong(c->files))});
+                                          QLocale().toString(qulonglong(c->files)), changeText(c.get())});
         item->setData(0, Qt::UserRole, QVariant::fromValue<void *>(c.get()));
         item->setData(3, kShareRole, double(c->bytes) / total);
-        for (int col = 1; col < 5; ++col)
+        for (int col = 1; col < 6; ++col)
             item->setTextAlignment(col, Qt::AlignRight | Qt::AlignVCenter);
         if (c->dir && !c->children.empty())
             item->addChild(new QTreeWidgetItem); // a placeholder: expandable, filled when opened
@@ -493,6 +556,58 @@ void UsageView::showCurrent()
     m_list->clear();
     if (m_current)
         fill(nullptr, *m_current);
+}
+
+const UsageNode *UsageView::selectedEntry() const
+{
+    if (const UsageNode *n = m_map->selected())
+        return n;
+    return nodeOf(m_list->currentItem());
+}
+
+bool UsageView::canDelete(const UsageNode *node) const
+{
+    return m_actions && m_where && m_tree && !m_partial && !scanning() && node && node->parent;
+}
+
+void UsageView::deleteEntry(const UsageNode *node)
+{
+    if (!canDelete(node))
+        return;
+    const QString relative = node->path();
+    Entry entry;
+    entry.name = node->name.toStdString();
+    entry.path = joinPath(m_where->path, relative.toStdString());
+    entry.kind = node->dir ? EntryKind::Directory : EntryKind::File;
+    // Confined to the folder scanned, whatever the tree says: the Files tab's delete.
+    const std::weak_ptr<UsageTree> tree = m_tree;
+    m_actions->confirmRemove(*m_where, {entry}, [this, tree, relative](bool ok) {
+        // Out of the tree once gone from the storage (and only from the tree it was in).
+        const auto attempt = std::make_shared<std::function<void()>>();
+        *attempt = [this, tree, relative, attempt] {
+            const auto held = tree.lock();
+            if (!held || held != m_tree)
+                return;
+            UsageNode *gone = held->find(relative);
+            if (!gone) {
+                Q_EMIT entryDeleted(true);
+                return;
+            }
+            if (m_current && (m_current == gone || m_current->path().startsWith(relative + QLatin1Char('/'))))
+                m_zoom = gone->parent->path();
+            if (!held->remove(gone)) { // a drawing is reading the tree: shortly again
+                QTimer::singleShot(20, this, [attempt] { (*attempt)(); });
+                return;
+            }
+            showTree(held);
+            m_status->setText(statusText());
+            Q_EMIT entryDeleted(true);
+        };
+        if (ok)
+            (*attempt)();
+        else
+            Q_EMIT entryDeleted(false);
+    });
 }
 
 } // namespace strata

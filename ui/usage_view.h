@@ -22,6 +22,8 @@ class QTreeWidgetItem;
 
 namespace strata {
 
+class FileActions;
+
 // Where the space goes below a folder of any connection. The page stands on its own: a
 // location box (recent locations and the ones the window offers) with Scan and Cancel, a
 // progress line while the walk runs (entries, bytes, rate), Open and Save for scans kept
@@ -38,6 +40,8 @@ public:
 
     // Where Scan opens a typed URI (off the GUI thread); without one only scan() works.
     void setRegistry(Registry *registry) { m_registry = registry; }
+    // How entries are deleted (the Files tab's confined delete); without, Delete is off.
+    void setFileActions(FileActions *actions) { m_actions = actions; }
     // Locations offered in the box besides the recent ones (URIs).
     void setLocations(const QStringList &uris);
     QComboBox *locationBox() const { return m_location; }
@@ -62,9 +66,31 @@ public:
 
     // The URI of an entry of the tree on show; empty for a scan read from a file.
     QString uriOf(const UsageNode *node) const;
+    // Asks, then deletes node (a file, or a folder with everything in it) from its storage
+    // and, once gone, from the tree; only for a finished scan of a location.
+    void deleteEntry(const UsageNode *node);
+    // The entry selected in the map or the list (Delete and Copy URI of the window act on it).
+    const UsageNode *selectedEntry() const;
+    bool canDelete(const UsageNode *node) const;
+
+    // The changes since a saved scan (the same comparison as strata du --compare): the map
+    // colours growth, the list gains a Change column. Off again with a new tree.
+    void compareWith(const QString &scanFile);
+    void stopComparing();
+    bool comparing() const { return m_changes != nullptr; }
+    // What an entry of the tree on show was in the saved scan (none: it appeared).
+    struct Change {
+        std::uint64_t before = 0;
+        bool appeared = false;
+    };
+    Change changeOf(const UsageNode *node) const;
 
 Q_SIGNALS:
     void scanFinished(bool ok, const QString &message);
+    // A picture of the scan under way is on show (a partial tree).
+    void previewShown();
+    void comparisonFinished(bool ok, const QString &message);
+    void entryDeleted(bool ok);
     // "Open in Files tab": a folder (a file's folder) to show in a pane.
     void openRequested(const QString &uri);
 
@@ -82,23 +108,38 @@ private:
     void start(const QString &label, bool recent, Job job);
     Outcome walkInto(const Location &location, std::stop_token stop, UsageTree &tree);
     void showCurrent();
+    // Shows a tree (a preview or the finished one), staying in the folder on show.
+    void showTree(std::shared_ptr<UsageTree> tree);
+    void applyComparison();
+    QString changeText(const UsageNode *node) const;
     void fill(QTreeWidgetItem *parent, const UsageNode &node);
     void remember(const QString &uri);
     QTreeWidgetItem *itemOf(const UsageNode *node) const;
     void showMenu(const UsageNode *node, const QPoint &globalPos);
 
     Registry *m_registry = nullptr;
+    FileActions *m_actions = nullptr;
     QComboBox *m_location;
     QPushButton *m_scan;
     QHBoxLayout *m_crumbs;
     QLabel *m_status;
     QPushButton *m_cancel;
     QPushButton *m_save;
+    QPushButton *m_compare;
+    QWidget *m_categoryLegend;
     TreemapWidget *m_map;
     QTreeWidget *m_list;
     QTimer *m_progress;
     std::shared_ptr<UsageTree> m_tree; // shared with a drawing in progress
-    std::optional<Location> m_where;   // where m_tree was walked
+    QString m_zoom;                    // the path of m_current, kept when a new picture comes
+    bool m_partial = false;            // m_tree is a picture of a scan under way
+    // Changes since a saved scan, by entry of m_tree (absent: unchanged or below one that
+    // appeared), and what the status line says about them.
+    using Changes = QHash<const UsageNode *, Change>;
+    std::shared_ptr<const Changes> m_changes;
+    QString m_changesSummary;
+    QWidget *m_changeLegend = nullptr;
+    std::optional<Location> m_where; // where m_tree was walked
     UsageNode *m_current = nullptr;
     QString m_rootLabel;
     QString m_scanning;         // the label of the scan under way

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -30,6 +31,9 @@ bool globMatch(std::string_view glob, std::string_view text)
 }
 
 namespace {
+
+// The longest a found entry waits in a half-full batch once its directory is listed.
+constexpr auto kBatchAge = std::chrono::milliseconds(100);
 
 struct FileId {
     std::uint64_t dev, ino;
@@ -211,6 +215,8 @@ public:
              std::uint64_t allocated, std::int64_t mtime)
     {
         const std::size_t at = m_paths.size();
+        if (m_items.empty())
+            m_since = std::chrono::steady_clock::now();
         if (m_wantPaths) {
             if (!dir.empty()) {
                 m_paths.append(dir);
@@ -220,6 +226,14 @@ public:
         }
         m_items.push_back({at, m_paths.size() - at, kind, depth, size, allocated, mtime});
         if (m_items.size() >= m_size)
+            flush();
+    }
+
+    // Delivers what is held once it waited `age`: on slow storage a batch fills slowly, and
+    // whoever shows the walk as it goes should not wait for it.
+    void flushIfOlder(std::chrono::steady_clock::duration age)
+    {
+        if (!m_items.empty() && std::chrono::steady_clock::now() - m_since >= age)
             flush();
     }
 
@@ -250,6 +264,7 @@ private:
     std::vector<WalkEntry> m_entries;
     std::string m_paths;
     bool m_wantPaths;
+    std::chrono::steady_clock::time_point m_since; // of the oldest entry held
 };
 
 std::string errnoText(int err)
@@ -473,6 +488,7 @@ public:
         Batch batch(m_state, m_state.options.batchSize);
         while (Dir *dir = m_state.pop()) {
             listDir(*dir, batch);
+            batch.flushIfOlder(kBatchAge);
             m_state.done();
         }
     }
@@ -542,6 +558,7 @@ public:
                     batch.add({}, rel, e.kind, depth, e.size, e.allocated.value_or(e.size), e.mtimeNs.value_or(0));
             }
             listOptions.pageToken = std::move(page->nextPageToken);
+            batch.flushIfOlder(kBatchAge);
         } while (!listOptions.pageToken.empty());
     }
 

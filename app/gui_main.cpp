@@ -36,21 +36,30 @@ QString localUri(const QString &path)
         strata::Uri::fromLocalPath(QFileInfo(path).absoluteFilePath().toStdString()).toString());
 }
 
-// `strata open [--benchmarks|--usage] [PATH|URI…]` (the desktop entry): folders and storage
+// `strata open [--benchmarks] [--usage [PATH|URI]] [PATH|URI…]` (the desktop entry): --usage
+// scans the location after it (the home folder without one) on the Usage page; folders and storage
 // URIs open in the left pane, benchmark files on the Benchmarks page, any other file (a disk image) in the
 // left pane's view of its folder.
-void openArguments(strata::MainWindow &window, strata::Registry &registry, const QStringList &arguments)
+void openArguments(strata::MainWindow &window, const QStringList &arguments)
 {
     if (arguments.size() < 2 || arguments[1] != QLatin1String("open"))
         return;
     QStringList benchFiles;
+    bool usage = false; // --usage: the next location is scanned on the Usage page
+    const auto scan = [&](const QString &uri) {
+        usage = false;
+        window.scanUsage(uri); // opened off the GUI thread; a wrong one shows its error there
+    };
     for (const QString &a : arguments.mid(2)) {
         if (a == QLatin1String("--benchmarks")) {
             window.showBenchmarks();
         } else if (a == QLatin1String("--usage")) {
-            if (auto home = registry.open(localUri(QDir::homePath()).toStdString()))
-                window.showUsage(*home);
-        } else if (const QUrl url(a); a.contains(QLatin1String("://")) && url.isValid() && !url.isLocalFile()) {
+            usage = true;
+        } else if (const QUrl url(a); usage) {
+            scan(a.contains(QLatin1String("://")) && !url.isLocalFile()
+                     ? a
+                     : localUri(url.isLocalFile() ? url.toLocalFile() : a));
+        } else if (a.contains(QLatin1String("://")) && url.isValid() && !url.isLocalFile()) {
             // A storage URI (s3://, webdav://, nbd://, memory://): opened as given, off the GUI
             // thread; a wrong one shows its error in the pane.
             window.pane(0)->openUri(a);
@@ -65,6 +74,8 @@ void openArguments(strata::MainWindow &window, strata::Registry &registry, const
                 window.pane(0)->openUri(localUri(QFileInfo(path).absolutePath()));
         }
     }
+    if (usage) // --usage alone: the home folder
+        scan(localUri(QDir::homePath()));
     if (!benchFiles.isEmpty()) {
         window.benchPage()->openFiles(benchFiles);
         window.showBenchmarks();
@@ -92,7 +103,7 @@ extern "C" __attribute__((visibility("default"))) int strata_gui_main(int argc, 
     // The same journals as the command line: a transfer interrupted in either comes back.
     strata::MainWindow window(registry, makeRegistry, strata::QueueOptions{strata::defaultJournalDir(), 2});
     window.show();
-    openArguments(window, registry, QApplication::arguments());
+    openArguments(window, QApplication::arguments());
     // STRATA_SCREENSHOT=file.png: save a picture of the window once it is drawn, then quit
     // (for checking the GUI headless and for the AppStream screenshots).
     if (const QString shot = qEnvironmentVariable("STRATA_SCREENSHOT"); !shot.isEmpty()) {

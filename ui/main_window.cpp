@@ -19,6 +19,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDir>
 #include <QGuiApplication>
 #include <QItemSelectionModel>
@@ -252,6 +253,13 @@ void MainWindow::showJobImage(const QString &jobId)
 void MainWindow::showBenchmarks()
 {
     m_pages->setCurrentWidget(m_bench);
+}
+
+void MainWindow::scanUsage(const QString &uri)
+{
+    m_pages->setCurrentWidget(m_usage);
+    m_usage->locationBox()->setEditText(uri);
+    m_usage->scanTyped();
 }
 
 void MainWindow::showUsage(const Location &location)

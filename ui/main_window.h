@@ -44,6 +44,8 @@ public:
     // Pages chosen from outside too: the desktop entry's actions and `strata open`.
     void showBenchmarks();
     void showUsage(const Location &location);
+    // The Usage page scanning a typed location (opened off the GUI thread).
+    void scanUsage(const QString &uri);
 
 protected:
     void closeEvent(QCloseEvent *event) override;

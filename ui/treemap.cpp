@@ -190,8 +190,12 @@ std::array<float, 4> withRidges(std::array<float, 4> s, const QRectF &r, float h
     return s;
 }
 
+constexpr std::size_t kNoFrame = SIZE_MAX;
+
+// Lays out node's children in area; `frame`: the index of node's own tile in out (none for
+// the root).
 void layoutInto(const UsageNode &node, const QRectF &area, int depth, float h, const std::array<float, 4> &surface,
-                double minSide, std::vector<TreemapTile> &out)
+                double minSide, std::vector<TreemapTile> &out, std::size_t frame)
 {
     std::vector<double> weights;
     weights.reserve(node.children.size());
@@ -200,15 +204,19 @@ void layoutInto(const UsageNode &node, const QRectF &area, int depth, float h, c
     const std::vector<QRectF> rects = squarify(weights, area);
     for (std::size_t i = 0; i < rects.size(); ++i) {
         const QRectF &r = rects[i];
-        if (r.isEmpty())
+        if (r.width() < 1.0 || r.height() < 1.0) {
+            if (frame != kNoFrame && !r.isEmpty())
+                out[frame].filled = true;
             continue;
+        }
         const UsageNode &child = *node.children[i];
         const auto cushion = withRidges(surface, r, h);
         // A folder with room shows what is inside it, within a one-pixel frame.
         const bool open = child.dir && !child.children.empty() && std::min(r.width(), r.height()) >= 4 * minSide;
-        out.push_back({r, &child, depth, !open, cushion});
+        out.push_back({r, &child, depth, !open, false, cushion});
         if (open)
-            layoutInto(child, r.adjusted(1, 1, -1, -1), depth + 1, h * kCushionFalloff, cushion, minSide, out);
+            layoutInto(child, r.adjusted(1, 1, -1, -1), depth + 1, h * kCushionFalloff, cushion, minSide, out,
+                       out.size() - 1);
     }
 }
 
@@ -217,7 +225,7 @@ void layoutInto(const UsageNode &node, const QRectF &area, int depth, float h, c
 std::vector<TreemapTile> layoutTreemap(const UsageNode &root, const QRectF &area, double minSide)
 {
     std::vector<TreemapTile> out;
-    layoutInto(root, area, 0, kCushionHeight, {}, minSide, out);
+    layoutInto(root, area, 0, kCushionHeight, {}, minSide, out, kNoFrame);
     return out;
 }
 
@@ -256,6 +264,8 @@ QImage renderTreemap(const std::vector<TreemapTile> &tiles, const QSize &size, c
             shade(t, base, x0, x1, y0, y1);
             continue;
         }
+        if (t.filled) // children too small to draw: the folder's grey under the others
+            shade(t, folder, x0, x1, y0, y1);
         // A frame: only its one-pixel ring (the children cover the inside).
         shade(t, frame, x0, x1, y0, y0 + 1);
         shade(t, frame, x0, x1, y1 - 1, y1);

@@ -40,14 +40,18 @@ struct TreemapTile {
     const UsageNode *node = nullptr;
     int depth = 0;     // 0: a child of the node laid out
     bool leaf = false; // drawn as a tile (else a frame around its children)
+    // A frame filled in the folders' grey: children smaller than a pixel, left out of the
+    // layout, are drawn as part of it.
+    bool filled = false;
     // The cushion's surface z = s[0]x² + s[1]x + s[2]y² + s[3]y, built up by every level
     // around the tile (van Wijk and van de Wetering, 1999).
     std::array<float, 4> cushion{};
 };
 
 // Lays out everything below `root` inside `area`: each folder's children squarified in the
-// folder's rectangle (inset to leave its frame visible), down to tiles whose shorter side
-// is at least `minSide` pixels; smaller ones are left to the folder's own tile.
+// folder's rectangle (inset to leave its frame visible). A folder is opened when its shorter
+// side is at least 4 × `minSide` pixels; a child smaller than a pixel either way is left to
+// its folder's tile (so a million tiny files cost no more tiles than there are pixels).
 std::vector<TreemapTile> layoutTreemap(const UsageNode &root, const QRectF &area, double minSide = 3.0);
 
 // A leaf's colour, instead of its category's (the changes since a saved scan).

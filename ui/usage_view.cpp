@@ -147,13 +147,13 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     for (int c = 1; c < 6; ++c)
         m_list->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_list->setColumnHidden(kChangeColumn, true);
-    m_list->setMinimumWidth(360);
+    m_list->setMinimumWidth(460); // the names keep room beside five figures
     m_list->setItemDelegateForColumn(3, new ShareBarDelegate(m_list));
     m_list->header()->setSectionResizeMode(3, QHeaderView::Fixed); // room for the bars
     m_list->header()->resizeSection(3, 96);
     split->addWidget(mapSide);
     split->addWidget(m_list);
-    split->setStretchFactor(0, 3);
+    split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 1);
     layout->addWidget(split, 1);
 

@@ -275,6 +275,35 @@ void TestStoragePictures::usageOfARealisticTree()
     qInfo("%d files drawn in %.1f ms", files, view.treemap()->lastDrawMs());
     if (const QString shots = qEnvironmentVariable("STRATA_SCREENSHOT_DIR"); !shots.isEmpty())
         QVERIFY(view.grab().save(shots + QStringLiteral("/usage.png")));
+    // A month later: videos grew, a VM image shrank, downloads were cleared, a new build
+    // folder appeared. Compared with the scan saved before: the changes picture.
+    const QString saved =
+        dir.filePath(QStringLiteral("../before-%1.strata-scan").arg(QCoreApplication::applicationPid()));
+    QVERIFY(view.saveScan(saved));
+    for (const QString &name : QDir(dir.filePath(QStringLiteral("Videos"))).entryList(QDir::Files).mid(0, 12)) {
+        QFile f(dir.filePath(QStringLiteral("Videos/") + name));
+        QVERIFY(f.resize(f.size() * 3));
+    }
+    QVERIFY(QDir(dir.filePath(QStringLiteral("Downloads"))).removeRecursively());
+    const QString vm =
+        dir.filePath(QStringLiteral("VMs/") + QDir(dir.filePath(QStringLiteral("VMs"))).entryList(QDir::Files)[0]);
+    QVERIFY(QFile(vm).resize(QFile(vm).size() / 4));
+    QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("Projects/strata/build-release"))));
+    for (int i = 0; i < 300; ++i) {
+        QFile f(dir.filePath(QStringLiteral("Projects/strata/build-release/obj%1.o").arg(i)));
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.resize(qint64(2'000'000 + i * 10'000)));
+    }
+    view.scan(*at);
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 20000);
+    QSignalSpy compared(&view, &UsageView::comparisonFinished);
+    view.compareWith(saved);
+    QTRY_COMPARE_WITH_TIMEOUT(compared.count(), 1, 20000);
+    QVERIFY2(compared[0][0].toBool(), qPrintable(compared[0][1].toString()));
+    QFile::remove(saved);
+    QVERIFY2(compared[0][1].toString().contains(QStringLiteral("1 vanished")), qPrintable(compared[0][1].toString()));
+    QTRY_VERIFY(view.treemap()->drawn());
+    if (const QString shots = qEnvironmentVariable("STRATA_SCREENSHOT_DIR"); !shots.isEmpty())
+        QVERIFY(view.grab().save(shots + QStringLiteral("/usage-changes.png")));
 }
 
 // The page alone: a location typed and scanned (opened off the GUI thread), the progress

@@ -3,6 +3,7 @@
 #include "core/storage/path.h"
 #include "core/walk/scan.h"
 #include "core/walk/walker.h"
+#include "ui/allocation_map.h"
 #include "ui/entry_format.h"
 #include "ui/file_actions.h"
 #include "ui/usage_changes.h"
@@ -139,7 +140,23 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     connect(categoriesAgain, &QPushButton::clicked, this, &UsageView::stopComparing);
     m_changeLegend->hide();
     mapLayout->addWidget(m_changeLegend);
-    m_list = new QTreeWidget(split);
+    auto *listSide = new QWidget(split);
+    auto *listLayout = new QVBoxLayout(listSide);
+    listLayout->setContentsMargins(0, 0, 0, 0);
+    m_list = new QTreeWidget(listSide);
+    listLayout->addWidget(m_list, 1);
+    // A selected file whose storage knows its extents (a sparse file, a disk image): where
+    // its data, zeros and holes are.
+    m_imageTitle = new QLabel(listSide);
+    m_imageTitle->setWordWrap(true);
+    m_image = new AllocationMap(listSide);
+    m_image->setMinimumHeight(160);
+    listLayout->addWidget(m_imageTitle);
+    listLayout->addWidget(m_image);
+    m_imageTitle->hide();
+    m_image->hide();
+    connect(m_image, &AllocationMap::loaded, this,
+            [this] { m_imageTitle->setText(tr("Where the data of %1 is: %2").arg(m_imageName, m_image->summary())); });
     m_list->setHeaderLabels({tr("Name"), tr("Size"), tr("On disk"), tr("Share"), tr("Files"), tr("Change")});
     m_list->setUniformRowHeights(true);
     m_list->header()->setStretchLastSection(false);
@@ -152,7 +169,7 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     m_list->header()->setSectionResizeMode(3, QHeaderView::Fixed); // room for the bars
     m_list->header()->resizeSection(3, 96);
     split->addWidget(mapSide);
-    split->addWidget(m_list);
+    split->addWidget(listSide);
     split->setStretchFactor(0, 2);
     split->setStretchFactor(1, 1);
     layout->addWidget(split, 1);
@@ -200,6 +217,7 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
         if (item)
             m_map->select(nodeOf(item));
     });
+    connect(m_map, &TreemapWidget::selectionChanged, this, &UsageView::showImage);
     connect(m_list, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem *item) {
         // Children are listed when their folder is first opened.
         if (item->childCount() == 1 && !nodeOf(item->child(0)))
@@ -297,7 +315,8 @@ void UsageView::start(const QString &label, bool recent, Job job)
             tree->finish();
         QMetaObject::invokeMethod(
             this,
-            [this, complete, message, label, recent, generation, where = std::move(outcome.where), t = tree.release()] {
+            [this, complete, message, label, recent, generation, where = std::move(outcome.where),
+             oneFile = outcome.oneFile, t = tree.release()] {
                 std::unique_ptr<UsageTree> owned(t);
                 if (generation != m_generation)
                     return; // a scan started since: this one was cancelled, the new one goes on
@@ -307,7 +326,10 @@ void UsageView::start(const QString &label, bool recent, Job job)
                 m_scan->setEnabled(true);
                 if (complete) {
                     m_where = where;
+                    m_oneFile = oneFile;
                     setTree(std::move(owned), label);
+                    if (m_oneFile && !m_tree->root()->children.empty()) // its allocation at once
+                        m_map->select(m_tree->root()->children.front().get());
                     if (recent)
                         remember(label);
                 } else {
@@ -331,6 +353,14 @@ void UsageView::start(const QString &label, bool recent, Job job)
 // A failure to read some folders still shows the rest: the message says what is missing.
 UsageView::Outcome UsageView::walkInto(const Location &location, std::stop_token stop, UsageTree &tree)
 {
+    // A file (a disk image, an NBD export) is its own tree: one tile, and its allocation.
+    if (auto root = location.op->stat(location.path); root && root->kind == EntryKind::File) {
+        const std::string name = root->name.empty() ? std::string(baseName(location.path)) : root->name;
+        tree.add(name.empty() ? "image" : name, false, root->size, root->allocated.value_or(root->size));
+        m_seen = 1;
+        m_bytes = root->size;
+        return {true, {}, location, true};
+    }
     WalkOptions options;
     options.stat = true; // sizes of every file
     // A picture of the tree so far goes to the page a few times a second: a copy of its
@@ -473,7 +503,29 @@ QString UsageView::uriOf(const UsageNode *node) const
 {
     if (!m_where || !node)
         return {};
-    return QString::fromStdString(m_where->op->display(joinPath(m_where->path, node->path().toStdString())));
+    return QString::fromStdString(m_where->op->display(pathOf(node)));
+}
+
+std::string UsageView::pathOf(const UsageNode *node) const
+{
+    if (m_oneFile && node && node->parent && !node->parent->parent)
+        return m_where->path; // the file scanned
+    return joinPath(m_where->path, node ? node->path().toStdString() : std::string());
+}
+
+void UsageView::showImage(const UsageNode *node)
+{
+    const bool known = node && !node->dir && node->parent && m_where && !m_partial
+        && m_where->op->capabilities().has(Capability::Extents);
+    m_imageTitle->setVisible(known);
+    m_image->setVisible(known);
+    if (!known) {
+        m_image->clear();
+        return;
+    }
+    m_imageName = node->name;
+    m_imageTitle->setText(tr("Where the data of %1 is: reading its extents…").arg(m_imageName));
+    m_image->load(m_where->op, pathOf(node));
 }
 
 void UsageView::showMenu(const UsageNode *node, const QPoint &globalPos)
@@ -552,6 +604,7 @@ void UsageView::showCurrent()
         connect(b, &QToolButton::clicked, this, [this, n] { zoomTo(n); });
         m_crumbs->addWidget(b);
     }
+    showImage(nullptr); // the selection goes with the picture
     m_map->setNode(m_current, m_tree);
     m_list->clear();
     if (m_current)
@@ -567,7 +620,7 @@ const UsageNode *UsageView::selectedEntry() const
 
 bool UsageView::canDelete(const UsageNode *node) const
 {
-    return m_actions && m_where && m_tree && !m_partial && !scanning() && node && node->parent;
+    return m_actions && m_where && m_tree && !m_partial && !m_oneFile && !scanning() && node && node->parent;
 }
 
 void UsageView::deleteEntry(const UsageNode *node)
@@ -577,7 +630,7 @@ void UsageView::deleteEntry(const UsageNode *node)
     const QString relative = node->path();
     Entry entry;
     entry.name = node->name.toStdString();
-    entry.path = joinPath(m_where->path, relative.toStdString());
+    entry.path = pathOf(node);
     entry.kind = node->dir ? EntryKind::Directory : EntryKind::File;
     // Confined to the folder scanned, whatever the tree says: the Files tab's delete.
     const std::weak_ptr<UsageTree> tree = m_tree;

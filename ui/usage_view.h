@@ -22,6 +22,7 @@ class QTreeWidgetItem;
 
 namespace strata {
 
+class AllocationMap;
 class FileActions;
 
 // Where the space goes below a folder of any connection. The page stands on its own: a
@@ -62,6 +63,8 @@ public:
     void zoomTo(UsageNode *node);
     TreemapWidget *treemap() const { return m_map; }
     QTreeWidget *largest() const { return m_list; }
+    // The allocation map of the selected file (hidden unless its storage knows extents).
+    AllocationMap *imageMap() const { return m_image; }
     QString statusText() const;
 
     // The URI of an entry of the tree on show; empty for a scan read from a file.
@@ -101,6 +104,7 @@ private:
         bool ok = false;
         QString message;
         std::optional<Location> where;
+        bool oneFile = false; // the location is a file (a disk image): the tree is that file
     };
     using Job = std::function<Outcome(std::stop_token, UsageTree &)>;
     // Runs job on the scan's thread and shows its tree; `recent`: the label is a location
@@ -112,6 +116,10 @@ private:
     void showTree(std::shared_ptr<UsageTree> tree);
     void applyComparison();
     QString changeText(const UsageNode *node) const;
+    // The storage path of an entry of the tree on show (m_where set).
+    std::string pathOf(const UsageNode *node) const;
+    // Where a selected file's data, zeros and holes lie, where the storage can tell.
+    void showImage(const UsageNode *node);
     void fill(QTreeWidgetItem *parent, const UsageNode &node);
     void remember(const QString &uri);
     QTreeWidgetItem *itemOf(const UsageNode *node) const;
@@ -139,6 +147,10 @@ private:
     std::shared_ptr<const Changes> m_changes;
     QString m_changesSummary;
     QWidget *m_changeLegend = nullptr;
+    bool m_oneFile = false; // the scanned location is one file (the tree's only entry)
+    QLabel *m_imageTitle;
+    QString m_imageName;
+    AllocationMap *m_image;
     std::optional<Location> m_where; // where m_tree was walked
     UsageNode *m_current = nullptr;
     QString m_rootLabel;

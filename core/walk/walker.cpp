@@ -127,6 +127,13 @@ public:
         return dir;
     }
 
+    // Whether a thread that asks for a directory now would wait for one.
+    bool nothingQueued()
+    {
+        std::lock_guard lock(m_mutex);
+        return m_stack.empty();
+    }
+
     void done()
     {
         std::lock_guard lock(m_mutex);
@@ -488,7 +495,11 @@ public:
         Batch batch(m_state, m_state.options.batchSize);
         while (Dir *dir = m_state.pop()) {
             listDir(*dir, batch);
-            batch.flushIfOlder(kBatchAge);
+            // Before waiting for more, what is held goes out; otherwise once it is old.
+            if (m_state.nothingQueued())
+                batch.flush();
+            else
+                batch.flushIfOlder(kBatchAge);
             m_state.done();
         }
     }

@@ -465,6 +465,23 @@ void TestStoragePictures::allocationMapOfAnNbdkitImage()
     QVERIFY(!map.grab().toImage().isNull());
     if (const QString shots = qEnvironmentVariable("STRATA_SCREENSHOT_DIR"); !shots.isEmpty())
         QVERIFY(map.grab().save(shots + QStringLiteral("/allocation-map.png")));
+    // The Usage page on the export: one tile, the image, and where its data is.
+    UsageView view;
+    view.setRegistry(registry.get());
+    view.resize(1000, 600);
+    view.show();
+    QSignalSpy done(&view, &UsageView::scanFinished);
+    view.locationBox()->setEditText(uri);
+    view.scanTyped();
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 10000);
+    QVERIFY2(done[0][0].toBool(), qPrintable(done[0][1].toString()));
+    QCOMPARE(view.current()->children.size(), std::size_t(1));
+    QCOMPARE(view.current()->bytes, std::uint64_t(16) << 20);
+    QVERIFY(view.uriOf(view.current()->children[0].get()).startsWith(QStringLiteral("nbd")));
+    QVERIFY(!view.canDelete(view.current()->children[0].get())); // the location itself
+    QTRY_VERIFY(view.imageMap()->isVisible());
+    QTRY_COMPARE_WITH_TIMEOUT(view.imageMap()->totals().data, std::uint64_t(2 * 65536), 10000);
+    QCOMPARE(view.imageMap()->totals().total(), std::uint64_t(16) << 20);
 }
 
 } // namespace strata

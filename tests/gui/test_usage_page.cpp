@@ -5,6 +5,7 @@
 // gives each entry its change and the map its colours.
 #include "tests/gui/gui_fixture.h"
 
+#include "ui/allocation_map.h"
 #include "ui/file_actions.h"
 #include "ui/treemap_widget.h"
 #include "ui/usage_changes.h"
@@ -14,12 +15,15 @@
 #include <QAbstractButton>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
+#include <QFile>
 #include <QMenu>
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
+#include <QUrl>
 
 #include <future>
 #include <thread>
@@ -90,6 +94,7 @@ private Q_SLOTS:
     void pageFillsInWhileWalking();
     void deleteFromThePage();
     void changesSinceASavedScan();
+    void whereASparseFilesDataIs();
 };
 
 void TestUsagePage::treeKeepsTotalsAsEntriesCome()
@@ -399,6 +404,51 @@ void TestUsagePage::changesSinceASavedScan()
     view.scanTyped();
     QTRY_COMPARE(done.count(), 3);
     QVERIFY(!view.comparing());
+}
+
+// A sparse file's data, zeros and holes, beside the file view, once it is selected.
+void TestUsagePage::whereASparseFilesDataIs()
+{
+    QTemporaryDir dir;
+    QFile image(dir.filePath(QStringLiteral("disk.img")));
+    QVERIFY(image.open(QIODevice::WriteOnly) && image.resize(8 << 20) && image.seek(1 << 20));
+    QVERIFY(image.write(QByteArray(65536, 'd')) == 65536);
+    image.close();
+    QVERIFY(QDir().mkpath(dir.filePath(QStringLiteral("sub"))));
+    auto registry = makeRegistry();
+    UsageView view;
+    view.setRegistry(registry.get());
+    view.resize(1000, 600);
+    view.show();
+    QSignalSpy done(&view, &UsageView::scanFinished);
+    view.locationBox()->setEditText(QUrl::fromLocalFile(dir.path()).toString());
+    view.scanTyped();
+    QTRY_COMPARE(done.count(), 1);
+    QVERIFY(!view.imageMap()->isVisible()); // nothing selected
+    const UsageNode *disk = childNamed(view.current(), QStringLiteral("disk.img"));
+    QVERIFY(disk);
+    QCOMPARE(disk->bytes, std::uint64_t(8 << 20));
+    QSignalSpy loaded(view.imageMap(), &AllocationMap::loaded);
+    view.treemap()->select(disk);
+    QVERIFY(view.imageMap()->isVisible());
+    QTRY_COMPARE(loaded.count(), 1);
+    QCOMPARE(view.imageMap()->totals().total(), std::uint64_t(8 << 20));
+    QCOMPARE(view.imageMap()->totals().data, std::uint64_t(65536));
+    // A folder has no such map.
+    view.treemap()->select(childNamed(view.current(), QStringLiteral("sub")));
+    QVERIFY(!view.imageMap()->isVisible());
+    // The file alone as the location: one tile, selected, its map at once.
+    view.locationBox()->setEditText(QUrl::fromLocalFile(dir.filePath(QStringLiteral("disk.img"))).toString());
+    view.scanTyped();
+    QTRY_COMPARE(done.count(), 2);
+    QVERIFY2(done[1][0].toBool(), qPrintable(done[1][1].toString()));
+    QCOMPARE(view.current()->children.size(), std::size_t(1));
+    QCOMPARE(view.current()->children[0]->name, QStringLiteral("disk.img"));
+    QVERIFY(view.imageMap()->isVisible());
+    QTRY_COMPARE(loaded.count(), 2);
+    QCOMPARE(view.imageMap()->totals().data, std::uint64_t(65536));
+    QCOMPARE(view.uriOf(view.current()->children[0].get()),
+             QUrl::fromLocalFile(dir.filePath(QStringLiteral("disk.img"))).toString());
 }
 
 } // namespace strata

@@ -187,6 +187,9 @@ void TreemapWidget::mouseMoveEvent(QMouseEvent *event)
         text += QLatin1Char('\n') + tr("%n file(s); double-click to zoom in", nullptr, int(n->files));
     else
         text += QLatin1Char('\n') + categoryName(categoryOf(n->name));
+    if (m_note)
+        if (const QString note = m_note(*n); !note.isEmpty())
+            text += QLatin1Char('\n') + note;
     QToolTip::showText(event->globalPosition().toPoint(), text, this);
 }
 

@@ -28,6 +28,8 @@ public:
     void setNode(UsageNode *node, std::shared_ptr<const UsageTree> tree = {});
     // Leaves coloured by `coloring` instead of by category (none: by category again).
     void setColoring(TileColoring coloring);
+    // A last line for the tooltip of a tile (the change since a saved scan); none: no line.
+    void setTooltipNote(std::function<QString(const UsageNode &)> note) { m_note = std::move(note); }
     UsageNode *node() const { return m_node; }
     // The rectangles of the node's children, in their order (largest first).
     const std::vector<QRectF> &rects() const { return m_rects; }
@@ -64,6 +66,7 @@ private:
     UsageNode *m_node = nullptr;
     std::shared_ptr<const UsageTree> m_tree;
     TileColoring m_coloring;
+    std::function<QString(const UsageNode &)> m_note;
     std::vector<QRectF> m_rects;
     // The drawing on screen and its tiles (shared with the thread that made them).
     std::shared_ptr<const std::vector<TreemapTile>> m_tiles;

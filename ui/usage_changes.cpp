@@ -134,7 +134,16 @@ void UsageView::applyComparison()
     m_list->setColumnHidden(kChangeColumn, !m_changes);
     if (!m_changes) {
         m_map->setColoring({});
+        m_map->setTooltipNote({});
     } else {
+        m_map->setTooltipNote([this](const UsageNode &node) {
+            const Change c = changeOf(&node);
+            if (c.appeared)
+                return tr("New since the saved scan");
+            const QString text = changeText(&node);
+            return text.isEmpty() ? tr("Unchanged since the saved scan")
+                                  : tr("%1 since the saved scan (was %2)").arg(text, sizeString(c.before));
+        });
         // The same rule as changeOf(), on the drawing's thread: the table is not changed again.
         m_map->setColoring([changes = m_changes](const UsageNode &node) -> QRgb {
             if (auto it = changes->constFind(&node); it != changes->constEnd())

@@ -12,6 +12,7 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -38,6 +39,7 @@ namespace {
 
 constexpr int kShownPerFolder = 200; // rows per folder in the list; the map shows the rest
 const QString kRecentKey = QStringLiteral("usage/recent");
+const QString kRecentScansKey = QStringLiteral("usage/recentScans");
 
 constexpr int kShareRole = Qt::UserRole + 1; // a row's share of its folder, 0..1
 
@@ -79,7 +81,14 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     m_scan = new QPushButton(tr("&Scan"), this);
     m_cancel = new QPushButton(tr("&Cancel"), this);
     m_cancel->setEnabled(false);
-    auto *open = new QPushButton(tr("&Open Scan…"), this);
+    // Open Scan…: a file dialog, or one of the scans opened or saved lately (its arrow).
+    auto *open = new QToolButton(this);
+    open->setText(tr("&Open Scan…"));
+    open->setPopupMode(QToolButton::MenuButtonPopup);
+    open->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_recentScans = new QMenu(open);
+    open->setMenu(m_recentScans);
+    connect(m_recentScans, &QMenu::aboutToShow, this, &UsageView::listRecentScans);
     m_save = new QPushButton(tr("Sa&ve Scan…"), this);
     m_save->setEnabled(false);
     m_compare = new QPushButton(tr("Co&mpare…"), this);
@@ -192,7 +201,7 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
         connect(dialog, &QFileDialog::fileSelected, this, then);
         dialog->open();
     };
-    connect(open, &QPushButton::clicked, this, [this, askForScan] {
+    connect(open, &QToolButton::clicked, this, [this, askForScan] {
         askForScan(tr("Open a Saved Scan"), false, [this](const QString &f) { openScan(f); });
     });
     connect(m_save, &QPushButton::clicked, this,
@@ -256,6 +265,39 @@ void UsageView::setLocations(const QStringList &uris)
         if (m_location->findText(uri) < 0)
             m_location->addItem(uri);
     m_location->setEditText(typed.isEmpty() && !uris.isEmpty() ? uris.front() : typed);
+}
+
+void UsageView::rememberScan(const QString &file)
+{
+    QSettings settings;
+    QStringList recent = settings.value(kRecentScansKey).toStringList();
+    const QString path = QFileInfo(file).absoluteFilePath();
+    recent.removeAll(path);
+    recent.prepend(path);
+    settings.setValue(kRecentScansKey, recent.mid(0, 8));
+}
+
+QStringList UsageView::recentScans() const
+{
+    QStringList present;
+    for (const QString &f : QSettings().value(kRecentScansKey).toStringList())
+        if (QFileInfo::exists(f))
+            present << f;
+    return present;
+}
+
+void UsageView::listRecentScans()
+{
+    m_recentScans->clear();
+    const QStringList files = recentScans();
+    for (const QString &f : files)
+        m_recentScans->addAction(QFileInfo(f).fileName() + QStringLiteral("  —  ") + QFileInfo(f).absolutePath(), this,
+                                 [this, f] { openScan(f); });
+    if (files.isEmpty())
+        m_recentScans->addAction(tr("No recent scans"))->setEnabled(false);
+    m_recentScans->addSeparator();
+    m_recentScans->addAction(tr("Clear Recent Scans"), this, [] { QSettings().remove(kRecentScansKey); })
+        ->setEnabled(!files.isEmpty());
 }
 
 void UsageView::remember(const QString &uri)
@@ -445,6 +487,8 @@ void UsageView::openScan(const QString &file)
         for (const auto &e : scan->entries)
             tree.add(e.path, e.kind == EntryKind::Directory, e.size, e.allocated);
         m_seen = scan->entries.size();
+        QMetaObject::invokeMethod(
+            this, [this, file] { rememberScan(file); }, Qt::QueuedConnection);
         return {true, {}, {}};
     });
 }
@@ -460,6 +504,7 @@ bool UsageView::saveScan(const QString &file)
         return false;
     }
     m_status->setText(tr("Scan saved to %1").arg(file));
+    rememberScan(file);
     return true;
 }
 

@@ -15,6 +15,7 @@
 class QComboBox;
 class QHBoxLayout;
 class QLabel;
+class QMenu;
 class QPushButton;
 class QTimer;
 class QTreeWidget;
@@ -66,6 +67,10 @@ public:
     // The allocation map of the selected file (hidden unless its storage knows extents).
     AllocationMap *imageMap() const { return m_image; }
     QString statusText() const;
+    // Scans opened or saved lately (files that still exist), newest first; the Open Scan
+    // button's menu lists them.
+    QStringList recentScans() const;
+    QMenu *recentScansMenu() const { return m_recentScans; }
 
     // The URI of an entry of the tree on show; empty for a scan read from a file.
     QString uriOf(const UsageNode *node) const;
@@ -122,6 +127,8 @@ private:
     void showImage(const UsageNode *node);
     void fill(QTreeWidgetItem *parent, const UsageNode &node);
     void remember(const QString &uri);
+    void rememberScan(const QString &file);
+    void listRecentScans();
     QTreeWidgetItem *itemOf(const UsageNode *node) const;
     void showMenu(const UsageNode *node, const QPoint &globalPos);
 
@@ -134,6 +141,7 @@ private:
     QPushButton *m_cancel;
     QPushButton *m_save;
     QPushButton *m_compare;
+    QMenu *m_recentScans;
     QWidget *m_categoryLegend;
     TreemapWidget *m_map;
     QTreeWidget *m_list;

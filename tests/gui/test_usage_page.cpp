@@ -95,6 +95,7 @@ private Q_SLOTS:
     void deleteFromThePage();
     void changesSinceASavedScan();
     void whereASparseFilesDataIs();
+    void recentScansListed();
 };
 
 void TestUsagePage::treeKeepsTotalsAsEntriesCome()
@@ -449,6 +450,38 @@ void TestUsagePage::whereASparseFilesDataIs()
     QCOMPARE(view.imageMap()->totals().data, std::uint64_t(65536));
     QCOMPARE(view.uriOf(view.current()->children[0].get()),
              QUrl::fromLocalFile(dir.filePath(QStringLiteral("disk.img"))).toString());
+}
+
+// Scans saved or opened come back from the Open Scan button's menu; gone files do not.
+void TestUsagePage::recentScansListed()
+{
+    auto registry = makeRegistry();
+    put(*registry, QStringLiteral("memory://rec/a.bin"), QByteArray(123, 'a'));
+    UsageView view;
+    view.setRegistry(registry.get());
+    QSignalSpy done(&view, &UsageView::scanFinished);
+    view.locationBox()->setEditText(QStringLiteral("memory://rec/"));
+    view.scanTyped();
+    QTRY_COMPARE(done.count(), 1);
+    QTemporaryDir dir;
+    const QString first = dir.filePath(QStringLiteral("first.strata-scan"));
+    const QString second = dir.filePath(QStringLiteral("second.strata-scan"));
+    QVERIFY(view.saveScan(first));
+    QVERIFY(view.saveScan(second));
+    QCOMPARE(view.recentScans().mid(0, 2), (QStringList{second, first}));
+    QFile::remove(second);
+    QCOMPARE(view.recentScans().value(0), first); // a file gone is not offered
+    Q_EMIT view.recentScansMenu()->aboutToShow();
+    QAction *entry = nullptr;
+    for (QAction *a : view.recentScansMenu()->actions())
+        if (a->text().startsWith(QStringLiteral("first.strata-scan")))
+            entry = a;
+    QVERIFY(entry);
+    entry->trigger();
+    QTRY_COMPARE(done.count(), 2);
+    QVERIFY(done[1][0].toBool());
+    QCOMPARE(view.current()->bytes, std::uint64_t(123));
+    QVERIFY(view.uriOf(view.current()->children[0].get()).isEmpty()); // read from the file
 }
 
 } // namespace strata

@@ -2,6 +2,7 @@
 
 #include "ui/usage_tree.h"
 
+#include <QCoreApplication>
 #include <QHash>
 #include <QObject>
 #include <QSettings>
@@ -171,6 +172,18 @@ QColor categoryColor(FileCategory category)
     return QColor::fromRgb(kColors[std::size_t(category)]);
 }
 
+QColor keptColor(Kept kept)
+{
+    // Darker than any category: bytes that are paid for and never seen.
+    return kept == Kept::OldVersions ? QColor(0x5a, 0x3d, 0x8a) : QColor(0x2f, 0x2f, 0x2f);
+}
+
+QString keptName(Kept kept)
+{
+    return kept == Kept::OldVersions ? QCoreApplication::translate("Treemap", "Older versions")
+                                     : QCoreApplication::translate("Treemap", "Unfinished uploads");
+}
+
 namespace {
 
 constexpr float kCushionHeight = 0.5f;   // the top level's ridges
@@ -258,9 +271,10 @@ QImage renderTreemap(const std::vector<TreemapTile> &tiles, const QSize &size, c
         const int x0 = int(std::lround(t.rect.left())), x1 = int(std::lround(t.rect.right()));
         const int y0 = int(std::lround(t.rect.top())), y1 = int(std::lround(t.rect.bottom()));
         if (t.leaf) {
-            const QRgb base = coloring ? coloring(*t.node)
-                : t.node->dir          ? folder
-                                       : categoryColor(categoryOf(t.node->name)).rgb();
+            const QRgb base = coloring     ? coloring(*t.node)
+                : t.node->kept != Kept::No ? keptColor(t.node->kept).rgb()
+                : t.node->dir              ? folder
+                                           : categoryColor(categoryOf(t.node->name)).rgb();
             shade(t, base, x0, x1, y0, y1);
             continue;
         }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/walk/scan.h"
+
 #include <QColor>
 #include <QImage>
 #include <QRectF>
@@ -27,6 +29,10 @@ inline constexpr int kFileCategories = 8;
 FileCategory categoryOf(QStringView fileName);
 QString categoryName(FileCategory category);
 QColor categoryColor(FileCategory category);
+// What an object store keeps besides the objects (older versions, unfinished uploads): its
+// own colour and name in the map and the legend.
+QColor keptColor(Kept kept);
+QString keptName(Kept kept);
 // The extensions (lower case, no dot) of a category. Defaults, unless the settings hold
 // "usage/extensions/<category name in lower case>" as a comma-separated list.
 QStringList categoryExtensions(FileCategory category);

@@ -186,7 +186,7 @@ void TreemapWidget::mouseMoveEvent(QMouseEvent *event)
     if (n->dir)
         text += QLatin1Char('\n') + tr("%n file(s); double-click to zoom in", nullptr, int(n->files));
     else
-        text += QLatin1Char('\n') + categoryName(categoryOf(n->name));
+        text += QLatin1Char('\n') + (n->kept != Kept::No ? keptName(n->kept) : categoryName(categoryOf(n->name)));
     if (m_note)
         if (const QString note = m_note(*n); !note.isEmpty())
             text += QLatin1Char('\n') + note;

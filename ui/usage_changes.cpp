@@ -90,6 +90,8 @@ void UsageView::compareWith(const QString &scanFile)
         while (!stack.empty()) {
             auto [node, path] = std::move(stack.back());
             stack.pop_back();
+            if (node->kept != Kept::No)
+                continue; // versions and uploads are not compared: their objects are
             if (auto it = byPath.find(path); it != byPath.end()) {
                 const bool appeared = it->second->kind == ScanChange::Kind::Appeared;
                 changes->insert(node, {it->second->before, appeared});

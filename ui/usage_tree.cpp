@@ -60,7 +60,7 @@ UsageNode *UsageTree::child(UsageNode *parent, const QString &name, bool dir)
     return raw;
 }
 
-void UsageTree::add(std::string_view path, bool dir, std::uint64_t bytes, std::uint64_t allocated)
+void UsageTree::add(std::string_view path, bool dir, std::uint64_t bytes, std::uint64_t allocated, Kept kept)
 {
     UsageNode *at = m_root.get();
     while (!path.empty()) {
@@ -71,8 +71,12 @@ void UsageTree::add(std::string_view path, bool dir, std::uint64_t bytes, std::u
             at = child(at, QString::fromUtf8(segment.data(), qsizetype(segment.size())), last ? dir : true);
         path = last ? std::string_view() : path.substr(slash + 1);
     }
-    if (at != m_root.get())
-        account(at, dir ? 0 : std::int64_t(bytes), std::int64_t(allocated), dir ? 0 : 1);
+    if (at == m_root.get()) {
+        ++m_entries;
+        return;
+    }
+    at->kept = kept;
+    account(at, dir ? 0 : std::int64_t(bytes), std::int64_t(allocated), dir || kept != Kept::No ? 0 : 1);
     ++m_entries;
 }
 
@@ -135,6 +139,7 @@ std::unique_ptr<UsageTree> UsageTree::snapshot(std::size_t budget, std::size_t p
         to.allocated = from.allocated;
         to.files = from.files;
         to.dir = from.dir;
+        to.kept = from.kept;
     };
     same(*copy->m_root, *m_root);
     // Folders to copy, largest first: the budget goes where the space is.
@@ -201,8 +206,8 @@ Scan toScan(const UsageTree &tree, const QString &root)
         if (node->dir)
             for (const auto &c : node->children)
                 allocated -= std::min(allocated, c->allocated); // the folder's own only
-        scan.entries.push_back(
-            {path, node->dir ? EntryKind::Directory : EntryKind::File, node->dir ? 0 : node->bytes, allocated, 0});
+        scan.entries.push_back({path, node->dir ? EntryKind::Directory : EntryKind::File, node->dir ? 0 : node->bytes,
+                                allocated, 0, node->kept});
         for (const auto &c : node->children)
             stack.emplace_back(c.get(), path + '/' + c->name.toStdString());
     }

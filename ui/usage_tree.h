@@ -23,6 +23,7 @@ struct UsageNode {
     std::uint64_t files = 0;     // files below (a file counts itself)
     std::uint64_t hidden = 0;    // in a partial copy (snapshot()): children left out
     bool dir = false;
+    Kept kept = Kept::No; // an object's older versions or unfinished upload (counted as no file)
     UsageNode *parent = nullptr;
     std::vector<std::unique_ptr<UsageNode>> children;
 
@@ -34,7 +35,7 @@ public:
     UsageTree();
     // A relative '/'-separated path; missing parents are made. Each file once: only
     // folders are looked up, so a file added twice would be listed twice.
-    void add(std::string_view path, bool dir, std::uint64_t bytes, std::uint64_t allocated = 0);
+    void add(std::string_view path, bool dir, std::uint64_t bytes, std::uint64_t allocated = 0, Kept kept = Kept::No);
     // Sorts every folder's children largest first (the totals are kept as entries come).
     void finish();
     UsageNode *root() const { return m_root.get(); }

@@ -59,6 +59,14 @@ public:
     }
 };
 
+// A row's name: folders end in '/', an object's older versions and unfinished upload say so.
+QString displayName(const UsageNode &node)
+{
+    if (node.kept != Kept::No)
+        return node.name + QStringLiteral("  (") + keptName(node.kept).toLower() + QLatin1Char(')');
+    return node.name + (node.dir ? QStringLiteral("/") : QString());
+}
+
 UsageNode *nodeOf(const QTreeWidgetItem *item)
 {
     return item ? static_cast<UsageNode *>(item->data(0, Qt::UserRole).value<void *>()) : nullptr;
@@ -138,6 +146,8 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
     QList<std::pair<QColor, QString>> categories;
     for (int c = 0; c < kFileCategories; ++c)
         categories.append({categoryColor(FileCategory(c)), categoryName(FileCategory(c))});
+    for (Kept k : {Kept::OldVersions, Kept::Upload})
+        categories.append({keptColor(k), keptName(k)});
     m_categoryLegend = legendOf(categories);
     mapLayout->addWidget(m_categoryLegend);
     m_changeLegend = legendOf({{QColor(kAppeared), tr("New")},
@@ -444,6 +454,23 @@ UsageView::Outcome UsageView::walkInto(const Location &location, std::stop_token
         stop);
     if (!summary)
         return {false, QString::fromStdString(summary.error().message()), {}};
+    // What the store keeps and bills beside the objects: older versions, unfinished uploads.
+    QString keptProblem;
+    if (!stop.stop_requested()) {
+        const Status kept = listKept(
+            *location.op, location.path,
+            [&](const ScanEntry &e) {
+                tree.add(e.path, false, e.size, e.allocated, e.kept);
+                ++m_seen;
+                m_bytes += e.size;
+            },
+            stop);
+        if (!kept)
+            keptProblem = tr("older versions and unfinished uploads could not be listed: %1")
+                              .arg(QString::fromStdString(kept.error().message()));
+    }
+    if (!keptProblem.isEmpty() && summary->errors.empty())
+        return {true, keptProblem, location};
     if (!summary->errors.empty())
         return {true,
                 tr("%n folder(s) could not be read, e.g. %1", nullptr, int(summary->errors.size()))
@@ -485,7 +512,7 @@ void UsageView::openScan(const QString &file)
         if (!scan)
             return {false, QString::fromStdString(scan.error().message()), {}};
         for (const auto &e : scan->entries)
-            tree.add(e.path, e.kind == EntryKind::Directory, e.size, e.allocated);
+            tree.add(e.path, e.kind == EntryKind::Directory, e.size, e.allocated, e.kept);
         m_seen = scan->entries.size();
         QMetaObject::invokeMethod(
             this, [this, file] { rememberScan(file); }, Qt::QueuedConnection);
@@ -615,8 +642,7 @@ void UsageView::fill(QTreeWidgetItem *parent, const UsageNode &node)
             items << new QTreeWidgetItem({tr("… %n more", nullptr, int(node.children.size()) - kShownPerFolder)});
             break;
         }
-        auto *item = new QTreeWidgetItem({c->name + (c->dir ? QStringLiteral("/") : QString()), sizeString(c->bytes),
-                                          sizeString(c->allocated),
+        auto *item = new QTreeWidgetItem({displayName(*c), sizeString(c->bytes), sizeString(c->allocated),
                                           QStringLiteral("%1%").arg(100.0 * double(c->bytes) / total, 0, 'f', 1),
                                           QLocale().toString(qulonglong(c->files)), changeText(c.get())});
         item->setData(0, Qt::UserRole, QVariant::fromValue<void *>(c.get()));
@@ -644,6 +670,7 @@ void UsageView::showCurrent()
         chain.insert(chain.begin(), n);
     for (UsageNode *n : chain) {
         auto *b = new QToolButton(this);
+        b->setObjectName(QStringLiteral("crumb"));
         b->setAutoRaise(true);
         b->setText((n->parent ? n->name : m_rootLabel) + (n == m_current ? QString() : QStringLiteral("  ›")));
         connect(b, &QToolButton::clicked, this, [this, n] { zoomTo(n); });
@@ -665,7 +692,8 @@ const UsageNode *UsageView::selectedEntry() const
 
 bool UsageView::canDelete(const UsageNode *node) const
 {
-    return m_actions && m_where && m_tree && !m_partial && !m_oneFile && !scanning() && node && node->parent;
+    return m_actions && m_where && m_tree && !m_partial && !m_oneFile && !scanning() && node && node->parent
+        && node->kept == Kept::No; // older versions and uploads are not the object: not deleted with it
 }
 
 void UsageView::deleteEntry(const UsageNode *node)

@@ -48,9 +48,10 @@ S3Backend::S3Backend(Config config, Credentials credentials, std::shared_ptr<htt
 
 Capabilities S3Backend::capabilities() const
 {
-    return {Capability::Stat,       Capability::List,          Capability::Read,         Capability::Write,
-            Capability::Remove,     Capability::CreateDir,     Capability::Rename,       Capability::Copy,
-            Capability::RangedRead, Capability::ListRecursive, Capability::VersionedRead};
+    return {Capability::Stat,       Capability::List,          Capability::Read,          Capability::Write,
+            Capability::Remove,     Capability::CreateDir,     Capability::Rename,        Capability::Copy,
+            Capability::RangedRead, Capability::ListRecursive, Capability::VersionedRead, Capability::Versions,
+            Capability::Uploads};
 }
 
 Uri S3Backend::uriFor(std::string_view path) const
@@ -210,6 +211,128 @@ Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &option
             return Error(ErrorKind::NotDirectory);
         return Error(ErrorKind::NotFound);
     }
+    return page;
+}
+
+namespace {
+
+// A page token of two markers (key, then version or upload id): "<length of the key>:<key>
+// <id>". The length, not a separator, ends the key: a key may hold any byte.
+std::string twoMarkers(const std::string &key, const std::string &id)
+{
+    return std::to_string(key.size()) + ":" + key + id;
+}
+
+Result<std::pair<std::string, std::string>> markersOf(const std::string &token)
+{
+    const auto colon = token.find(':');
+    std::size_t length = 0;
+    const auto parsed = std::from_chars(token.data(), token.data() + (colon == std::string::npos ? 0 : colon), length);
+    if (colon == std::string::npos || parsed.ec != std::errc() || parsed.ptr != token.data() + colon
+        || length > token.size() - colon - 1)
+        return Error(ErrorKind::InvalidInput, "the listing page token is not valid");
+    return std::pair{token.substr(colon + 1, length), token.substr(colon + 1 + length)};
+}
+
+} // namespace
+
+// The keys below dir become paths; a key that is no path ("a//b", "..") is reported as
+// skipped and never made into another, and directory markers ("a/") are not objects.
+Result<http::Response> S3Backend::listMarked(const MarkedListing &what, const std::string &prefix,
+                                             const ListOptions &options)
+{
+    Call call;
+    call.bucketRoot = true;
+    call.query = {{what.subresource, ""},
+                  {what.limit, std::to_string(std::clamp<std::size_t>(options.pageSize, 1, 1000))}};
+    if (!prefix.empty())
+        call.query.emplace_back("prefix", prefix);
+    if (!options.pageToken.empty()) {
+        auto markers = markersOf(options.pageToken);
+        if (!markers)
+            return std::move(markers).error();
+        call.query.emplace_back("key-marker", markers->first);
+        if (!markers->second.empty())
+            call.query.emplace_back(what.idMarker, markers->second);
+    }
+    return sendOk(call);
+}
+
+Result<VersionPage> S3Backend::listVersions(std::string_view dir, const ListOptions &options)
+{
+    const std::string key(keyOf(dir));
+    const std::string prefix = key.empty() ? std::string() : key + "/";
+    auto response = listMarked({"versions", "max-keys", "version-id-marker"}, prefix, options);
+    if (!response)
+        return std::move(response).error();
+    auto listed = parseVersions(response->body);
+    if (!listed)
+        return std::move(listed).error();
+    VersionPage page;
+    for (auto &v : listed->versions) {
+        if (!v.key.starts_with(prefix) || v.key.ends_with('/'))
+            continue;
+        const std::string_view rest = std::string_view(v.key).substr(prefix.size());
+        if (!isValidRelativePath(rest)) {
+            page.skipped.push_back(v.key);
+            continue;
+        }
+        page.versions.push_back(
+            {joinPath(dir, rest), std::move(v.versionId), v.size, v.mtimeNs.value_or(0), v.latest, v.deleteMarker});
+    }
+    if (listed->truncated)
+        page.nextPageToken = twoMarkers(listed->nextKeyMarker, listed->nextVersionIdMarker);
+    return page;
+}
+
+Result<UploadPage> S3Backend::listUploads(std::string_view dir, const ListOptions &options)
+{
+    const std::string key(keyOf(dir));
+    const std::string prefix = key.empty() ? std::string() : key + "/";
+    auto response = listMarked({"uploads", "max-uploads", "upload-id-marker"}, prefix, options);
+    if (!response)
+        return std::move(response).error();
+    auto listed = parseUploads(response->body);
+    if (!listed)
+        return std::move(listed).error();
+    UploadPage page;
+    for (auto &u : listed->uploads) {
+        if (!u.key.starts_with(prefix))
+            continue;
+        const std::string_view rest = std::string_view(u.key).substr(prefix.size());
+        if (!isValidRelativePath(rest)) {
+            page.skipped.push_back(u.key);
+            continue;
+        }
+        PendingUpload pending{joinPath(dir, rest), std::move(u.uploadId), u.initiatedNs.value_or(0), 0, 0};
+        // Its parts so far: what it costs (ListParts, a page of up to 1 000 parts at a time).
+        std::string marker;
+        bool gone = false;
+        do {
+            Call parts;
+            parts.key = u.key;
+            parts.query = {{"uploadId", pending.uploadId}};
+            if (!marker.empty())
+                parts.query.emplace_back("part-number-marker", marker);
+            auto answer = sendOk(parts);
+            if (!answer && answer.error().kind() == ErrorKind::NotFound) {
+                gone = true; // completed or aborted since it was listed: it costs nothing now
+                break;
+            }
+            if (!answer)
+                return std::move(answer).error();
+            auto counted = parseParts(answer->body);
+            if (!counted)
+                return std::move(counted).error();
+            pending.bytes += counted->bytes;
+            pending.parts += counted->parts;
+            marker = counted->truncated ? counted->nextPartNumberMarker : std::string();
+        } while (!marker.empty());
+        if (!gone)
+            page.uploads.push_back(std::move(pending));
+    }
+    if (listed->truncated)
+        page.nextPageToken = twoMarkers(listed->nextKeyMarker, listed->nextUploadIdMarker);
     return page;
 }
 

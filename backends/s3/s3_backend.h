@@ -38,6 +38,8 @@ public:
     Uri uriFor(std::string_view path) const override;
     Result<Entry> stat(std::string_view path) override;
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
+    Result<VersionPage> listVersions(std::string_view dir, const ListOptions &options) override;
+    Result<UploadPage> listUploads(std::string_view dir, const ListOptions &options) override;
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
     Result<std::size_t> readVersion(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer,
                                     const ObjectVersion &version) override;
@@ -65,6 +67,12 @@ public:
     const Config &config() const { return m_config; }
 
 private:
+    // A bucket listing paged by a key marker and an id marker (ListObjectVersions,
+    // ListMultipartUploads): its subresource and the names of its parameters.
+    struct MarkedListing {
+        const char *subresource, *limit, *idMarker;
+    };
+    Result<http::Response> listMarked(const MarkedListing &what, const std::string &prefix, const ListOptions &options);
     Result<http::Response> head(const std::string &key);
     Result<bool> prefixExists(const std::string &prefix);
     Result<Entry> statDirectory(std::string_view path, const std::string &key);

@@ -95,6 +95,152 @@ Result<ListResult> parseList(const std::string &xml)
     return result;
 }
 
+namespace {
+
+Result<std::uint64_t> number(QXmlStreamReader &reader, const char *what)
+{
+    const std::string value = text(reader);
+    std::uint64_t n = 0;
+    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec != std::errc() || ptr != value.data() + value.size())
+        return Error(ErrorKind::Corrupt, std::string("the listing gives ") + what + " that is not a number");
+    return n;
+}
+
+// Opens the answer's root element, which must be `root`.
+Status openRoot(QXmlStreamReader &reader, const char *root)
+{
+    if (!reader.readNextStartElement())
+        return reader.hasError() ? corrupt(reader) : Error(ErrorKind::Corrupt, "the server sent an empty answer");
+    if (reader.name() != QLatin1String(root))
+        return Error(ErrorKind::Corrupt, std::string("the server did not answer with a ") + root);
+    return {};
+}
+
+} // namespace
+
+Result<VersionList> parseVersions(const std::string &xml)
+{
+    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    if (auto st = openRoot(reader, "ListVersionsResult"); !st)
+        return std::move(st).error();
+    VersionList result;
+    while (reader.readNextStartElement()) {
+        const auto name = reader.name();
+        if (name == QLatin1String("Version") || name == QLatin1String("DeleteMarker")) {
+            ListedVersion v;
+            v.deleteMarker = name == QLatin1String("DeleteMarker");
+            while (reader.readNextStartElement()) {
+                const auto field = reader.name();
+                if (field == QLatin1String("Key")) {
+                    v.key = text(reader);
+                } else if (field == QLatin1String("VersionId")) {
+                    v.versionId = text(reader);
+                } else if (field == QLatin1String("IsLatest")) {
+                    v.latest = text(reader) == "true";
+                } else if (field == QLatin1String("Size")) {
+                    auto n = number(reader, "a version size");
+                    if (!n)
+                        return std::move(n).error();
+                    v.size = *n;
+                } else if (field == QLatin1String("LastModified")) {
+                    v.mtimeNs = parseTime(text(reader));
+                } else {
+                    reader.skipCurrentElement();
+                }
+            }
+            result.versions.push_back(std::move(v));
+        } else if (name == QLatin1String("IsTruncated")) {
+            result.truncated = text(reader) == "true";
+        } else if (name == QLatin1String("NextKeyMarker")) {
+            result.nextKeyMarker = text(reader);
+        } else if (name == QLatin1String("NextVersionIdMarker")) {
+            result.nextVersionIdMarker = text(reader);
+        } else {
+            reader.skipCurrentElement();
+        }
+    }
+    if (reader.hasError())
+        return corrupt(reader);
+    if (result.truncated && result.nextKeyMarker.empty())
+        return Error(ErrorKind::Corrupt, "the version listing says it continues but gives no next key");
+    return result;
+}
+
+Result<UploadList> parseUploads(const std::string &xml)
+{
+    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    if (auto st = openRoot(reader, "ListMultipartUploadsResult"); !st)
+        return std::move(st).error();
+    UploadList result;
+    while (reader.readNextStartElement()) {
+        const auto name = reader.name();
+        if (name == QLatin1String("Upload")) {
+            ListedUpload u;
+            while (reader.readNextStartElement()) {
+                const auto field = reader.name();
+                if (field == QLatin1String("Key"))
+                    u.key = text(reader);
+                else if (field == QLatin1String("UploadId"))
+                    u.uploadId = text(reader);
+                else if (field == QLatin1String("Initiated"))
+                    u.initiatedNs = parseTime(text(reader));
+                else
+                    reader.skipCurrentElement();
+            }
+            result.uploads.push_back(std::move(u));
+        } else if (name == QLatin1String("IsTruncated")) {
+            result.truncated = text(reader) == "true";
+        } else if (name == QLatin1String("NextKeyMarker")) {
+            result.nextKeyMarker = text(reader);
+        } else if (name == QLatin1String("NextUploadIdMarker")) {
+            result.nextUploadIdMarker = text(reader);
+        } else {
+            reader.skipCurrentElement();
+        }
+    }
+    if (reader.hasError())
+        return corrupt(reader);
+    if (result.truncated && result.nextKeyMarker.empty())
+        return Error(ErrorKind::Corrupt, "the upload listing says it continues but gives no next key");
+    return result;
+}
+
+Result<PartList> parseParts(const std::string &xml)
+{
+    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    if (auto st = openRoot(reader, "ListPartsResult"); !st)
+        return std::move(st).error();
+    PartList result;
+    while (reader.readNextStartElement()) {
+        const auto name = reader.name();
+        if (name == QLatin1String("Part")) {
+            while (reader.readNextStartElement()) {
+                if (reader.name() == QLatin1String("Size")) {
+                    auto n = number(reader, "a part size");
+                    if (!n)
+                        return std::move(n).error();
+                    result.bytes += *n;
+                } else {
+                    reader.skipCurrentElement();
+                }
+            }
+            ++result.parts;
+        } else if (name == QLatin1String("IsTruncated")) {
+            result.truncated = text(reader) == "true";
+        } else if (name == QLatin1String("NextPartNumberMarker")) {
+            result.nextPartNumberMarker = text(reader);
+        } else {
+            reader.skipCurrentElement();
+        }
+    }
+    if (reader.hasError())
+        return corrupt(reader);
+    if (result.truncated && result.nextPartNumberMarker.empty())
+        return Error(ErrorKind::Corrupt, "the part listing says it continues but gives no next part number");
+    return result;
+}
+
 Result<std::string> parseUploadId(const std::string &xml)
 {
     QXmlStreamReader reader(QByteArray::fromStdString(xml));

@@ -28,6 +28,44 @@ struct ListResult {
 
 // ListObjectsV2. Truncated or malformed XML is Corrupt, never a partial success.
 Result<ListResult> parseList(const std::string &xml);
+// ListObjectVersions: versions and delete markers, in the server's order.
+struct ListedVersion {
+    std::string key;
+    std::string versionId;
+    std::uint64_t size = 0;
+    std::optional<std::int64_t> mtimeNs;
+    bool latest = false;
+    bool deleteMarker = false;
+};
+struct VersionList {
+    std::vector<ListedVersion> versions;
+    bool truncated = false;
+    std::string nextKeyMarker, nextVersionIdMarker;
+};
+Result<VersionList> parseVersions(const std::string &xml);
+
+// ListMultipartUploads.
+struct ListedUpload {
+    std::string key;
+    std::string uploadId;
+    std::optional<std::int64_t> initiatedNs;
+};
+struct UploadList {
+    std::vector<ListedUpload> uploads;
+    bool truncated = false;
+    std::string nextKeyMarker, nextUploadIdMarker;
+};
+Result<UploadList> parseUploads(const std::string &xml);
+
+// ListParts: how many parts and bytes so far.
+struct PartList {
+    std::uint64_t bytes = 0;
+    std::uint32_t parts = 0;
+    bool truncated = false;
+    std::string nextPartNumberMarker;
+};
+Result<PartList> parseParts(const std::string &xml);
+
 // InitiateMultipartUploadResult -> UploadId
 Result<std::string> parseUploadId(const std::string &xml);
 // CompleteMultipartUpload and CopyObject answer 200 with an <Error> body when they fail.

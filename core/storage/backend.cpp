@@ -105,6 +105,16 @@ Result<std::vector<Extent>> Backend::extents(std::string_view)
     return unsupported("an extent map");
 }
 
+Result<VersionPage> Backend::listVersions(std::string_view, const ListOptions &)
+{
+    return unsupported("object versions");
+}
+
+Result<UploadPage> Backend::listUploads(std::string_view, const ListOptions &)
+{
+    return unsupported("a list of unfinished uploads");
+}
+
 Status Backend::copyRange(std::string_view, std::uint64_t, std::uint64_t, Writer &)
 {
     return unsupported("copying ranges inside the storage");

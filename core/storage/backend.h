@@ -112,6 +112,39 @@ struct ListPage {
     std::vector<std::string> skipped;
 };
 
+// What an object store keeps besides what its listings show (Backend::listVersions): every
+// version of every object, the latest and the older ones, and deletes kept as markers.
+struct StoredVersion {
+    std::string path; // the object's normalised path
+    std::string versionId;
+    std::uint64_t size = 0;
+    std::int64_t mtimeNs = 0;
+    bool latest = false;       // the version a plain read returns
+    bool deleteMarker = false; // a delete kept as a version: no bytes
+};
+
+struct VersionPage {
+    std::vector<StoredVersion> versions;
+    std::string nextPageToken;        // empty when this is the last page
+    std::vector<std::string> skipped; // keys that are no path, as sent (see ListPage)
+};
+
+// A multipart upload begun and never completed or aborted (Backend::listUploads): its parts
+// are stored, and paid for, without showing in any listing.
+struct PendingUpload {
+    std::string path;
+    std::string uploadId;
+    std::int64_t initiatedNs = 0;
+    std::uint64_t bytes = 0; // of the parts stored so far
+    std::uint32_t parts = 0;
+};
+
+struct UploadPage {
+    std::vector<PendingUpload> uploads;
+    std::string nextPageToken;
+    std::vector<std::string> skipped;
+};
+
 // One storage service: small, thread-safe, no retry loops, no logging (layers add those).
 // Every path is a normalised absolute backend path (see core/storage/path.h).
 class Backend {
@@ -170,6 +203,12 @@ public:
     virtual Status copy(std::string_view from, std::string_view to);
     // Data / zero / hole map of the whole object, sorted and coalesced.
     virtual Result<std::vector<Extent>> extents(std::string_view path);
+    // One page of every version of every object below dir, the whole subtree, ordered by
+    // path and then newest first (Capability::Versions); Unsupported by default.
+    virtual Result<VersionPage> listVersions(std::string_view dir, const ListOptions &options);
+    // One page of the uploads below dir begun and never finished, with the bytes of their
+    // parts (Capability::Uploads); Unsupported by default.
+    virtual Result<UploadPage> listUploads(std::string_view dir, const ListOptions &options);
     // Copies a range of `from` into a writer opened on this same backend without moving
     // the bytes through user space (copy_file_range); Unsupported where impossible.
     virtual Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to);

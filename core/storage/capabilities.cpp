@@ -23,6 +23,8 @@ std::string_view toString(Capability cap)
     case Capability::VersionedRead: return "versioned-read";
     case Capability::SingleObject: return "single-object";
     case Capability::Queue: return "queue";
+    case Capability::Versions: return "versions";
+    case Capability::Uploads: return "uploads";
     }
     return "unknown";
 }

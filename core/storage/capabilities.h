@@ -25,6 +25,8 @@ enum class Capability : std::uint32_t {
     VersionedRead = 1u << 15,     // readVersion() fails with Corrupt when the object's version changed
     SingleObject = 1u << 16,      // the backend is one object at its root, of fixed size (an NBD export)
     Queue = 1u << 17,             // readQueue/writeQueue keep several requests in flight from one thread
+    Versions = 1u << 18,          // listVersions: older versions and delete markers an object store keeps
+    Uploads = 1u << 19,           // listUploads: multipart uploads begun and never completed
 };
 
 std::string_view toString(Capability cap);

@@ -37,6 +37,8 @@ Capabilities needs(const Call &call)
     case Operation::Rename: return {Capability::Rename};
     case Operation::Copy: return {Capability::Copy};
     case Operation::Extents: return {Capability::Extents};
+    case Operation::ListVersions: return {Capability::Versions};
+    case Operation::ListUploads: return {Capability::Uploads};
     case Operation::CopyRange:
     case Operation::ReaderCopyRange: return {Capability::Read, Capability::Write};
     case Operation::SetPermissions:

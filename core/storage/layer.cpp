@@ -25,6 +25,8 @@ std::string_view toString(Operation op)
     case Operation::CopyRange: return "copy-range";
     case Operation::WillRead: return "will-read";
     case Operation::DiscardPending: return "discard-pending";
+    case Operation::ListVersions: return "list-versions";
+    case Operation::ListUploads: return "list-uploads";
     case Operation::WriterWrite: return "write";
     case Operation::WriterWriteAt: return "write-at";
     case Operation::WriterSetLength: return "set-length";
@@ -256,6 +258,16 @@ Status Layer::copy(std::string_view from, std::string_view to)
 Result<std::vector<Extent>> Layer::extents(std::string_view path)
 {
     return run<std::vector<Extent>>(Call{Operation::Extents, path}, [&] { return m_inner->extents(path); });
+}
+
+Result<VersionPage> Layer::listVersions(std::string_view dir, const ListOptions &options)
+{
+    return run<VersionPage>(Call{Operation::ListVersions, dir}, [&] { return m_inner->listVersions(dir, options); });
+}
+
+Result<UploadPage> Layer::listUploads(std::string_view dir, const ListOptions &options)
+{
+    return run<UploadPage>(Call{Operation::ListUploads, dir}, [&] { return m_inner->listUploads(dir, options); });
 }
 
 Status Layer::copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to)

@@ -85,6 +85,8 @@ public:
     Result<std::unique_ptr<Reader>> openReader(std::string_view path, const Entry &expected) final;
     Status copy(std::string_view from, std::string_view to) final;
     Result<std::vector<Extent>> extents(std::string_view path) final;
+    Result<VersionPage> listVersions(std::string_view dir, const ListOptions &options) final;
+    Result<UploadPage> listUploads(std::string_view dir, const ListOptions &options) final;
     Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to) final;
     void willRead(std::string_view path, std::span<const Extent> ranges) final;
     void discardPending(std::string_view path, const std::string &token) final;

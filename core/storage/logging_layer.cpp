@@ -56,6 +56,8 @@ Outcome LoggingLayer::around(const Call &call, Next next)
     case Operation::CreateDir:
     case Operation::OpenReader:
     case Operation::Extents:
+    case Operation::ListVersions:
+    case Operation::ListUploads:
     case Operation::DiscardPending:
     case Operation::Count_: break;
     }

@@ -31,6 +31,8 @@ std::uint64_t bytesMoved(const Call &call, const Outcome &outcome)
     case Operation::OpenReader:
     case Operation::Copy:
     case Operation::Extents:
+    case Operation::ListVersions:
+    case Operation::ListUploads:
     case Operation::WillRead:
     case Operation::DiscardPending:
     case Operation::WriterSetLength:

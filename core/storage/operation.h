@@ -28,6 +28,8 @@ enum class Operation : std::uint8_t {
     CopyRange,
     WillRead,
     DiscardPending,
+    ListVersions,
+    ListUploads,
     // Through a Writer that Backend::write returned.
     WriterWrite,
     WriterWriteAt,

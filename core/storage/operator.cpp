@@ -464,6 +464,18 @@ Result<std::vector<Extent>> Operator::extents(std::string_view path)
     return withContext(m_stack->extents(p), "map extents of", *this, p);
 }
 
+Result<VersionPage> Operator::listVersions(std::string_view dir, const ListOptions &options)
+{
+    STRATA_CHECKED(p, "list the versions in", dir);
+    return withContext(m_stack->listVersions(p, options), "list the versions in", *this, p);
+}
+
+Result<UploadPage> Operator::listUploads(std::string_view dir, const ListOptions &options)
+{
+    STRATA_CHECKED(p, "list the unfinished uploads in", dir);
+    return withContext(m_stack->listUploads(p, options), "list the unfinished uploads in", *this, p);
+}
+
 Status Operator::copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to)
 {
     STRATA_CHECKED(p, "copy", from);

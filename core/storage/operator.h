@@ -82,6 +82,9 @@ public:
     // listed version where the storage can). The reader uses this operator: keep it alive.
     Result<std::unique_ptr<Reader>> openReader(std::string_view path, const Entry &expected);
     Result<std::vector<Extent>> extents(std::string_view path);
+    // What an object store keeps that listings do not show (Backend::listVersions, listUploads).
+    Result<VersionPage> listVersions(std::string_view dir, const ListOptions &options = {});
+    Result<UploadPage> listUploads(std::string_view dir, const ListOptions &options = {});
     // In-storage copy of a range into a writer of this operator (see Backend::copyRange).
     Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to);
 

@@ -26,6 +26,8 @@ bool retriable(Operation op)
     case Operation::OpenReader:
     case Operation::Copy:
     case Operation::Extents:
+    case Operation::ListVersions:
+    case Operation::ListUploads:
     case Operation::CopyRange: // rewriting the same range is harmless
     case Operation::WriterZero:
     case Operation::ReaderRead:

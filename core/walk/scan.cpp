@@ -1,6 +1,7 @@
 #include "core/walk/scan.h"
 
 #include "core/io/json.h"
+#include "core/storage/path.h"
 #include "core/transfer/zstd_stream.h"
 
 #include <algorithm>
@@ -90,6 +91,8 @@ void appendLine(std::string &out, const ScanEntry &e)
         out.append("{\"px\":\"").append(hex(e.path)).append("\"");
     out.append(",\"k\":\"").append(1, kindLetter(e.kind)).append("\",\"s\":").append(std::to_string(e.size));
     out.append(",\"a\":").append(std::to_string(e.allocated)).append(",\"t\":").append(std::to_string(e.mtimeNs));
+    if (e.kept != Kept::No)
+        out.append(e.kept == Kept::OldVersions ? ",\"h\":\"v\"" : ",\"h\":\"u\"");
     out.append("}\n");
 }
 
@@ -165,6 +168,12 @@ private:
         e.size = json::get(*value, "s", std::uint64_t(0));
         e.allocated = json::get(*value, "a", std::uint64_t(0));
         e.mtimeNs = json::get(*value, "t", std::int64_t(0));
+        if (const std::string kept = json::get(*value, "h", std::string()); kept == "v")
+            e.kept = Kept::OldVersions;
+        else if (kept == "u")
+            e.kept = Kept::Upload;
+        else if (!kept.empty())
+            return corrupt(m_file, m_line, "an entry kept as something unknown");
         m_scan.entries.push_back(std::move(e));
         return {};
     }
@@ -312,11 +321,16 @@ using SizeMap = std::unordered_map<std::string_view, Sized>;
 // Every entry's size, folders with everything below them; the total of the whole scan.
 std::uint64_t sizesOf(const Scan &scan, bool apparent, SizeMap &sizes)
 {
+    // Kept versions and uploads share their object's path: compared are the objects.
+    const auto listed = [](const ScanEntry &e) { return e.kept == Kept::No; };
     sizes.reserve(scan.entries.size());
     for (const auto &e : scan.entries)
-        sizes[e.path] = {e.kind, 0};
+        if (listed(e))
+            sizes[e.path] = {e.kind, 0};
     std::uint64_t total = 0;
     for (const auto &e : scan.entries) {
+        if (!listed(e))
+            continue;
         const std::uint64_t own = apparent ? (e.kind == EntryKind::Directory ? 0 : e.size) : e.allocated;
         total += own;
         std::string_view path = e.path;
@@ -351,6 +365,61 @@ bool present(const SizeMap &sizes, std::string_view path, EntryKind kind)
 }
 
 } // namespace
+
+Status listKept(Operator &op, std::string_view root, const std::function<void(const ScanEntry &)> &sink,
+                const std::stop_token &stop)
+{
+    const std::string base = root == "/" ? "/" : std::string(root) + "/";
+    const auto relative = [&](const std::string &path) { return path.substr(std::min(path.size(), base.size())); };
+    // A server that does not implement the listing keeps nothing we can show.
+    const auto quiet = [](const Error &e) { return e.kind() == ErrorKind::Unsupported; };
+    if (op.capabilities().has(Capability::Versions)) {
+        // Versions come by object, newest first: an object's older ones are summed and
+        // given when the next object starts.
+        ScanEntry older;
+        const auto flush = [&] {
+            if (!older.path.empty() && older.size > 0)
+                sink(older);
+            older = {};
+        };
+        ListOptions options;
+        do {
+            if (stop.stop_requested())
+                return {};
+            auto page = op.listVersions(root, options);
+            if (!page)
+                return quiet(page.error()) ? Status() : Status(std::move(page).error());
+            for (const StoredVersion &v : page->versions) {
+                if (v.latest || v.deleteMarker || !isStrictlyBelow(v.path, root))
+                    continue;
+                const std::string rel = relative(v.path);
+                if (rel != older.path) {
+                    flush();
+                    older = {rel, EntryKind::File, 0, 0, v.mtimeNs, Kept::OldVersions};
+                }
+                older.size += v.size;
+                older.allocated += v.size;
+            }
+            options.pageToken = std::move(page->nextPageToken);
+        } while (!options.pageToken.empty());
+        flush();
+    }
+    if (op.capabilities().has(Capability::Uploads)) {
+        ListOptions options;
+        do {
+            if (stop.stop_requested())
+                return {};
+            auto page = op.listUploads(root, options);
+            if (!page)
+                return quiet(page.error()) ? Status() : Status(std::move(page).error());
+            for (const PendingUpload &u : page->uploads)
+                if (isStrictlyBelow(u.path, root))
+                    sink({relative(u.path), EntryKind::File, u.bytes, u.bytes, u.initiatedNs, Kept::Upload});
+            options.pageToken = std::move(page->nextPageToken);
+        } while (!options.pageToken.empty());
+    }
+    return {};
+}
 
 ScanComparison compareScans(const Scan &before, const Scan &after, bool apparent, int maxDepth)
 {

@@ -4,14 +4,21 @@
 // saved, reopened without walking again, and compared with a later scan (strata du
 // --save / --compare, the Usage page).
 #include "core/storage/entry.h"
+#include "core/storage/operator.h"
 #include "core/storage/result.h"
 
 #include <cstdint>
+#include <functional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace strata {
+
+// What an object store keeps, and bills, that no listing shows: the older versions of an
+// object (summed per object) and a multipart upload begun and never finished.
+enum class Kept : std::uint8_t { No, OldVersions, Upload };
 
 struct ScanEntry {
     std::string path; // relative to the scan's root, '/'-separated
@@ -19,6 +26,7 @@ struct ScanEntry {
     std::uint64_t size = 0;      // apparent bytes (files)
     std::uint64_t allocated = 0; // bytes on disk, where known (else the size)
     std::int64_t mtimeNs = 0;
+    Kept kept = Kept::No; // the object's older versions or unfinished upload, not the object
 };
 
 struct Scan {
@@ -30,6 +38,7 @@ struct Scan {
 // Saved as zstd-compressed JSON lines: a header line
 //   {"format":"strata-scan","version":1,"root":…,"taken":…,"entries":N}
 // then one line per entry, {"p":PATH,"k":"f|d|l|o","s":SIZE,"a":ALLOCATED,"t":MTIME_NS}
+// (and "h":"v" for an object's older versions, "h":"u" for an unfinished upload)
 // (a name that is not UTF-8 goes as "px", its bytes in hex). About 15 bytes per entry once
 // compressed. The file appears whole or not at all (written beside it, then renamed).
 Status saveScan(const Scan &scan, const std::string &file);
@@ -39,7 +48,15 @@ Result<Scan> loadScan(const std::string &file);
 // Whether the file starts like a saved scan (zstd data or the header line).
 bool looksLikeScan(const std::string &file);
 
-// One entry whose size differs between two scans. A folder's size is everything below it;
+// The older versions (per object: their bytes, the newest one's time) and the unfinished
+// uploads below root, where the storage keeps and lists them (Capability::Versions,
+// Uploads), given to `sink` as entries relative to root. A storage that keeps neither, or
+// a server that does not implement the listing, adds nothing; other failures are returned.
+Status listKept(Operator &op, std::string_view root, const std::function<void(const ScanEntry &)> &sink,
+                const std::stop_token &stop = {});
+
+// One entry whose size differs between two scans (kept versions and uploads are left out:
+// the objects are compared). A folder's size is everything below it;
 // below a folder that appeared or vanished, nothing more is listed.
 struct ScanChange {
     enum class Kind : std::uint8_t { Grown, Shrunk, Appeared, Vanished };

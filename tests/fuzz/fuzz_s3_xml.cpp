@@ -1,4 +1,5 @@
-// The parsers of S3's XML answers, on any bytes: ListObjectsV2, the multipart upload id,
+// The parsers of S3's XML answers, on any bytes: ListObjectsV2, ListObjectVersions,
+// ListMultipartUploads, ListParts, the multipart upload id,
 // DeleteObjects errors, the <Error> code of a 200 answer, and the error mapping of a
 // failed request (status, content type and body from the input).
 #include "backends/s3/s3_xml.h"
@@ -21,6 +22,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     } else {
         FUZZ_CHECK(list.error().kind() == ErrorKind::Corrupt);
     }
+    if (auto versions = s3::parseVersions(xml))
+        FUZZ_CHECK(!versions->truncated || !versions->nextKeyMarker.empty());
+    else
+        FUZZ_CHECK(versions.error().kind() == ErrorKind::Corrupt);
+    if (auto uploads = s3::parseUploads(xml))
+        FUZZ_CHECK(!uploads->truncated || !uploads->nextKeyMarker.empty());
+    else
+        FUZZ_CHECK(uploads.error().kind() == ErrorKind::Corrupt);
+    if (auto parts = s3::parseParts(xml))
+        FUZZ_CHECK(!parts->truncated || !parts->nextPartNumberMarker.empty());
+    else
+        FUZZ_CHECK(parts.error().kind() == ErrorKind::Corrupt);
     if (auto id = s3::parseUploadId(xml); !id)
         FUZZ_CHECK(id.error().kind() == ErrorKind::Corrupt);
     if (auto code = s3::errorCodeIn(xml))

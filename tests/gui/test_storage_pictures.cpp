@@ -151,7 +151,7 @@ void TestStoragePictures::usageViewScansAndZooms()
     QCOMPARE(view.current()->parent, nullptr);
     QTest::mouseDClick(view.treemap(), Qt::LeftButton, {}, inBig);
     QCOMPARE(view.current()->name, QStringLiteral("big"));
-    auto crumbs = view.findChildren<QToolButton *>();
+    auto crumbs = view.findChildren<QToolButton *>(QStringLiteral("crumb"));
     QVERIFY(crumbs.size() >= 2);
     crumbs.front()->click();
     QCOMPARE(view.current()->parent, nullptr);

@@ -57,6 +57,14 @@ public:
     }
     Status copy(std::string_view from, std::string_view to) override { return m_inner->copy(from, to); }
     Result<std::vector<Extent>> extents(std::string_view path) override { return m_inner->extents(path); }
+    Result<VersionPage> listVersions(std::string_view dir, const ListOptions &options) override
+    {
+        return m_inner->listVersions(dir, options);
+    }
+    Result<UploadPage> listUploads(std::string_view dir, const ListOptions &options) override
+    {
+        return m_inner->listUploads(dir, options);
+    }
     Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to) override
     {
         return m_inner->copyRange(from, offset, length, to);

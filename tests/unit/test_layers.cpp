@@ -34,7 +34,9 @@ constexpr Capabilities kEverything{Capability::Stat,
                                    Capability::Extents,
                                    Capability::RangedRead,
                                    Capability::PositionalWrite,
-                                   Capability::ListRecursive};
+                                   Capability::ListRecursive,
+                                   Capability::Versions,
+                                   Capability::Uploads};
 
 // Counts each operation that reaches it; with failFirst, the first call of each operation
 // that can fail fails with a temporary error.
@@ -149,6 +151,14 @@ public:
     {
         return counts.reach(Operation::CopyRange);
     }
+    Result<VersionPage> listVersions(std::string_view, const ListOptions &) override
+    {
+        return value(Operation::ListVersions, VersionPage{});
+    }
+    Result<UploadPage> listUploads(std::string_view, const ListOptions &) override
+    {
+        return value(Operation::ListUploads, UploadPage{});
+    }
     void willRead(std::string_view, std::span<const Extent>) override
     {
         counts.seen[std::size_t(Operation::WillRead)]++;
@@ -213,6 +223,8 @@ Status invoke(Backend &top, Operation op)
     case Operation::OpenReader: return withReader([](Reader &) { return Status(); });
     case Operation::Copy: return top.copy("/a", "/b");
     case Operation::Extents: return status(top.extents("/a"));
+    case Operation::ListVersions: return status(top.listVersions("/", {}));
+    case Operation::ListUploads: return status(top.listUploads("/", {}));
     case Operation::CopyRange: return withWriter([&](Writer &w) { return top.copyRange("/a", 0, 16, w); });
     case Operation::WillRead: top.willRead("/a", ranges); return {};
     case Operation::DiscardPending: top.discardPending("/a", "upload-1"); return {};

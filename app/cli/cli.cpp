@@ -149,6 +149,9 @@ const std::vector<CommandSpec> &commands()
                          "Print what grew, shrank, appeared and vanished since the scan saved in OLD, largest change "
                          "first (URI may be another saved scan; --depth limits the levels listed, default all).",
                          "OLD"});
+            o.push_back({"kept",
+                         "Also count what an object store keeps and bills without listing it: older versions of "
+                         "objects and unfinished multipart uploads (where the server keeps and lists them)."});
             o.push_back(json);
             l.push_back({"du", "URI", "Disk usage: totals per directory, largest first (hard links once).", o, 1, 1,
                          &commandDu});

@@ -313,6 +313,29 @@ int commandDu(Context &context, const ArgParser &parser)
     ticker.finish();
     if (!summary)
         return context.fail(summary.error());
+    // --kept: older versions and unfinished uploads, beside the objects.
+    struct KeptTotals {
+        std::uint64_t bytes = 0, count = 0;
+    } versions, uploads;
+    if (parser.isSet("kept")) {
+        const Status kept = listKept(*loc->op, loc->path, [&](const ScanEntry &e) {
+            KeptTotals &t = e.kept == Kept::OldVersions ? versions : uploads;
+            t.bytes += e.size;
+            ++t.count;
+            if (scanning)
+                scan.entries.push_back(e);
+        });
+        if (!kept)
+            return context.fail(kept.error());
+    }
+    const auto keptLine = [&] {
+        return formatSize(versions.bytes) + " in older versions of " + std::to_string(versions.count) + " objects, "
+            + formatSize(uploads.bytes) + " in " + std::to_string(uploads.count)
+            + " unfinished uploads (kept and billed, not listed)\n";
+    };
+    const json::Object keptJson{
+        {"olderVersions", json::Object{{"bytes", versions.bytes}, {"objects", versions.count}}},
+        {"unfinishedUploads", json::Object{{"bytes", uploads.bytes}, {"uploads", uploads.count}}}};
     if (!saveTo.empty())
         if (auto st = saveScan(scan, saveTo); !st)
             return context.fail(st.error());
@@ -350,18 +373,20 @@ int commandDu(Context &context, const ArgParser &parser)
         json::Array errors;
         for (const auto &e : summary->errors)
             errors.push_back(json::Object{{"path", e.path}, {"message", e.message}});
-        writeJson(context.out,
-                  json::Object{{"path", root},
-                               {"bytes", summary->bytes},
-                               {"allocated", summary->allocated},
-                               {"files", summary->files},
-                               {"dirs", summary->dirs},
-                               {"symlinks", summary->symlinks},
-                               {"hardLinks", summary->hardLinks},
-                               {"revisits", summary->revisits},
-                               {"excluded", summary->excluded},
-                               {"directories", std::move(array)},
-                               {"errors", std::move(errors)}});
+        json::Object out{{"path", root},
+                         {"bytes", summary->bytes},
+                         {"allocated", summary->allocated},
+                         {"files", summary->files},
+                         {"dirs", summary->dirs},
+                         {"symlinks", summary->symlinks},
+                         {"hardLinks", summary->hardLinks},
+                         {"revisits", summary->revisits},
+                         {"excluded", summary->excluded},
+                         {"directories", std::move(array)},
+                         {"errors", std::move(errors)}};
+        if (parser.isSet("kept"))
+            out["kept"] = keptJson;
+        writeJson(context.out, out);
     } else {
         std::string text;
         for (const auto *d : shown)
@@ -373,6 +398,8 @@ int commandDu(Context &context, const ArgParser &parser)
         if (summary->revisits)
             text += ", " + std::to_string(summary->revisits) + " directories reached again through links (walked once)";
         text += '\n';
+        if (parser.isSet("kept"))
+            text += keptLine();
         write(context.out, text);
     }
     reportErrors(context, *summary, root);

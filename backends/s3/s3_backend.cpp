@@ -255,14 +255,22 @@ Result<http::Response> S3Backend::listMarked(const MarkedListing &what, const st
         if (!markers->second.empty())
             call.query.emplace_back(what.idMarker, markers->second);
     }
-    return sendOk(call);
+    auto response = send(call);
+    if (!response)
+        return response;
+    // Servers without the listing answer 501 NotImplemented or 405 (s3rver, for versions).
+    if (response->status == 405 || response->status == 501)
+        return Error(ErrorKind::Unsupported, std::string("the server does not list ") + what.noun);
+    if (response->status < 200 || response->status >= 300)
+        return s3Error(*response, m_config.bucket);
+    return response;
 }
 
 Result<VersionPage> S3Backend::listVersions(std::string_view dir, const ListOptions &options)
 {
     const std::string key(keyOf(dir));
     const std::string prefix = key.empty() ? std::string() : key + "/";
-    auto response = listMarked({"versions", "max-keys", "version-id-marker"}, prefix, options);
+    auto response = listMarked({"versions", "max-keys", "version-id-marker", "object versions"}, prefix, options);
     if (!response)
         return std::move(response).error();
     auto listed = parseVersions(response->body);
@@ -289,7 +297,7 @@ Result<UploadPage> S3Backend::listUploads(std::string_view dir, const ListOption
 {
     const std::string key(keyOf(dir));
     const std::string prefix = key.empty() ? std::string() : key + "/";
-    auto response = listMarked({"uploads", "max-uploads", "upload-id-marker"}, prefix, options);
+    auto response = listMarked({"uploads", "max-uploads", "upload-id-marker", "unfinished uploads"}, prefix, options);
     if (!response)
         return std::move(response).error();
     auto listed = parseUploads(response->body);

@@ -68,9 +68,9 @@ public:
 
 private:
     // A bucket listing paged by a key marker and an id marker (ListObjectVersions,
-    // ListMultipartUploads): its subresource and the names of its parameters.
+    // ListMultipartUploads): its subresource, the names of its parameters, what it lists.
     struct MarkedListing {
-        const char *subresource, *limit, *idMarker;
+        const char *subresource, *limit, *idMarker, *noun;
     };
     Result<http::Response> listMarked(const MarkedListing &what, const std::string &prefix, const ListOptions &options);
     Result<http::Response> head(const std::string &key);

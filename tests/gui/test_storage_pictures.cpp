@@ -8,6 +8,7 @@
 #include "ui/usage_tree.h"
 #include "ui/usage_view.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -21,6 +22,7 @@
 #include <QToolButton>
 #include <QTreeWidget>
 #include <QUrl>
+#include <QWheelEvent>
 
 #include <chrono>
 #include <cmath>
@@ -154,6 +156,25 @@ void TestStoragePictures::usageViewScansAndZooms()
     auto crumbs = view.findChildren<QToolButton *>(QStringLiteral("crumb"));
     QVERIFY(crumbs.size() >= 2);
     crumbs.front()->click();
+    QCOMPARE(view.current()->parent, nullptr);
+    // By keyboard: Return opens the folder that holds the selection, Alt+Up goes back.
+    QTRY_VERIFY(view.treemap()->drawn());
+    QTest::mouseClick(view.treemap(), Qt::LeftButton, {}, inBig);
+    QCOMPARE(view.treemap()->selected()->parent->name, QStringLiteral("big"));
+    view.treemap()->setFocus();
+    QTest::keyClick(view.treemap(), Qt::Key_Return);
+    QCOMPARE(view.current()->name, QStringLiteral("big"));
+    QTest::keyClick(view.treemap(), Qt::Key_Up, Qt::AltModifier);
+    QCOMPARE(view.current()->parent, nullptr);
+    // The wheel: forward into the folder under the cursor, back out.
+    const auto wheel = [&](int delta) {
+        QWheelEvent event(QPointF(inBig), view.treemap()->mapToGlobal(QPointF(inBig)), QPoint(), QPoint(0, delta),
+                          Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view.treemap(), &event);
+    };
+    wheel(120);
+    QCOMPARE(view.current()->name, QStringLiteral("big"));
+    wheel(-120);
     QCOMPARE(view.current()->parent, nullptr);
 }
 

@@ -64,7 +64,8 @@ void TestUsageKept::versionsAndUploadsOnRadosgw()
     const QString base = QStringLiteral("s3://%1/%2").arg(bucket, prefix);
     const QString query = QStringLiteral("?endpoint=") + endpoint;
     auto registry = makeRegistry();
-    QVERIFY(registry->setSecret(QString(base + query).toStdString(), {key.toStdString(), secret.toStdString(), {}}).ok());
+    QVERIFY(
+        registry->setSecret(QString(base + query).toStdString(), {key.toStdString(), secret.toStdString(), {}}).ok());
     // report.pdf written three times: 3 000 bytes now, 1 000 + 2 000 in older versions.
     for (int size : {1000, 2000, 3000})
         put(*registry, base + QStringLiteral("/docs/report.pdf") + query, QByteArray(size, 'r'));

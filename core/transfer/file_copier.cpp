@@ -361,7 +361,14 @@ Status FileCopier::sourceUnchanged()
     if (!now)
         return std::move(now).error();
     const Entry &then = m_task.source;
-    if (now->size != then.size || now->mtimeNs != then.mtimeNs || now->etag != then.etag)
+    // Object stores list times to the millisecond and state them (HEAD's Last-Modified) to
+    // the second: radosgw lists 09:41:31.926 and states 09:41:31. With version tags to
+    // compare, the times are compared in whole seconds.
+    const auto seconds = [](std::int64_t ns) { return ns / 1'000'000'000 - (ns % 1'000'000'000 < 0 ? 1 : 0); };
+    const bool tagged = !then.etag.empty() && !now->etag.empty();
+    const bool sameTime = tagged && now->mtimeNs && then.mtimeNs ? seconds(*now->mtimeNs) == seconds(*then.mtimeNs)
+                                                                 : now->mtimeNs == then.mtimeNs;
+    if (now->size != then.size || !sameTime || now->etag != then.etag)
         return Error(ErrorKind::Corrupt, "the source changed while it was being copied; it was not copied, try again");
     return {};
 }

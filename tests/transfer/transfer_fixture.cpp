@@ -114,9 +114,13 @@ std::string TestRoot::path(std::string_view relative) const
 std::string TestRoot::uri(std::string_view relative) const
 {
     std::string out = m_op->uriFor(path(relative)).toString();
-    // A trailing slash means "into this directory": keep it.
-    if (relative.ends_with('/') && !out.ends_with('/'))
-        out += '/';
+    // A trailing slash means "into this directory": keep it, at the end of the path (before
+    // any ?options: after them it would become part of the last option's value, as it did
+    // with ?region=us-east-1/, which only a server that checks signatures refused).
+    const std::size_t query = out.find('?');
+    const std::size_t end = query == std::string::npos ? out.size() : query;
+    if (relative.ends_with('/') && (end == 0 || out[end - 1] != '/'))
+        out.insert(end, 1, '/');
     return out;
 }
 

@@ -327,6 +327,8 @@ void UsageView::remember(const QString &uri)
 
 QString UsageView::statusText() const
 {
+    if (m_done && !m_failure.isEmpty())
+        return m_failure;
     if (m_done)
         return m_tree ? tr("%1 in %L2 files").arg(sizeString(m_tree->root()->bytes)).arg(m_tree->root()->files)
                       : QString();
@@ -344,6 +346,7 @@ void UsageView::start(const QString &label, bool recent, Job job)
     if (m_worker.joinable())
         m_worker.join(); // a cancelled walk stops between batches
     m_done = false;
+    m_failure.clear();
     const quint64 generation = ++m_generation;
     m_zoom.clear(); // the new tree opens at its root
     m_scanning = label;
@@ -373,6 +376,7 @@ void UsageView::start(const QString &label, bool recent, Job job)
                 if (generation != m_generation)
                     return; // a scan started since: this one was cancelled, the new one goes on
                 m_done = true;
+                m_failure = complete ? QString() : message;
                 m_progress->stop();
                 m_cancel->setEnabled(false);
                 m_scan->setEnabled(true);

@@ -168,6 +168,7 @@ private:
     std::atomic<std::uint64_t> m_seen{0};
     std::atomic<std::uint64_t> m_bytes{0};
     bool m_done = true;
+    QString m_failure;     // why the last scan ended without a tree (what the status line says)
     std::jthread m_worker; // last: stopped and joined before the members it uses go
 };
 

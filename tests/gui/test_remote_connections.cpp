@@ -3,6 +3,7 @@
 // a pane browsing each connection once its secret is handed to the registry, and the Usage
 // page scanning a tree put on each server (sizes, order, URIs; failures say why, no secret).
 #include "tests/gui/gui_fixture.h"
+#include "tests/lib/scoped_env.h"
 
 #include "tests/behavior/behavior_root.h"
 #include "tests/gui/dialog_fields.h"
@@ -478,8 +479,9 @@ void TestRemoteConnections::deleteInABucketWithHostileKeys()
     file.close();
     StubProcess stub(QStringLiteral(STRATA_S3_STUB_JS), QStringLiteral("store"), {seed});
     QVERIFY2(stub.ok(), "s3_stub.js did not start");
-    qputenv("AWS_ACCESS_KEY_ID", "stub");
-    qputenv("AWS_SECRET_ACCESS_KEY", "stub");
+    // The stub's keys for this case only: later cases read the fixture's.
+    const ScopedEnv stubKey("AWS_ACCESS_KEY_ID", "stub");
+    const ScopedEnv stubSecret("AWS_SECRET_ACCESS_KEY", "stub");
     auto registry = makeRegistry();
     BrowserPane pane(*registry);
     pane.openUri(QStringLiteral("s3://b/?endpoint=http://") + QString::fromStdString(stub.hostPort()));

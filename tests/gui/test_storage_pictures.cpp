@@ -404,6 +404,7 @@ void TestStoragePictures::usagePageStandsOnItsOwn()
     QVERIFY(!done[3][0].toBool());
     QVERIFY2(done[3][1].toString().contains(QStringLiteral("not a readable strata scan")),
              qPrintable(done[3][1].toString()));
+    QVERIFY2(view.statusText().contains(QStringLiteral("not a readable strata scan")), qPrintable(view.statusText()));
     QCOMPARE(view.current()->files, std::uint64_t(40));
     // Cancel mid-scan: it stops, says so, and the last tree stays.
     view.locationBox()->setEditText(QStringLiteral("slow://u/"));
@@ -413,6 +414,7 @@ void TestStoragePictures::usagePageStandsOnItsOwn()
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 5, 10000);
     QVERIFY(!done[4][0].toBool());
     QCOMPARE(done[4][1].toString(), QStringLiteral("Scan cancelled"));
+    QCOMPARE(view.statusText(), QStringLiteral("Scan cancelled")); // what the status line says
     QCOMPARE(view.current()->files, std::uint64_t(40));
 }
 

@@ -76,6 +76,7 @@ void UsageTree::add(std::string_view path, bool dir, std::uint64_t bytes, std::u
         return;
     }
     at->kept = kept;
+    m_kept += kept != Kept::No;
     account(at, dir ? 0 : std::int64_t(bytes), std::int64_t(allocated), dir || kept != Kept::No ? 0 : 1);
     ++m_entries;
 }
@@ -133,6 +134,7 @@ std::unique_ptr<UsageTree> UsageTree::snapshot(std::size_t budget, std::size_t p
 {
     auto copy = std::make_unique<UsageTree>();
     copy->m_entries = m_entries;
+    copy->m_kept = m_kept;
     const auto same = [](UsageNode &to, const UsageNode &from) {
         to.name = from.name;
         to.bytes = from.bytes;

@@ -40,6 +40,8 @@ public:
     void finish();
     UsageNode *root() const { return m_root.get(); }
     std::uint64_t entries() const { return m_entries; }
+    // Entries for older versions and unfinished uploads (Kept), not objects.
+    std::uint64_t keptEntries() const { return m_kept; }
     // The node at a relative path, or null.
     UsageNode *find(QStringView path) const;
     // Takes node (not the root) out of the tree and its size out of its folders' totals,
@@ -63,6 +65,7 @@ private:
     std::unique_ptr<UsageNode> m_root;
     QHash<const UsageNode *, QHash<QString, UsageNode *>> m_folders; // sub-folders by name
     std::uint64_t m_entries = 0;
+    std::uint64_t m_kept = 0;
     mutable std::shared_mutex m_mutex;
 };
 

@@ -136,11 +136,16 @@ UsageView::UsageView(QWidget *parent) : QWidget(parent)
             auto *swatch = new QLabel(row);
             swatch->setFixedSize(12, 12);
             swatch->setStyleSheet(QStringLiteral("background: %1; border: 1px solid #555;").arg(color.name()));
+            auto *text = new QLabel(name, row);
+            swatch->setObjectName(name);
+            text->setObjectName(name);
             legend->addWidget(swatch);
-            legend->addWidget(new QLabel(name, row));
+            legend->addWidget(text);
             legend->addSpacing(8);
         }
         legend->addStretch();
+        // Never wider than the map: a long legend is cut at the right, the window stays narrow.
+        row->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
         return row;
     };
     QList<std::pair<QColor, QString>> categories;
@@ -563,6 +568,10 @@ void UsageView::setTree(std::unique_ptr<UsageTree> tree, const QString &rootLabe
 void UsageView::showTree(std::shared_ptr<UsageTree> tree)
 {
     m_tree = std::move(tree);
+    // Older versions and unfinished uploads in the legend only where the tree has them.
+    for (Kept k : {Kept::OldVersions, Kept::Upload})
+        for (QWidget *w : m_categoryLegend->findChildren<QWidget *>(keptName(k)))
+            w->setVisible(m_tree->keptEntries() > 0);
     UsageNode *at = m_tree->find(m_zoom);
     m_current = at && at->dir ? at : m_tree->root();
     showCurrent();

@@ -722,8 +722,9 @@ void UsageView::deleteEntry(const UsageNode *node)
     const std::weak_ptr<UsageTree> tree = m_tree;
     m_actions->confirmRemove(*m_where, {entry}, [this, tree, relative](bool ok) {
         // Out of the tree once gone from the storage (and only from the tree it was in).
+        // Tries again through a weak handle: only a pending retry keeps the attempt alive.
         const auto attempt = std::make_shared<std::function<void()>>();
-        *attempt = [this, tree, relative, attempt] {
+        *attempt = [this, tree, relative, again = std::weak_ptr(attempt)] {
             const auto held = tree.lock();
             if (!held || held != m_tree)
                 return;
@@ -735,7 +736,10 @@ void UsageView::deleteEntry(const UsageNode *node)
             if (m_current && (m_current == gone || m_current->path().startsWith(relative + QLatin1Char('/'))))
                 m_zoom = gone->parent->path();
             if (!held->remove(gone)) { // a drawing is reading the tree: shortly again
-                QTimer::singleShot(20, this, [attempt] { (*attempt)(); });
+                QTimer::singleShot(20, this, [retry = again.lock()] {
+                    if (retry)
+                        (*retry)();
+                });
                 return;
             }
             showTree(held);

@@ -96,7 +96,8 @@ void TransferSuite::resumeChecksFilesAlreadyDone()
     o.recursive = true;
     o.existing = ExistingPolicy::Overwrite; // a changed copy is replaced, not an error
     const auto id = start(spec({m_src->uri("r")}, m_dst->uri(), o));
-    QVERIFY(pauseAfter(id, 12u << 20)); // the small files are long done
+    // Paused once the four small files are done (a slow first request must not race the pause).
+    QVERIFY(pauseAfter(id, 12u << 20, 4));
     QVERIFY(exists(m_dst->op(), m_dst->path("r/s0")));
     // A finished copy goes away (or is changed) while the job is paused.
     QVERIFY(m_dst->op().remove(m_dst->path("r/s0")));

@@ -96,7 +96,7 @@ TransferSuite::Outcome TransferSuite::run(const TransferSpec &spec)
     return finish(start(spec));
 }
 
-bool TransferSuite::waitForBytes(const std::string &id, std::uint64_t bytes, int timeoutMs)
+bool TransferSuite::waitForBytes(const std::string &id, std::uint64_t bytes, int timeoutMs, std::uint64_t files)
 {
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
     while (std::chrono::steady_clock::now() < until) {
@@ -105,16 +105,16 @@ bool TransferSuite::waitForBytes(const std::string &id, std::uint64_t bytes, int
         if (!progress || !state
             || (state != JobState::Queued && state != JobState::Planning && state != JobState::Running))
             return false;
-        if (progress->bytesDone >= bytes)
+        if (progress->bytesDone >= bytes && progress->filesDone >= files)
             return true;
         QThread::msleep(5);
     }
     return false;
 }
 
-bool TransferSuite::pauseAfter(const std::string &id, std::uint64_t bytes)
+bool TransferSuite::pauseAfter(const std::string &id, std::uint64_t bytes, std::uint64_t files)
 {
-    return waitForBytes(id, bytes) && m_queue->pause(id) && m_queue->wait(id) == JobState::Paused;
+    return waitForBytes(id, bytes, 10000, files) && m_queue->pause(id) && m_queue->wait(id) == JobState::Paused;
 }
 
 TransferSuite::Outcome TransferSuite::resumeUnthrottled(const std::string &id, TransferOptions options)

@@ -148,10 +148,11 @@ private:
     Outcome run(const TransferSpec &spec);
     Outcome finish(const std::string &id);
     std::string start(const TransferSpec &spec);
-    // Polls until the job has moved at least `bytes` (false on timeout or if it stopped).
-    bool waitForBytes(const std::string &id, std::uint64_t bytes, int timeoutMs = 10000);
-    // Pauses the job once it has moved `bytes`; true when it then stands paused.
-    bool pauseAfter(const std::string &id, std::uint64_t bytes);
+    // Polls until the job has moved at least `bytes` and finished `files` files (false on timeout or
+    // if it stopped).
+    bool waitForBytes(const std::string &id, std::uint64_t bytes, int timeoutMs = 10000, std::uint64_t files = 0);
+    // Pauses the job once it has moved `bytes` (and finished `files`); true when it then stands paused.
+    bool pauseAfter(const std::string &id, std::uint64_t bytes, std::uint64_t files = 0);
     // Resumes a paused job without its bandwidth limit and waits for it.
     Outcome resumeUnthrottled(const std::string &id, TransferOptions options);
     void newQueue();

@@ -140,6 +140,26 @@ const std::vector<CommandSpec> &commands()
         }
         {
             std::vector<Option> o = walkOptions;
+            o.push_back({"name", "Only names matching the shell GLOB (the whole base name, like find -name).", "GLOB"});
+            o.push_back({"iname", "Match --name without regard to case (like find -iname)."});
+            o.push_back({"size",
+                         "Size in units rounded up, like find -size: +10M more than 10 MiB, -4k less than 4 KiB, "
+                         "100c exactly 100 bytes (units c w b k M G; none: 512-byte blocks).",
+                         "[+-]N"});
+            o.push_back({"newer", "Modified after DATE (2026-12-03, '2026-12-03 14:05', ISO 8601) or within AGE (7d).",
+                         "DATE"});
+            o.push_back({"older", "Not modified after DATE, or not within AGE.", "DATE"});
+            o.push_back({"type", "Only files (f), directories (d) or symbolic links (l).", "f|d|l"});
+            o.push_back({"min-depth", "Test nothing above N levels below URI (1: not URI itself).", "N"});
+            o.push_back({"max-depth", "Go at most N levels below URI.", "N"});
+            o.push_back({"json", "One JSON object per line: path, kind, size, modified, depth."});
+            l.push_back({"find", "URI",
+                         "Search below URI by name, size, time and kind, in parallel on any storage (answers as GNU "
+                         "find's).",
+                         o, 1, 1, &commandFind});
+        }
+        {
+            std::vector<Option> o = walkOptions;
             o.push_back({"depth", "Show directories down to N levels (default 1; 0: the total only).", "N"});
             o.push_back({"top", "Show only the N largest.", "N"});
             o.push_back({"apparent", "Sizes as files claim them, not the space they use."});

@@ -4,7 +4,9 @@
 #include "app/cli/commands.h"
 #include "core/io/json.h"
 #include "core/io/size_text.h"
+#include "core/storage/path.h"
 #include "core/storage/printable.h"
+#include "core/walk/find.h"
 #include "core/walk/scan.h"
 #include "core/walk/walker.h"
 
@@ -175,12 +177,152 @@ int commandWalk(Context &context, const ArgParser &parser)
 
 namespace {
 
+// The walk's depth limits and the tests of strata find; on a bad value, the usage exit code.
+std::optional<int> readFindCriteria(Context &context, const ArgParser &parser, FindCriteria &criteria, int &minDepth,
+                                    int &maxDepth)
+{
+    for (const char *name : {"min-depth", "max-depth"}) {
+        if (!parser.isSet(name))
+            continue;
+        const auto n = parseNumber<int>(parser.value(name));
+        if (!n || *n < 0)
+            return context.usage(std::string("--") + name + " takes a number of levels (0: URI itself)");
+        (std::string_view(name) == "min-depth" ? minDepth : maxDepth) = *n;
+    }
+    if (parser.isSet("name")) {
+        criteria.name = parser.value("name");
+        if (criteria.name.empty())
+            return context.usage("--name takes a glob, like '*.jpg'");
+    }
+    criteria.ignoreCase = parser.isSet("iname");
+    if (parser.isSet("size")) {
+        criteria.size = parseSizeTest(parser.value("size"));
+        if (!criteria.size)
+            return context.usage("--size takes [+-]N[cwbkMG], like +10M (more than 10 MiB) or -4k, as find does");
+    }
+    const auto now =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    for (const char *name : {"newer", "older"}) {
+        if (!parser.isSet(name))
+            continue;
+        const auto time = parseFindTime(parser.value(name), now);
+        if (!time)
+            return context.usage(std::string("--") + name
+                                 + " takes a date (2026-12-03, 2026-12-03 14:05, 2026-12-03T14:05:30Z) or an age "
+                                   "(30m, 12h, 7d, 2w)");
+        (std::string_view(name) == "newer" ? criteria.newerNs : criteria.olderNs) = *time;
+    }
+    if (parser.isSet("type")) {
+        const std::string type = parser.value("type");
+        if (type == "f")
+            criteria.kind = EntryKind::File;
+        else if (type == "d")
+            criteria.kind = EntryKind::Directory;
+        else if (type == "l")
+            criteria.kind = EntryKind::Symlink;
+        else
+            return context.usage("--type takes f (files), d (directories) or l (symbolic links)");
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+int commandFind(Context &context, const ArgParser &parser)
+{
+    WalkOptions options;
+    if (auto code = readWalkOptions(context, parser, options))
+        return *code;
+    FindCriteria criteria;
+    int minDepth = 0, maxDepth = -1;
+    if (auto code = readFindCriteria(context, parser, criteria, minDepth, maxDepth))
+        return *code;
+    const FindFilter filter(std::move(criteria));
+    const bool json = parser.isSet("json");
+    options.stat = json || filter.criteria().needsStat();
+    options.maxDepth = maxDepth;
+    const std::string &argument = parser.positionalArguments().front();
+    auto loc = context.open(argument);
+    if (!loc)
+        return context.fail(loc.error());
+    const std::string prefix = printPrefix(*loc, argument);
+    // A folder's or link's own size, where the storage has one (find tests st_size for all).
+    const auto localRoot = loc->op->localPath(loc->path);
+    const auto ownSize = [&](std::string_view relative, EntryKind kind, std::uint64_t listed) -> std::uint64_t {
+        if (kind == EntryKind::File || !filter.criteria().size || !localRoot)
+            return listed;
+        std::string full = *localRoot;
+        if (!relative.empty())
+            full.append("/").append(relative);
+        struct stat st {};
+        return ::lstat(full.c_str(), &st) == 0 ? std::uint64_t(st.st_size) : listed;
+    };
+    std::string out;
+    const auto emit = [&](std::string_view relative, EntryKind kind, std::uint64_t size, std::int64_t mtimeNs,
+                          int depth) {
+        std::string path = prefix.empty() && relative.empty() ? std::string("/") : prefix;
+        if (!relative.empty()) {
+            path.push_back('/');
+            path.append(relative);
+        }
+        if (json) {
+            json::write(out,
+                        json::Object{{"path", path},
+                                     {"kind", std::string(toString(kind))},
+                                     {"size", size},
+                                     {"modified", isoTime(mtimeNs)},
+                                     {"depth", depth}},
+                        json::Format::Compact);
+            out += '\n';
+        } else {
+            appendPrintable(out, path); // a name cannot drive the terminal
+            out.push_back('\n');
+        }
+        if (out.size() >= (1u << 20) - 4096) {
+            std::fwrite(out.data(), 1, out.size(), context.out);
+            out.clear();
+        }
+    };
+    if (minDepth == 0) { // the root itself, as find tests it
+        auto root = loc->op->stat(loc->path);
+        if (!root)
+            return context.fail(root.error());
+        const std::string name = loc->path == "/" ? std::string("/") : std::string(baseName(loc->path));
+        const std::uint64_t size = ownSize({}, root->kind, root->size);
+        if (filter.matches(name, root->kind, size, root->mtimeNs.value_or(0)))
+            emit({}, root->kind, size, root->mtimeNs.value_or(0), 0);
+        if (!root->isDir() || maxDepth == 0) {
+            write(context.out, out);
+            return Success;
+        }
+    }
+    auto summary = walkTree(*loc->op, loc->path, options, [&](std::span<const WalkEntry> entries) {
+        for (const auto &e : entries) {
+            if (e.depth < minDepth)
+                continue;
+            const std::string_view name = e.path.substr(e.path.rfind('/') + 1);
+            const std::uint64_t size = ownSize(e.path, e.kind, e.size);
+            if (filter.matches(name, e.kind, size, e.mtimeNs))
+                emit(e.path, e.kind, size, e.mtimeNs, e.depth);
+        }
+    });
+    write(context.out, out);
+    std::fflush(context.out);
+    if (!summary)
+        return context.fail(summary.error());
+    reportErrors(context, *summary, prefix.empty() ? loc->display() : prefix);
+    return summary->errors.empty() ? Success : Failure;
+}
+
+namespace {
+
 std::string signedSize(std::int64_t delta)
 {
     return (delta < 0 ? "-" : "+") + formatSize(std::uint64_t(delta < 0 ? -delta : delta));
 }
 
-std::string isoTime(std::int64_t ns)
+std::string isoSeconds(std::int64_t ns)
 {
     const std::time_t seconds = std::time_t(ns / 1'000'000'000);
     std::tm tm{};
@@ -210,7 +352,7 @@ void printComparison(Context &context, const Scan &before, const Scan &after, co
                                            {"delta", c.delta()}});
         }
         const auto side = [](const Scan &scan, std::uint64_t total) {
-            return json::Object{{"root", scan.root}, {"taken", isoTime(scan.takenNs)}, {"bytes", total}};
+            return json::Object{{"root", scan.root}, {"taken", isoSeconds(scan.takenNs)}, {"bytes", total}};
         };
         writeJson(context.out,
                   json::Object{{"before", side(before, cmp.before)},
@@ -235,7 +377,7 @@ void printComparison(Context &context, const Scan &before, const Scan &after, co
     text += "total " + signedSize(std::int64_t(cmp.after) - std::int64_t(cmp.before)) + ": " + formatSize(cmp.before)
         + " -> " + formatSize(cmp.after) + "; " + std::to_string(cmp.appeared) + " appeared, "
         + std::to_string(cmp.vanished) + " vanished, " + std::to_string(cmp.grown) + " grew, "
-        + std::to_string(cmp.shrunk) + " shrank since " + printable(before.root) + " at " + isoTime(before.takenNs)
+        + std::to_string(cmp.shrunk) + " shrank since " + printable(before.root) + " at " + isoSeconds(before.takenNs)
         + "\n";
     write(context.out, text);
 }

@@ -1,13 +1,17 @@
 #include "ui/browser_pane.h"
 
 #include "core/storage/path.h"
+#include "core/walk/find.h"
 #include "ui/browser_view.h"
 #include "ui/directory_filter_proxy.h"
 #include "ui/directory_model.h"
 #include "ui/entry_format.h"
 #include "ui/io_pool.h"
 #include "ui/path_bar.h"
+#include "ui/search_model.h"
 
+#include <QApplication>
+#include <QComboBox>
 #include <QFocusEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -21,6 +25,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <chrono>
 #include <optional>
 
 namespace strata {
@@ -56,6 +61,7 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     m_up = toolButton(this, QStyle::SP_ArrowUp, tr("Up (Backspace)"));
     m_pathBar = new PathBar(this);
     m_filter = new QLineEdit(this);
+    m_filter->setObjectName(QStringLiteral("filter"));
     m_filter->setPlaceholderText(tr("Filter"));
     m_filter->setClearButtonEnabled(true);
     m_filter->setMaximumWidth(160);
@@ -65,6 +71,52 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     bar->addWidget(m_pathBar, 1);
     bar->addWidget(m_filter);
     layout->addLayout(bar);
+
+    // The search bar (Ctrl+Shift+F), hidden until asked for.
+    m_searchBar = new QWidget(this);
+    m_searchBar->setObjectName(QStringLiteral("searchBar"));
+    auto *search = new QHBoxLayout(m_searchBar);
+    search->setContentsMargins(0, 0, 0, 0);
+    search->setSpacing(4);
+    m_searchText = new QLineEdit(m_searchBar);
+    m_searchText->setObjectName(QStringLiteral("searchText"));
+    m_searchText->setPlaceholderText(tr("Search below this folder: part of a name, or a glob like *.jpg"));
+    m_searchText->setClearButtonEnabled(true);
+    m_searchSize = new QLineEdit(m_searchBar);
+    m_searchSize->setObjectName(QStringLiteral("searchSize"));
+    m_searchSize->setPlaceholderText(tr("Size: +10M"));
+    m_searchSize->setToolTip(
+        tr("+10M: more than 10 MiB; -4k: less than 4 KiB; 100: exactly 100 bytes (units c k M G)"));
+    m_searchSize->setMaximumWidth(90);
+    m_searchAge = new QComboBox(m_searchBar);
+    m_searchAge->setObjectName(QStringLiteral("searchAge"));
+    m_searchAge->addItem(tr("Any time"), 0);
+    m_searchAge->addItem(tr("Past hour"), 3600);
+    m_searchAge->addItem(tr("Past day"), 86400);
+    m_searchAge->addItem(tr("Past week"), 7 * 86400);
+    m_searchAge->addItem(tr("Past month"), 30 * 86400);
+    m_searchAge->addItem(tr("Past year"), 365 * 86400);
+    m_searchAge->setToolTip(tr("Modified within"));
+    m_searchStop = toolButton(m_searchBar, QStyle::SP_BrowserStop, tr("Stop searching (Esc)"));
+    auto *close = toolButton(m_searchBar, QStyle::SP_DialogCloseButton, tr("Close the search (Esc)"));
+    search->addWidget(m_searchText, 1);
+    search->addWidget(m_searchSize);
+    search->addWidget(m_searchAge);
+    search->addWidget(m_searchStop);
+    search->addWidget(close);
+    m_searchBar->hide();
+    layout->addWidget(m_searchBar);
+    for (QWidget *w : {static_cast<QWidget *>(m_searchText), static_cast<QWidget *>(m_searchSize),
+                       static_cast<QWidget *>(m_searchAge)})
+        w->installEventFilter(this);
+    connect(m_searchText, &QLineEdit::returnPressed, this, &BrowserPane::runSearch);
+    connect(m_searchSize, &QLineEdit::returnPressed, this, &BrowserPane::runSearch);
+    connect(m_searchAge, &QComboBox::activated, this, [this] {
+        if (searching())
+            runSearch();
+    });
+    connect(m_searchStop, &QToolButton::clicked, this, &BrowserPane::stopSearch);
+    connect(close, &QToolButton::clicked, this, &BrowserPane::closeSearch);
 
     m_banner = new QLabel(this);
     m_banner->setObjectName(QStringLiteral("paneBanner"));
@@ -77,6 +129,7 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
 
     m_model = new DirectoryModel(this);
     m_proxy = new DirectoryFilterProxy(this);
+    m_search = new SearchModel(this);
     m_view = new BrowserView(this);
     m_view->setModel(m_model);
     m_view->setRootIsDecorated(false);
@@ -91,10 +144,7 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     m_view->setAlternatingRowColors(true);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->header()->setStretchLastSection(false);
-    m_view->header()->setSectionResizeMode(DirectoryModel::Name, QHeaderView::Stretch);
-    m_view->header()->resizeSection(DirectoryModel::Size, 90);
-    m_view->header()->resizeSection(DirectoryModel::Modified, 130);
-    m_view->header()->resizeSection(DirectoryModel::Kind, 110);
+    layoutColumns();
     m_view->installEventFilter(this);
     layout->addWidget(m_view, 1);
 
@@ -107,6 +157,8 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     connect(m_model, &DirectoryModel::stateChanged, this, &BrowserPane::updateState);
     connect(m_model, &DirectoryModel::transferRequested, this, &BrowserPane::transferRequested);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &BrowserPane::summaryChanged);
+    connect(m_search, &SearchModel::progress, this, &BrowserPane::updateState);
+    connect(m_search, &SearchModel::finished, this, &BrowserPane::updateState);
     updateButtons();
 }
 
@@ -115,6 +167,8 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
 // proxy would map every row arriving. The selection and current row follow their entries.
 void BrowserPane::filter(const QString &text)
 {
+    if (searching())
+        return; // the box is hidden; closing the search applies it
     QAbstractItemModel *wanted = m_model;
     if (!text.isEmpty()) {
         if (!m_proxy->sourceModel())
@@ -122,29 +176,174 @@ void BrowserPane::filter(const QString &text)
         m_proxy->setNameFilter(text);
         wanted = m_proxy;
     }
+    showModel(wanted);
+}
+
+// Puts the listing (m_model), the filtered listing (m_proxy) or the search results
+// (m_search) in the view; a selection in the listing is carried between the first two.
+void BrowserPane::showModel(QAbstractItemModel *wanted)
+{
     if (m_view->model() == wanted)
         return;
+    const bool listed = m_view->model() != m_search;
     // In the model's terms: the model does not change meanwhile, so no persistent indexes.
-    QItemSelection selected = m_view->selectionModel()->selection();
+    QItemSelection selected = listed ? m_view->selectionModel()->selection() : QItemSelection();
     if (m_view->model() == m_proxy)
         selected = m_proxy->mapSelectionToSource(selected);
-    const QModelIndex current = toModel(m_view->currentIndex());
+    const QModelIndex current = listed ? toModel(m_view->currentIndex()) : QModelIndex();
     QItemSelectionModel *old = m_view->selectionModel();
-    m_view->setModel(wanted); // the header keeps its sections: the columns are the same
+    m_view->setModel(wanted); // sorted by the header's column, as the view does
     old->deleteLater();       // the view made it and leaves it
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &BrowserPane::summaryChanged);
-    if (wanted == m_model) { // detached first: no rows to add back one interval at a time
+    if (wanted != m_proxy && m_proxy->sourceModel()) { // detached first: no rows to add back one at a time
         m_proxy->setSourceModel(nullptr);
         m_proxy->setNameFilter({});
     }
-    if (wanted == m_proxy)
-        selected = m_proxy->mapSelectionFromSource(selected);
-    m_view->selectionModel()->select(selected, QItemSelectionModel::Select | QItemSelectionModel::Rows);
-    if (const QModelIndex shown = fromModel(current); shown.isValid()) {
-        m_view->selectionModel()->setCurrentIndex(shown, QItemSelectionModel::NoUpdate);
-        m_view->scrollTo(shown);
+    m_view->setDragDropMode(wanted == m_search ? QAbstractItemView::DragOnly : QAbstractItemView::DragDrop);
+    m_filter->setVisible(wanted != m_search);
+    layoutColumns();
+    if (listed && wanted != m_search) {
+        if (wanted == m_proxy)
+            selected = m_proxy->mapSelectionFromSource(selected);
+        m_view->selectionModel()->select(selected, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        if (const QModelIndex shown = fromModel(current); shown.isValid()) {
+            m_view->selectionModel()->setCurrentIndex(shown, QItemSelectionModel::NoUpdate);
+            m_view->scrollTo(shown);
+        }
     }
     Q_EMIT summaryChanged();
+}
+
+void BrowserPane::layoutColumns()
+{
+    QHeaderView *header = m_view->header();
+    // Results: where a file is matters more than its kind; long folder paths lose their
+    // middle, so the first and the last folders stay readable.
+    m_view->setTextElideMode(searching() ? Qt::ElideMiddle : Qt::ElideRight);
+    if (searching()) {
+        header->setSectionResizeMode(SearchModel::Name, QHeaderView::Interactive);
+        header->resizeSection(SearchModel::Name, 180);
+        header->setSectionResizeMode(SearchModel::Folder, QHeaderView::Stretch);
+        header->resizeSection(SearchModel::Size, 80);
+        header->resizeSection(SearchModel::Modified, 130);
+        header->setSectionHidden(SearchModel::Kind, true);
+        return;
+    }
+    header->setSectionHidden(DirectoryModel::Kind, false);
+    header->setSectionResizeMode(DirectoryModel::Name, QHeaderView::Stretch);
+    header->resizeSection(DirectoryModel::Size, 90);
+    header->resizeSection(DirectoryModel::Modified, 130);
+    header->resizeSection(DirectoryModel::Kind, 110);
+}
+
+bool BrowserPane::searching() const
+{
+    return m_view->model() == m_search;
+}
+
+void BrowserPane::startSearch()
+{
+    if (!location().op)
+        return;
+    m_searchBar->show();
+    m_searchText->setFocus();
+    m_searchText->selectAll();
+}
+
+void BrowserPane::runSearch()
+{
+    if (!location().op)
+        return;
+    m_searchBar->show();
+    FindCriteria criteria = searchTextCriteria(m_searchText->text().trimmed().toStdString());
+    if (const QString size = m_searchSize->text().trimmed(); !size.isEmpty()) {
+        criteria.size = parseSizeTest(size.toStdString());
+        if (!criteria.size) {
+            m_searchError = tr("A size reads like +10M (more than 10 MiB), -4k (less than 4 KiB) or 100c (exactly "
+                               "100 bytes).");
+            updateState();
+            return;
+        }
+        criteria.size->roundUp = false; // "-1M" means less than a MiB here, not empty as in find
+        if (!size.back().isLetter())
+            criteria.size->unit = 1; // a bare number is bytes, not find's 512-byte blocks
+    }
+    if (const int seconds = m_searchAge->currentData().toInt(); seconds > 0)
+        criteria.newerNs =
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+                .count()
+            - std::int64_t(seconds) * 1'000'000'000;
+    m_searchError.clear();
+    showModel(m_search);
+    m_search->start(location(), std::move(criteria));
+    updateState();
+}
+
+void BrowserPane::stopSearch()
+{
+    m_search->stop();
+    updateState();
+}
+
+void BrowserPane::closeSearch()
+{
+    const bool hadFocus = m_searchBar->isAncestorOf(QApplication::focusWidget());
+    m_search->clear();
+    m_searchError.clear();
+    m_searchBar->hide();
+    if (searching()) {
+        showModel(m_model);
+        filter(m_filter->text());
+    }
+    if (hadFocus || !m_view->hasFocus())
+        m_view->setFocus();
+    updateState();
+}
+
+void BrowserPane::openContainingFolder()
+{
+    if (!searching())
+        return;
+    const Entry *e = entryAt(m_view->currentIndex());
+    if (const auto selected = m_view->selectionModel()->selectedRows(SearchModel::Name); !e && !selected.isEmpty())
+        e = entryAt(selected.front());
+    if (!e)
+        return;
+    m_selectName = e->name;
+    openUri(uriOf(std::string(parentPath(e->path))));
+}
+
+void BrowserPane::setDesktopExport(
+    const std::function<QList<QUrl>(const Location &, const std::vector<Entry> &)> &exportFiles)
+{
+    m_model->setDesktopExport(exportFiles);
+    m_search->setDesktopExport(exportFiles);
+}
+
+const Entry *BrowserPane::entryAt(const QModelIndex &viewIndex) const
+{
+    if (!viewIndex.isValid())
+        return nullptr;
+    if (viewIndex.model() == m_search)
+        return m_search->entryAt(viewIndex.row());
+    return m_model->entryAt(toModel(viewIndex).row());
+}
+
+// After Open Containing Folder: the entry is selected once the listing holds it.
+void BrowserPane::selectPending()
+{
+    if (m_selectName.empty() || searching() || m_model->loading() || !m_opening.isEmpty())
+        return;
+    const std::string name = std::exchange(m_selectName, {});
+    for (int row = 0; row < m_model->rowCount(); ++row) {
+        if (const Entry *e = m_model->entryAt(row); e && e->name == name) {
+            const QModelIndex index = fromModel(m_model->index(row, DirectoryModel::Name));
+            m_view->selectionModel()->setCurrentIndex(index,
+                                                      QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            m_view->scrollTo(index);
+            return;
+        }
+    }
 }
 
 QModelIndex BrowserPane::toModel(const QModelIndex &viewIndex) const
@@ -198,6 +397,11 @@ void BrowserPane::navigate(const QString &uri, bool remember)
 
 void BrowserPane::showLocation(const Location &location)
 {
+    if (searching() || m_searchBar->isVisible()) {
+        const std::string keep = std::exchange(m_selectName, {});
+        closeSearch();
+        m_selectName = keep;
+    }
     m_filter->clear();
     m_model->setLocation(location);
     // Breadcrumbs: the root of the connection, then each folder down to this one.
@@ -225,6 +429,10 @@ void BrowserPane::showLocation(const Location &location)
 
 void BrowserPane::refresh()
 {
+    if (searching()) {
+        runSearch();
+        return;
+    }
     if (!m_opening.isEmpty() || !m_openError.isEmpty() || !location().op) {
         if (m_historyAt >= 0)
             navigate(m_history[m_historyAt], false);
@@ -282,8 +490,8 @@ QString BrowserPane::uriOf(const std::string &path) const
 std::vector<Entry> BrowserPane::selectedEntries() const
 {
     std::vector<Entry> out;
-    for (const QModelIndex &index : m_view->selectionModel()->selectedRows(DirectoryModel::Name))
-        if (const Entry *e = m_model->entryAt(toModel(index).row()))
+    for (const QModelIndex &index : m_view->selectionModel()->selectedRows(0))
+        if (const Entry *e = entryAt(index))
             out.push_back(*e);
     return out;
 }
@@ -303,20 +511,41 @@ QString BrowserPane::summary() const
 
 void BrowserPane::activate(const QModelIndex &viewIndex)
 {
-    const Entry *e = m_model->entryAt(toModel(viewIndex).row());
-    if (!e)
+    const Entry *found = entryAt(viewIndex);
+    if (!found)
         return;
-    if (e->isDir())
-        openUri(uriOf(e->path));
+    const Entry e = *found; // opening a folder closes the search and its rows
+    if (e.isDir())
+        openUri(uriOf(e.path));
     else
-        Q_EMIT fileActivated(uriOf(e->path), *e);
+        Q_EMIT fileActivated(uriOf(e.path), e);
 }
 
 void BrowserPane::updateState()
 {
     QString banner;
     QString style = QStringLiteral("background: palette(alternate-base); border-radius: 3px;");
-    if (!m_opening.isEmpty()) {
+    const QString below = QString::fromStdString(m_search->location().op ? m_search->location().display() : "");
+    if (!m_searchError.isEmpty()) {
+        banner = m_searchError;
+        style = QStringLiteral("background: #fdecea; color: #8a1c12; border-radius: 3px;");
+    } else if (searching() && !m_search->error().isEmpty()) {
+        banner = m_search->error();
+        style = QStringLiteral("background: #fdecea; color: #8a1c12; border-radius: 3px;");
+    } else if (searching() && m_search->running()) {
+        banner = tr("Searching below %1… %L2 found among %L3 entries (Esc stops)")
+                     .arg(below)
+                     .arg(m_search->rowCount())
+                     .arg(m_search->looked());
+    } else if (searching()) {
+        banner = tr("%n found below %1", nullptr, m_search->rowCount()).arg(below);
+        if (m_search->truncated())
+            banner += tr(": the first %L1; narrow the search to see the rest").arg(SearchModel::kMaxResults);
+        else if (m_search->stopped())
+            banner += tr(" (stopped among %L1 entries)").arg(m_search->looked());
+        if (m_search->unreadable() > 0)
+            banner += tr("; %n folder(s) could not be read", nullptr, m_search->unreadable());
+    } else if (!m_opening.isEmpty()) {
         banner = tr("Opening %1…").arg(m_opening);
     } else if (!m_openError.isEmpty()) {
         banner = m_openError;
@@ -337,6 +566,8 @@ void BrowserPane::updateState()
     m_banner->setText(banner);
     m_banner->setStyleSheet(style);
     m_banner->setVisible(!banner.isEmpty());
+    m_searchStop->setEnabled(m_search->running());
+    selectPending();
     Q_EMIT summaryChanged();
 }
 
@@ -349,6 +580,15 @@ void BrowserPane::updateButtons()
 
 bool BrowserPane::eventFilter(QObject *watched, QEvent *event)
 {
+    // Esc stops a running search, else closes it (from the bar or the results).
+    if (event->type() == QEvent::KeyPress && static_cast<QKeyEvent *>(event)->key() == Qt::Key_Escape
+        && (watched != m_view || searching()) && m_searchBar->isVisible()) {
+        if (m_search->running())
+            stopSearch();
+        else
+            closeSearch();
+        return true;
+    }
     if (watched == m_view) {
         if (event->type() == QEvent::FocusIn)
             Q_EMIT focused();

@@ -4,10 +4,14 @@
 #include "core/storage/registry.h"
 
 #include <QStringList>
+#include <QUrl>
 #include <QWidget>
 
+#include <functional>
 #include <vector>
 
+class QAbstractItemModel;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QToolButton;
@@ -18,6 +22,7 @@ namespace strata {
 class DirectoryModel;
 class DirectoryFilterProxy;
 class PathBar;
+class SearchModel;
 
 // One side of the two-pane browser: a path bar with back/forward/up, a filter box and a
 // sortable detail view of one directory of any connection. Opening a URI resolves it off
@@ -34,6 +39,16 @@ public:
     void goForward();
     void editLocation();
     void focusFilter();
+    // Search below the folder shown (Ctrl+Shift+F): the search bar opens, focused; Return
+    // runs the search, whose results replace the listing until the bar is closed (Esc).
+    void startSearch();
+    void runSearch();
+    void stopSearch();
+    void closeSearch();
+    bool searching() const; // the view shows search results
+    // Shows the folder of the selected search result, with it selected.
+    void openContainingFolder();
+    void setDesktopExport(const std::function<QList<QUrl>(const Location &, const std::vector<Entry> &)> &exportFiles);
 
     const Location &location() const;
     QString displayUri() const;
@@ -41,6 +56,7 @@ public:
     std::vector<Entry> selectedEntries() const;
     QTreeView *view() const { return m_view; }
     DirectoryModel *model() const { return m_model; }
+    SearchModel *searchModel() const { return m_search; }
     // The status line of this pane ("12 items, 3 selected (4.2 MiB)").
     QString summary() const;
 
@@ -58,6 +74,10 @@ protected:
 private:
     void navigate(const QString &uri, bool remember);
     void filter(const QString &text);
+    void showModel(QAbstractItemModel *wanted);
+    void layoutColumns();
+    const Entry *entryAt(const QModelIndex &viewIndex) const;
+    void selectPending();
     QModelIndex toModel(const QModelIndex &viewIndex) const;
     QModelIndex fromModel(const QModelIndex &modelIndex) const;
     void showLocation(const Location &location);
@@ -73,7 +93,14 @@ private:
     QTreeView *m_view;
     DirectoryModel *m_model;
     DirectoryFilterProxy *m_proxy; // between model and view only while the filter box holds text
-    QStringList m_history;         // URIs visited; m_historyAt is the current one
+    SearchModel *m_search;         // the view's model while search results are shown
+    QWidget *m_searchBar;
+    QLineEdit *m_searchText, *m_searchSize;
+    QComboBox *m_searchAge;
+    QToolButton *m_searchStop;
+    QString m_searchError;    // what is wrong with the search asked for
+    std::string m_selectName; // selected once the listing has it (openContainingFolder)
+    QStringList m_history;    // URIs visited; m_historyAt is the current one
     qsizetype m_historyAt = -1;
     QString m_opening; // URI being resolved, if any
     QString m_openError;

@@ -636,11 +636,15 @@ int DirectoryModel::columnCount(const QModelIndex &parent) const
 QVariant DirectoryModel::data(const QModelIndex &index, int role) const
 {
     const Entry *e = index.isValid() ? entryAt(index.row()) : nullptr;
-    if (!e)
-        return {};
+    return e ? entryData(*e, index.column(), role, *m_location.op) : QVariant();
+}
+
+QVariant DirectoryModel::entryData(const Entry &entry, int column, int role, const Operator &op)
+{
+    const Entry *e = &entry;
     switch (role) {
     case Qt::DisplayRole:
-        switch (index.column()) {
+        switch (column) {
         case Name: return QString::fromStdString(e->name);
         case Size: return e->isDir() ? QString() : sizeString(e->size);
         case Modified: return e->mtimeNs ? formatTime(*e->mtimeNs) : QString();
@@ -648,24 +652,24 @@ QVariant DirectoryModel::data(const QModelIndex &index, int role) const
         }
         break;
     case Qt::DecorationRole:
-        if (index.column() == Name)
+        if (column == Name)
             return iconFor(*e);
         break;
     case Qt::TextAlignmentRole:
-        if (index.column() == Size)
+        if (column == Size)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         break;
     case Qt::ToolTipRole:
-        if (index.column() == Name)
-            return QString::fromStdString(m_location.op->display(e->path));
-        if (index.column() == Size && !e->isDir())
+        if (column == Name)
+            return QString::fromStdString(op.display(e->path));
+        if (column == Size && !e->isDir())
             return tr("%L1 bytes").arg(e->size);
         break;
     case EntryPathRole: return QString::fromStdString(e->path);
     case IsDirRole: return e->isDir();
-    case UriRole: return uriOf(e->path);
+    case UriRole: return QString::fromStdString(op.uriFor(e->path).toString());
     case SortRole:
-        switch (index.column()) {
+        switch (column) {
         case Name: return QString::fromStdString(e->name);
         case Size: return QVariant::fromValue<qulonglong>(e->isDir() ? 0 : e->size);
         case Modified: return QVariant::fromValue<qlonglong>(e->mtimeNs.value_or(0));
@@ -680,7 +684,12 @@ QVariant DirectoryModel::headerData(int section, Qt::Orientation orientation, in
 {
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
-    switch (section) {
+    return columnTitle(section);
+}
+
+QString DirectoryModel::columnTitle(int column)
+{
+    switch (column) {
     case Name: return tr("Name");
     case Size: return tr("Size");
     case Modified: return tr("Modified");
@@ -714,28 +723,33 @@ QStringList DirectoryModel::mimeTypes() const
 
 QMimeData *DirectoryModel::mimeData(const QModelIndexList &indexes) const
 {
+    std::vector<const Entry *> entries;
+    for (const auto &index : indexes)
+        if (index.column() == Name)
+            if (const Entry *e = entryAt(index.row()))
+                entries.push_back(e);
+    return dragData(m_location, entries, m_desktopExport);
+}
+
+QMimeData *DirectoryModel::dragData(const Location &location, const std::vector<const Entry *> &entries,
+                                    const DesktopExport &desktopExport)
+{
     QStringList uris;
     QList<QUrl> urls;
     std::vector<Entry> remote;
-    for (const auto &index : indexes) {
-        if (index.column() != Name)
-            continue;
-        if (const Entry *e = entryAt(index.row())) {
-            uris << uriOf(e->path);
-            // The desktop understands local files only.
-            if (auto local = m_location.op->localPath(e->path))
-                urls << QUrl::fromLocalFile(QString::fromStdString(*local));
-            else
-                remote.push_back(*e);
-        }
+    for (const Entry *e : entries) {
+        uris << QString::fromStdString(location.op->uriFor(e->path).toString());
+        // The desktop understands local files only.
+        if (auto local = location.op->localPath(e->path))
+            urls << QUrl::fromLocalFile(QString::fromStdString(*local));
+        else
+            remote.push_back(*e);
     }
     if (uris.isEmpty())
         return nullptr;
     DragMimeData::Export exportRemote;
-    if (!remote.empty() && m_desktopExport)
-        exportRemote = [exportFiles = m_desktopExport, location = m_location, remote] {
-            return exportFiles(location, remote);
-        };
+    if (!remote.empty() && desktopExport)
+        exportRemote = [exportFiles = desktopExport, location, remote] { return exportFiles(location, remote); };
     auto *data = new DragMimeData(urls, std::move(exportRemote));
     data->setData(QString::fromLatin1(UriListMime), uris.join(QLatin1Char('\n')).toUtf8());
     return data;

@@ -69,6 +69,10 @@ public:
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+    // What a view shows of an entry of `op` in a column (Column) for a role (a Qt role or Role):
+    // one look for the listing and the search results.
+    static QVariant entryData(const Entry &entry, int column, int role, const Operator &op);
+    static QString columnTitle(int column);
     Qt::ItemFlags flags(const QModelIndex &index) const override;
     bool canFetchMore(const QModelIndex &parent) const override;
     void fetchMore(const QModelIndex &parent) override;
@@ -88,6 +92,11 @@ public:
     // a drag starts); local entries need none.
     using DesktopExport = std::function<QList<QUrl>(const Location &, const std::vector<Entry> &)>;
     void setDesktopExport(DesktopExport exportFiles) { m_desktopExport = std::move(exportFiles); }
+    DesktopExport desktopExport() const { return m_desktopExport; }
+    // What a drag of `entries` of `location` carries: their URIs, local files as URLs, and
+    // remote ones fetched through `desktopExport` when the desktop asks.
+    static QMimeData *dragData(const Location &location, const std::vector<const Entry *> &entries,
+                               const DesktopExport &desktopExport);
 
 Q_SIGNALS:
     // Listing started, finished or failed: the pane updates its status line.

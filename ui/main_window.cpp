@@ -91,7 +91,7 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
         connect(pane, &BrowserPane::focused, this, [this, pane] { setActive(pane); });
         connect(pane, &BrowserPane::summaryChanged, this, &MainWindow::updateStatus);
         connect(pane, &BrowserPane::renameRequested, this, [this, pane] { m_actions->rename(pane); });
-        pane->model()->setDesktopExport([this](const Location &location, const std::vector<Entry> &entries) {
+        pane->setDesktopExport([this](const Location &location, const std::vector<Entry> &entries) {
             return m_starter->exportForDesktop(location, entries);
         });
         connect(pane, &BrowserPane::transferRequested, m_starter, &TransferStarter::start);
@@ -187,6 +187,10 @@ void MainWindow::buildMenus()
         action(edit, tr("Copy to &Other Pane"), Qt::Key_F6, QStyle::SP_ArrowRight, [this] { toOtherPane(false); });
     action(edit, tr("&Move to Other Pane"), QKeySequence(Qt::SHIFT | Qt::Key_F6), none, [this] { toOtherPane(true); });
     action(edit, tr("&Filter…"), QKeySequence::Find, none, [this] { m_active->focusFilter(); });
+    action(edit, tr("&Search Below…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F), none, [this] {
+        m_pages->setCurrentIndex(0);
+        m_active->startSearch();
+    });
 
     auto *go = menuBar()->addMenu(tr("&Go"));
     auto *refresh =
@@ -195,6 +199,8 @@ void MainWindow::buildMenus()
     action(go, tr("&Back"), QKeySequence::Back, QStyle::SP_ArrowBack, [this] { m_active->goBack(); });
     action(go, tr("&Forward"), QKeySequence::Forward, QStyle::SP_ArrowForward, [this] { m_active->goForward(); });
     action(go, tr("&Up"), QKeySequence(Qt::ALT | Qt::Key_Up), QStyle::SP_ArrowUp, [this] { m_active->goUp(); });
+    action(go, tr("Open &Containing Folder"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), none,
+           [this] { m_active->openContainingFolder(); });
     action(go, tr("&Other Pane"), QKeySequence(Qt::Key_Tab), none, [this] {
         (m_active == m_left ? m_right : m_left)->view()->setFocus();
     })->setShortcutContext(Qt::WidgetWithChildrenShortcut);

@@ -52,6 +52,15 @@ std::optional<std::int64_t> parseAge(std::string_view text, std::int64_t nowNs)
 
 bool SizeTest::matches(std::uint64_t bytes) const
 {
+    if (!roundUp) {
+        const std::uint64_t limit = count * unit;
+        switch (compare) {
+        case Compare::Less: return bytes < limit;
+        case Compare::Greater: return bytes > limit;
+        case Compare::Equal: break;
+        }
+        return bytes == limit;
+    }
     const std::uint64_t units = bytes / unit + (bytes % unit ? 1 : 0); // rounded up, as find does
     switch (compare) {
     case Compare::Less: return units < count;

@@ -19,6 +19,7 @@ struct SizeTest {
     Compare compare = Compare::Equal;
     std::uint64_t count = 0;
     std::uint64_t unit = 512; // c 1, w 2, b 512, k 1024, M 1024², G 1024³
+    bool roundUp = true;      // false: bytes against count × unit exactly (the browser's search)
     bool matches(std::uint64_t bytes) const;
 };
 // nullopt for anything that is not [+-]N[cwbkMG].

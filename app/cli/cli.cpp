@@ -270,6 +270,16 @@ const std::vector<CommandSpec> &commands()
                    {{"c", "checksum"}, "Compare files of the same size by checksum instead of modification time."}},
                   transferOptions),
              2, 2, &commandSync});
+        l.push_back({"diff",
+                     "A B",
+                     "Compare two folders on any storages: what is only in A or B, newer or different (exit 0 alike, "
+                     "1 different, 2 trouble).",
+                     {{{"c", "checksum"}, "Compare files of the same size by content instead of modification time."},
+                      {"exclude", "Skip names matching GLOB and all below them (repeatable).", "GLOB"},
+                      json},
+                     2,
+                     2,
+                     &commandDiff});
         l.push_back({"rm",
                      "URI…",
                      "Remove objects.",

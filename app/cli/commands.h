@@ -11,6 +11,7 @@ int commandExtents(Context &context, const ArgParser &parser);
 int commandWalk(Context &context, const ArgParser &parser);
 int commandDu(Context &context, const ArgParser &parser);
 int commandFind(Context &context, const ArgParser &parser);
+int commandDiff(Context &context, const ArgParser &parser);
 int commandBench(Context &context, const ArgParser &parser);
 int commandBenchstat(Context &context, const ArgParser &parser);
 int commandCat(Context &context, const ArgParser &parser);

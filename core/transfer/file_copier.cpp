@@ -638,4 +638,21 @@ Result<FileOutcome> FileCopier::copyTransformed(bool compress)
     return m_outcome;
 }
 
+Result<std::string> objectHash(Operator &op, const std::string &path, const std::stop_token &stop)
+{
+    ContentHash digest;
+    std::vector<std::byte> buffer(1u << 20);
+    for (std::uint64_t pos = 0;;) {
+        if (stop.stop_requested())
+            return Error(ErrorKind::Cancelled, "stopped while reading to compare").setOperation("read");
+        auto n = op.read(path, pos, buffer);
+        if (!n)
+            return std::move(n).error();
+        if (*n == 0)
+            return digest.hex();
+        digest.add(std::span(buffer).first(*n));
+        pos += *n;
+    }
+}
+
 } // namespace strata

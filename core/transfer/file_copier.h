@@ -106,4 +106,7 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
+// ContentHash of a whole object, read in 1 MiB steps (sync --checksum, diff --checksum).
+Result<std::string> objectHash(Operator &op, const std::string &path, const std::stop_token &stop = {});
+
 } // namespace strata

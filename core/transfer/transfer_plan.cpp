@@ -41,22 +41,6 @@ bool sameVersion(const Entry &src, const Entry &dst, bool dstKeepsTimes)
     return diff > -1'000'000'000 && diff < 1'000'000'000;
 }
 
-// BLAKE2b of a whole object, for sync --checksum.
-Result<std::string> contentHash(Operator &op, const std::string &path)
-{
-    ContentHash digest;
-    std::vector<std::byte> buffer(1u << 20);
-    for (std::uint64_t pos = 0;;) {
-        auto n = op.read(path, pos, buffer);
-        if (!n)
-            return std::move(n).error();
-        if (*n == 0)
-            return digest.hex();
-        digest.add(std::span(buffer).first(*n));
-        pos += *n;
-    }
-}
-
 class Planner {
 public:
     Planner(const TransferSpec &spec, const std::stop_token &stop, const PlanProgress &found)
@@ -87,8 +71,8 @@ public:
             return sameVersion(src, dst, plan.dstOp->capabilities().has(Capability::KeepsModifiedTime));
         if (!dst.isFile() || src.size != dst.size)
             return false;
-        auto a = contentHash(srcOp, src.path);
-        auto b = contentHash(*plan.dstOp, dst.path);
+        auto a = objectHash(srcOp, src.path, m_stop);
+        auto b = objectHash(*plan.dstOp, dst.path, m_stop);
         return a && b && *a == *b;
     }
 

@@ -313,6 +313,20 @@ void BrowserPane::openContainingFolder()
     openUri(uriOf(std::string(parentPath(e->path))));
 }
 
+void BrowserPane::selectMarked(std::initializer_list<int> marks)
+{
+    if (searching())
+        return;
+    QItemSelection selection;
+    for (int row = 0; row < m_model->rowCount(); ++row)
+        if (const Entry *e = m_model->entryAt(row);
+            e && std::find(marks.begin(), marks.end(), int(m_model->markOf(*e))) != marks.end())
+            selection.select(m_model->index(row, 0), m_model->index(row, DirectoryModel::ColumnCount - 1));
+    if (m_view->model() == m_proxy)
+        selection = m_proxy->mapSelectionFromSource(selection);
+    m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+}
+
 void BrowserPane::setDesktopExport(
     const std::function<QList<QUrl>(const Location &, const std::vector<Entry> &)> &exportFiles)
 {

@@ -46,6 +46,8 @@ public:
     void stopSearch();
     void closeSearch();
     bool searching() const; // the view shows search results
+    // Selects the rows Compare Folders marked so (and nothing else).
+    void selectMarked(std::initializer_list<int> marks);
     // Shows the folder of the selected search result, with it selected.
     void openContainingFolder();
     void setDesktopExport(const std::function<QList<QUrl>(const Location &, const std::vector<Entry> &)> &exportFiles);

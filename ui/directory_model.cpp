@@ -7,6 +7,7 @@
 #include "ui/io_pool.h"
 
 #include <QApplication>
+#include <QColor>
 #include <QMimeData>
 #include <QPromise>
 #include <QStyle>
@@ -93,6 +94,7 @@ DirectoryModel::~DirectoryModel()
 
 void DirectoryModel::setLocation(const Location &location)
 {
+    clearMarks();
     stopListing();
     beginResetModel();
     m_location = location;
@@ -115,6 +117,7 @@ void DirectoryModel::setLocation(const Location &location)
 // are removed, changed ones updated, new ones merged in.
 void DirectoryModel::refresh()
 {
+    clearMarks();
     if (!m_location.op)
         return;
     const bool refreshing = m_incoming || m_work == Work::PlanningRefresh;
@@ -636,7 +639,72 @@ int DirectoryModel::columnCount(const QModelIndex &parent) const
 QVariant DirectoryModel::data(const QModelIndex &index, int role) const
 {
     const Entry *e = index.isValid() ? entryAt(index.row()) : nullptr;
-    return e ? entryData(*e, index.column(), role, *m_location.op) : QVariant();
+    if (!e)
+        return {};
+    if (m_marked) {
+        const Mark mark = markOf(*e);
+        switch (role) {
+        case CompareMarkRole: return int(mark);
+        case Qt::BackgroundRole:
+            switch (mark) {
+            case Mark::OnlyHere: return QColor(0xd6, 0xe8, 0xfb);  // blue: only on this side
+            case Mark::NewerHere: return QColor(0xd8, 0xf0, 0xd2); // green: this copy is newer
+            case Mark::OlderHere: return QColor(0xfb, 0xe9, 0xd0); // orange: the other is newer
+            case Mark::Different: return QColor(0xf8, 0xd7, 0xd7); // red: differ, times say nothing
+            case Mark::DiffersInside: return QColor(0xf1, 0xec, 0xd0);
+            case Mark::None:
+            case Mark::Same: break;
+            }
+            break;
+        case Qt::ToolTipRole:
+            if (index.column() == Name)
+                return QString(entryData(*e, Name, role, *m_location.op).toString() + QLatin1Char(0x0a)
+                               + markText(mark));
+            break;
+        default: break;
+        }
+    }
+    return entryData(*e, index.column(), role, *m_location.op);
+}
+
+void DirectoryModel::setMarks(Marks marks)
+{
+    m_marks = std::move(marks);
+    m_marked = true;
+    if (!m_rows.empty())
+        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+}
+
+void DirectoryModel::clearMarks()
+{
+    if (!m_marked)
+        return;
+    m_marks.clear();
+    m_marked = false;
+    if (!m_rows.empty())
+        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+}
+
+DirectoryModel::Mark DirectoryModel::markOf(const Entry &entry) const
+{
+    if (!m_marked)
+        return Mark::None;
+    const auto it = m_marks.find(entry.name);
+    return it == m_marks.end() ? Mark::Same : it->second;
+}
+
+QString DirectoryModel::markText(Mark mark)
+{
+    switch (mark) {
+    case Mark::None: break;
+    case Mark::Same: return tr("The same in the other pane");
+    case Mark::OnlyHere: return tr("Only here, not in the other pane");
+    case Mark::NewerHere: return tr("Newer here than in the other pane");
+    case Mark::OlderHere: return tr("Older here than in the other pane");
+    case Mark::Different: return tr("Different in the other pane (size or content)");
+    case Mark::DiffersInside: return tr("Something inside differs from the other pane");
+    }
+    return {};
 }
 
 QVariant DirectoryModel::entryData(const Entry &entry, int column, int role, const Operator &op)

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace strata {
@@ -39,7 +40,11 @@ class DirectoryModel : public QAbstractTableModel {
     Q_OBJECT
 public:
     enum Column { Name, Size, Modified, Kind, ColumnCount };
-    enum Role { EntryPathRole = Qt::UserRole + 1, IsDirRole, SortRole, UriRole };
+    enum Role { EntryPathRole = Qt::UserRole + 1, IsDirRole, SortRole, UriRole, CompareMarkRole };
+    // How a row compares with the other pane's folder (Compare Folders): the row's colour
+    // and tooltip say it until the folder is listed again.
+    enum class Mark : std::uint8_t { None, Same, OnlyHere, NewerHere, OlderHere, Different, DiffersInside };
+    using Marks = std::unordered_map<std::string, Mark>; // by name; names not in it are the Same
     static constexpr auto UriListMime = "application/x-strata-uri-list";
 
     explicit DirectoryModel(QObject *parent = nullptr);
@@ -49,6 +54,12 @@ public:
     void setLocation(const Location &location);
     // Lists again; rows that stayed keep their place (selection and scroll survive).
     void refresh();
+    // Marks the rows by name (Compare Folders); cleared by listing again.
+    void setMarks(Marks marks);
+    void clearMarks();
+    bool marked() const { return m_marked; }
+    Mark markOf(const Entry &entry) const;
+    static QString markText(Mark mark);
     const Location &location() const { return m_location; }
     QString uri() const;                          // redacted, for display
     QString uriOf(const std::string &path) const; // full URI, to open again
@@ -165,6 +176,8 @@ private:
     int m_taken = 0;    // pages of the listing taken from m_watcher so far
     QTimer m_takeTimer; // takes the pages left when one turn's share is done
     DesktopExport m_desktopExport;
+    Marks m_marks;
+    bool m_marked = false;
     quint64 m_listingTicket = 0;            // the listing a refresh worked out belongs to
     std::shared_ptr<EntryStore> m_incoming; // a refresh's listing, gathered until it is complete
     QString m_incomingError;

@@ -1,12 +1,14 @@
 #include "ui/main_window.h"
 
 #include "core/storage/path.h"
+#include "core/transfer/folder_compare.h"
 #include "ui/allocation_map.h"
 #include "ui/bench_page.h"
 #include "ui/browser_pane.h"
 #include "ui/connection_sidebar.h"
 #include "ui/directory_model.h"
 #include "ui/file_actions.h"
+#include "ui/folder_sync.h"
 #include "ui/io_pool.h"
 #include "ui/plural_translator.h"
 #include "ui/secret_store.h"
@@ -187,6 +189,11 @@ void MainWindow::buildMenus()
         action(edit, tr("Copy to &Other Pane"), Qt::Key_F6, QStyle::SP_ArrowRight, [this] { toOtherPane(false); });
     action(edit, tr("&Move to Other Pane"), QKeySequence(Qt::SHIFT | Qt::Key_F6), none, [this] { toOtherPane(true); });
     action(edit, tr("&Filter…"), QKeySequence::Find, none, [this] { m_active->focusFilter(); });
+    action(edit, tr("Compare &Folders"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_D), none,
+           [this] { compareFolders(false); });
+    action(edit, tr("Compare Folders by C&ontent"), QKeySequence(), none, [this] { compareFolders(false, true); });
+    action(edit, tr("S&ynchronize…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Y), none,
+           [this] { compareFolders(true); });
     action(edit, tr("&Search Below…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F), none, [this] {
         m_pages->setCurrentIndex(0);
         m_active->startSearch();
@@ -364,6 +371,117 @@ void MainWindow::toOtherPane(bool move)
         sources << m_active->uriOf(e.path);
     if (!sources.isEmpty())
         m_starter->start(sources, other->uriOf(other->location().path), move);
+}
+
+void MainWindow::compareFolders(bool synchronize, bool byContent)
+{
+    const Location a = m_left->location(), b = m_right->location();
+    if (!a.op || !b.op)
+        return;
+    m_pages->setCurrentIndex(0);
+    for (BrowserPane *pane : {m_left, m_right})
+        if (pane->searching())
+            pane->closeSearch();
+    if (m_comparing)
+        m_comparing->request_stop();
+    auto stop = std::make_shared<std::stop_source>();
+    m_comparing = stop;
+    statusBar()->showMessage(
+        tr("Comparing %1 with %2…").arg(QString::fromStdString(a.display()), QString::fromStdString(b.display())));
+    FolderCompareOptions options;
+    options.checksum = byContent;
+    QtConcurrent::run(ioPool(), [a, b, stop, options] {
+        return std::make_shared<Result<FolderComparison>>(
+            strata::compareFolders(*a.op, a.path, *b.op, b.path, options, stop->get_token()));
+    }).then(this, [this, a, b, stop, synchronize](const std::shared_ptr<Result<FolderComparison>> &result) {
+        if (m_comparing != stop)
+            return; // asked again meanwhile
+        m_comparing.reset();
+        const auto same = [](const Location &x, const Location &y) { return x.op == y.op && x.path == y.path; };
+        if (!same(m_left->location(), a) || !same(m_right->location(), b)) {
+            showMessage(tr("The folders changed while they were compared; compare again"), true);
+            return;
+        }
+        if (!*result) {
+            showMessage(QString::fromStdString(result->error().message()), true);
+            return;
+        }
+        const FolderComparison &cmp = **result;
+        const PaneMarks marks = marksFor(cmp);
+        m_left->model()->setMarks(marks.a);
+        m_right->model()->setMarks(marks.b);
+        // Selected: what either side would copy to the other (F6 copies it).
+        for (BrowserPane *pane : {m_left, m_right})
+            pane->selectMarked({int(DirectoryModel::Mark::OnlyHere), int(DirectoryModel::Mark::NewerHere)});
+        std::uint64_t onlyA = 0, onlyB = 0, newerA = 0, newerB = 0, different = 0;
+        for (const auto &d : cmp.differences)
+            switch (d.kind) {
+            case FolderDifference::Kind::OnlyA: ++onlyA; break;
+            case FolderDifference::Kind::OnlyB: ++onlyB; break;
+            case FolderDifference::Kind::NewerA: ++newerA; break;
+            case FolderDifference::Kind::NewerB: ++newerB; break;
+            case FolderDifference::Kind::Different:
+            case FolderDifference::Kind::KindDiffers: ++different; break;
+            }
+        showMessage(cmp.differences.empty()
+                        ? tr("The folders are alike (%n file(s))", nullptr, int(cmp.same))
+                        : tr("%1 alike; only on the left %2, only on the right %3, newer on the left %4, newer "
+                             "on the right %5, different %6")
+                              .arg(cmp.same)
+                              .arg(onlyA)
+                              .arg(onlyB)
+                              .arg(newerA)
+                              .arg(newerB)
+                              .arg(different),
+                    false);
+        if (!synchronize)
+            return;
+        const bool fromA = m_active == m_left;
+        const Location &source = fromA ? a : b;
+        const Location &target = fromA ? b : a;
+        auto *dialog = new SyncDialog(syncActions(cmp, fromA), QString::fromStdString(source.display()),
+                                      QString::fromStdString(target.display()), this);
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        connect(dialog, &SyncDialog::synchronize, this,
+                [this, source, target](const std::vector<SyncAction> &actions) { runSync(source, target, actions); });
+        dialog->open();
+    });
+}
+
+// The checked lines of the sync checklist: copies and replacements as transfer jobs (one
+// per target folder), deletions through the Files tab's confined delete.
+void MainWindow::runSync(const Location &source, const Location &target, const std::vector<SyncAction> &actions)
+{
+    std::map<std::string, std::vector<std::string>> byFolder; // target folder -> source URIs
+    std::vector<Entry> doomed;
+    for (const auto &a : actions) {
+        if (a.kind == SyncAction::Kind::Delete) {
+            Entry e;
+            e.path = joinPath(target.path, a.path);
+            e.name = std::string(baseName(e.path));
+            e.kind = a.entryKind;
+            doomed.push_back(std::move(e));
+            continue;
+        }
+        const auto slash = a.path.rfind('/');
+        const std::string folder =
+            slash == std::string::npos ? target.path : joinPath(target.path, a.path.substr(0, slash));
+        byFolder[folder].push_back(source.op->uriFor(joinPath(source.path, a.path)).toString());
+    }
+    for (auto &[folder, sources] : byFolder) {
+        TransferSpec spec;
+        spec.sources = std::move(sources);
+        spec.destination = target.op->uriFor(folder).toString();
+        if (!spec.destination.ends_with('/'))
+            spec.destination += '/';
+        spec.options.mode = TransferMode::Copy;
+        spec.options.recursive = true;
+        spec.options.existing = ExistingPolicy::Overwrite;
+        if (auto id = m_queue->enqueue(std::move(spec)); !id)
+            showMessage(QString::fromStdString(id.error().message()), true);
+    }
+    if (!doomed.empty())
+        m_actions->removeEntries(target, doomed);
 }
 
 void MainWindow::refreshPanesShowing(const QString &folderUri)

@@ -7,6 +7,9 @@
 
 #include <QMainWindow>
 
+#include <memory>
+#include <stop_token>
+
 class QTabWidget;
 
 namespace strata {
@@ -20,6 +23,7 @@ class TransferDock;
 class TransferQueueModel;
 class TransferStarter;
 class UsageView;
+struct SyncAction;
 
 // The desktop app: saved connections at the left, two browser panes side by side, the
 // transfer queue at the bottom. Menus and the toolbar carry the standard shortcuts (F5
@@ -46,6 +50,11 @@ public:
     void showUsage(const Location &location);
     // The Usage page scanning a typed location (opened off the GUI thread).
     void scanUsage(const QString &uri);
+    // Compares the panes' folders off the GUI thread (as strata diff), then marks both
+    // panes' rows and selects what either side would copy to the other; with
+    // `synchronize`, then opens the checklist of a sync from the active pane to the other.
+    // `byContent` reads files of equal size through (checksums) instead of trusting times.
+    void compareFolders(bool synchronize = false, bool byContent = false);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -58,6 +67,7 @@ private:
     void removeConnection(const ConnectionProfile &profile);
     void toOtherPane(bool move);
     void showJobImage(const QString &jobId);
+    void runSync(const Location &source, const Location &target, const std::vector<SyncAction> &actions);
     void refreshPanesShowing(const QString &folderUri);
     void showMessage(const QString &message, bool error);
     void updateStatus();
@@ -75,6 +85,7 @@ private:
     BenchPage *m_bench;
     UsageView *m_usage;
     QTabWidget *m_pages;
+    std::shared_ptr<std::stop_source> m_comparing; // the comparison whose answer is wanted
 };
 
 } // namespace strata

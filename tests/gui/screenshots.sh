@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build/dev}
 out=${2:-$root/resources/screenshots}
-for t in gui_main_window gui_bench_page gui_storage_pictures gui_search; do
+for t in gui_main_window gui_bench_page gui_storage_pictures gui_search gui_compare; do
   [ -x "$build/tests/gui/$t" ] || { echo "screenshots.sh: build $build/tests/gui/$t first (cmake --build $build)" >&2; exit 1; }
 done
 mkdir -p "$out"
@@ -27,4 +27,6 @@ shoot gui_bench_page screenshots
 shoot gui_storage_pictures usageOfARealisticTree
 shoot gui_storage_pictures allocationMapOfAnNbdkitImage
 shoot gui_search slowStoreStreamsAndStops
+shoot gui_compare compareMarksBothPanes
+shoot gui_compare synchronizeDoesTheCheckedLines
 ls -l "$out"/*.png

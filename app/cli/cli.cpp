@@ -123,7 +123,27 @@ const std::vector<CommandSpec> &commands()
                      1,
                      1,
                      &commandLs});
-        l.push_back({"stat", "URI", "Show what is known about one object.", {json}, 1, 1, &commandStat});
+        l.push_back({"stat",
+                     "URI",
+                     "Show what is known about one object (on S3 also its type, metadata, tags, retention).",
+                     {{"versions", "Also list every stored version of the object (and delete markers)."}, json},
+                     1,
+                     1,
+                     &commandStat});
+        l.push_back({"tag",
+                     "URI [KEY=VALUE…]",
+                     "Show an object's tags, or set exactly these (S3).",
+                     {{"clear", "Remove all the object's tags."}, json},
+                     1,
+                     -1,
+                     &commandTag});
+        l.push_back({"presign",
+                     "URI",
+                     "Print a link that downloads the object without credentials, for a while (S3).",
+                     {{"expires", "How long the link works: 90s, 30m, 12h, 7d (default 1h, at most 7d).", "D"}},
+                     1,
+                     1,
+                     &commandPresign});
         const std::vector<Option> walkOptions{
             {"follow", "Descend into symlinked directories (each directory once, loops cost nothing)."},
             {"exclude",

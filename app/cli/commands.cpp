@@ -131,9 +131,39 @@ int commandStat(Context &context, const ArgParser &parser)
     auto &[locValue, entryValue] = std::get<Target>(target);
     Location *loc = &locValue;
     Entry *e = &entryValue;
+    // What an object store keeps about the object, and its versions when asked.
+    std::optional<ObjectDetails> details;
+    if (!e->isDir() && loc->op->capabilities().has(Capability::Details)) {
+        auto found = loc->op->details(loc->path);
+        if (!found)
+            return context.fail(found.error());
+        details = std::move(*found);
+    }
+    std::vector<StoredVersion> versions;
+    if (parser.isSet("versions")) {
+        if (!loc->op->capabilities().has(Capability::Versions))
+            return context.fail(Error(ErrorKind::Unsupported, "this storage keeps no versions")
+                                    .withContext("list the versions of", loc->display()));
+        auto found = objectVersions(*loc->op, loc->path);
+        if (!found)
+            return context.fail(found.error());
+        versions = std::move(*found);
+    }
     if (parser.isSet("json")) {
         json::Object o = toJson(*e, loc->display());
         o["capabilities"] = loc->op->capabilities().names();
+        if (details)
+            o["details"] = detailsJson(*details);
+        if (parser.isSet("versions")) {
+            json::Array list;
+            for (const auto &v : versions)
+                list.push_back(json::Object{{"versionId", v.versionId},
+                                            {"size", v.size},
+                                            {"modified", isoTime(v.mtimeNs)},
+                                            {"latest", v.latest},
+                                            {"deleteMarker", v.deleteMarker}});
+            o["versions"] = std::move(list);
+        }
         writeJson(context.out, o);
         return Success;
     }
@@ -155,6 +185,31 @@ int commandStat(Context &context, const ArgParser &parser)
     line("Target:", e->symlinkTarget);
     line("ETag:", e->etag);
     line("Hash:", e->contentHash);
+    if (details) {
+        line("Type:", details->contentType);
+        line("Cache:", details->cacheControl);
+        line("Disposition:", details->contentDisposition);
+        line("Encoding:", details->contentEncoding);
+        line("Class:", details->storageClass);
+        line("Version:", details->versionId);
+        for (const auto &[name, value] : details->metadata)
+            line("Metadata:", name + "=" + value);
+        if (details->tags)
+            for (const auto &[name, value] : *details->tags)
+                line("Tag:", name + "=" + value);
+        if (!details->retentionMode.empty())
+            line("Retention:",
+                 details->retentionMode + (details->retainUntilNs ? " until " + isoTime(*details->retainUntilNs) : ""));
+        if (details->legalHold)
+            line("Legal hold:", *details->legalHold ? "on" : "off");
+    }
+    if (parser.isSet("versions")) {
+        text += "Versions:  " + std::to_string(versions.size()) + ", newest first\n";
+        for (const auto &v : versions)
+            text += "  " + printable(v.versionId) + "  "
+                + (v.deleteMarker ? std::string("delete marker") : pad(formatSize(v.size), 10)) + "  "
+                + shortTime(v.mtimeNs) + (v.latest ? "  (latest)" : "") + "\n";
+    }
     write(context.out, text);
     return Success;
 }

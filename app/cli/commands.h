@@ -1,5 +1,11 @@
 #pragma once
 
+#include "core/io/json.h"
+#include "core/storage/operator.h"
+
+#include <string>
+#include <vector>
+
 namespace strata::cli {
 
 class Context;
@@ -12,6 +18,11 @@ int commandWalk(Context &context, const ArgParser &parser);
 int commandDu(Context &context, const ArgParser &parser);
 int commandFind(Context &context, const ArgParser &parser);
 int commandDiff(Context &context, const ArgParser &parser);
+int commandTag(Context &context, const ArgParser &parser);
+int commandPresign(Context &context, const ArgParser &parser);
+// Every stored version of the object at `path`, newest first (strata stat --versions).
+Result<std::vector<StoredVersion>> objectVersions(Operator &op, const std::string &path);
+json::Value detailsJson(const ObjectDetails &details);
 int commandBench(Context &context, const ArgParser &parser);
 int commandBenchstat(Context &context, const ArgParser &parser);
 int commandCat(Context &context, const ArgParser &parser);

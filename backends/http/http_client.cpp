@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -132,6 +133,14 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
         while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
             value.remove_suffix(1);
         t->response->headers.keep(line.substr(0, colon), value);
+        if (t->request->allHeaders) {
+            std::string name(line.substr(0, colon));
+            for (char &c : name)
+                c = char(std::tolower(static_cast<unsigned char>(c)));
+            t->response->allHeaders.emplace_back(std::move(name), std::string(value));
+        }
+    } else if (t->request->allHeaders && line.starts_with("HTTP/")) {
+        t->response->allHeaders.clear(); // a new answer (after a 100 Continue or a redirect)
     }
     return size * count;
 }

@@ -48,6 +48,8 @@ struct Request {
     std::function<bool(std::string_view)> sink;
     // kAuth* schemes for this request; 0: those the client has learned the server uses.
     long authSchemes = 0;
+    // Keep every response header in Response::allHeaders (an object's user metadata).
+    bool allHeaders = false;
 
     static constexpr std::size_t kAbortBody = std::size_t(-1);
 };
@@ -86,6 +88,8 @@ struct Response {
     bool emptyRange = false;  // the range asked for was of an empty object
     bool sinkStopped = false; // the request's sink refused more of the body
     long authOffered = 0;     // kAuth* schemes a 401 on the way asked for
+    // With Request::allHeaders: every header of the final answer, names in lower case.
+    std::vector<std::pair<std::string, std::string>> allHeaders;
 
     // One of KeptHeaders::kNames (any case); "" when absent or not kept.
     std::string_view header(std::string_view name) const;

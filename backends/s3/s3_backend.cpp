@@ -5,6 +5,7 @@
 #include "core/storage/path.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
 
 #include <charconv>
 
@@ -51,7 +52,7 @@ Capabilities S3Backend::capabilities() const
     return {Capability::Stat,       Capability::List,          Capability::Read,          Capability::Write,
             Capability::Remove,     Capability::CreateDir,     Capability::Rename,        Capability::Copy,
             Capability::RangedRead, Capability::ListRecursive, Capability::VersionedRead, Capability::Versions,
-            Capability::Uploads};
+            Capability::Uploads,    Capability::Details};
 }
 
 Uri S3Backend::uriFor(std::string_view path) const
@@ -59,6 +60,13 @@ Uri S3Backend::uriFor(std::string_view path) const
     Uri uri = m_config.baseUri();
     uri.setPath(std::string(path.empty() ? "/" : path));
     return uri;
+}
+
+Status S3Backend::refusePinned() const
+{
+    return Error(ErrorKind::InvalidInput,
+                 "?versionId= names one stored version of an object: it can be read or "
+                 "deleted, not written (copy it to the object's plain URI to restore it)");
 }
 
 Result<http::Response> S3Backend::head(const std::string &key)
@@ -406,6 +414,8 @@ void S3Backend::discardPending(std::string_view path, const std::string &token)
 
 Result<std::unique_ptr<Writer>> S3Backend::write(std::string_view path, const WriteOptions &options)
 {
+    if (!m_config.versionId.empty())
+        return refusePinned().error();
     const std::string key(keyOf(path));
     if (key.size() > kMaxKeyBytes)
         return keyTooLong();
@@ -421,6 +431,8 @@ Result<std::unique_ptr<Writer>> S3Backend::write(std::string_view path, const Wr
 
 Status S3Backend::put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options)
 {
+    if (!m_config.versionId.empty())
+        return refusePinned();
     // Large objects go up in parts, and "only if absent" needs the writer's check first.
     if (data.size() > S3Writer::SinglePutLimit || !options.overwrite)
         return Backend::put(path, data, options);
@@ -436,6 +448,14 @@ Status S3Backend::put(std::string_view path, std::span<const std::byte> data, co
 
 Status S3Backend::remove(std::string_view path, std::string_view)
 {
+    if (!m_config.versionId.empty()) { // that version only, for good (versionId added by send)
+        Call call;
+        call.method = "DELETE";
+        const std::string key(keyOf(path));
+        call.key = key;
+        auto response = sendOk(call);
+        return response ? Status() : Status(std::move(response).error());
+    }
     const std::string key(keyOf(path));
     const std::string markerKey = key + "/";
     // A "directory": its marker goes, and only when nothing else is under it.
@@ -473,6 +493,12 @@ Status S3Backend::remove(std::string_view path, std::string_view)
 
 Status S3Backend::removeMany(std::span<const std::string> paths, std::string_view)
 {
+    if (!m_config.versionId.empty()) { // one version of each: one request each
+        for (const auto &p : paths)
+            if (auto st = remove(p, {}); !st)
+                return st;
+        return {};
+    }
     // DeleteObjects takes at most 1000 keys a request.
     for (std::size_t at = 0; at < paths.size(); at += 1000) {
         std::vector<std::string> keys;
@@ -513,6 +539,8 @@ Status S3Backend::removeMany(std::span<const std::string> paths, std::string_vie
 
 Status S3Backend::createDir(std::string_view path)
 {
+    if (!m_config.versionId.empty())
+        return refusePinned();
     const std::string key(keyOf(path));
     const std::string markerKey = key + "/";
     if (auto exists = prefixExists(key + "/"); !exists)
@@ -530,6 +558,8 @@ Status S3Backend::createDir(std::string_view path)
 
 Status S3Backend::copy(std::string_view from, std::string_view to)
 {
+    if (!m_config.versionId.empty())
+        return refusePinned();
     Call call;
     call.method = "PUT";
     call.key = keyOf(to);
@@ -555,6 +585,8 @@ Status S3Backend::copy(std::string_view from, std::string_view to)
 
 Status S3Backend::rename(std::string_view from, std::string_view to, bool replace)
 {
+    if (!m_config.versionId.empty())
+        return refusePinned();
     // S3 has no rename: copy, then delete (objects only).
     if (to.starts_with(from) && to.size() > from.size() && to[from.size()] == '/')
         return Error(ErrorKind::InvalidInput, "a directory cannot be moved into itself");
@@ -570,6 +602,142 @@ Status S3Backend::rename(std::string_view from, std::string_view to, bool replac
     if (auto st = copy(from, to); !st)
         return st;
     return remove(from, {});
+}
+
+Result<ObjectDetails> S3Backend::details(std::string_view path)
+{
+    const std::string key(keyOf(path));
+    Call call;
+    call.method = "HEAD";
+    call.key = key;
+    call.allHeaders = true;
+    auto response = sendOk(call);
+    if (!response)
+        return std::move(response).error();
+    ObjectDetails out;
+    for (const auto &[name, value] : response->allHeaders) {
+        if (name == "content-type")
+            out.contentType = value;
+        else if (name == "cache-control")
+            out.cacheControl = value;
+        else if (name == "content-disposition")
+            out.contentDisposition = value;
+        else if (name == "content-encoding")
+            out.contentEncoding = value;
+        else if (name == "etag")
+            out.etag = value;
+        else if (name == "x-amz-storage-class")
+            out.storageClass = value;
+        else if (name == "x-amz-version-id" && value != "null")
+            out.versionId = value;
+        else if (name == "x-amz-object-lock-mode")
+            out.retentionMode = value;
+        else if (name == "x-amz-object-lock-retain-until-date") {
+            const QDateTime until = QDateTime::fromString(QString::fromStdString(value), Qt::ISODateWithMs);
+            if (until.isValid())
+                out.retainUntilNs = until.toMSecsSinceEpoch() * 1'000'000;
+        } else if (name == "x-amz-object-lock-legal-hold")
+            out.legalHold = value == "ON";
+        else if (name.starts_with("x-amz-meta-"))
+            out.metadata[name.substr(11)] = value;
+    }
+    if (out.storageClass.empty())
+        out.storageClass = "STANDARD"; // HEAD names the class only when it is not
+    Call tagging;
+    tagging.key = key;
+    tagging.query = {{"tagging", ""}};
+    auto tags = send(tagging);
+    if (!tags)
+        return std::move(tags).error();
+    if (tags->status >= 200 && tags->status < 300) {
+        auto parsed = parseTagging(tags->body);
+        if (!parsed)
+            return std::move(parsed).error();
+        out.tags = std::move(*parsed);
+    } else if (tags->status != 501 && tags->status != 405 && tags->status != 400) {
+        return s3Error(*tags, m_config.bucket); // 501/405: a server that keeps no tags (s3rver)
+    }
+    return out;
+}
+
+Status S3Backend::changeDetails(std::string_view path, const DetailsChange &change)
+{
+    if (!m_config.versionId.empty())
+        return refusePinned();
+    const std::string key(keyOf(path));
+    if (change.contentType || change.cacheControl || change.metadata) {
+        // The object copied onto itself with its metadata replaced: what is not changed is
+        // carried over from what it has now.
+        auto now = details(path);
+        if (!now)
+            return std::move(now).error();
+        Call call;
+        call.method = "PUT";
+        call.key = key;
+        call.headers = {{"x-amz-copy-source", uriEncode("/" + m_config.bucket + "/" + key, false)},
+                        {"x-amz-metadata-directive", "REPLACE"}};
+        const std::string type = change.contentType.value_or(now->contentType);
+        const std::string cache = change.cacheControl.value_or(now->cacheControl);
+        if (!type.empty())
+            call.headers.push_back({"content-type", type});
+        if (!cache.empty())
+            call.headers.push_back({"cache-control", cache});
+        if (!now->contentDisposition.empty())
+            call.headers.push_back({"content-disposition", now->contentDisposition});
+        if (!now->contentEncoding.empty())
+            call.headers.push_back({"content-encoding", now->contentEncoding});
+        for (const auto &[name, value] : change.metadata.value_or(now->metadata)) {
+            if (name.empty() || name.find_first_of(" :\r\n") != std::string::npos
+                || value.find_first_of("\r\n") != std::string::npos)
+                return Error(ErrorKind::InvalidInput,
+                             "a metadata name or value that no header can carry: '" + name + "'");
+            call.headers.push_back({"x-amz-meta-" + name, value});
+        }
+        auto response = sendOk(call);
+        if (!response)
+            return std::move(response).error();
+        if (errorCodeIn(response->body)) {
+            http::Response failed = *response;
+            failed.status = 500;
+            return s3Error(failed, m_config.bucket);
+        }
+    }
+    if (change.tags) {
+        Call call;
+        call.key = key;
+        const std::string xml = taggingXml(*change.tags);
+        const QByteArray md5 = QCryptographicHash::hash(QByteArray::fromRawData(xml.data(), qsizetype(xml.size())),
+                                                        QCryptographicHash::Md5)
+                                   .toBase64();
+        call.method = "PUT"; // an empty tag set clears them (DeleteObjectTagging is not everywhere)
+        call.query = {{"tagging", ""}};
+        call.headers = {{"content-md5", md5.toStdString()}, {"content-type", "application/xml"}};
+        call.body = std::as_bytes(std::span(xml.data(), xml.size()));
+        auto response = sendOk(call);
+        if (!response)
+            return std::move(response).error();
+    }
+    return {};
+}
+
+Result<std::string> S3Backend::shareLink(std::string_view path, std::chrono::seconds lifetime) const
+{
+    if (m_credentials.anonymous())
+        return Error(ErrorKind::Unsupported, "an anonymous connection cannot sign a link");
+    if (lifetime.count() < 1 || lifetime > std::chrono::hours(24 * 7))
+        return Error(ErrorKind::InvalidInput, "a share link lives from one second to seven days (S3's limit)");
+    SignedRequest request;
+    request.method = "GET";
+    request.host = m_host;
+    request.path = "/";
+    if (m_config.pathStyle)
+        request.path += m_config.bucket + "/";
+    request.path += std::string(keyOf(path));
+    if (!m_config.versionId.empty())
+        request.query.push_back({"versionId", m_config.versionId});
+    const std::string query =
+        presignedQuery(request, m_credentials, m_config.region, "s3", std::chrono::system_clock::now(), lifetime);
+    return m_config.scheme + "://" + m_host + canonicalUri(request.path) + "?" + query;
 }
 
 } // namespace strata::s3

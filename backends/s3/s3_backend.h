@@ -24,6 +24,7 @@ struct Call {
     // header vector per read would show in their allocation count).
     std::optional<std::pair<std::uint64_t, std::uint64_t>> range;
     bool bucketRoot = false; // the bucket itself (HEAD bucket, list), no key segment
+    bool allHeaders = false; // keep every response header (http::Request::allHeaders)
 };
 
 // A bucket of an S3-compatible store over libcurl, signed with our SigV4. Paths map to
@@ -50,6 +51,9 @@ public:
     Status createDir(std::string_view path) override;
     Status rename(std::string_view from, std::string_view to, bool replace) override;
     Status copy(std::string_view from, std::string_view to) override;
+    Result<ObjectDetails> details(std::string_view path) override;
+    Status changeDetails(std::string_view path, const DetailsChange &change) override;
+    Result<std::string> shareLink(std::string_view path, std::chrono::seconds lifetime) const override;
     // Aborts the multipart upload `token` of `path` (a killed run's).
     void discardPending(std::string_view path, const std::string &token) override;
 
@@ -74,6 +78,8 @@ private:
     };
     Result<http::Response> listMarked(const MarkedListing &what, const std::string &prefix, const ListOptions &options);
     Result<http::Response> head(const std::string &key);
+    // Writing through an instance pinned to one version (?versionId=) is refused.
+    Status refusePinned() const;
     Result<bool> prefixExists(const std::string &prefix);
     Result<Entry> statDirectory(std::string_view path, const std::string &key);
 

@@ -72,6 +72,8 @@ Uri Config::baseUri() const
         query.emplace_back("insecure", "1");
     if (timeoutSeconds != 30)
         query.emplace_back("timeout", std::to_string(timeoutSeconds));
+    if (!versionId.empty())
+        query.emplace_back("versionId", versionId);
     uri.setQuery(std::move(query));
     return uri;
 }
@@ -91,11 +93,18 @@ Result<Config> parseConfig(const Uri &uri)
     for (const auto &option : uri.query()) {
         // Not a structured binding: clang before 16 cannot capture one in a lambda.
         const std::string &key = option.first;
-        static const char *known[] = {"endpoint", "region", "style", "profile", "anonymous", "insecure", "timeout"};
+        static const char *known[] = {"endpoint",  "region",   "style",   "profile",
+                                      "anonymous", "insecure", "timeout", "versionId"};
         if (std::none_of(std::begin(known), std::end(known), [&](const char *k) { return key == k; }))
             return Error(ErrorKind::InvalidInput,
                          "unknown s3:// option '" + key
-                             + "' (known: endpoint, region, style, profile, anonymous, insecure, timeout)");
+                             + "' (known: endpoint, region, style, profile, anonymous, insecure, timeout, versionId)");
+    }
+    if (auto version = uri.queryValue("versionId")) {
+        if (version->empty() || version->find_first_of("&#/ ") != std::string::npos)
+            return Error(ErrorKind::InvalidInput,
+                         "?versionId= takes a version id, as strata stat --versions lists them");
+        config.versionId = *version;
     }
     if (auto region = uri.queryValue("region"); region && !region->empty())
         config.region = *region;

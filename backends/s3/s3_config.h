@@ -19,6 +19,9 @@ struct Config {
     bool anonymous = false;       // unsigned requests (asked for with ?anonymous=1)
     std::string profile;          // AWS profile used for credentials, if any
     int timeoutSeconds = 30;      // a request that moves no byte for this long fails (?timeout=)
+    // ?versionId=: every object of this instance is read (stat, read, remove) as that one
+    // version of it; nothing can be written through it.
+    std::string versionId;
 
     // "s3://bucket?endpoint=…&region=…" without any secret: the URI people see.
     Uri baseUri() const;

@@ -57,6 +57,8 @@ Result<http::Response> S3Backend::send(const Call &call)
     s.query.clear();
     for (const auto &[name, value] : call.query)
         s.query.push_back({name, value});
+    if (!m_config.versionId.empty() && !call.bucketRoot) // a pinned version (Config::versionId)
+        s.query.push_back({"versionId", m_config.versionId});
     s.headers.clear();
     for (const auto &[name, value] : call.headers)
         s.headers.push_back({name, value});
@@ -88,6 +90,7 @@ Result<http::Response> S3Backend::send(const Call &call)
     http.body = call.body;
     http.into = call.into;
     http.skip = call.skip;
+    http.allHeaders = call.allHeaders;
     return m_client->perform(http);
 }
 

@@ -26,6 +26,7 @@ std::string escape(std::string_view text)
         case '>': out += "&gt;"; break;
         case '"': out += "&quot;"; break;
         case '\'': out += "&apos;"; break;
+        case '\r': out += "&#13;"; break; // else read back as a line feed
         default: out += c;
         }
     }
@@ -239,6 +240,49 @@ Result<PartList> parseParts(const std::string &xml)
     if (result.truncated && result.nextPartNumberMarker.empty())
         return Error(ErrorKind::Corrupt, "the part listing says it continues but gives no next part number");
     return result;
+}
+
+Result<std::map<std::string, std::string>> parseTagging(const std::string &xml)
+{
+    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    if (auto st = openRoot(reader, "Tagging"); !st)
+        return std::move(st).error();
+    std::map<std::string, std::string> tags;
+    while (reader.readNextStartElement()) {
+        if (reader.name() != QLatin1String("TagSet")) {
+            reader.skipCurrentElement();
+            continue;
+        }
+        while (reader.readNextStartElement()) {
+            if (reader.name() != QLatin1String("Tag")) {
+                reader.skipCurrentElement();
+                continue;
+            }
+            std::string key, value;
+            while (reader.readNextStartElement()) {
+                if (reader.name() == QLatin1String("Key"))
+                    key = text(reader);
+                else if (reader.name() == QLatin1String("Value"))
+                    value = text(reader);
+                else
+                    reader.skipCurrentElement();
+            }
+            if (key.empty())
+                return Error(ErrorKind::Corrupt, "a tag without a key in the server's answer");
+            tags[std::move(key)] = std::move(value);
+        }
+    }
+    if (reader.hasError())
+        return corrupt(reader);
+    return tags;
+}
+
+std::string taggingXml(const std::map<std::string, std::string> &tags)
+{
+    std::string xml = "<Tagging><TagSet>";
+    for (const auto &[key, value] : tags)
+        xml += "<Tag><Key>" + escape(key) + "</Key><Value>" + escape(value) + "</Value></Tag>";
+    return xml + "</TagSet></Tagging>";
 }
 
 Result<std::string> parseUploadId(const std::string &xml)

@@ -5,6 +5,7 @@
 #include "core/storage/result.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +72,9 @@ Result<std::string> parseUploadId(const std::string &xml);
 // CompleteMultipartUpload and CopyObject answer 200 with an <Error> body when they fail.
 std::optional<std::string> errorCodeIn(const std::string &xml);
 
+// GetObjectTagging's answer: the tags, in the order sent.
+Result<std::map<std::string, std::string>> parseTagging(const std::string &xml);
+std::string taggingXml(const std::map<std::string, std::string> &tags);
 std::string completeMultipartXml(const std::vector<std::string> &etags);
 std::string deleteObjectsXml(const std::vector<std::string> &keys);
 // Keys the DeleteObjects answer reports as not deleted, with their error code.

@@ -388,6 +388,28 @@ std::string sha256Hex(std::string_view data)
     return std::string(view(hexOf(sha256(data))));
 }
 
+std::string presignedQuery(const SignedRequest &request, const Credentials &credentials, std::string_view region,
+                           std::string_view service, std::chrono::system_clock::time_point now,
+                           std::chrono::seconds expires)
+{
+    const std::string date = amzDate(now);
+    const std::string day = date.substr(0, 8);
+    const std::string scope = credentialScope(day, region, service);
+    SignedRequest signing = request;
+    signing.payloadHash = std::string(kUnsignedPayload);
+    signing.query.push_back({"X-Amz-Algorithm", "AWS4-HMAC-SHA256"});
+    signing.query.push_back({"X-Amz-Credential", credentials.accessKeyId + "/" + scope});
+    signing.query.push_back({"X-Amz-Date", date});
+    signing.query.push_back({"X-Amz-Expires", std::to_string(expires.count())});
+    signing.query.push_back({"X-Amz-SignedHeaders", "host"});
+    if (!credentials.sessionToken.empty())
+        signing.query.push_back({"X-Amz-Security-Token", credentials.sessionToken});
+    const std::string canonical = canonicalRequest(signing, {{"host", request.host}});
+    const std::string signature = hmacSha256Hex(signingKey(credentials.secretAccessKey, day, region, service),
+                                                stringToSign(date, scope, canonical));
+    return canonicalQueryString(signing.query) + "&X-Amz-Signature=" + signature;
+}
+
 std::string amzDate(std::chrono::system_clock::time_point t)
 {
     char out[16];

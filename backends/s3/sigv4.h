@@ -117,6 +117,12 @@ std::string signingKey(std::string_view secretAccessKey, std::string_view yyyymm
 std::string hmacSha256Hex(std::string_view key, std::string_view data);
 
 std::string sha256Hex(std::string_view data);
+// The query string of a presigned GET (AWS's "authenticating requests: using query
+// parameters"): request.query plus X-Amz-Algorithm, -Credential, -Date, -Expires,
+// -SignedHeaders (host) and -Security-Token, then X-Amz-Signature; the payload unsigned.
+std::string presignedQuery(const SignedRequest &request, const Credentials &credentials, std::string_view region,
+                           std::string_view service, std::chrono::system_clock::time_point now,
+                           std::chrono::seconds expires);
 // "20130524T000000Z" (UTC, whole seconds)
 std::string amzDate(std::chrono::system_clock::time_point t);
 

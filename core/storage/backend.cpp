@@ -105,6 +105,21 @@ Result<std::vector<Extent>> Backend::extents(std::string_view)
     return unsupported("an extent map");
 }
 
+Result<ObjectDetails> Backend::details(std::string_view)
+{
+    return Error(ErrorKind::Unsupported, "this storage keeps no details besides the bytes");
+}
+
+Status Backend::changeDetails(std::string_view, const DetailsChange &)
+{
+    return Error(ErrorKind::Unsupported, "this storage keeps no metadata or tags to change");
+}
+
+Result<std::string> Backend::shareLink(std::string_view, std::chrono::seconds) const
+{
+    return Error(ErrorKind::Unsupported, "this storage has no share links");
+}
+
 Result<VersionPage> Backend::listVersions(std::string_view, const ListOptions &)
 {
     return unsupported("object versions");

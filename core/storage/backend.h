@@ -7,9 +7,11 @@
 #include "core/storage/result.h"
 #include "core/storage/uri.h"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -129,6 +131,25 @@ struct VersionPage {
     std::vector<std::string> skipped; // keys that are no path, as sent (see ListPage)
 };
 
+// What an object store keeps about one object besides its bytes (Backend::details): S3's
+// HEAD headers and its tags. Empty strings where the server says nothing.
+struct ObjectDetails {
+    std::string contentType, cacheControl, contentDisposition, contentEncoding;
+    std::map<std::string, std::string> metadata; // user metadata (x-amz-meta-NAME), names in lower case
+    std::string storageClass, etag, versionId;
+    std::optional<std::map<std::string, std::string>> tags; // nullopt: the server keeps no tags
+    std::string retentionMode;                              // GOVERNANCE or COMPLIANCE, where set
+    std::optional<std::int64_t> retainUntilNs;
+    std::optional<bool> legalHold; // where the server says
+};
+
+// A change to an object's details (Backend::changeDetails); what is not set stays.
+struct DetailsChange {
+    std::optional<std::string> contentType, cacheControl;
+    std::optional<std::map<std::string, std::string>> metadata; // all the user metadata, replaced
+    std::optional<std::map<std::string, std::string>> tags;     // all the tags, replaced
+};
+
 // A multipart upload begun and never completed or aborted (Backend::listUploads): its parts
 // are stored, and paid for, without showing in any listing.
 struct PendingUpload {
@@ -209,6 +230,11 @@ public:
     // One page of the uploads below dir begun and never finished, with the bytes of their
     // parts (Capability::Uploads); Unsupported by default.
     virtual Result<UploadPage> listUploads(std::string_view dir, const ListOptions &options);
+    // What the store keeps about an object besides its bytes, and a change to it (content
+    // type, cache control, user metadata, tags; Capability::Details); Unsupported by default.
+    // A change of metadata is a copy of the object onto itself (a new version where kept).
+    virtual Result<ObjectDetails> details(std::string_view path);
+    virtual Status changeDetails(std::string_view path, const DetailsChange &change);
     // Copies a range of `from` into a writer opened on this same backend without moving
     // the bytes through user space (copy_file_range); Unsupported where impossible.
     virtual Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to);
@@ -220,6 +246,9 @@ public:
         (void)path;
         (void)ranges;
     }
+    // A link anyone can GET the object with for `lifetime` (an S3 presigned URL), no
+    // credentials needed; Unsupported where the storage has none. A query: no I/O.
+    virtual Result<std::string> shareLink(std::string_view path, std::chrono::seconds lifetime) const;
     // The read size that suits this storage (a request per read on a network: larger is
     // cheaper); 0 when any size suits.
     virtual std::size_t preferredIoSize() const { return 0; }

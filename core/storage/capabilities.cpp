@@ -25,6 +25,7 @@ std::string_view toString(Capability cap)
     case Capability::Queue: return "queue";
     case Capability::Versions: return "versions";
     case Capability::Uploads: return "uploads";
+    case Capability::Details: return "details";
     }
     return "unknown";
 }

@@ -27,6 +27,7 @@ enum class Capability : std::uint32_t {
     Queue = 1u << 17,             // readQueue/writeQueue keep several requests in flight from one thread
     Versions = 1u << 18,          // listVersions: older versions and delete markers an object store keeps
     Uploads = 1u << 19,           // listUploads: multipart uploads begun and never completed
+    Details = 1u << 20,           // details / changeDetails: content type, metadata, tags
 };
 
 std::string_view toString(Capability cap);

@@ -39,6 +39,8 @@ Capabilities needs(const Call &call)
     case Operation::Extents: return {Capability::Extents};
     case Operation::ListVersions: return {Capability::Versions};
     case Operation::ListUploads: return {Capability::Uploads};
+    case Operation::Details:
+    case Operation::ChangeDetails: return {Capability::Details};
     case Operation::CopyRange:
     case Operation::ReaderCopyRange: return {Capability::Read, Capability::Write};
     case Operation::SetPermissions:

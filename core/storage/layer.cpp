@@ -27,6 +27,8 @@ std::string_view toString(Operation op)
     case Operation::DiscardPending: return "discard-pending";
     case Operation::ListVersions: return "list-versions";
     case Operation::ListUploads: return "list-uploads";
+    case Operation::Details: return "details";
+    case Operation::ChangeDetails: return "change-details";
     case Operation::WriterWrite: return "write";
     case Operation::WriterWriteAt: return "write-at";
     case Operation::WriterSetLength: return "set-length";
@@ -268,6 +270,16 @@ Result<VersionPage> Layer::listVersions(std::string_view dir, const ListOptions 
 Result<UploadPage> Layer::listUploads(std::string_view dir, const ListOptions &options)
 {
     return run<UploadPage>(Call{Operation::ListUploads, dir}, [&] { return m_inner->listUploads(dir, options); });
+}
+
+Result<ObjectDetails> Layer::details(std::string_view path)
+{
+    return run<ObjectDetails>(Call{Operation::Details, path}, [&] { return m_inner->details(path); });
+}
+
+Status Layer::changeDetails(std::string_view path, const DetailsChange &change)
+{
+    return run<void>(Call{Operation::ChangeDetails, path}, [&] { return m_inner->changeDetails(path, change); });
 }
 
 Status Layer::copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to)

@@ -67,6 +67,10 @@ public:
     std::uint64_t preferredBytesInFlight() const override { return m_inner->preferredBytesInFlight(); }
     std::optional<std::string> localPath(std::string_view path) const override { return m_inner->localPath(path); }
     bool namesIgnoreCase(std::string_view path) const override { return m_inner->namesIgnoreCase(path); }
+    Result<std::string> shareLink(std::string_view path, std::chrono::seconds lifetime) const override
+    {
+        return m_inner->shareLink(path, lifetime);
+    }
 
     // Operations: each through around(), none to override.
     Result<Entry> stat(std::string_view path) final;
@@ -87,6 +91,8 @@ public:
     Result<std::vector<Extent>> extents(std::string_view path) final;
     Result<VersionPage> listVersions(std::string_view dir, const ListOptions &options) final;
     Result<UploadPage> listUploads(std::string_view dir, const ListOptions &options) final;
+    Result<ObjectDetails> details(std::string_view path) final;
+    Status changeDetails(std::string_view path, const DetailsChange &change) final;
     Status copyRange(std::string_view from, std::uint64_t offset, std::uint64_t length, Writer &to) final;
     void willRead(std::string_view path, std::span<const Extent> ranges) final;
     void discardPending(std::string_view path, const std::string &token) final;

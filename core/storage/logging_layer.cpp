@@ -58,6 +58,8 @@ Outcome LoggingLayer::around(const Call &call, Next next)
     case Operation::Extents:
     case Operation::ListVersions:
     case Operation::ListUploads:
+    case Operation::Details:
+    case Operation::ChangeDetails:
     case Operation::DiscardPending:
     case Operation::Count_: break;
     }

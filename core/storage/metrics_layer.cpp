@@ -33,6 +33,8 @@ std::uint64_t bytesMoved(const Call &call, const Outcome &outcome)
     case Operation::Extents:
     case Operation::ListVersions:
     case Operation::ListUploads:
+    case Operation::Details:
+    case Operation::ChangeDetails:
     case Operation::WillRead:
     case Operation::DiscardPending:
     case Operation::WriterSetLength:

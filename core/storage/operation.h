@@ -30,6 +30,8 @@ enum class Operation : std::uint8_t {
     DiscardPending,
     ListVersions,
     ListUploads,
+    Details,
+    ChangeDetails,
     // Through a Writer that Backend::write returned.
     WriterWrite,
     WriterWriteAt,

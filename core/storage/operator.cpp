@@ -470,6 +470,24 @@ Result<VersionPage> Operator::listVersions(std::string_view dir, const ListOptio
     return withContext(m_stack->listVersions(p, options), "list the versions in", *this, p);
 }
 
+Result<ObjectDetails> Operator::details(std::string_view path)
+{
+    STRATA_CHECKED(p, "read the details of", path);
+    return withContext(m_stack->details(p), "read the details of", *this, p);
+}
+
+Status Operator::changeDetails(std::string_view path, const DetailsChange &change)
+{
+    STRATA_CHECKED(p, "change the details of", path);
+    return withContext(m_stack->changeDetails(p, change), "change the details of", *this, p);
+}
+
+Result<std::string> Operator::shareLink(std::string_view path, std::chrono::seconds lifetime)
+{
+    STRATA_CHECKED(p, "make a share link to", path);
+    return withContext(m_stack->shareLink(p, lifetime), "make a share link to", *this, p);
+}
+
 Result<UploadPage> Operator::listUploads(std::string_view dir, const ListOptions &options)
 {
     STRATA_CHECKED(p, "list the unfinished uploads in", dir);

@@ -82,6 +82,11 @@ public:
     // listed version where the storage can). The reader uses this operator: keep it alive.
     Result<std::unique_ptr<Reader>> openReader(std::string_view path, const Entry &expected);
     Result<std::vector<Extent>> extents(std::string_view path);
+    // An object's details and a change to them (Backend::details, changeDetails), and a link
+    // to share it (Backend::shareLink).
+    Result<ObjectDetails> details(std::string_view path);
+    Status changeDetails(std::string_view path, const DetailsChange &change);
+    Result<std::string> shareLink(std::string_view path, std::chrono::seconds lifetime);
     // What an object store keeps that listings do not show (Backend::listVersions, listUploads).
     Result<VersionPage> listVersions(std::string_view dir, const ListOptions &options = {});
     Result<UploadPage> listUploads(std::string_view dir, const ListOptions &options = {});

@@ -28,7 +28,9 @@ bool retriable(Operation op)
     case Operation::Extents:
     case Operation::ListVersions:
     case Operation::ListUploads:
-    case Operation::CopyRange: // rewriting the same range is harmless
+    case Operation::Details:
+    case Operation::ChangeDetails: // the same metadata and tags set again
+    case Operation::CopyRange:     // rewriting the same range is harmless
     case Operation::WriterZero:
     case Operation::ReaderRead:
     case Operation::ReaderCopyRange: return true;

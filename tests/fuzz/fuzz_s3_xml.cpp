@@ -34,6 +34,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         FUZZ_CHECK(!parts->truncated || !parts->nextPartNumberMarker.empty());
     else
         FUZZ_CHECK(parts.error().kind() == ErrorKind::Corrupt);
+    if (auto tags = s3::parseTagging(xml)) {
+        // What is parsed is written back and read again as the same tags.
+        auto again = s3::parseTagging(s3::taggingXml(*tags));
+        FUZZ_CHECK(again && *again == *tags);
+    } else {
+        FUZZ_CHECK(tags.error().kind() == ErrorKind::Corrupt);
+    }
     if (auto id = s3::parseUploadId(xml); !id)
         FUZZ_CHECK(id.error().kind() == ErrorKind::Corrupt);
     if (auto code = s3::errorCodeIn(xml))

@@ -36,7 +36,8 @@ constexpr Capabilities kEverything{Capability::Stat,
                                    Capability::PositionalWrite,
                                    Capability::ListRecursive,
                                    Capability::Versions,
-                                   Capability::Uploads};
+                                   Capability::Uploads,
+                                   Capability::Details};
 
 // Counts each operation that reaches it; with failFirst, the first call of each operation
 // that can fail fails with a temporary error.
@@ -159,6 +160,11 @@ public:
     {
         return value(Operation::ListUploads, UploadPage{});
     }
+    Result<ObjectDetails> details(std::string_view) override { return value(Operation::Details, ObjectDetails{}); }
+    Status changeDetails(std::string_view, const DetailsChange &) override
+    {
+        return counts.reach(Operation::ChangeDetails);
+    }
     void willRead(std::string_view, std::span<const Extent>) override
     {
         counts.seen[std::size_t(Operation::WillRead)]++;
@@ -225,6 +231,8 @@ Status invoke(Backend &top, Operation op)
     case Operation::Extents: return status(top.extents("/a"));
     case Operation::ListVersions: return status(top.listVersions("/", {}));
     case Operation::ListUploads: return status(top.listUploads("/", {}));
+    case Operation::Details: return status(top.details("/a"));
+    case Operation::ChangeDetails: return top.changeDetails("/a", {});
     case Operation::CopyRange: return withWriter([&](Writer &w) { return top.copyRange("/a", 0, 16, w); });
     case Operation::WillRead: top.willRead("/a", ranges); return {};
     case Operation::DiscardPending: top.discardPending("/a", "upload-1"); return {};

@@ -93,6 +93,7 @@ private Q_SLOTS:
     void getObjectCanonicalRequestMatchesAws();
     void putObjectCanonicalRequestMatchesAws();
     void getObjectAuthorizationHeader();
+    void presignedUrlMatchesAws();
     void iamListUsersExample();
     void signingKeyVectors();
     void testSuiteGetVanilla();
@@ -207,6 +208,19 @@ void SigV4Test::getObjectAuthorizationHeader()
                          "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41"));
     QCOMPARE(headerValue(headers, "x-amz-content-sha256"), std::string(kEmptyPayloadHash));
     QCOMPARE(headers.size(), std::size_t(3));
+}
+
+// The presigned URL example of "Authenticating Requests: Using Query Parameters".
+void SigV4Test::presignedUrlMatchesAws()
+{
+    const SignedRequest request{"GET", kS3Host, "/test.txt", {}, {}, {}};
+    const std::string query = presignedQuery(request, kS3Example, "us-east-1", "s3", kS3Time, hours(24));
+    QCOMPARE(query,
+             std::string("X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20130524%2Fus-"
+                         "east-1%2Fs3%2Faws4_request&X-Amz-Date=20130524T000000Z&X-Amz-Expires=86400&X-Amz-"
+                         "SignedHeaders=host&X-Amz-Signature="
+                         "aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404"));
+    QVERIFY(query.find(kS3Example.secretAccessKey) == std::string::npos);
 }
 
 // The general reference signs only content-type;host;x-amz-date (no x-amz-content-sha256,

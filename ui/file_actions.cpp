@@ -185,6 +185,7 @@ void FileActions::properties(BrowserPane *pane)
         return;
     auto *dialog = new PropertiesDialog(pane->location().op, selected.front().path, m_window);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    Q_EMIT propertiesOpened(dialog);
     dialog->open();
 }
 

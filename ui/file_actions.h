@@ -14,6 +14,7 @@ class QWidget;
 namespace strata {
 
 class BrowserPane;
+class PropertiesDialog;
 
 // What the user does to entries of a pane: new folder, rename, delete, copy URI,
 // properties. Questions are window-modal dialogs opened without a nested event loop;
@@ -44,6 +45,8 @@ Q_SIGNALS:
     void notify(const QString &message, bool error);
     // Something in this folder changed: panes showing it list it again.
     void changed(const QString &folderUri);
+    // A properties dialog opened: the window connects what it asks for (version transfers).
+    void propertiesOpened(strata::PropertiesDialog *dialog);
 
 private:
     void run(const Location &dir, std::function<QString()> work, const QString &done,

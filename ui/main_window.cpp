@@ -11,6 +11,7 @@
 #include "ui/folder_sync.h"
 #include "ui/io_pool.h"
 #include "ui/plural_translator.h"
+#include "ui/properties_dialog.h"
 #include "ui/secret_store.h"
 #include "ui/transfer_dock.h"
 #include "ui/transfer_queue_model.h"
@@ -104,6 +105,26 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
     connect(m_starter, &TransferStarter::notify, this, &MainWindow::showMessage);
     connect(m_actions, &FileActions::notify, this, &MainWindow::showMessage);
     connect(m_actions, &FileActions::changed, this, &MainWindow::refreshPanesShowing);
+    connect(m_actions, &FileActions::propertiesOpened, this, [this](PropertiesDialog *dialog) {
+        dialog->setRegistry(&m_registry);
+        connect(dialog, &PropertiesDialog::notify, this, &MainWindow::showMessage);
+        // An older version goes into the other pane's folder, or over the object itself.
+        connect(dialog, &PropertiesDialog::downloadVersion, this, [this](const QString &uri) {
+            BrowserPane *other = m_active == m_left ? m_right : m_left;
+            if (other->location().op)
+                m_starter->start({uri}, other->uriOf(other->location().path), false);
+        });
+        connect(dialog, &PropertiesDialog::restoreVersion, this, [this](const QString &version, const QString &object) {
+            TransferSpec spec;
+            spec.sources = {version.toStdString()};
+            spec.destination = object.toStdString();
+            spec.options.existing = ExistingPolicy::Overwrite;
+            if (auto id = m_queue->enqueue(std::move(spec)); !id)
+                showMessage(QString::fromStdString(id.error().message()), true);
+            else
+                showMessage(tr("Restoring the version: it becomes the newest"), false);
+        });
+    });
     connect(m_queue, &TransferQueueModel::jobFinished, this, [this](const QString &id, bool ok) {
         showMessage(ok ? tr("Transfer done") : tr("Transfer ended with problems: see the Transfers panel"), !ok);
         // The folders a finished job wrote to (and, for a move, took from) are listed again.

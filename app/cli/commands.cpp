@@ -3,6 +3,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/cli_output.h"
 #include "core/storage/printable.h"
+#include "core/walk/scan.h"
 
 #include <algorithm>
 #include <charconv>

@@ -20,8 +20,6 @@ int commandFind(Context &context, const ArgParser &parser);
 int commandDiff(Context &context, const ArgParser &parser);
 int commandTag(Context &context, const ArgParser &parser);
 int commandPresign(Context &context, const ArgParser &parser);
-// Every stored version of the object at `path`, newest first (strata stat --versions).
-Result<std::vector<StoredVersion>> objectVersions(Operator &op, const std::string &path);
 json::Value detailsJson(const ObjectDetails &details);
 int commandBench(Context &context, const ArgParser &parser);
 int commandBenchstat(Context &context, const ArgParser &parser);

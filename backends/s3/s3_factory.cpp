@@ -11,7 +11,12 @@ Result<Target> S3Factory::resolve(const Uri &uri)
     auto config = parseConfig(uri);
     if (!config)
         return std::move(config).error();
-    return Target{config->baseUri().toString(), uri.path()};
+    Target target{config->baseUri().toString(), uri.path(), {}};
+    if (!config->versionId.empty()) { // one version of an object: the bucket's connection secret
+        config->versionId.clear();
+        target.secretKey = config->baseUri().toString();
+    }
+    return target;
 }
 
 Result<std::shared_ptr<Backend>> S3Factory::create(const Uri &uri, const Target &target)

@@ -54,7 +54,7 @@ Result<Location> Registry::open(const Uri &uri)
     // (the desktop app's GUI thread setting a secret, say) never wait for the network.
     BackendFactory *maker = factory->second.get(); // factories are never removed
     std::optional<ConnectionSecret> secret;
-    if (auto s = m_secrets.find(target->key); s != m_secrets.end())
+    if (auto s = m_secrets.find(target->secretKey.empty() ? target->key : target->secretKey); s != m_secrets.end())
         secret = s->second;
     lock.unlock();
     auto backend = secret ? maker->create(uri, *target, *secret) : maker->create(uri, *target);

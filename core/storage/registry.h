@@ -16,6 +16,9 @@ namespace strata {
 struct Target {
     std::string key;  // identifies the instance ("memory://demo"); equal keys share one
     std::string path; // the URI's path inside that backend
+    // The connection whose secret it uses, when not its own key (an s3://…?versionId=
+    // instance uses its bucket's).
+    std::string secretKey = {};
 };
 
 // A secret a connection profile supplies (the desktop app's keychain), used instead of

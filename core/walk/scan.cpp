@@ -467,4 +467,21 @@ ScanComparison compareScans(const Scan &before, const Scan &after, bool apparent
     return out;
 }
 
+Result<std::vector<StoredVersion>> objectVersions(Operator &op, const std::string &path)
+{
+    std::vector<StoredVersion> out;
+    ListOptions options;
+    const std::string dir(parentPath(path));
+    do {
+        auto page = op.listVersions(dir, options);
+        if (!page)
+            return std::move(page).error();
+        for (auto &v : page->versions)
+            if (v.path == path)
+                out.push_back(std::move(v));
+        options.pageToken = std::move(page->nextPageToken);
+    } while (!options.pageToken.empty());
+    return out;
+}
+
 } // namespace strata

@@ -55,6 +55,10 @@ bool looksLikeScan(const std::string &file);
 Status listKept(Operator &op, std::string_view root, const std::function<void(const ScanEntry &)> &sink,
                 const std::stop_token &stop = {});
 
+// Every stored version of the object at `path` (and its delete markers), newest first
+// (Capability::Versions): strata stat --versions, the properties dialog.
+Result<std::vector<StoredVersion>> objectVersions(Operator &op, const std::string &path);
+
 // One entry whose size differs between two scans (kept versions and uploads are left out:
 // the objects are compared). A folder's size is everything below it;
 // below a folder that appeared or vanished, nothing more is listed.

@@ -29,4 +29,5 @@ shoot gui_storage_pictures allocationMapOfAnNbdkitImage
 shoot gui_search slowStoreStreamsAndStops
 shoot gui_compare compareMarksBothPanes
 shoot gui_compare synchronizeDoesTheCheckedLines
+# (gui_object_details needs radosgw: run it through CTest with STRATA_SCREENSHOT_DIR set)
 ls -l "$out"/*.png

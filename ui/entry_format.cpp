@@ -101,4 +101,9 @@ QString redactedUri(const QString &uri)
     return parsed ? QString::fromStdString(parsed->redacted()) : QObject::tr("(an invalid URI)");
 }
 
+QString literalText(const QString &text)
+{
+    return QString(text).replace(QLatin1Char('&'), QStringLiteral("&&"));
+}
+
 } // namespace strata

@@ -17,6 +17,8 @@ QString formatDuration(double seconds);    // "1:05", "2:03:10"
 QString formatTime(std::int64_t nsSinceEpoch);
 QString kindText(const Entry &entry);
 QIcon iconFor(const Entry &entry);
+// A name as a button or menu shows it: '&' doubled, so "R&D" is not taken for a shortcut.
+QString literalText(const QString &text);
 // A URI as it may be shown: user info and secret-looking parameters hidden.
 QString redactedUri(const QString &uri);
 

@@ -1,5 +1,7 @@
 #include "ui/path_bar.h"
 
+#include "ui/entry_format.h"
+
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLineEdit>
@@ -44,7 +46,7 @@ void PathBar::setLocation(const QString &displayUri, const QList<QPair<QString, 
     }
     for (qsizetype i = 0; i < crumbs.size(); ++i) {
         auto *button = new QToolButton(m_crumbs);
-        button->setText(i + 1 < crumbs.size() ? crumbs[i].first + QStringLiteral("  ›") : crumbs[i].first);
+        button->setText(literalText(crumbs[i].first) + (i + 1 < crumbs.size() ? QStringLiteral("  ›") : QString()));
         button->setAutoRaise(true);
         button->setToolTip(crumbs[i].second);
         if (i + 1 == crumbs.size()) {

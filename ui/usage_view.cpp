@@ -306,8 +306,9 @@ void UsageView::listRecentScans()
     m_recentScans->clear();
     const QStringList files = recentScans();
     for (const QString &f : files)
-        m_recentScans->addAction(QFileInfo(f).fileName() + QStringLiteral("  —  ") + QFileInfo(f).absolutePath(), this,
-                                 [this, f] { openScan(f); });
+        m_recentScans->addAction(
+            literalText(QFileInfo(f).fileName() + QStringLiteral("  —  ") + QFileInfo(f).absolutePath()), this,
+            [this, f] { openScan(f); });
     if (files.isEmpty())
         m_recentScans->addAction(tr("No recent scans"))->setEnabled(false);
     m_recentScans->addSeparator();
@@ -685,7 +686,8 @@ void UsageView::showCurrent()
         auto *b = new QToolButton(this);
         b->setObjectName(QStringLiteral("crumb"));
         b->setAutoRaise(true);
-        b->setText((n->parent ? n->name : m_rootLabel) + (n == m_current ? QString() : QStringLiteral("  ›")));
+        b->setText(literalText(n->parent ? n->name : m_rootLabel)
+                   + (n == m_current ? QString() : QStringLiteral("  ›")));
         connect(b, &QToolButton::clicked, this, [this, n] { zoomTo(n); });
         m_crumbs->addWidget(b);
     }

@@ -23,6 +23,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <QTreeView>
 
 namespace strata {
@@ -38,6 +39,7 @@ private Q_SLOTS:
     void findsByNameGlobSizeAndAge();
     void resultsActLikeListedEntries();
     void slowStoreStreamsAndStops();
+    void namesWithAmpersandsStayWhole();
 
 private:
     BrowserPane *left() const { return m_window->pane(0); }
@@ -287,6 +289,20 @@ void TestSearch::slowStoreStreamsAndStops()
     QTest::keyClick(field, Qt::Key_Escape);
     QVERIFY(!bar()->isVisible());
     QVERIFY(!left()->searching());
+}
+
+// A folder named "R&D": its crumb reads "R&D", not "RD" with D underlined.
+void TestSearch::namesWithAmpersandsStayWhole()
+{
+    put(*m_registry, QStringLiteral("memory://amp/R&D/plan.txt"), "x");
+    show(left(), QStringLiteral("memory://amp/R&D"));
+    QStringList crumbs;
+    for (auto *button : left()->findChildren<QToolButton *>())
+        if (button->isVisible())
+            crumbs << button->text();
+    QVERIFY2(crumbs.contains(QStringLiteral("R&&D")), qPrintable(crumbs.join(QLatin1Char('|'))));
+    search(QStringLiteral("plan"));
+    QCOMPARE(found(), QStringList{QStringLiteral("plan.txt")});
 }
 
 } // namespace strata

@@ -77,7 +77,7 @@ std::string percentEncode(std::string_view text, std::string_view keep, bool kee
     return out;
 }
 
-Result<std::string> percentDecode(std::string_view text)
+Result<std::string> percentDecode(std::string_view text, Escapes escapes)
 {
     std::string out;
     out.reserve(text.size());
@@ -86,10 +86,15 @@ Result<std::string> percentDecode(std::string_view text)
             out += text[i];
             continue;
         }
-        if (i + 2 >= text.size())
+        const bool cutShort = i + 2 >= text.size();
+        const int hi = cutShort ? -1 : hexValue(text[i + 1]);
+        const int lo = cutShort ? -1 : hexValue(text[i + 2]);
+        if ((hi < 0 || lo < 0) && escapes == Escapes::Lenient) {
+            out += '%';
+            continue;
+        }
+        if (cutShort)
             return Error(ErrorKind::InvalidInput, "a percent escape is cut short");
-        int hi = hexValue(text[i + 1]);
-        int lo = hexValue(text[i + 2]);
         if (hi < 0 || lo < 0)
             return Error(ErrorKind::InvalidInput, "a percent escape is not followed by two hex digits");
         char c = char(hi * 16 + lo);
@@ -155,14 +160,7 @@ Result<Uri> Uri::parse(std::string_view text)
     if (hasControlChars(rest))
         return invalid(text, "it contains control characters (percent-encode them)");
 
-    // fragment and query
-    if (auto hash = rest.find('#'); hash != std::string_view::npos) {
-        auto frag = percentDecode(rest.substr(hash + 1));
-        if (!frag)
-            return invalid(text, frag.error().cause());
-        uri.m_fragment = std::move(*frag);
-        rest = rest.substr(0, hash);
-    }
+    // query (a '#' is no fragment: it belongs to the name or value it is in)
     if (auto q = rest.find('?'); q != std::string_view::npos) {
         std::string_view query = rest.substr(q + 1);
         rest = rest.substr(0, q);
@@ -229,7 +227,7 @@ Result<Uri> Uri::parse(std::string_view text)
         uri.m_host = std::move(*decodedHost);
     }
 
-    auto path = percentDecode(rest);
+    auto path = percentDecode(rest, Escapes::Lenient);
     if (!path)
         return invalid(text, path.error().cause());
     uri.m_path = std::move(*path);
@@ -292,10 +290,6 @@ std::string Uri::format(bool redact) const
                 out += percentEncode(redact ? withoutUserInfo(v) : v, "!$'()*+,;:@/", true);
             }
         }
-    }
-    if (!m_fragment.empty()) {
-        out += '#';
-        out += percentEncode(m_fragment, "/?!$&'()*+,;=:@", true);
     }
     return out;
 }

@@ -17,8 +17,11 @@ class Uri {
 public:
     using QueryItem = std::pair<std::string, std::string>;
 
-    // Accepts "scheme://authority/path?query#fragment", "scheme:/path" and a bare
-    // absolute path ("/tmp/a b#c" is the file of that exact name, nothing is decoded).
+    // Accepts "scheme://authority/path?query", "scheme:/path" and a bare absolute path
+    // ("/tmp/a b#c" is the file of that exact name, nothing is decoded). The path holds
+    // names as people type them (aws-cli and s5cmd take what follows the bucket literally):
+    // a '#' is part of the name (storage URIs have no fragment) and only a valid %XX
+    // escape is decoded, any other '%' stays ("report 100%.pdf").
     static Result<Uri> parse(std::string_view text);
     static Uri fromLocalPath(std::string_view absolutePath);
 
@@ -31,7 +34,6 @@ public:
     const std::string &path() const { return m_path; }
     const std::vector<QueryItem> &query() const { return m_query; }
     std::optional<std::string> queryValue(std::string_view key) const;
-    const std::string &fragment() const { return m_fragment; }
 
     void setScheme(std::string scheme) { m_scheme = std::move(scheme); }
     void setHost(std::string host)
@@ -61,14 +63,15 @@ private:
     bool m_hasAuthority = false;
     std::string m_path;
     std::vector<QueryItem> m_query;
-    std::string m_fragment;
 };
 
 // Percent-encodes every byte outside the unreserved set and `keep`; bytes >= 0x80 are
 // kept as UTF-8 when keepUtf8 is set (IRI style, readable), else encoded.
 std::string percentEncode(std::string_view text, std::string_view keep = {}, bool keepUtf8 = false);
-// Decodes %XX escapes; a truncated or non-hex escape, or an encoded NUL, is an error.
-Result<std::string> percentDecode(std::string_view text);
+// Decodes %XX escapes; an encoded NUL is an error. Strict: a truncated or non-hex escape
+// is an error too. Lenient (names in paths): such a '%' is kept as the character itself.
+enum class Escapes { Strict, Lenient };
+Result<std::string> percentDecode(std::string_view text, Escapes escapes = Escapes::Strict);
 
 // Whether a query key names a secret (password, token, signature, secret key...).
 bool isSecretQueryKey(std::string_view key);

@@ -43,8 +43,9 @@ c1=$(server_cpu)
 c2=$(server_cpu)
 printf 's3rver CPU: %.1f s during aws-sdk-go, %.1f s during strata\n\n' "$(echo "$c1 - $c0" | bc -l)" "$(echo "$c2 - $c1" | bc -l)"
 
-# benchstat splits its tables by configuration: both runs get the same pkg line.
-sed -i 's/^pkg: .*/pkg: s3/' "$work/go.txt" "$work/strata.txt"
+# benchstat splits its tables by configuration: both runs get the same pkg and cpu lines
+# (Go reads the CPU's brand string, strata /proc/cpuinfo: on some VMs they differ).
+sed -i -e 's/^pkg: .*/pkg: s3/' -e '/^cpu: /d' "$work/go.txt" "$work/strata.txt"
 echo "== aws-sdk-go (old) vs strata (new), strata benchstat"
 "$STRATA" benchstat "$work/go.txt" "$work/strata.txt"
 echo

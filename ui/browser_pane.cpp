@@ -65,6 +65,8 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     m_filter->setPlaceholderText(tr("Filter"));
     m_filter->setClearButtonEnabled(true);
     m_filter->setMaximumWidth(160);
+    // The filter keeps room for a word at any width; the path bar gives way (PathBar).
+    m_filter->setMinimumWidth(m_filter->fontMetrics().averageCharWidth() * 12);
     bar->addWidget(m_back);
     bar->addWidget(m_forward);
     bar->addWidget(m_up);
@@ -421,8 +423,8 @@ void BrowserPane::showLocation(const Location &location)
     // Breadcrumbs: the root of the connection, then each folder down to this one.
     QList<QPair<QString, QString>> crumbs;
     Uri root = location.op->uriFor("/");
-    crumbs.append({QString::fromStdString(root.scheme() == "file" ? std::string("/") : location.op->display("/")),
-                   QString::fromStdString(root.toString())});
+    const QString rootUri = QString::fromStdString(root.toString());
+    crumbs.append({root.scheme() == "file" ? QStringLiteral("/") : locationName(rootUri), rootUri});
     std::string at;
     for (std::string_view rest = location.path; !rest.empty();) {
         const auto slash = rest.find('/', 1);

@@ -246,7 +246,7 @@ void ConnectionDialog::validate()
     if (problem.isEmpty() && m_name->text().trimmed().isEmpty() && m_nameEdited)
         problem = tr("Give the connection a name");
     if (!m_nameEdited && built.problem.isEmpty())
-        m_name->setText(redactedUri(built.uri));
+        m_name->setText(locationName(built.uri));
     m_problem->setText(problem);
     m_problem->setVisible(!problem.isEmpty());
     m_buttons->button(QDialogButtonBox::Ok)->setEnabled(problem.isEmpty());

@@ -71,7 +71,9 @@ void ConnectionSidebar::setProfiles(const QList<ConnectionProfile> &saved)
     m_saved = saved;
     m_list->clear();
     auto add = [this](const ConnectionProfile &p, int index) {
-        auto *item = new QListWidgetItem(iconForUri(this, p.uri), p.name, m_list);
+        // Connections saved before names were made readable carry their URI as the name.
+        const bool uriAsName = p.name == p.uri || p.name == redactedUri(p.uri);
+        auto *item = new QListWidgetItem(iconForUri(this, p.uri), uriAsName ? locationName(p.uri) : p.name, m_list);
         item->setToolTip(redactedUri(p.uri));
         item->setData(kProfileIndexRole, index);
     };

@@ -101,6 +101,66 @@ QString redactedUri(const QString &uri)
     return parsed ? QString::fromStdString(parsed->redacted()) : QObject::tr("(an invalid URI)");
 }
 
+namespace {
+
+// "host:port" of an endpoint URL given as an option (s3's ?endpoint=http://u:p@host:9000/x).
+std::string endpointHost(const std::string &endpoint)
+{
+    auto parsed = Uri::parse(endpoint);
+    if (!parsed || parsed->host().empty())
+        return {};
+    return parsed->port() ? parsed->host() + ':' + std::to_string(*parsed->port()) : parsed->host();
+}
+
+std::string authority(const Uri &uri)
+{
+    return uri.port() ? uri.host() + ':' + std::to_string(*uri.port()) : uri.host();
+}
+
+// "/a/b/" -> "a/b"
+std::string trimSlashes(const std::string &path)
+{
+    const auto first = path.find_first_not_of('/');
+    if (first == std::string::npos)
+        return {};
+    return path.substr(first, path.find_last_not_of('/') - first + 1);
+}
+
+} // namespace
+
+QString locationName(const QString &text)
+{
+    auto uri = Uri::parse(text.toStdString());
+    if (!uri)
+        return QObject::tr("(an invalid URI)");
+    const std::string &scheme = uri->scheme();
+    const std::string path = trimSlashes(uri->path());
+    const auto join = [](const std::string &what, const std::string &where) {
+        return where.empty() ? QString::fromStdString(what)
+                             : QObject::tr("%1 on %2").arg(QString::fromStdString(what), QString::fromStdString(where));
+    };
+    if (scheme == "file")
+        return QString::fromStdString(uri->path());
+    if (scheme == "memory")
+        return QObject::tr("%1 (memory)")
+            .arg(QString::fromStdString(path.empty() ? uri->host() : uri->host() + '/' + path));
+    if (scheme == "s3") {
+        const std::string where = endpointHost(uri->queryValue("endpoint").value_or(std::string()));
+        const std::string what = path.empty() ? uri->host() : uri->host() + '/' + path;
+        return where.empty() ? QObject::tr("%1 on S3").arg(QString::fromStdString(what)) : join(what, where);
+    }
+    if (scheme == "webdav" || scheme == "webdavs")
+        return path.empty() ? QString::fromStdString(authority(*uri)) : join(path, authority(*uri));
+    if (scheme.starts_with("nbd")) {
+        std::string where = authority(*uri);
+        if (auto socket = uri->queryValue("socket"))
+            where = socket->substr(socket->rfind('/') + 1);
+        if (!where.empty() || !path.empty())
+            return path.empty() ? QString::fromStdString(where) : join(path, where);
+    }
+    return QString::fromStdString(uri->redacted());
+}
+
 QString literalText(const QString &text)
 {
     return QString(text).replace(QLatin1Char('&'), QStringLiteral("&&"));

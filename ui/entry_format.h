@@ -21,5 +21,9 @@ QIcon iconFor(const Entry &entry);
 QString literalText(const QString &text);
 // A URI as it may be shown: user info and secret-looking parameters hidden.
 QString redactedUri(const QString &uri);
+// A location as people name it, no options and no secrets: "photos on 127.0.0.1:9000"
+// (S3 bucket and prefix on an endpoint, "on AWS" without one), "dav/team on host:8443"
+// (WebDAV), "disk on nbd.sock" (NBD), "demo (memory)", a local path as itself.
+QString locationName(const QString &uri);
 
 } // namespace strata

@@ -29,5 +29,7 @@ shoot gui_storage_pictures allocationMapOfAnNbdkitImage
 shoot gui_search slowStoreStreamsAndStops
 shoot gui_compare compareMarksBothPanes
 shoot gui_compare synchronizeDoesTheCheckedLines
-# (gui_object_details needs radosgw: run it through CTest with STRATA_SCREENSHOT_DIR set)
+# (gui_object_details needs radosgw, gui_remote_connections s3rver and lighttpd: run them
+# through CTest with STRATA_SCREENSHOT_DIR set; they write object-details.png and
+# location-s3*.png)
 ls -l "$out"/*.png

@@ -59,53 +59,54 @@ void TestConnectionDialog::validation_data()
     QTest::addColumn<QString>("fields");
     QTest::addColumn<QString>("uri");     // empty: refused
     QTest::addColumn<QString>("problem"); // part of the sentence shown
+    QTest::addColumn<QString>("name");    // the name it is given unless one is typed
 
     QTest::newRow("folder") << int(ConnectionDialog::LocalFolder) << "path=/srv/data"
                             << "file:///srv/data"
-                            << "";
+                            << "" << QStringLiteral("/srv/data");
     QTest::newRow("relative folder") << int(ConnectionDialog::LocalFolder) << "path=data"
                                      << ""
-                                     << "absolute path";
+                                     << "absolute path" << QString();
     QTest::newRow("memory") << int(ConnectionDialog::MemoryStore) << "store=scratch"
                             << "memory://scratch/"
-                            << "";
+                            << "" << QStringLiteral("scratch (memory)");
     QTest::newRow("memory bad name") << int(ConnectionDialog::MemoryStore) << "store=a/b"
                                      << ""
-                                     << "store name";
+                                     << "store name" << QString();
     QTest::newRow("s3 local") << int(ConnectionDialog::S3)
                               << "bucket=photos;endpoint=http://127.0.0.1:9000;region=eu-west-1"
                               << "s3://photos/?endpoint=http://127.0.0.1:9000&region=eu-west-1"
-                              << "";
+                              << "" << QStringLiteral("photos on 127.0.0.1:9000");
     QTest::newRow("s3 prefix anonymous") << int(ConnectionDialog::S3) << "bucket=open-data;prefix=2026/runs;anonymous=1"
                                          << "s3://open-data/2026/runs?anonymous=1"
-                                         << "";
+                                         << "" << QStringLiteral("open-data/2026/runs on S3");
     QTest::newRow("s3 profile") << int(ConnectionDialog::S3) << "bucket=team;profile=work"
                                 << "s3://team/?profile=work"
-                                << "";
+                                << "" << QStringLiteral("team on S3");
     QTest::newRow("s3 bad bucket") << int(ConnectionDialog::S3) << "bucket=Bad_Bucket"
                                    << ""
-                                   << "bucket name";
+                                   << "bucket name" << QString();
     QTest::newRow("s3 bad endpoint") << int(ConnectionDialog::S3) << "bucket=ok-bucket;endpoint=ftp://host"
                                      << ""
-                                     << "endpoint";
+                                     << "endpoint" << QString();
     QTest::newRow("s3 half keys") << int(ConnectionDialog::S3) << "bucket=ok-bucket;accessKey=AKIA"
                                   << ""
-                                  << "both";
+                                  << "both" << QString();
     QTest::newRow("webdav https") << int(ConnectionDialog::WebDav) << "url=https://cloud.example.com/dav/me;user=me"
                                   << "webdavs://cloud.example.com/dav/me"
-                                  << "";
+                                  << "" << QStringLiteral("dav/me on cloud.example.com");
     QTest::newRow("webdav user in url") << int(ConnectionDialog::WebDav) << "url=http://me:pw@host/dav"
                                         << ""
-                                        << "User field";
+                                        << "User field" << QString();
     QTest::newRow("nbd tcp") << int(ConnectionDialog::Nbd) << "host=10.0.0.5;port=10810;export=disk0"
                              << "nbd://10.0.0.5:10810/disk0"
-                             << "";
+                             << "" << QStringLiteral("disk0 on 10.0.0.5:10810");
     QTest::newRow("nbd socket") << int(ConnectionDialog::Nbd) << "host=;socket=/run/nbd.sock"
                                 << "nbd+unix:///?socket=/run/nbd.sock"
-                                << "";
+                                << "" << QStringLiteral("nbd.sock");
     QTest::newRow("nbd bad port") << int(ConnectionDialog::Nbd) << "host=h;port=70000"
                                   << ""
-                                  << "port";
+                                  << "port" << QString();
 }
 
 void TestConnectionDialog::validation()
@@ -114,6 +115,7 @@ void TestConnectionDialog::validation()
     QFETCH(QString, fields);
     QFETCH(QString, uri);
     QFETCH(QString, problem);
+    QFETCH(QString, name);
     ConnectionDialog dialog([] { return makeRegistry(); });
     dialog.setKind(ConnectionDialog::Kind(kind));
     fill(dialog, fields);
@@ -122,6 +124,8 @@ void TestConnectionDialog::validation()
     QCOMPARE(okEnabled(dialog), uri.isEmpty() ? false : true);
     if (!problem.isEmpty())
         QVERIFY2(built.problem.contains(problem), qPrintable(built.problem));
+    if (!uri.isEmpty())
+        QCOMPARE(dialog.profile().name, name); // read like a place, not a URI with options
     // Whatever was typed, the URI never carries the secret.
     fill(dialog, kind == ConnectionDialog::S3 ? QStringLiteral("secretKey=TOPSECRET") : QString());
     QVERIFY(!dialog.build().uri.contains(QLatin1String("TOPSECRET")));

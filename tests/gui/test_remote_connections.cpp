@@ -12,18 +12,22 @@
 #include "ui/connection_dialog.h"
 #include "ui/directory_model.h"
 #include "ui/file_actions.h"
+#include "ui/path_bar.h"
 #include "ui/usage_view.h"
 
 #include <QComboBox>
 #include <QDateTime>
 #include <QFile>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
+#include <QUrl>
 
 #include <map>
 
@@ -301,10 +305,55 @@ void TestRemoteConnections::s3DialogAndPane()
     QVERIFY2(done[0][0].toBool(), qPrintable(done[0][1].toString()));
     QVERIFY(!done[0][1].toString().contains(secret));
 
+    const QString place = QUrl(endpoint).host() + QLatin1Char(':') + QString::number(QUrl(endpoint).port());
+    QCOMPARE(dialog.profile().name, QStringLiteral("%1/%2 on %3").arg(bucket, prefix, place));
+
     BrowserPane pane(*registry);
     pane.openUri(uri);
     QVERIFY(waitFor([&] { return pane.model()->rowCount() == 1 && !pane.model()->loading(); }, 15000));
     QCOMPARE(pane.model()->index(0, DirectoryModel::Name).data().toString(), QStringLiteral("a.txt"));
+
+    // The path bar reads "bucket on host:port › prefix"; the URI with its options is the
+    // crumb's tooltip, and the filter box keeps room for a word however narrow the pane.
+    auto *bar = pane.findChild<PathBar *>();
+    QVERIFY(bar);
+    auto crumbs = [&] {
+        QStringList shown;
+        for (auto *button : bar->findChildren<QToolButton *>())
+            if (button->property("crumb").isValid() && button->isVisibleTo(bar))
+                shown << button->property("crumb").toString();
+        return shown;
+    };
+    pane.resize(900, 400);
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    QCOMPARE(crumbs(), (QStringList{QStringLiteral("%1 on %2").arg(bucket, place), prefix}));
+    const auto buttons = bar->findChildren<QToolButton *>();
+    for (auto *button : buttons) {
+        QVERIFY2(!button->text().contains(QLatin1String("endpoint")), qPrintable(button->text()));
+        QVERIFY(!button->toolTip().contains(secret));
+    }
+    auto *filter = pane.findChild<QLineEdit *>(QStringLiteral("filter"));
+    QVERIFY(filter);
+    auto *more = bar->findChild<QToolButton *>(QStringLiteral("hiddenCrumbs"));
+    QVERIFY(more);
+    QVERIFY(!more->isVisibleTo(bar));
+    const QByteArray shots = qgetenv("STRATA_SCREENSHOT_DIR");
+    if (!shots.isEmpty())
+        pane.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/location-s3.png"));
+    // Narrow: the bucket goes into the "…" menu, the folder stays, the filter keeps its room.
+    pane.resize(320, 400);
+    QVERIFY(waitFor([&] { return crumbs() == QStringList{prefix}; }, 5000));
+    QVERIFY(more->isVisibleTo(bar));
+    QCOMPARE(more->menu()->actions().size(), 1);
+    QCOMPARE(more->menu()->actions()[0]->text(), QStringLiteral("%1 on %2").arg(bucket, place));
+    QVERIFY2(filter->width() >= filter->fontMetrics().averageCharWidth() * 12,
+             qPrintable(QString::number(filter->width())));
+    if (!shots.isEmpty())
+        pane.grab().save(QString::fromLocal8Bit(shots) + QStringLiteral("/location-s3-narrow.png"));
+    // The menu's entry opens the bucket's root.
+    more->menu()->actions()[0]->trigger();
+    QVERIFY(waitFor([&] { return crumbs() == QStringList{QStringLiteral("%1 on %2").arg(bucket, place)}; }, 15000));
 }
 
 // The Usage page on the WebDAV server: the tree put in a fresh folder, scanned once typed

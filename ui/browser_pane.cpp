@@ -8,6 +8,7 @@
 #include "ui/entry_format.h"
 #include "ui/io_pool.h"
 #include "ui/path_bar.h"
+#include "ui/preview_panel.h"
 #include "ui/search_model.h"
 
 #include <QApplication>
@@ -19,6 +20,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QSplitter>
 #include <QStyle>
 #include <QToolButton>
 #include <QTreeView>
@@ -148,7 +150,16 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     m_view->header()->setStretchLastSection(false);
     layoutColumns();
     m_view->installEventFilter(this);
-    layout->addWidget(m_view, 1);
+    m_split = new QSplitter(Qt::Horizontal, this);
+    m_split->setChildrenCollapsible(false);
+    m_split->addWidget(m_view);
+    m_preview = new PreviewPanel(m_split);
+    m_preview->setObjectName(QStringLiteral("preview"));
+    m_split->addWidget(m_preview);
+    m_split->setStretchFactor(0, 3);
+    m_split->setStretchFactor(1, 2);
+    m_preview->hide();
+    layout->addWidget(m_split, 1);
 
     connect(m_back, &QToolButton::clicked, this, &BrowserPane::goBack);
     connect(m_forward, &QToolButton::clicked, this, &BrowserPane::goForward);
@@ -159,6 +170,7 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     connect(m_model, &DirectoryModel::stateChanged, this, &BrowserPane::updateState);
     connect(m_model, &DirectoryModel::transferRequested, this, &BrowserPane::transferRequested);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &BrowserPane::summaryChanged);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &BrowserPane::updatePreview);
     connect(m_search, &SearchModel::progress, this, &BrowserPane::updateState);
     connect(m_search, &SearchModel::finished, this, &BrowserPane::updateState);
     updateButtons();
@@ -197,6 +209,7 @@ void BrowserPane::showModel(QAbstractItemModel *wanted)
     m_view->setModel(wanted); // sorted by the header's column, as the view does
     old->deleteLater();       // the view made it and leaves it
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &BrowserPane::summaryChanged);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &BrowserPane::updatePreview);
     if (wanted != m_proxy && m_proxy->sourceModel()) { // detached first: no rows to add back one at a time
         m_proxy->setSourceModel(nullptr);
         m_proxy->setNameFilter({});
@@ -420,6 +433,8 @@ void BrowserPane::showLocation(const Location &location)
     }
     m_filter->clear();
     m_model->setLocation(location);
+    if (previewing())
+        m_preview->clear();
     // Breadcrumbs: the root of the connection, then each folder down to this one.
     QList<QPair<QString, QString>> crumbs;
     Uri root = location.op->uriFor("/");
@@ -537,6 +552,32 @@ void BrowserPane::activate(const QModelIndex &viewIndex)
         Q_EMIT fileActivated(uriOf(e.path), e);
 }
 
+void BrowserPane::togglePreview()
+{
+    m_preview->setVisible(!m_preview->isVisible());
+    if (m_preview->isVisible())
+        updatePreview();
+    else
+        m_preview->clear(); // a load still running is dropped
+}
+
+bool BrowserPane::previewing() const
+{
+    return m_preview->isVisibleTo(const_cast<BrowserPane *>(this));
+}
+
+void BrowserPane::updatePreview()
+{
+    if (!previewing())
+        return;
+    const Entry *entry = entryAt(m_view->currentIndex());
+    const Location &where = searching() ? m_search->location() : location();
+    if (!entry || !where.op)
+        m_preview->clear();
+    else
+        m_preview->preview(where.op, *entry);
+}
+
 void BrowserPane::updateState()
 {
     QString banner;
@@ -613,6 +654,14 @@ bool BrowserPane::eventFilter(QObject *watched, QEvent *event)
             // The view claims F2 for in-place editing; here it renames through the dialog.
             if (key->key() == Qt::Key_F2 && key->modifiers() == Qt::NoModifier) {
                 Q_EMIT renameRequested();
+                return true;
+            }
+            if (key->key() == Qt::Key_Space && key->modifiers() == Qt::NoModifier) {
+                togglePreview();
+                return true;
+            }
+            if (key->key() == Qt::Key_Escape && key->modifiers() == Qt::NoModifier && previewing()) {
+                togglePreview();
                 return true;
             }
             if (key->key() == Qt::Key_Backspace && key->modifiers() == Qt::NoModifier) {

@@ -14,6 +14,7 @@ class QAbstractItemModel;
 class QComboBox;
 class QLabel;
 class QLineEdit;
+class QSplitter;
 class QToolButton;
 class QTreeView;
 
@@ -22,6 +23,7 @@ namespace strata {
 class DirectoryModel;
 class DirectoryFilterProxy;
 class PathBar;
+class PreviewPanel;
 class SearchModel;
 
 // One side of the two-pane browser: a path bar with back/forward/up, a filter box and a
@@ -50,6 +52,11 @@ public:
     void selectMarked(std::initializer_list<int> marks);
     // Shows the folder of the selected search result, with it selected.
     void openContainingFolder();
+    // The preview beside the listing (Space, again or Esc to close): the current row's
+    // first text, image or allocation map (PreviewPanel), following the current row.
+    void togglePreview();
+    bool previewing() const;
+    PreviewPanel *previewPanel() const { return m_preview; }
     void setDesktopExport(const std::function<QList<QUrl>(const Location &, const std::vector<Entry> &)> &exportFiles);
 
     const Location &location() const;
@@ -86,6 +93,7 @@ private:
     void activate(const QModelIndex &viewIndex);
     void updateState();
     void updateButtons();
+    void updatePreview();
 
     Registry &m_registry;
     PathBar *m_pathBar;
@@ -93,6 +101,8 @@ private:
     QLineEdit *m_filter;
     QLabel *m_banner;
     QTreeView *m_view;
+    QSplitter *m_split;
+    PreviewPanel *m_preview;
     DirectoryModel *m_model;
     DirectoryFilterProxy *m_proxy; // between model and view only while the filter box holds text
     SearchModel *m_search;         // the view's model while search results are shown

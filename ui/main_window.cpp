@@ -240,6 +240,12 @@ void MainWindow::buildMenus()
         if (m_active->location().op)
             showUsage(m_active->location());
     });
+    // Space itself is the listing's key (BrowserPane): as a window shortcut it would take
+    // the space from every text field.
+    action(view, tr("&Preview\tSpace"), QKeySequence(), none, [this] {
+        m_active->togglePreview();
+        m_active->view()->setFocus();
+    });
     view->addAction(m_dock->toggleViewAction());
     auto *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About Strata"), this, [this] {

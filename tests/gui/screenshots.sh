@@ -8,7 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build/dev}
 out=${2:-$root/resources/screenshots}
-for t in gui_main_window gui_bench_page gui_storage_pictures gui_search gui_compare; do
+for t in gui_main_window gui_bench_page gui_storage_pictures gui_search gui_compare gui_preview; do
   [ -x "$build/tests/gui/$t" ] || { echo "screenshots.sh: build $build/tests/gui/$t first (cmake --build $build)" >&2; exit 1; }
 done
 mkdir -p "$out"
@@ -29,6 +29,7 @@ shoot gui_storage_pictures allocationMapOfAnNbdkitImage
 shoot gui_search slowStoreStreamsAndStops
 shoot gui_compare compareMarksBothPanes
 shoot gui_compare synchronizeDoesTheCheckedLines
+shoot gui_preview followsTheCurrentRow
 # (gui_object_details needs radosgw, gui_remote_connections s3rver and lighttpd: run them
 # through CTest with STRATA_SCREENSHOT_DIR set; they write object-details.png and
 # location-s3*.png)

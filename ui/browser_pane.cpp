@@ -563,7 +563,7 @@ void BrowserPane::togglePreview()
 
 bool BrowserPane::previewing() const
 {
-    return m_preview->isVisibleTo(const_cast<BrowserPane *>(this));
+    return m_preview->isVisibleTo(this);
 }
 
 void BrowserPane::updatePreview()

@@ -17,6 +17,9 @@
 # free ports until one binds. lighttpd quirks the backend meets: PROPFIND needs Depth 0 or
 # 1 (infinity is refused), a missing parent is 409 Conflict.
 set -euo pipefail
+FIXTURE=lighttpd USAGE_LINES=9,14
+# shellcheck source=fixture.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fixture.sh"
 
 LIGHTTPD=${LIGHTTPD:-/usr/sbin/lighttpd}
 MODULES=${LIGHTTPD_MODULES:-/usr/lib/lighttpd}
@@ -189,19 +192,4 @@ cmd_revive() {
   die "lighttpd did not answer again on port $port within $START_TIMEOUT s"
 }
 
-cmd_env() {
-  [ -f "$1/lighttpd.env" ] || die "no server running for $1 (no $1/lighttpd.env)"
-  cat "$1/lighttpd.env"
-}
-
-usage() { sed -n '9,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-
-case "${1:-}" in
-  check) cmd_check ;;
-  start) [ $# -eq 2 ] || usage; cmd_start "$2" ;;
-  stop) [ $# -eq 2 ] || usage; [ -d "$2" ] || exit 0; cmd_stop "$(cd "$2" && pwd)" ;;
-  env) [ $# -eq 2 ] || usage; cmd_env "$2" ;;
-  crash) [ $# -eq 2 ] || usage; cmd_crash "$(cd "$2" && pwd)" ;;
-  revive) [ $# -eq 2 ] || usage; cmd_revive "$(cd "$2" && pwd)" ;;
-  *) usage ;;
-esac
+fixture_main "$@"

@@ -16,6 +16,9 @@
 # Pure-FTPd retitles itself "pure-ftpd (SERVER)": a process is ours when its environment
 # holds STRATA_FIXTURE=DIR (a reused PID is never signalled).
 set -euo pipefail
+FIXTURE=pureftpd USAGE_LINES=9,14
+# shellcheck source=fixture.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fixture.sh"
 
 PUREFTPD=${PUREFTPD:-/usr/sbin/pure-ftpd}
 START_TIMEOUT=20 # seconds
@@ -175,19 +178,4 @@ cmd_revive() {
   die "pure-ftpd did not serve again on port $port within $START_TIMEOUT s"
 }
 
-cmd_env() {
-  [ -f "$1/pureftpd.env" ] || die "no server running for $1 (no $1/pureftpd.env)"
-  cat "$1/pureftpd.env"
-}
-
-usage() { sed -n '9,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-
-case "${1:-}" in
-  check) cmd_check ;;
-  start) [ $# -eq 2 ] || usage; cmd_start "$2" ;;
-  stop) [ $# -eq 2 ] || usage; [ -d "$2" ] || exit 0; cmd_stop "$(cd "$2" && pwd)" ;;
-  env) [ $# -eq 2 ] || usage; cmd_env "$2" ;;
-  crash) [ $# -eq 2 ] || usage; cmd_crash "$(cd "$2" && pwd)" ;;
-  revive) [ $# -eq 2 ] || usage; cmd_revive "$(cd "$2" && pwd)" ;;
-  *) usage ;;
-esac
+fixture_main "$@"

@@ -13,6 +13,9 @@
 # s3rver accepts any well-formed SigV4 header with access key S3RVER (the signature itself is
 # not checked), and anonymous requests.
 set -euo pipefail
+FIXTURE=s3rver USAGE_LINES=6,11
+# shellcheck source=fixture.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fixture.sh"
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 VERSION=3.7.1
@@ -156,19 +159,4 @@ cmd_revive() {
   die "s3rver did not listen again on port $port within $START_TIMEOUT s"
 }
 
-cmd_env() {
-  [ -f "$1/s3rver.env" ] || die "no server running for $1 (no $1/s3rver.env)"
-  cat "$1/s3rver.env"
-}
-
-usage() { sed -n '6,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-
-case "${1:-}" in
-  install) cmd_install ;;
-  start) [ $# -eq 2 ] || usage; cmd_start "$2" ;;
-  stop) [ $# -eq 2 ] || usage; [ -d "$2" ] || exit 0; cmd_stop "$(cd "$2" && pwd)" ;;
-  env) [ $# -eq 2 ] || usage; cmd_env "$2" ;;
-  crash) [ $# -eq 2 ] || usage; cmd_crash "$(cd "$2" && pwd)" ;;
-  revive) [ $# -eq 2 ] || usage; cmd_revive "$(cd "$2" && pwd)" ;;
-  *) usage ;;
-esac
+fixture_main "$@"

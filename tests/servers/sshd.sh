@@ -17,6 +17,9 @@
 #
 # sshd needs an absolute config path and /run/sshd (its privilege-separation folder).
 set -euo pipefail
+FIXTURE=sshd USAGE_LINES=11,16
+# shellcheck source=fixture.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fixture.sh"
 
 SSHD=${SSHD:-/usr/sbin/sshd}
 START_TIMEOUT=20 # seconds
@@ -193,19 +196,4 @@ cmd_revive() {
   die "sshd did not serve again on port $port within $START_TIMEOUT s"
 }
 
-cmd_env() {
-  [ -f "$1/sshd.env" ] || die "no server running for $1 (no $1/sshd.env)"
-  cat "$1/sshd.env"
-}
-
-usage() { sed -n '9,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-
-case "${1:-}" in
-  check) cmd_check ;;
-  start) [ $# -eq 2 ] || usage; cmd_start "$2" ;;
-  stop) [ $# -eq 2 ] || usage; [ -d "$2" ] || exit 0; cmd_stop "$(cd "$2" && pwd)" ;;
-  env) [ $# -eq 2 ] || usage; cmd_env "$2" ;;
-  crash) [ $# -eq 2 ] || usage; cmd_crash "$(cd "$2" && pwd)" ;;
-  revive) [ $# -eq 2 ] || usage; cmd_revive "$(cd "$2" && pwd)" ;;
-  *) usage ;;
-esac
+fixture_main "$@"

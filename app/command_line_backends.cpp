@@ -5,6 +5,7 @@
 #include "backends/memory/memory_factory.h"
 #include "backends/nbd/nbd_factory.h"
 #include "backends/null/null_backend.h"
+#include "backends/sftp/sftp_factory.h"
 
 #include <dlfcn.h>
 
@@ -83,6 +84,7 @@ void registerCommandLineBackends(Registry &registry)
         registry.add(std::make_unique<ModuleFactory>(scheme, std::string(scheme) + "://host:port/path"));
     for (const char *scheme : {"nbd", "nbds", "nbd+unix", "nbds+unix"})
         registry.add(std::make_unique<nbd::NbdFactory>(scheme));
+    registry.add(std::make_unique<sftp::SftpFactory>());
     registry.add(std::make_unique<NullFactory>());
 }
 

@@ -5,6 +5,7 @@
 #include "backends/nbd/nbd_factory.h"
 #include "backends/null/null_backend.h"
 #include "backends/s3/s3_factory.h"
+#include "backends/sftp/sftp_factory.h"
 #include "backends/webdav/webdav_factory.h"
 
 namespace strata {
@@ -18,6 +19,7 @@ void registerBuiltinBackends(Registry &registry)
         registry.add(std::make_unique<webdav::WebDavFactory>(scheme));
     for (const char *scheme : {"nbd", "nbds", "nbd+unix", "nbds+unix"})
         registry.add(std::make_unique<nbd::NbdFactory>(scheme));
+    registry.add(std::make_unique<sftp::SftpFactory>());
     registry.add(std::make_unique<NullFactory>());
 }
 

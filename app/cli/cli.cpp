@@ -21,6 +21,13 @@ Option verboseOption()
     return {{"v", "verbose"}, "Log each storage operation to stderr (secrets are never shown)."};
 }
 
+Option hostKeyOption()
+{
+    return {"accept-new-host-key",
+            "Trust an SSH server never seen before and add its key to known_hosts (a changed key is always "
+            "refused)."};
+}
+
 Option jsonOption()
 {
     return {"json", "Print stable, machine-readable JSON."};
@@ -36,8 +43,9 @@ std::string globalHelp()
                        "Commands:\n";
     for (const auto &c : commands())
         text += "  " + pad(c.name, -8) + " " + c.summary + "\n";
-    text += "\nLocations: file:///path (or a plain path), memory://STORE/path.\n"
-            "Global options: -v/--verbose, --version, -h/--help.\n"
+    text += "\nLocations: file:///path (or a plain path), memory://STORE/path, sftp://user@host/path (or\n"
+            "user@host:path, as scp takes it), s3://, webdav://, nbd://.\n"
+            "Global options: -v/--verbose, --accept-new-host-key, --version, -h/--help.\n"
             "Run 'strata COMMAND --help' for a command's options.\n";
     return text;
 }
@@ -87,6 +95,8 @@ Result<Location> Context::open(const std::string &argument)
         return registry.open(argument);
     if (argument.empty())
         return Error(ErrorKind::InvalidInput, "the location is empty").setOperation("open");
+    if (auto remote = scpStyleUri(argument))
+        return registry.open(*remote);
     const std::string cwd = currentDir();
     return registry.open(Uri::fromLocalPath(cwd + (cwd.ends_with('/') ? "" : "/") + argument));
 }
@@ -339,7 +349,7 @@ bool wantsCommandLine(const std::vector<std::string> &arguments)
 {
     for (std::size_t i = 1; i < arguments.size(); ++i) {
         const std::string &a = arguments[i];
-        if (a == "-v" || a == "--verbose")
+        if (a == "-v" || a == "--verbose" || a == "--accept-new-host-key")
             continue;
         // `strata open FILE…`, the desktop entry's command: the window, never a command;
         // but `strata open --help` is answered here, without a window.
@@ -358,11 +368,15 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
 {
     std::vector<std::string> args = arguments;
     bool verbose = false;
+    bool acceptNewHostKey = false;
     // Global options before the command.
     while (args.size() > 1 && args[1].starts_with('-')) {
         const std::string a = args[1];
         if (a == "-v" || a == "--verbose") {
             verbose = true;
+            args.erase(args.begin() + 1);
+        } else if (a == "--accept-new-host-key") {
+            acceptNewHostKey = true;
             args.erase(args.begin() + 1);
         } else if (a == "--version") {
             write(out, "strata " STRATA_VERSION "\n");
@@ -399,6 +413,7 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
     parser.setPositionalSyntax(spec->arguments);
     parser.addOption({{"h", "help"}, "Show this help."});
     parser.addOption(verboseOption());
+    parser.addOption(hostKeyOption());
     parser.addOptions(spec->options);
 
     std::vector<std::string> commandArgs(args.begin() + 1, args.end());
@@ -423,6 +438,13 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
         };
     Registry registry(std::move(options));
     registerBackends(registry);
+    if (acceptNewHostKey || parser.isSet("accept-new-host-key"))
+        registry.setHostKeyPrompt([err](const HostKeyQuestion &key) {
+            // As ssh says it: the user sees what was trusted, once.
+            std::fprintf(err, "strata: added the %s key %s of %s to %s\n", key.keyType.c_str(), key.fingerprint.c_str(),
+                         printable(key.host).c_str(), key.knownHosts.c_str());
+            return HostKeyAnswer::Accept;
+        });
     Context context(registry, out, err);
     context.commandName = name;
     const auto &positional = parser.positionalArguments();

@@ -175,41 +175,7 @@ Result<ListingCache::Listing> WebDavBackend::listing(std::string_view dir, std::
 
 Result<ListPage> WebDavBackend::list(std::string_view dir, const ListOptions &options)
 {
-    // Page token: "<listing id>\n<last name of the previous page>". When the listing is no
-    // longer kept, the collection is listed again and the page resumes after that name.
-    std::string id, after;
-    ListingCache::Listing entries;
-    if (!options.pageToken.empty()) {
-        const auto nl = options.pageToken.find('\n');
-        if (nl == std::string::npos)
-            return Error(ErrorKind::InvalidInput, "the page token is not one of this backend's");
-        id = options.pageToken.substr(0, nl);
-        after = options.pageToken.substr(nl + 1);
-        entries = m_listings.find(id);
-    }
-    ListPage page;
-    if (!entries) {
-        auto fresh = listing(dir, page.skipped);
-        if (!fresh)
-            return std::move(fresh).error();
-        entries = std::move(*fresh);
-        id.clear();
-    }
-    auto begin = options.pageToken.empty()
-        ? entries->begin()
-        : std::upper_bound(entries->begin(), entries->end(), after,
-                           [](const std::string &name, const Entry &e) { return name < e.name; });
-    const auto count =
-        std::min<std::size_t>(std::max<std::size_t>(options.pageSize, 1), std::size_t(entries->end() - begin));
-    page.entries.assign(begin, begin + std::ptrdiff_t(count));
-    if (begin + std::ptrdiff_t(count) != entries->end()) {
-        if (id.empty())
-            id = m_listings.keep(entries);
-        page.nextPageToken = id + "\n" + page.entries.back().name;
-    } else if (!id.empty()) {
-        m_listings.drop(id);
-    }
-    return page;
+    return m_listings.page(options, [&](std::vector<std::string> &skipped) { return listing(dir, skipped); });
 }
 
 Result<std::size_t> WebDavBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)

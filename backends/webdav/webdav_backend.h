@@ -2,9 +2,9 @@
 
 #include "backends/http/http_client.h"
 #include "backends/webdav/webdav_config.h"
-#include "backends/webdav/webdav_listing_cache.h"
 #include "backends/webdav/webdav_multistatus.h"
 #include "core/storage/backend.h"
+#include "core/storage/listing_cache.h"
 #include "core/storage/retrier.h"
 
 #include <functional>

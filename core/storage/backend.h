@@ -76,6 +76,9 @@ public:
     virtual void suspend() { abort(); }
     // Whether bytes written before a suspend (or a crash) are found again on resume.
     virtual bool keepsPartialState() const { return false; }
+    // The bytes a resumed writer found of its partial state, where it can tell without an
+    // OS handle (a remote temporary file's size); nullopt elsewhere.
+    virtual std::optional<std::uint64_t> partialLength() const { return std::nullopt; }
     // An OS handle to the data being written, for in-kernel copies; -1 when there is none.
     virtual int nativeHandle() const { return -1; }
     // After commit: the size the storage itself confirmed it stored, where it tells.

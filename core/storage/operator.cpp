@@ -16,6 +16,7 @@ class ContextWriter final : public Writer {
 public:
     void suspend() override { m_inner->suspend(); }
     bool keepsPartialState() const override { return m_inner->keepsPartialState(); }
+    std::optional<std::uint64_t> partialLength() const override { return m_inner->partialLength(); }
     int nativeHandle() const override { return m_inner->nativeHandle(); }
     std::optional<std::uint64_t> committedSize() const override { return m_inner->committedSize(); }
     // The URI is formatted only for an error: writing stays free of string work.

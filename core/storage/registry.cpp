@@ -10,7 +10,17 @@ void Registry::add(std::unique_ptr<BackendFactory> factory)
 {
     std::lock_guard lock(m_mutex);
     auto scheme = factory->scheme();
+    if (m_hostKeyPrompt)
+        factory->setHostKeyPrompt(m_hostKeyPrompt);
     m_factories[scheme] = std::move(factory);
+}
+
+void Registry::setHostKeyPrompt(HostKeyPrompt prompt)
+{
+    std::lock_guard lock(m_mutex);
+    m_hostKeyPrompt = prompt;
+    for (auto &[scheme, factory] : m_factories)
+        factory->setHostKeyPrompt(prompt);
 }
 
 std::vector<std::string> Registry::schemes() const

@@ -3,6 +3,7 @@
 #include "core/storage/operator.h"
 #include "core/storage/uri.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,18 @@ struct ConnectionSecret {
     std::string token;  // session token, where there is one
 };
 
+// A server whose identity this machine has never seen (an SSH host key in no known_hosts
+// file): whether to trust it. Asked before any credential is sent.
+struct HostKeyQuestion {
+    std::string host;        // as known_hosts names it: "example.org", "[127.0.0.1]:2222"
+    std::string keyType;     // "ED25519", "ECDSA", "RSA"
+    std::string fingerprint; // "SHA256:…", as OpenSSH prints it
+    std::string knownHosts;  // the file an accepted key is added to
+};
+enum class HostKeyAnswer { Refuse, Accept }; // Accept: trusted now and added to knownHosts
+// Called from the thread that opens the connection; may block while a person decides.
+using HostKeyPrompt = std::function<HostKeyAnswer(const HostKeyQuestion &)>;
+
 // Makes backends for one URI scheme.
 class BackendFactory {
 public:
@@ -47,6 +60,9 @@ public:
         (void)secret;
         return create(uri, target);
     }
+    // Who decides about a server identity never seen; schemes without one ignore it.
+    // Without a prompt, such a server is refused.
+    virtual void setHostKeyPrompt(HostKeyPrompt prompt) { (void)prompt; }
 };
 
 // Where a URI points: the operator of its backend and the path inside it.
@@ -74,6 +90,8 @@ public:
     // The secret for the backend instance `uri` names, from now on (an instance already
     // open with other credentials is opened again). An empty secret clears it.
     Status setSecret(std::string_view uriText, ConnectionSecret secret);
+    // Who decides about unknown server identities, for every factory (see HostKeyPrompt).
+    void setHostKeyPrompt(HostKeyPrompt prompt);
 
 private:
     OperatorOptions m_options;
@@ -81,6 +99,7 @@ private:
     std::map<std::string, std::unique_ptr<BackendFactory>, std::less<>> m_factories;
     std::map<std::string, std::shared_ptr<Operator>, std::less<>> m_operators;
     std::map<std::string, ConnectionSecret, std::less<>> m_secrets; // by instance key
+    HostKeyPrompt m_hostKeyPrompt;
 };
 
 } // namespace strata

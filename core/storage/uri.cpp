@@ -311,4 +311,29 @@ bool isLoopbackHost(std::string_view host)
     return host == "localhost" || host == "::1" || host.starts_with("127.");
 }
 
+std::optional<std::string> scpStyleUri(std::string_view text)
+{
+    // user@host:path, host without '/', and no "scheme://": scp's own rule (a colon
+    // before any slash), with the user required so a local "a:b" stays a file.
+    const auto colon = text.find(':');
+    const auto at = text.find('@');
+    if (colon == std::string_view::npos || at == std::string_view::npos || at > colon || at == 0)
+        return std::nullopt;
+    const auto slash = text.find('/');
+    if (slash != std::string_view::npos && slash < colon)
+        return std::nullopt;
+    if (text.substr(colon).starts_with("://"))
+        return std::nullopt;
+    std::string_view login = text.substr(0, colon);
+    std::string_view path = text.substr(colon + 1);
+    if (login.substr(at + 1).empty())
+        return std::nullopt;
+    std::string uri = "sftp://" + percentEncode(login.substr(0, at), "") + "@" + std::string(login.substr(at + 1));
+    if (path.starts_with('/'))
+        uri += percentEncode(path, "/");
+    else
+        uri += "/~/" + percentEncode(path, "/");
+    return uri;
+}
+
 } // namespace strata

@@ -73,6 +73,11 @@ std::string percentEncode(std::string_view text, std::string_view keep = {}, boo
 enum class Escapes { Strict, Lenient };
 Result<std::string> percentDecode(std::string_view text, Escapes escapes = Escapes::Strict);
 
+// Turns scp's "user@host:path" into an sftp:// URI ("user@host:path" is relative to the
+// login folder, "user@host:/path" absolute); nullopt when `text` is not of that form (a
+// URI, a path, or a name with a colon but no user: "notes:v2.txt" stays a file).
+std::optional<std::string> scpStyleUri(std::string_view text);
+
 // Whether a query key names a secret (password, token, signature, secret key...).
 bool isSecretQueryKey(std::string_view key);
 

@@ -19,9 +19,11 @@ namespace {
 constexpr std::uint64_t kKernelChunk = 32u << 20; // in-kernel copies: a progress and stop check every 32 MiB
 constexpr int kWriteAttempts = 5;                 // a positional write and its retries
 
-// How many bytes a resumed writer's partial file holds, where it has an OS handle.
+// How many bytes a resumed writer's partial file holds, where it can tell.
 std::optional<std::uint64_t> partialLength(const Writer &writer)
 {
+    if (auto held = writer.partialLength())
+        return held;
     struct stat st {};
     if (writer.nativeHandle() < 0 || ::fstat(writer.nativeHandle(), &st) != 0)
         return std::nullopt;

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "backends/sftp/sftp_session.h"
+#include "core/storage/backend.h"
+#include "core/storage/listing_cache.h"
+
+#include <memory>
+#include <string>
+
+namespace strata::sftp {
+
+// A server's files over SFTP (OpenSSH's sftp-server, internal-sftp and the like), through
+// libssh2: one SSH connection per request in flight, taken from a pool and given back.
+// Reads ask for a whole range at once (libssh2 keeps its requests in flight); writes go
+// to a hidden temporary name beside the destination and are renamed into place on
+// commit; positional writes go over several connections at once.
+class SftpBackend final : public Backend, public std::enable_shared_from_this<SftpBackend> {
+public:
+    // Connects once (a wrong host, key or password fails here, clearly), keeps that
+    // connection for the first request.
+    static Result<std::shared_ptr<SftpBackend>> open(Config config, HostKeyPrompt prompt);
+
+    Capabilities capabilities() const override;
+    Uri uriFor(std::string_view path) const override;
+    std::size_t preferredIoSize() const override { return 4u << 20; }
+
+    Result<Entry> stat(std::string_view path) override;
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
+    Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
+    Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
+    Status remove(std::string_view path, std::string_view within) override;
+    Status createDir(std::string_view path) override;
+    Status rename(std::string_view from, std::string_view to, bool replace) override;
+    Status setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow) override;
+
+    // The server's name for a backend path (below the login folder for sftp://host/~/…).
+    std::string serverPath(std::string_view path) const;
+    SessionPool &pool() { return m_pool; }
+
+private:
+    SftpBackend(Config config, HostKeyPrompt prompt) : m_pool(std::move(config), std::move(prompt)) {}
+    Result<ListingCache::Listing> listAll(std::string_view dir, std::vector<std::string> &skipped);
+
+    SessionPool m_pool;
+    std::string m_root; // the server folder the backend's "/" is
+    ListingCache m_listings;
+};
+
+} // namespace strata::sftp

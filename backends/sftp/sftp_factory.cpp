@@ -1,0 +1,51 @@
+#include "backends/sftp/sftp_factory.h"
+
+#include "backends/sftp/sftp_backend.h"
+
+namespace strata::sftp {
+
+Result<Target> SftpFactory::resolve(const Uri &uri)
+{
+    auto config = parseConfig(uri);
+    if (!config)
+        return std::move(config).error();
+    // One instance per login and options: the same server as another user is another.
+    Uri key = uri.withPath(config->home ? "/~" : "/");
+    std::string path = uri.path().empty() ? "/" : uri.path();
+    if (config->home)
+        path = path.size() > 2 ? path.substr(2) : "/";
+    return Target{key.toString(), path};
+}
+
+Result<std::shared_ptr<Backend>> SftpFactory::create(const Uri &uri, const Target &target)
+{
+    return create(uri, target, ConnectionSecret{});
+}
+
+Result<std::shared_ptr<Backend>> SftpFactory::create(const Uri &uri, const Target &, const ConnectionSecret &secret)
+{
+    auto config = parseConfig(uri);
+    if (!config)
+        return std::move(config).error();
+    if (!secret.secret.empty())
+        config->password = secret.secret;
+    if (!secret.user.empty() && uri.userInfo().empty())
+        config->user = secret.user;
+    HostKeyPrompt prompt;
+    {
+        std::lock_guard lock(m_mutex);
+        prompt = m_prompt;
+    }
+    auto backend = SftpBackend::open(std::move(*config), std::move(prompt));
+    if (!backend)
+        return std::move(backend).error();
+    return std::shared_ptr<Backend>(std::move(*backend));
+}
+
+void SftpFactory::setHostKeyPrompt(HostKeyPrompt prompt)
+{
+    std::lock_guard lock(m_mutex);
+    m_prompt = std::move(prompt);
+}
+
+} // namespace strata::sftp

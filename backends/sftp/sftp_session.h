@@ -1,0 +1,110 @@
+#pragma once
+
+#include "core/storage/registry.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+struct _LIBSSH2_SESSION;
+struct _LIBSSH2_SFTP;
+
+namespace strata::sftp {
+
+// How a server is reached and who logs in: the URI, then ~/.ssh/config, then defaults.
+struct Config {
+    Uri uri;           // as given, for display (redacted)
+    std::string alias; // the host as the URI names it (a ~/.ssh/config Host alias, maybe)
+    std::string host;  // what is connected to (HostName)
+    std::uint16_t port = 22;
+    std::string user;
+    bool home = false; // the backend's root is the login folder (sftp://host/~/…), not "/"
+    std::vector<std::string> identityFiles;
+    bool identitiesOnly = false;              // only identityFiles: no agent, no default keys
+    std::vector<std::string> knownHostsFiles; // the first one receives accepted keys
+    std::size_t connections = 8;              // kept open for reuse when idle
+    int timeoutMs = 30000;                    // connect and every request
+    std::string password;                     // a password or a key's passphrase; never printed
+};
+
+// Checks an sftp:// URI and reads what ~/.ssh/config says about its host. Query keys:
+// identity=PATH, known-hosts=PATH, ssh-config=PATH (instead of ~/.ssh/config),
+// connections=N (1..64), timeout=SECONDS.
+Result<Config> parseConfig(const Uri &uri);
+
+// One SSH connection with its SFTP channel, used by one thread at a time.
+class Session {
+public:
+    ~Session();
+    Session(const Session &) = delete;
+    Session &operator=(const Session &) = delete;
+
+    // Connects, checks the server's host key (known_hosts; an unknown key goes to `prompt`,
+    // a changed key is always refused) and logs in.
+    static Result<std::unique_ptr<Session>> open(const Config &config, const HostKeyPrompt &prompt);
+
+    _LIBSSH2_SESSION *ssh() const { return m_ssh; }
+    _LIBSSH2_SFTP *sftp() const { return m_sftp; }
+    // The error of the last failed call (rc < 0) as an Error; a broken connection marks
+    // the session so it is not reused.
+    Error error(int rc, std::string_view what);
+    bool broken() const { return m_broken; }
+    // The login folder (realpath of "."), asked once.
+    Result<std::string> home();
+
+private:
+    Session() = default;
+    Status connect(const Config &config);
+    Status checkHostKey(const Config &config, const HostKeyPrompt &prompt);
+    Status login(const Config &config);
+
+    int m_socket = -1;
+    _LIBSSH2_SESSION *m_ssh = nullptr;
+    _LIBSSH2_SFTP *m_sftp = nullptr;
+    bool m_broken = false;
+    std::string m_home;
+    std::string m_password; // during a keyboard-interactive login only
+};
+
+// Connections to one server, reused: a lease takes an idle one or opens a new one, and
+// gives it back when done (dropped when broken; at most Config::connections kept idle).
+class SessionPool {
+public:
+    SessionPool(Config config, HostKeyPrompt prompt) : m_config(std::move(config)), m_prompt(std::move(prompt)) {}
+
+    class Lease {
+    public:
+        Lease(SessionPool *pool, std::unique_ptr<Session> session) : m_pool(pool), m_session(std::move(session)) {}
+        Lease(Lease &&) = default;
+        ~Lease()
+        {
+            if (m_session)
+                m_pool->giveBack(std::move(m_session));
+        }
+        Session *operator->() const { return m_session.get(); }
+        Session &operator*() const { return *m_session; }
+
+    private:
+        SessionPool *m_pool;
+        std::unique_ptr<Session> m_session;
+    };
+
+    Result<Lease> lease();
+    const Config &config() const { return m_config; }
+
+private:
+    void giveBack(std::unique_ptr<Session> session);
+
+    Config m_config;
+    HostKeyPrompt m_prompt;
+    std::mutex m_mutex;
+    std::vector<std::unique_ptr<Session>> m_idle;
+};
+
+// OpenSSH's SHA256 fingerprint of a key blob: "SHA256:" and unpadded base64.
+std::string fingerprint(std::string_view keyBlob);
+
+} // namespace strata::sftp

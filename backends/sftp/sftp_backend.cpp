@@ -35,6 +35,7 @@ public:
     // Closing waits for the server's answers to writes still in flight: its result matters.
     int close() { return m_handle ? libssh2_sftp_close_handle(std::exchange(m_handle, nullptr)) : 0; }
     void reset() { (void)close(); }
+    LIBSSH2_SFTP_HANDLE *release() { return std::exchange(m_handle, nullptr); }
 
 private:
     LIBSSH2_SFTP_HANDLE *m_handle = nullptr;
@@ -256,6 +257,7 @@ public:
             return fail(s.error(rc, "cannot set the permissions"));
         if (auto written = lstatOn(s, m_temp, "cannot write"); written && (written->flags & LIBSSH2_SFTP_ATTR_SIZE))
             m_committed = written->filesize;
+        m_backend->pool().changed();
         if (auto st = renameOn(s, m_temp, m_backend->serverPath(m_path), m_options.overwrite, "cannot publish"); !st)
             return fail(std::move(st).error(), &s);
         m_finished = true;
@@ -433,34 +435,52 @@ Result<ListPage> SftpBackend::list(std::string_view dir, const ListOptions &opti
 
 Result<std::size_t> SftpBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
 {
-    auto lease = m_pool.lease();
+    const std::string where = serverPath(path);
+    auto lease = m_pool.lease(where, offset);
     if (!lease)
         return std::move(lease).error();
     Session &s = **lease;
+    // Where this connection read last time, and a moment ago, and nothing changed through
+    // us since: on from there with the same handle and what libssh2 read ahead.
+    auto &open = s.openRead();
+    const auto now = std::chrono::steady_clock::now();
+    if (open.handle
+        && (open.path != where || open.next != offset || open.generation != m_pool.generation()
+            || now - open.used > std::chrono::seconds(1)))
+        s.closeRead();
     // A folder opens (open(2) allows it) and fails at the first read: said as what it is.
     auto isFolder = [&] {
         auto attrs = s.broken() ? Result<Attributes>(Error()) : lstatOn(s, serverPath(path), "cannot read");
         return attrs && kindOf(*attrs) == EntryKind::Directory;
     };
-    auto handle = openOn(s, serverPath(path), LIBSSH2_FXF_READ, 0, LIBSSH2_SFTP_OPENFILE, "cannot read");
-    if (!handle) {
-        Error failed = std::move(handle).error();
-        return isFolder() ? Error(ErrorKind::IsDirectory, "cannot read: it is a folder") : failed;
+    if (!open.handle) {
+        const std::uint64_t generation = m_pool.generation();
+        auto handle = openOn(s, where, LIBSSH2_FXF_READ, 0, LIBSSH2_SFTP_OPENFILE, "cannot read");
+        if (!handle) {
+            Error failed = std::move(handle).error();
+            return isFolder() ? Error(ErrorKind::IsDirectory, "cannot read: it is a folder") : failed;
+        }
+        libssh2_sftp_seek64(handle->get(), offset);
+        open.handle = handle->release();
+        open.path = where;
+        open.generation = generation;
     }
-    libssh2_sftp_seek64(handle->get(), offset);
     std::size_t got = 0;
     while (got < buffer.size()) {
         const ssize_t n =
-            libssh2_sftp_read(handle->get(), reinterpret_cast<char *>(buffer.data() + got), buffer.size() - got);
+            libssh2_sftp_read(open.handle, reinterpret_cast<char *>(buffer.data() + got), buffer.size() - got);
         if (n < 0) {
             Error failed = s.error(int(n), "cannot read");
-            handle->reset();
+            if (!s.broken())
+                s.closeRead();
             return isFolder() ? Error(ErrorKind::IsDirectory, "cannot read: it is a folder") : failed;
         }
         if (n == 0)
             break;
         got += std::size_t(n);
     }
+    open.next = offset + got;
+    open.used = now;
     return got;
 }
 
@@ -532,6 +552,7 @@ Status SftpBackend::remove(std::string_view path, std::string_view within)
         return std::move(lease).error();
     Session &s = **lease;
     const std::string where = serverPath(path);
+    m_pool.changed();
     auto attrs = lstatOn(s, where, "cannot remove");
     if (!attrs)
         return attrs.error().kind() == ErrorKind::NotFound ? Status{} : Status(std::move(attrs).error());
@@ -598,6 +619,7 @@ Status SftpBackend::rename(std::string_view from, std::string_view to, bool repl
             return Error(kindOf(*there) == EntryKind::Directory ? ErrorKind::IsDirectory : ErrorKind::NotDirectory,
                          "cannot rename: only a file replaces a file");
     }
+    m_pool.changed();
     return renameOn(s, source, target, replace, "cannot rename");
 }
 

@@ -216,8 +216,17 @@ Result<Config> parseConfig(const Uri &uri)
     return config;
 }
 
+void Session::closeRead()
+{
+    if (m_read.handle)
+        libssh2_sftp_close_handle(m_read.handle);
+    m_read = {};
+}
+
 Session::~Session()
 {
+    if (!m_broken)
+        closeRead();
     if (m_sftp)
         libssh2_sftp_shutdown(m_sftp);
     if (m_ssh) {
@@ -509,13 +518,19 @@ Error Session::error(int rc, std::string_view what)
         .setTemporary(true);
 }
 
-Result<SessionPool::Lease> SessionPool::lease()
+Result<SessionPool::Lease> SessionPool::lease(std::string_view readPath, std::uint64_t offset)
 {
     {
         std::lock_guard lock(m_mutex);
         if (!m_idle.empty()) {
-            auto session = std::move(m_idle.back());
-            m_idle.pop_back();
+            auto pick = m_idle.end() - 1;
+            if (!readPath.empty())
+                for (auto it = m_idle.begin(); it != m_idle.end(); ++it)
+                    if (const auto &open = (*it)->openRead();
+                        open.handle && open.path == readPath && open.next == offset)
+                        pick = it;
+            auto session = std::move(*pick);
+            m_idle.erase(pick);
             return Lease(this, std::move(session));
         }
     }

@@ -2,7 +2,8 @@
 
 #include "core/storage/registry.h"
 
-#include <condition_variable>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -11,6 +12,7 @@
 
 struct _LIBSSH2_SESSION;
 struct _LIBSSH2_SFTP;
+struct _LIBSSH2_SFTP_HANDLE;
 
 namespace strata::sftp {
 
@@ -55,6 +57,19 @@ public:
     // The login folder (realpath of "."), asked once.
     Result<std::string> home();
 
+    // The file this connection last read, kept open for the next read where the last one
+    // ended: libssh2 reads ahead on an open handle, and a handle closed drops what it read
+    // ahead (reading a file in 4 MiB calls, each opening it, is several times slower).
+    struct OpenRead {
+        std::string path; // server path
+        std::uint64_t next = 0;
+        std::uint64_t generation = 0; // SessionPool::changed() when opened
+        std::chrono::steady_clock::time_point used;
+        _LIBSSH2_SFTP_HANDLE *handle = nullptr;
+    };
+    OpenRead &openRead() { return m_read; }
+    void closeRead();
+
 private:
     Session() = default;
     Status connect(const Config &config);
@@ -66,6 +81,7 @@ private:
     _LIBSSH2_SFTP *m_sftp = nullptr;
     bool m_broken = false;
     std::string m_home;
+    OpenRead m_read;
     std::string m_password; // during a keyboard-interactive login only
 };
 
@@ -92,8 +108,14 @@ public:
         std::unique_ptr<Session> m_session;
     };
 
-    Result<Lease> lease();
+    // An idle connection (the one still holding `readPath` open at `offset`, when there is
+    // one), or a new one.
+    Result<Lease> lease(std::string_view readPath = {}, std::uint64_t offset = 0);
     const Config &config() const { return m_config; }
+    // Something was written, renamed or removed through this pool: files kept open for
+    // reading may be stale, so none is read from again.
+    void changed() { ++m_generation; }
+    std::uint64_t generation() const { return m_generation.load(); }
 
 private:
     void giveBack(std::unique_ptr<Session> session);
@@ -102,6 +124,7 @@ private:
     HostKeyPrompt m_prompt;
     std::mutex m_mutex;
     std::vector<std::unique_ptr<Session>> m_idle;
+    std::atomic<std::uint64_t> m_generation{0};
 };
 
 // OpenSSH's SHA256 fingerprint of a key blob: "SHA256:" and unpadded base64.

@@ -255,6 +255,11 @@ public:
     // The read size that suits this storage (a request per read on a network: larger is
     // cheaper); 0 when any size suits.
     virtual std::size_t preferredIoSize() const { return 0; }
+    // Whether ranges of one object are best moved one after another rather than side by
+    // side: where each range would be its own encrypted stream that keeps its own requests
+    // in flight (SFTP), parallel ranges add CPU and read-ahead thrown away at their ends,
+    // not speed. Files still go side by side.
+    virtual bool oneStreamPerObject() const { return false; }
     // The bytes of reads in flight this storage needs to stay busy (a disk image server:
     // its connections x requests in flight x request size); 0 when it has no such need.
     virtual std::uint64_t preferredBytesInFlight() const { return 0; }

@@ -230,7 +230,8 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
             ahead.push_back({m_parts[i].offset, m_parts[i].length, ExtentKind::Data});
         m_src.willRead(m_task.srcPath, ahead);
     }
-    if (todo.size() <= 1 || !positional || inKernel) {
+    const bool oneStream = m_src.oneStreamPerObject() || m_dst.oneStreamPerObject();
+    if (todo.size() <= 1 || !positional || inKernel || oneStream) {
         for (auto i : todo)
             runPart(i);
     } else {

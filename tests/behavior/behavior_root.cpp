@@ -42,24 +42,31 @@ void loadEnvFile(const std::string &path)
     }
 }
 
+std::string fixtureServerUri(const std::string &backend)
+{
+    // Servers started by CTest fixtures publish their address in an env file at run time.
+    loadEnvFile(env("STRATA_S3_ENVFILE"));
+    loadEnvFile(env("STRATA_WEBDAV_ENVFILE"));
+    loadEnvFile(env("STRATA_SFTP_ENVFILE"));
+    if (backend == "s3" && !env("STRATA_S3_ENDPOINT").empty())
+        return "s3://" + env("STRATA_S3_BUCKET") + "/?endpoint=" + env("STRATA_S3_ENDPOINT");
+    if (backend == "webdav" && env("STRATA_WEBDAV_ENDPOINT").starts_with("http://"))
+        return "webdav://" + env("STRATA_WEBDAV_ENDPOINT").substr(7) + "/auth/";
+    if (backend == "sftp" && !env("STRATA_SFTP_URI").empty())
+        return env("STRATA_SFTP_URI") + "/?identity=" + env("STRATA_SFTP_KEY")
+            + "&known-hosts=" + env("STRATA_SFTP_KNOWN_HOSTS");
+    return {};
+}
+
 BehaviorRoot::BehaviorRoot()
 {
     registerBuiltinBackends(m_registry);
     m_backend = env("STRATA_TEST_BACKEND");
     if (m_backend.empty())
         m_backend = "memory";
-    // Servers started by CTest fixtures publish their address in an env file at run time.
-    loadEnvFile(env("STRATA_S3_ENVFILE"));
-    loadEnvFile(env("STRATA_WEBDAV_ENVFILE"));
-    loadEnvFile(env("STRATA_SFTP_ENVFILE"));
     std::string base = env("STRATA_TEST_URI");
-    if (base.empty() && m_backend == "s3" && !env("STRATA_S3_ENDPOINT").empty())
-        base = "s3://" + env("STRATA_S3_BUCKET") + "/?endpoint=" + env("STRATA_S3_ENDPOINT");
-    if (base.empty() && m_backend == "webdav" && env("STRATA_WEBDAV_ENDPOINT").starts_with("http://"))
-        base = "webdav://" + env("STRATA_WEBDAV_ENDPOINT").substr(7) + "/auth/";
-    if (base.empty() && m_backend == "sftp" && !env("STRATA_SFTP_URI").empty())
-        base = env("STRATA_SFTP_URI") + "/?identity=" + env("STRATA_SFTP_KEY")
-            + "&known-hosts=" + env("STRATA_SFTP_KNOWN_HOSTS");
+    if (base.empty())
+        base = fixtureServerUri(m_backend);
     if (base.empty()) {
         if (m_backend == "memory") {
             base = "memory://" + randomName() + "/";

@@ -10,6 +10,9 @@ namespace strata {
 // STRATA_TEST_BACKEND (memory, file, …) below STRATA_TEST_URI when set.
 // Sets the KEY=VALUE lines of a file as environment variables (fixture env files).
 void loadEnvFile(const std::string &path);
+// Where a run on `backend` (s3, webdav, sftp) may write on the server a CTest fixture
+// started (its env file named by STRATA_S3_ENVFILE, _WEBDAV_, _SFTP_); empty when none.
+std::string fixtureServerUri(const std::string &backend);
 
 class BehaviorRoot {
 public:

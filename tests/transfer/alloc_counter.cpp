@@ -1,9 +1,11 @@
 #include "tests/transfer/alloc_counter.h"
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <malloc.h>
+#include <mutex>
 #include <new>
 
 namespace strata::test {
@@ -16,14 +18,48 @@ std::atomic<std::uint64_t> g_count{0};
 std::atomic<std::uint64_t> g_bigLive{0};
 std::atomic<std::uint64_t> g_bigPeak{0};
 
-void *counted(void *p)
+// The big blocks alive and the bytes asked for each: what counts is what the code asked for,
+// not what malloc_usable_size says (a 4 MiB buffer aligned to 2 MiB for huge pages can
+// have 6 MiB usable, or 4, depending on the allocator's history). Few at a time: a small
+// table, no allocation (it lives inside operator new).
+struct BigBlock {
+    void *p = nullptr;
+    std::size_t size = 0;
+};
+std::mutex g_bigMutex;
+std::array<BigBlock, 4096> g_big;
+
+void remember(void *p, std::size_t size)
+{
+    std::lock_guard lock(g_bigMutex);
+    for (auto &b : g_big)
+        if (!b.p) {
+            b = {p, size};
+            return;
+        }
+    std::abort(); // more big blocks alive than any test here makes
+}
+
+std::size_t forget(void *p)
+{
+    std::lock_guard lock(g_bigMutex);
+    for (auto &b : g_big)
+        if (b.p == p) {
+            const std::size_t size = b.size;
+            b = {};
+            return size;
+        }
+    return 0;
+}
+
+void *counted(void *p, std::size_t size)
 {
     if (!p)
         return nullptr;
     g_count.fetch_add(1, std::memory_order_relaxed);
-    const std::size_t usable = ::malloc_usable_size(p);
-    if (usable >= kBig) {
-        const auto live = g_bigLive.fetch_add(usable, std::memory_order_relaxed) + usable;
+    if (size >= kBig) {
+        remember(p, size);
+        const auto live = g_bigLive.fetch_add(size, std::memory_order_relaxed) + size;
         auto peak = g_bigPeak.load(std::memory_order_relaxed);
         while (peak < live && !g_bigPeak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {}
     }
@@ -37,16 +73,15 @@ void *allocate(std::size_t size, std::size_t alignment)
         p = std::malloc(size ? size : 1);
     else if (::posix_memalign(&p, alignment, size ? size : 1) != 0)
         p = nullptr;
-    return counted(p);
+    return counted(p, size);
 }
 
 void release(void *p) noexcept
 {
     if (!p)
         return;
-    const std::size_t usable = ::malloc_usable_size(p);
-    if (usable >= kBig)
-        g_bigLive.fetch_sub(usable, std::memory_order_relaxed);
+    if (::malloc_usable_size(p) >= kBig)
+        g_bigLive.fetch_sub(forget(p), std::memory_order_relaxed);
     std::free(p);
 }
 

@@ -50,14 +50,12 @@ BackendPair BackendPair::fromEnvironment()
         pair.src = "memory";
     if (pair.dst.empty())
         pair.dst = "file";
-    // Servers started by CTest fixtures publish their address in an env file at run time.
-    loadEnvFile(env("STRATA_S3_ENVFILE"));
     auto base = [](const std::string &backend, const char *variable) {
         std::string uri = env(variable);
         if (uri.empty())
             uri = env("STRATA_TEST_URI");
-        if (uri.empty() && backend == "s3" && !env("STRATA_S3_ENDPOINT").empty())
-            uri = "s3://" + env("STRATA_S3_BUCKET") + "/?endpoint=" + env("STRATA_S3_ENDPOINT");
+        if (uri.empty())
+            uri = fixtureServerUri(backend);
         return uri;
     };
     pair.srcBase = base(pair.src, "STRATA_TRANSFER_SRC_URI");

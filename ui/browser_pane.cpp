@@ -319,7 +319,7 @@ void BrowserPane::openContainingFolder()
 {
     if (!searching())
         return;
-    const Entry *e = entryAt(m_view->currentIndex());
+    std::optional<Entry> e = entryAt(m_view->currentIndex());
     if (const auto selected = m_view->selectionModel()->selectedRows(SearchModel::Name); !e && !selected.isEmpty())
         e = entryAt(selected.front());
     if (!e)
@@ -334,8 +334,8 @@ void BrowserPane::selectMarked(std::initializer_list<int> marks)
         return;
     QItemSelection selection;
     for (int row = 0; row < m_model->rowCount(); ++row)
-        if (const Entry *e = m_model->entryAt(row);
-            e && std::find(marks.begin(), marks.end(), int(m_model->markOf(*e))) != marks.end())
+        if (const ListedEntry *e = m_model->rowAt(row);
+            e && std::find(marks.begin(), marks.end(), int(m_model->markOf(e->name()))) != marks.end())
             selection.select(m_model->index(row, 0), m_model->index(row, DirectoryModel::ColumnCount - 1));
     if (m_view->model() == m_proxy)
         selection = m_proxy->mapSelectionFromSource(selection);
@@ -349,12 +349,14 @@ void BrowserPane::setDesktopExport(
     m_search->setDesktopExport(exportFiles);
 }
 
-const Entry *BrowserPane::entryAt(const QModelIndex &viewIndex) const
+std::optional<Entry> BrowserPane::entryAt(const QModelIndex &viewIndex) const
 {
     if (!viewIndex.isValid())
-        return nullptr;
-    if (viewIndex.model() == m_search)
-        return m_search->entryAt(viewIndex.row());
+        return std::nullopt;
+    if (viewIndex.model() == m_search) {
+        const Entry *found = m_search->entryAt(viewIndex.row());
+        return found ? std::optional(*found) : std::nullopt;
+    }
     return m_model->entryAt(toModel(viewIndex).row());
 }
 
@@ -365,7 +367,7 @@ void BrowserPane::selectPending()
         return;
     const std::string name = std::exchange(m_selectName, {});
     for (int row = 0; row < m_model->rowCount(); ++row) {
-        if (const Entry *e = m_model->entryAt(row); e && e->name == name) {
+        if (const ListedEntry *e = m_model->rowAt(row); e && e->name() == name) {
             const QModelIndex index = fromModel(m_model->index(row, DirectoryModel::Name));
             m_view->selectionModel()->setCurrentIndex(index,
                                                       QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
@@ -522,8 +524,8 @@ std::vector<Entry> BrowserPane::selectedEntries() const
 {
     std::vector<Entry> out;
     for (const QModelIndex &index : m_view->selectionModel()->selectedRows(0))
-        if (const Entry *e = entryAt(index))
-            out.push_back(*e);
+        if (auto e = entryAt(index))
+            out.push_back(std::move(*e));
     return out;
 }
 
@@ -542,10 +544,10 @@ QString BrowserPane::summary() const
 
 void BrowserPane::activate(const QModelIndex &viewIndex)
 {
-    const Entry *found = entryAt(viewIndex);
+    const std::optional<Entry> found = entryAt(viewIndex);
     if (!found)
         return;
-    const Entry e = *found; // opening a folder closes the search and its rows
+    const Entry &e = *found; // a copy: opening a folder closes the search and its rows
     if (e.isDir())
         openUri(uriOf(e.path));
     else
@@ -570,7 +572,7 @@ void BrowserPane::updatePreview()
 {
     if (!previewing())
         return;
-    const Entry *entry = entryAt(m_view->currentIndex());
+    const std::optional<Entry> entry = entryAt(m_view->currentIndex());
     const Location &where = searching() ? m_search->location() : location();
     if (!entry || !where.op)
         m_preview->clear();

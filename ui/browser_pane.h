@@ -8,6 +8,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 class QAbstractItemModel;
@@ -85,7 +86,7 @@ private:
     void filter(const QString &text);
     void showModel(QAbstractItemModel *wanted);
     void layoutColumns();
-    const Entry *entryAt(const QModelIndex &viewIndex) const;
+    std::optional<Entry> entryAt(const QModelIndex &viewIndex) const;
     void selectPending();
     QModelIndex toModel(const QModelIndex &viewIndex) const;
     QModelIndex fromModel(const QModelIndex &modelIndex) const;

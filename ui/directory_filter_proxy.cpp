@@ -56,7 +56,7 @@ bool DirectoryFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &so
 {
     if (m_filter.isEmpty())
         return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
-    const Entry *e = m_directory ? m_directory->entryAt(sourceRow) : nullptr;
+    const ListedEntry *e = m_directory ? m_directory->rowAt(sourceRow) : nullptr;
     if (!e)
         return sourceModel()
             ->index(sourceRow, DirectoryModel::Name, sourceParent)
@@ -64,12 +64,13 @@ bool DirectoryFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex &so
             .toString()
             .contains(m_filter, Qt::CaseInsensitive);
     if (!m_asciiFilter.empty()) {
-        const std::string_view name = e->name;
+        const std::string_view name = e->name();
         return std::search(name.begin(), name.end(), m_asciiFilter.begin(), m_asciiFilter.end(),
                            [](char a, char b) { return asciiLower(a) == b; })
             != name.end();
     }
-    return QString::fromStdString(e->name).contains(m_filter, Qt::CaseInsensitive);
+    const std::string_view name = e->name();
+    return QString::fromUtf8(name.data(), qsizetype(name.size())).contains(m_filter, Qt::CaseInsensitive);
 }
 
 } // namespace strata

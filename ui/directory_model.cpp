@@ -15,6 +15,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <memory>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -53,16 +55,31 @@ void listAllPages(QPromise<ListingPage> &promise, std::shared_ptr<Operator> op, 
             return;
         auto page = op->list(path, options);
         if (!page) {
-            promise.addResult(std::make_shared<ListingChunk>(
-                ListingChunk{{}, QString::fromStdString(page.error().message()), -1, {}}));
+            auto failed = std::make_shared<ListingChunk>();
+            failed->error = QString::fromStdString(page.error().message());
+            promise.addResult(std::move(failed));
             return;
         }
         options.pageToken = std::move(page->nextPageToken);
-        const int key = order->load();
-        EntryOrder::fromKey(key).sort(page->entries);
-        promise.addResult(
-            std::make_shared<ListingChunk>(ListingChunk{std::move(page->entries), {}, key, std::move(page->skipped)}));
+        auto chunk = std::make_shared<ListingChunk>();
+        chunk->page = ListedPage(page->entries);
+        const auto &rows = chunk->page.rows();
+        chunk->sorted.resize(rows.size());
+        std::transform(rows.begin(), rows.end(), chunk->sorted.begin(), [](const ListedEntry &e) { return &e; });
+        chunk->sortedBy = order->load();
+        EntryOrder::fromKey(chunk->sortedBy).sort(chunk->sorted);
+        chunk->skipped = std::move(page->skipped);
+        promise.addResult(std::move(chunk));
     } while (!options.pageToken.empty());
+}
+
+// Frees what a big folder's work leaves over on a worker thread: a large block freed on
+// the GUI thread can make the allocator tidy its free lists there for tens of milliseconds.
+template <typename T>
+void freeElsewhere(T &&leftover)
+{
+    QThreadPool::globalInstance()->start(
+        [held = std::make_shared<std::decay_t<T>>(std::forward<T>(leftover))]() mutable { held.reset(); });
 }
 
 // Below this many rows a merge or a sort costs little: done at once on the GUI thread.
@@ -75,7 +92,7 @@ constexpr std::size_t kMostInsertions = 8;
 } // namespace
 
 DirectoryModel::DirectoryModel(QObject *parent)
-    : QAbstractTableModel(parent), m_store(std::make_shared<EntryStore>()),
+    : QAbstractTableModel(parent), m_store(std::make_shared<EntryStore>()), m_rows(std::make_shared<Rows>()),
       m_listingOrder(std::make_shared<std::atomic<int>>(m_order.key()))
 {
     m_mergeTimer.setSingleShot(true);
@@ -97,7 +114,9 @@ void DirectoryModel::setLocation(const Location &location)
     stopListing();
     beginResetModel();
     m_location = location;
-    m_rows.clear();
+    auto folder = normalizePath(location.path);
+    m_folder = folder ? std::move(*folder) : location.path;
+    m_rows = std::make_shared<Rows>(); // a task may still read the old ones
     m_pending.clear();
     m_pendingOrder.clear();
     m_store = std::make_shared<EntryStore>();
@@ -125,8 +144,10 @@ void DirectoryModel::refresh()
         return;
     }
     stopListing();
-    if (m_work == Work::PlanningRefresh)
-        m_work = Work::None; // a refresh worked out meanwhile is of no use now
+    if (m_work == Work::PlanningRefresh) {
+        m_work = Work::None;                      // a refresh worked out meanwhile is of no use now
+        m_rows = std::make_shared<Rows>(*m_rows); // and may still read these
+    }
     m_incoming = std::make_shared<EntryStore>();
     m_incomingError.clear();
     m_incomingSkipped.clear();
@@ -150,8 +171,8 @@ void DirectoryModel::applyRefresh()
     std::size_t listed = 0;
     for (const auto &page : *store)
         listed += page.size();
-    if (m_rows.size() < kSmallFolder && listed < kSmallFolder) {
-        RefreshPlan plan = planRefresh(m_rows, *store, m_order);
+    if (m_rows->size() < kSmallFolder && listed < kSmallFolder) {
+        RefreshPlan plan = planRefresh(*m_rows, *store, m_order);
         finishRefresh(std::move(store), std::move(plan));
         return;
     }
@@ -160,12 +181,12 @@ void DirectoryModel::applyRefresh()
     // The task holds both stores: the old rows' entries and the new listing. The rows do
     // not change meanwhile: sorts and merges wait for it.
     QtConcurrent::run([rows = m_rows, old = m_store, store, order = m_order] {
-        return planRefresh(rows, *store, order);
-    }).then(this, [this, store, ticket](RefreshPlan plan) {
+        return std::make_shared<RefreshPlan>(planRefresh(*rows, *store, order));
+    }).then(this, [this, store, ticket](std::shared_ptr<RefreshPlan> plan) {
         if (ticket != m_listingTicket || m_work != Work::PlanningRefresh)
             return; // listed again or elsewhere since
         m_work = Work::None;
-        finishRefresh(store, std::move(plan));
+        finishRefresh(store, std::move(*plan));
         Q_EMIT stateChanged();
     });
 }
@@ -178,29 +199,29 @@ DirectoryModel::RefreshPlan DirectoryModel::planRefresh(const Rows &rows, const 
     std::size_t listed = 0;
     for (const auto &page : fresh)
         listed += page.size();
-    std::unordered_map<std::string_view, const Entry *> byName;
+    std::unordered_map<std::string_view, const ListedEntry *> byName;
     byName.reserve(listed);
     for (const auto &page : fresh)
-        for (const Entry &e : page)
-            byName.emplace(e.name, &e);
+        for (const ListedEntry &e : page.rows())
+            byName.emplace(e.name(), &e);
     RefreshPlan plan;
     plan.sortedBy = order.key();
     plan.match.resize(rows.size(), nullptr);
     plan.changed.resize(rows.size(), false);
-    std::unordered_set<const Entry *> known;
+    std::unordered_set<const ListedEntry *> known;
     known.reserve(rows.size());
     for (std::size_t row = 0; row < rows.size(); ++row) {
-        const auto it = byName.find(rows[row]->name);
+        const auto it = byName.find(rows[row]->name());
         if (it == byName.end())
             continue; // gone
-        const Entry *now = it->second, *was = rows[row];
+        const ListedEntry *now = it->second, *was = rows[row];
         plan.match[row] = now;
         known.insert(now);
-        plan.changed[row] =
-            now->kind != was->kind || now->size != was->size || now->mtimeNs != was->mtimeNs || now->etag != was->etag;
+        plan.changed[row] = now->kind != was->kind || now->size != was->size || now->mtime() != was->mtime()
+            || now->etag() != was->etag();
     }
     // A changed size or time may move a row: then all are sorted again.
-    const Entry *previous = nullptr;
+    const ListedEntry *previous = nullptr;
     bool previousChanged = false;
     for (std::size_t row = 0; row < rows.size() && plan.inOrder; ++row) {
         if (!plan.match[row])
@@ -211,7 +232,7 @@ DirectoryModel::RefreshPlan DirectoryModel::planRefresh(const Rows &rows, const 
         previousChanged = plan.changed[row];
     }
     for (const auto &page : fresh)
-        for (const Entry &e : page)
+        for (const ListedEntry &e : page.rows())
             if (!known.contains(&e))
                 plan.added.push_back(&e);
     order.sort(plan.added);
@@ -222,7 +243,7 @@ DirectoryModel::RefreshPlan DirectoryModel::planRefresh(const Rows &rows, const 
 // gone ones are removed, changed ones updated, new ones merged in.
 void DirectoryModel::finishRefresh(std::shared_ptr<EntryStore> store, RefreshPlan plan)
 {
-    for (int row = int(m_rows.size()) - 1; row >= 0; --row) {
+    for (int row = int(m_rows->size()) - 1; row >= 0; --row) {
         if (plan.match[std::size_t(row)])
             continue;
         // A run of vanished rows goes in one removal.
@@ -230,17 +251,18 @@ void DirectoryModel::finishRefresh(std::shared_ptr<EntryStore> store, RefreshPla
         while (first > 0 && !plan.match[std::size_t(first - 1)])
             --first;
         beginRemoveRows({}, first, row);
-        m_rows.erase(m_rows.begin() + first, m_rows.begin() + row + 1);
+        m_rows->erase(m_rows->begin() + first, m_rows->begin() + row + 1);
         plan.match.erase(plan.match.begin() + first, plan.match.begin() + row + 1);
         plan.changed.erase(plan.changed.begin() + first, plan.changed.begin() + row + 1);
         endRemoveRows();
         row = first;
     }
-    for (std::size_t row = 0; row < m_rows.size(); ++row) {
-        m_rows[row] = plan.match[row];
+    m_rows->swap(plan.match); // the same rows, now pointing into the new listing
+    for (std::size_t row = 0; row < m_rows->size(); ++row)
         if (plan.changed[row])
             Q_EMIT dataChanged(index(int(row), 0), index(int(row), ColumnCount - 1));
-    }
+    freeElsewhere(std::move(plan.match));
+    freeElsewhere(std::move(plan.changed));
     // The old entries are freed on a worker thread (a million take a while); a task in
     // flight holds them alive until it ends.
     QThreadPool::globalInstance()->start([old = std::exchange(m_store, std::move(store))]() mutable { old.reset(); });
@@ -321,26 +343,23 @@ void DirectoryModel::appendPage(ListingChunk &chunk)
         if (!chunk.error.isEmpty())
             m_incomingError = chunk.error;
         m_incomingSkipped.insert(m_incomingSkipped.end(), chunk.skipped.begin(), chunk.skipped.end());
-        m_incoming->push_back(std::move(chunk.entries));
+        m_incoming->push_back(std::move(chunk.page));
         return;
     }
     if (!chunk.error.isEmpty())
         m_error = chunk.error;
     m_skipped.insert(m_skipped.end(), chunk.skipped.begin(), chunk.skipped.end());
-    if (chunk.entries.empty()) {
+    if (chunk.page.empty()) {
         if (!chunk.error.isEmpty() || !chunk.skipped.empty())
             Q_EMIT stateChanged();
         return;
     }
-    // The page's vector moves into the store whole: its entries keep their addresses.
-    m_store->push_back(std::move(chunk.entries));
-    const std::vector<Entry> &page = m_store->back();
-    Rows run(page.size());
-    std::transform(page.begin(), page.end(), run.begin(), [](const Entry &e) { return &e; });
-    m_pending.push_back(std::move(run));
+    // The page moves into the store whole: its rows keep their addresses.
+    m_store->push_back(std::move(chunk.page));
+    m_pending.push_back(std::move(chunk.sorted));
     m_pendingOrder.push_back(chunk.sortedBy);
     // A small folder takes each page at once (cheap); a big one a few times a second.
-    if (m_rows.size() < kSmallFolder || m_sinceMerge.elapsed() >= kMergeIntervalMs)
+    if (m_rows->size() < kSmallFolder || m_sinceMerge.elapsed() >= kMergeIntervalMs)
         mergePending();
     else if (!m_mergeTimer.isActive())
         m_mergeTimer.start(std::max(0, kMergeIntervalMs - int(m_sinceMerge.elapsed())));
@@ -388,8 +407,9 @@ void DirectoryModel::mergePending()
     std::size_t incoming = 0;
     for (const Rows &run : runs)
         incoming += run.size();
-    if (m_rows.size() + incoming < kSmallFolder) {
-        applyMerge(planMerge(std::move(runs), sortedBy, m_rows, m_order));
+    if (m_rows->size() + incoming < kSmallFolder) {
+        MergePlan plan = planMerge(std::move(runs), sortedBy, *m_rows, m_order);
+        applyMerge(plan);
         m_sinceMerge.restart();
         Q_EMIT stateChanged();
         return;
@@ -400,18 +420,19 @@ void DirectoryModel::mergePending()
     // The task holds the store: the entries it reads outlive another folder.
     QtConcurrent::run([runs = std::move(runs), sortedBy = std::move(sortedBy), rows = m_rows, store = m_store,
                        order]() mutable {
-        return planMerge(std::move(runs), sortedBy, rows, order);
-    }).then(this, [this, ticket, order](MergePlan plan) {
+        return std::make_shared<MergePlan>(planMerge(std::move(runs), sortedBy, *rows, order));
+    }).then(this, [this, ticket, order](std::shared_ptr<MergePlan> plan) {
         if (ticket != m_workTicket)
             return; // another folder since
         m_work = Work::None;
         if (order != m_order) { // sorted by another column meanwhile: merged after that sort
-            m_pending.push_back(std::move(plan.batch));
+            m_pending.push_back(std::move(plan->batch));
             m_pendingOrder.push_back(order.key());
             startSort();
             return;
         }
-        applyMerge(std::move(plan));
+        applyMerge(*plan);
+        freeElsewhere(std::move(plan));
         m_sinceMerge.restart();
         if (!m_watcher) // the listing is over: the rest goes in now
             goOn();
@@ -471,6 +492,12 @@ DirectoryModel::MergePlan DirectoryModel::planMerge(std::vector<Rows> runs, cons
         plan.places += i == 0 || plan.where[i - 1] != from;
         plan.where[i] = from;
     }
+    plan.grown.reserve(n + k);
+    plan.grown.assign(rows.begin(), rows.end());
+    if (plan.places == 1)
+        plan.grown.insert(plan.grown.begin() + std::ptrdiff_t(plan.where[0]), batch.begin(), batch.end());
+    else if (plan.places > kMostInsertions)
+        plan.grown.insert(plan.grown.end(), batch.begin(), batch.end());
     if (plan.places <= kMostInsertions)
         return plan;
     plan.merged.reserve(n + k);
@@ -486,14 +513,23 @@ DirectoryModel::MergePlan DirectoryModel::planMerge(std::vector<Rows> runs, cons
 
 // Puts the new rows in their places. Few places: an insertion for each; many: one
 // insertion at the end, then a layout change to the merged order, no comparisons.
-void DirectoryModel::applyMerge(MergePlan plan)
+void DirectoryModel::applyMerge(MergePlan &plan)
 {
     const Rows &batch = plan.batch;
     const std::vector<std::size_t> &where = plan.where;
-    const std::size_t n = m_rows.size(), k = batch.size();
+    const std::size_t n = m_rows->size(), k = batch.size();
     if (k == 0)
         return;
+    // The rows come made (copied and grown off the GUI thread) and are swapped in.
+    if (plan.places == 1) {
+        const int at = int(where.front());
+        beginInsertRows({}, at, at + int(k) - 1);
+        m_rows->swap(plan.grown);
+        endInsertRows();
+        return;
+    }
     if (plan.places <= kMostInsertions) {
+        m_rows->swap(plan.grown); // the same rows, with room for the batch
         // From the last place back: the places before stay where they were.
         for (std::size_t end = k; end > 0;) {
             std::size_t begin = end - 1;
@@ -501,15 +537,15 @@ void DirectoryModel::applyMerge(MergePlan plan)
                 --begin;
             const int at = int(where[begin]);
             beginInsertRows({}, at, at + int(end - begin) - 1);
-            m_rows.insert(m_rows.begin() + at, batch.begin() + std::ptrdiff_t(begin),
-                          batch.begin() + std::ptrdiff_t(end));
+            m_rows->insert(m_rows->begin() + at, batch.begin() + std::ptrdiff_t(begin),
+                           batch.begin() + std::ptrdiff_t(end));
             endInsertRows();
             end = begin;
         }
         return;
     }
     beginInsertRows({}, int(n), int(n + k) - 1);
-    m_rows.insert(m_rows.end(), batch.begin(), batch.end());
+    m_rows->swap(plan.grown);
     endInsertRows();
     Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     // Old row r moves down by the new rows placed before it; new row i lands at where[i] + i.
@@ -522,19 +558,20 @@ void DirectoryModel::applyMerge(MergePlan plan)
                                      : where[r - n] + (r - n);
         after << createIndex(int(to), p.column());
     }
-    m_rows = std::move(plan.merged);
+    m_rows->swap(plan.merged); // the old order stays in the plan, freed with it
     changePersistentIndexList(before, after);
     Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
 
 // Puts rows in a new order (the same entries), keeping persistent indexes on their entries.
-void DirectoryModel::replaceRows(Rows rows)
+// `rows` gets the old order.
+void DirectoryModel::replaceRows(Rows &rows)
 {
     Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     const QModelIndexList before = persistentIndexList();
-    std::unordered_map<const Entry *, int> moved;
+    std::unordered_map<const ListedEntry *, int> moved;
     for (const QModelIndex &p : before)
-        moved.emplace(m_rows[std::size_t(p.row())], -1);
+        moved.emplace((*m_rows)[std::size_t(p.row())], -1);
     if (!moved.empty())
         for (std::size_t row = 0; row < rows.size(); ++row)
             if (auto it = moved.find(rows[row]); it != moved.end())
@@ -542,8 +579,8 @@ void DirectoryModel::replaceRows(Rows rows)
     QModelIndexList after;
     after.reserve(before.size());
     for (const QModelIndex &p : before)
-        after << createIndex(moved.at(m_rows[std::size_t(p.row())]), p.column());
-    m_rows = std::move(rows);
+        after << createIndex(moved.at((*m_rows)[std::size_t(p.row())]), p.column());
+    m_rows->swap(rows);
     ++m_generation;
     changePersistentIndexList(before, after);
     Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
@@ -567,10 +604,10 @@ void DirectoryModel::startSort()
 {
     if (m_work != Work::None)
         return; // the task in flight notices the change when it ends
-    if (m_rows.size() < kSmallFolder) {
-        Rows rows = m_rows;
+    if (m_rows->size() < kSmallFolder) {
+        Rows rows = *m_rows;
         m_order.sort(rows);
-        replaceRows(std::move(rows));
+        replaceRows(rows);
         goOn();
         return;
     }
@@ -578,10 +615,11 @@ void DirectoryModel::startSort()
     const quint64 generation = m_generation, ticket = ++m_workTicket;
     const EntryOrder order = m_order;
     // The task holds the store: the entries it reads outlive a refresh or another folder.
-    QtConcurrent::run([rows = m_rows, store = m_store, order]() mutable {
-        order.sort(rows);
+    // Copied here, not in the task: a copy made beside this thread stalled it for longer.
+    QtConcurrent::run([rows = std::make_shared<Rows>(*m_rows), store = m_store, order] {
+        order.sort(*rows);
         return rows;
-    }).then(this, [this, generation, ticket, order](Rows rows) {
+    }).then(this, [this, generation, ticket, order](std::shared_ptr<Rows> rows) {
         if (ticket != m_workTicket)
             return; // another folder since: its rows are not these
         m_work = Work::None;
@@ -589,7 +627,8 @@ void DirectoryModel::startSort()
             startSort(); // the rows or the wanted order changed meanwhile
             return;
         }
-        replaceRows(std::move(rows));
+        replaceRows(*rows);
+        freeElsewhere(std::move(rows));
         goOn();
         Q_EMIT stateChanged();
     });
@@ -611,23 +650,30 @@ bool DirectoryModel::loading() const
     return m_watcher || m_incoming || !m_pending.empty() || m_work == Work::Merging || m_work == Work::PlanningRefresh;
 }
 
-const Entry *DirectoryModel::entryAt(int row) const
+const ListedEntry *DirectoryModel::rowAt(int row) const
 {
-    return row >= 0 && row < int(m_rows.size()) ? m_rows[std::size_t(row)] : nullptr;
+    return row >= 0 && row < int(m_rows->size()) ? (*m_rows)[std::size_t(row)] : nullptr;
+}
+
+std::optional<Entry> DirectoryModel::entryAt(int row) const
+{
+    if (const ListedEntry *e = rowAt(row))
+        return e->toEntry(m_folder);
+    return std::nullopt;
 }
 
 // Bounds checked here, not by two virtual calls: a view lays out a million rows by asking
 // each one's index.
 QModelIndex DirectoryModel::index(int row, int column, const QModelIndex &parent) const
 {
-    if (parent.isValid() || row < 0 || column < 0 || std::size_t(row) >= m_rows.size() || column >= ColumnCount)
+    if (parent.isValid() || row < 0 || column < 0 || std::size_t(row) >= m_rows->size() || column >= ColumnCount)
         return {};
     return createIndex(row, column);
 }
 
 int DirectoryModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_rows.size());
+    return parent.isValid() ? 0 : int(m_rows->size());
 }
 
 int DirectoryModel::columnCount(const QModelIndex &parent) const
@@ -640,7 +686,7 @@ Qt::ItemFlags DirectoryModel::flags(const QModelIndex &index) const
     if (!index.isValid())
         return Qt::ItemIsDropEnabled; // onto the directory itself
     Qt::ItemFlags f = Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDragEnabled | Qt::ItemNeverHasChildren;
-    if (const Entry *e = entryAt(index.row()); e && e->isDir())
+    if (const ListedEntry *e = rowAt(index.row()); e && e->isDir())
         f |= Qt::ItemIsDropEnabled;
     return f;
 }
@@ -660,12 +706,14 @@ QStringList DirectoryModel::mimeTypes() const
 
 QMimeData *DirectoryModel::mimeData(const QModelIndexList &indexes) const
 {
-    std::vector<const Entry *> entries;
+    std::vector<Entry> entries;
     for (const auto &index : indexes)
         if (index.column() == Name)
-            if (const Entry *e = entryAt(index.row()))
-                entries.push_back(e);
-    return dragData(m_location, entries, m_desktopExport);
+            if (auto e = entryAt(index.row()))
+                entries.push_back(std::move(*e));
+    std::vector<const Entry *> dragged(entries.size());
+    std::transform(entries.begin(), entries.end(), dragged.begin(), [](const Entry &e) { return &e; });
+    return dragData(m_location, dragged, m_desktopExport);
 }
 
 QMimeData *DirectoryModel::dragData(const Location &location, const std::vector<const Entry *> &entries,
@@ -715,7 +763,7 @@ bool DirectoryModel::canDropMimeData(const QMimeData *data, Qt::DropAction actio
     if (!m_location.op || (action != Qt::CopyAction && action != Qt::MoveAction))
         return false;
     if (parent.isValid()) {
-        const Entry *e = entryAt(parent.row());
+        const ListedEntry *e = rowAt(parent.row());
         if (!e || !e->isDir())
             return false;
     }

@@ -3,6 +3,7 @@
 #include "core/storage/entry.h"
 #include "core/storage/registry.h"
 #include "ui/entry_order.h"
+#include "ui/listed_page.h"
 
 #include <QAbstractTableModel>
 #include <QElapsedTimer>
@@ -14,17 +15,20 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
 namespace strata {
 
-// One page of a listing as it comes back from the storage thread, sorted there.
+// One page of a listing as it comes back from the storage thread, made compact and sorted
+// there.
 struct ListingChunk {
-    std::vector<Entry> entries;
-    QString error;                    // set on the last chunk of a failed listing
-    int sortedBy = -1;                // EntryOrder::key() of the order the entries are in
-    std::vector<std::string> skipped; // names the storage sent that are no path (ListPage::skipped)
+    ListedPage page;
+    std::vector<const ListedEntry *> sorted; // the page's rows in `sortedBy` order
+    QString error;                           // set on the last chunk of a failed listing
+    int sortedBy = -1;                       // EntryOrder::key() of the order `sorted` is in
+    std::vector<std::string> skipped;        // names the storage sent that are no path (ListPage::skipped)
 };
 // Shared, so that the GUI thread takes the entries out of the future's results, no copy.
 using ListingPage = std::shared_ptr<ListingChunk>;
@@ -58,7 +62,8 @@ public:
     void setMarks(Marks marks);
     void clearMarks();
     bool marked() const { return m_marked; }
-    Mark markOf(const Entry &entry) const;
+    Mark markOf(const Entry &entry) const { return markOf(entry.name); }
+    Mark markOf(std::string_view name) const;
     static QString markText(Mark mark);
     const Location &location() const { return m_location; }
     QString uri() const;                          // redacted, for display
@@ -69,7 +74,11 @@ public:
     QString error() const { return m_error; }
     // What the listing left out and why (names that are no path); empty when nothing.
     QString warning() const;
-    const Entry *entryAt(int row) const;
+    // The entry of a row, made again from what the row keeps (ListedEntry: no allocated
+    // size, hashes, storage class, device or inode).
+    std::optional<Entry> entryAt(int row) const;
+    // What a row keeps, for reading many rows cheaply (filtering, finding a name).
+    const ListedEntry *rowAt(int row) const;
     EntryOrder order() const { return m_order; }
     bool sorting() const { return m_work == Work::Sorting; } // a big folder's sort is running
     // Sorts the rows (a big folder off the GUI thread: the rows change when it is done).
@@ -118,8 +127,8 @@ Q_SIGNALS:
 private:
     // Entries live in the pages they were listed in and never move while listed: rows
     // point at them, and a sort off the GUI thread reads them (holding the store alive).
-    using EntryStore = std::vector<std::vector<Entry>>;
-    using Rows = std::vector<const Entry *>;
+    using EntryStore = std::vector<ListedPage>;
+    using Rows = std::vector<const ListedEntry *>;
 
     void startListing();
     void stopListing();
@@ -133,6 +142,7 @@ private:
         Rows batch;
         std::vector<std::size_t> where;
         std::size_t places = 0;
+        Rows grown; // the rows with the batch in (one place) or at the end (many), else with room for it
         Rows merged;
     };
 
@@ -150,14 +160,17 @@ private:
     void mergePending();
     static MergePlan planMerge(std::vector<Rows> runs, const std::vector<int> &sortedBy, const Rows &rows,
                                const EntryOrder &order);
-    void applyMerge(MergePlan plan);
-    void replaceRows(Rows rows);
+    void applyMerge(MergePlan &plan);
+    void replaceRows(Rows &rows);
     void startSort();
     void goOn();
 
     Location m_location;
+    std::string m_folder; // m_location.path as the listing's paths begin
     std::shared_ptr<EntryStore> m_store;
-    Rows m_rows;                     // in m_order
+    // In m_order. Shared with the task working on them (a sort, merge or refresh plan), which
+    // only reads: they change on this thread only when no task reads them (m_work).
+    std::shared_ptr<Rows> m_rows;
     std::vector<Rows> m_pending;     // sorted pages not merged yet
     std::vector<int> m_pendingOrder; // the order each pending page is sorted in
     EntryOrder m_order;

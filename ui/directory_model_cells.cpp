@@ -10,7 +10,7 @@ namespace strata {
 
 QVariant DirectoryModel::data(const QModelIndex &index, int role) const
 {
-    const Entry *e = index.isValid() ? entryAt(index.row()) : nullptr;
+    const std::optional<Entry> e = index.isValid() ? entryAt(index.row()) : std::nullopt;
     if (!e)
         return {};
     if (m_marked) {
@@ -43,8 +43,8 @@ void DirectoryModel::setMarks(Marks marks)
 {
     m_marks = std::move(marks);
     m_marked = true;
-    if (!m_rows.empty())
-        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+    if (!m_rows->empty())
+        Q_EMIT dataChanged(index(0, 0), index(int(m_rows->size()) - 1, ColumnCount - 1));
 }
 
 void DirectoryModel::clearMarks()
@@ -53,15 +53,15 @@ void DirectoryModel::clearMarks()
         return;
     m_marks.clear();
     m_marked = false;
-    if (!m_rows.empty())
-        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
+    if (!m_rows->empty())
+        Q_EMIT dataChanged(index(0, 0), index(int(m_rows->size()) - 1, ColumnCount - 1));
 }
 
-DirectoryModel::Mark DirectoryModel::markOf(const Entry &entry) const
+DirectoryModel::Mark DirectoryModel::markOf(std::string_view name) const
 {
     if (!m_marked)
         return Mark::None;
-    const auto it = m_marks.find(entry.name);
+    const auto it = m_marks.find(std::string(name));
     return it == m_marks.end() ? Mark::Same : it->second;
 }
 

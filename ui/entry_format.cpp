@@ -18,12 +18,12 @@ namespace {
 
 // By extensions (or whole name when there is none), cached: a sort by kind of a 100 000-row
 // folder asks for every row's type. Any thread: a sort runs off the GUI thread.
-QMimeType mimeOf(const Entry &entry)
+QMimeType mimeOf(std::string_view entryName)
 {
     static const QMimeDatabase db;
     static QHash<QString, QMimeType> cache;
     static QMutex lock;
-    const QString name = QString::fromStdString(entry.name);
+    const QString name = QString::fromUtf8(entryName.data(), qsizetype(entryName.size()));
     const auto dot = name.indexOf(QLatin1Char('.'), 1); // from the first dot: ".tar.gz" is not ".gz"
     const QString key = (dot > 0 ? name.mid(dot) : name).toLower();
     const QMutexLocker locked(&lock);
@@ -64,13 +64,18 @@ QString formatTime(std::int64_t nsSinceEpoch)
 
 QString kindText(const Entry &entry)
 {
-    switch (entry.kind) {
+    return kindText(entry.kind, entry.name);
+}
+
+QString kindText(EntryKind kind, std::string_view name)
+{
+    switch (kind) {
     case EntryKind::Directory: return QObject::tr("Folder");
     case EntryKind::Symlink: return QObject::tr("Link");
     case EntryKind::Other: return QObject::tr("Special file");
     case EntryKind::File: break;
     }
-    const QMimeType mime = mimeOf(entry);
+    const QMimeType mime = mimeOf(name);
     return mime.isDefault() ? QObject::tr("File") : mime.comment();
 }
 
@@ -84,7 +89,7 @@ QIcon iconFor(const Entry &entry)
         static const QIcon folder = QIcon::fromTheme(QStringLiteral("folder"), style->standardIcon(QStyle::SP_DirIcon));
         return folder;
     }
-    const QMimeType mime = mimeOf(entry);
+    const QMimeType mime = mimeOf(entry.name);
     auto it = cache.constFind(mime.name());
     if (it != cache.constEnd())
         return *it;

@@ -6,6 +6,7 @@
 #include <QString>
 
 #include <cstdint>
+#include <string_view>
 
 namespace strata {
 
@@ -16,6 +17,7 @@ QString formatRate(double bytesPerSecond); // "12.5 MiB/s"
 QString formatDuration(double seconds);    // "1:05", "2:03:10"
 QString formatTime(std::int64_t nsSinceEpoch);
 QString kindText(const Entry &entry);
+QString kindText(EntryKind kind, std::string_view name);
 QIcon iconFor(const Entry &entry);
 // A name as a button or menu shows it: '&' doubled, so "R&D" is not taken for a shortcut.
 QString literalText(const QString &text);

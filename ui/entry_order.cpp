@@ -64,9 +64,26 @@ int naturalCompare(const QString &a, const QString &b)
     return a.compare(b);
 }
 
+std::string_view nameOf(const Entry &e)
+{
+    return e.name;
+}
+std::string_view nameOf(const ListedEntry &e)
+{
+    return e.name();
+}
+std::int64_t timeOf(const Entry &e)
+{
+    return e.mtimeNs.value_or(0);
+}
+std::int64_t timeOf(const ListedEntry &e)
+{
+    return e.mtime().value_or(0);
+}
+
 // The comparison itself; `kindA`/`kindB` are the entries' kinds when sorting by kind.
-bool entryLess(const Entry &a, const Entry &b, int column, Qt::SortOrder order, const QString *kindA,
-               const QString *kindB)
+template <typename E>
+bool entryLess(const E &a, const E &b, int column, Qt::SortOrder order, const QString *kindA, const QString *kindB)
 {
     if (a.isDir() != b.isDir())
         return a.isDir();
@@ -78,19 +95,53 @@ bool entryLess(const Entry &a, const Entry &b, int column, Qt::SortOrder order, 
         break;
     }
     case EntryOrder::Modified: {
-        const std::int64_t x = a.mtimeNs.value_or(0), y = b.mtimeNs.value_or(0);
+        const std::int64_t x = timeOf(a), y = timeOf(b);
         c = x == y ? 0 : x < y ? -1 : 1;
         break;
     }
     case EntryOrder::Kind: c = naturalCompare(*kindA, *kindB); break;
     default: break;
     }
-    const int byName = c == 0 ? naturalCompareUtf8(a.name, b.name) : 0;
+    const int byName = c == 0 ? naturalCompareUtf8(nameOf(a), nameOf(b)) : 0;
     if (c == 0 && column != EntryOrder::Name)
         return byName < 0; // ties in size, time or kind: by name, A to Z
     if (c == 0)
         c = byName;
     return order == Qt::AscendingOrder ? c < 0 : c > 0;
+}
+
+QString kindOf(const Entry &e)
+{
+    return kindText(e);
+}
+QString kindOf(const ListedEntry &e)
+{
+    return kindText(e.kind, e.name());
+}
+
+// Sorts rows; by kind, each row's kind is found once, not once per comparison.
+template <typename E>
+void sortRows(std::vector<const E *> &rows, int column, Qt::SortOrder order)
+{
+    if (column != EntryOrder::Kind) {
+        std::sort(rows.begin(), rows.end(), [column, order](const E *a, const E *b) {
+            return entryLess(*a, *b, column, order, nullptr, nullptr);
+        });
+        return;
+    }
+    struct Keyed {
+        const E *entry;
+        QString kind;
+    };
+    std::vector<Keyed> keyed;
+    keyed.reserve(rows.size());
+    for (const E *e : rows)
+        keyed.push_back({e, kindOf(*e)});
+    std::sort(keyed.begin(), keyed.end(), [column, order](const Keyed &a, const Keyed &b) {
+        return entryLess(*a.entry, *b.entry, column, order, &a.kind, &b.kind);
+    });
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        rows[i] = keyed[i].entry;
 }
 
 } // namespace
@@ -132,29 +183,26 @@ bool EntryOrder::operator()(const Entry &a, const Entry &b) const
 {
     if (m_column != Kind)
         return entryLess(a, b, m_column, m_order, nullptr, nullptr);
-    const QString x = kindText(a), y = kindText(b);
+    const QString x = kindOf(a), y = kindOf(b);
+    return entryLess(a, b, m_column, m_order, &x, &y);
+}
+
+bool EntryOrder::operator()(const ListedEntry &a, const ListedEntry &b) const
+{
+    if (m_column != Kind)
+        return entryLess(a, b, m_column, m_order, nullptr, nullptr);
+    const QString x = kindOf(a), y = kindOf(b);
     return entryLess(a, b, m_column, m_order, &x, &y);
 }
 
 void EntryOrder::sort(std::vector<const Entry *> &rows) const
 {
-    if (m_column != Kind) {
-        std::sort(rows.begin(), rows.end(), *this);
-        return;
-    }
-    struct Keyed {
-        const Entry *entry;
-        QString kind;
-    };
-    std::vector<Keyed> keyed;
-    keyed.reserve(rows.size());
-    for (const Entry *e : rows)
-        keyed.push_back({e, kindText(*e)});
-    std::sort(keyed.begin(), keyed.end(), [this](const Keyed &a, const Keyed &b) {
-        return entryLess(*a.entry, *b.entry, m_column, m_order, &a.kind, &b.kind);
-    });
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        rows[i] = keyed[i].entry;
+    sortRows(rows, m_column, m_order);
+}
+
+void EntryOrder::sort(std::vector<const ListedEntry *> &rows) const
+{
+    sortRows(rows, m_column, m_order);
 }
 
 void EntryOrder::sort(std::vector<Entry> &entries) const

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/storage/entry.h"
+#include "ui/listed_page.h"
 
 #include <Qt>
 
@@ -30,8 +31,11 @@ public:
 
     bool operator()(const Entry &a, const Entry &b) const;
     bool operator()(const Entry *a, const Entry *b) const { return (*this)(*a, *b); }
+    bool operator()(const ListedEntry &a, const ListedEntry &b) const;
+    bool operator()(const ListedEntry *a, const ListedEntry *b) const { return (*this)(*a, *b); }
     // Sorts rows; by kind, each row's kind is found once, not once per comparison.
     void sort(std::vector<const Entry *> &rows) const;
+    void sort(std::vector<const ListedEntry *> &rows) const;
     void sort(std::vector<Entry> &entries) const;
 
 private:

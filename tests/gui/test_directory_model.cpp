@@ -160,7 +160,7 @@ void TestDirectoryModel::aBigFolderSortsOffTheGuiThread()
     QCOMPARE(model.entryAt(1)->name, std::string("f0"));
     QCOMPARE(model.entryAt(3)->name, std::string("f2")); // natural order, merged from pages listed A to Z
     for (int r = 1; r < model.rowCount(); ++r)           // merged on a worker thread past 20 000 rows
-        QVERIFY2(EntryOrder()(model.entryAt(r - 1), model.entryAt(r)), model.entryAt(r)->name.c_str());
+        QVERIFY2(EntryOrder()(*model.entryAt(r - 1), *model.entryAt(r)), model.entryAt(r)->name.c_str());
     QPersistentModelIndex held(model.index(12345, DirectoryModel::Name));
     const std::string heldName = model.entryAt(12345)->name;
     auto sortedBySizeDown = [&] {

@@ -538,7 +538,7 @@ void TestRemoteConnections::deleteInABucketWithHostileKeys()
     QVERIFY2(pane.model()->warning().contains(QLatin1String("'..'")), qPrintable(pane.model()->warning()));
     std::vector<Entry> selected;
     for (int row = 0; row < pane.model()->rowCount(); ++row)
-        if (const Entry *e = pane.model()->entryAt(row); e && e->name == "dst")
+        if (const auto e = pane.model()->entryAt(row); e && e->name == "dst")
             selected.push_back(*e);
     QCOMPARE(selected.size(), std::size_t(1));
 

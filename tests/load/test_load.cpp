@@ -1,6 +1,8 @@
 // Load (issue #12): a folder of a million keys listed page by page with bounded memory,
 // the desktop app opening that folder without stalling its event loop, and 64 transfers
-// running at once to completion. Prints the figures (time, peak RSS, longest stall).
+// running at once to completion. Prints the figures (time, peak RSS, longest stall), and
+// `figure NAME VALUE` lines that tests/perf/huge_folder.sh judges against the goals (one
+// frame, 150 bytes a row); the bounds here only catch a collapse (tests/lib/perf_goal.h).
 // STRATA_LOAD_KEYS scales the big folder (default 1 000 000).
 #include "tests/gui/gui_fixture.h"
 #include "tests/lib/perf_goal.h"
@@ -23,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <tuple>
 
 #include <sys/resource.h>
 
@@ -38,6 +41,12 @@ std::size_t keyCount()
     const char *v = std::getenv("STRATA_LOAD_KEYS");
     const long n = v ? std::atol(v) : 0;
     return n > 0 ? std::size_t(n) : 1'000'000;
+}
+
+// One figure for tests/perf/huge_folder.sh, which judges it against the goals.
+void figure(const char *name, double value)
+{
+    qInfo("figure %s %.1f", name, value);
 }
 
 std::string keyName(std::size_t i)
@@ -132,12 +141,16 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
     const bool loaded =
         waitFor([&] { return pane.model()->rowCount() == expected && !pane.model()->loading(); }, 300000);
     const qint64 took = stalls.elapsed();
+    QTest::qWait(50); // the view lays the last rows out after the model is done
     stalls.stop();
     const qint64 longest = stalls.longest();
-    qInfo("the pane showed %d of %d rows in %.2f s; longest event-loop stall %lld ms; resident memory +%.0f MiB "
-          "(peak of the process: %.0f MiB)",
-          pane.model()->rowCount(), expected, took / 1000.0, static_cast<long long>(longest), rssMiB() - before,
-          peakRssMiB());
+    const double grown = rssMiB() - before;
+    qInfo("the pane showed %d of %d rows in %.2f s; longest event-loop stall %lld ms; resident memory +%.0f MiB, "
+          "%.0f bytes a row (peak of the process: %.0f MiB)",
+          pane.model()->rowCount(), expected, took / 1000.0, static_cast<long long>(longest), grown,
+          grown * double(1 << 20) / double(m_keys), peakRssMiB());
+    figure("open-stall-ms", double(longest));
+    figure("bytes-per-row", grown * double(1 << 20) / double(m_keys));
     QVERIFY(loaded);
     STRATA_PERF_GOAL(longest < 250, qPrintable(QStringLiteral("the event loop stalled for %1 ms").arg(longest)));
 
@@ -145,9 +158,12 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
     stalls.start();
     pane.refresh();
     const bool refreshed = waitFor([&] { return !pane.model()->loading(); }, 120000);
+    const qint64 refreshTook = stalls.elapsed();
+    QTest::qWait(50);
     stalls.stop();
     qInfo("a refresh kept the %d rows in %.2f s; longest event-loop stall %lld ms", pane.model()->rowCount(),
-          stalls.elapsed() / 1000.0, static_cast<long long>(stalls.longest()));
+          refreshTook / 1000.0, static_cast<long long>(stalls.longest()));
+    figure("refresh-stall-ms", double(stalls.longest()));
     QVERIFY(refreshed);
     QCOMPARE(pane.model()->rowCount(), expected);
     // Refresh and filter bounds are looser than the listing's: they guard against a whole
@@ -161,9 +177,11 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
     pane.view()->sortByColumn(DirectoryModel::Name, Qt::DescendingOrder);
     const bool sorted = waitFor([&] { return !pane.model()->sorting(); }, 120000);
     const qint64 sortTook = stalls.elapsed();
+    QTest::qWait(50); // the view lays the rows out in their new order
     stalls.stop();
     qInfo("a header click sorted the %d rows in %.2f s; longest event-loop stall %lld ms", pane.model()->rowCount(),
           sortTook / 1000.0, static_cast<long long>(stalls.longest()));
+    figure("sort-stall-ms", double(stalls.longest()));
     QVERIFY(sorted);
     QCOMPARE(pane.model()->entryAt(0)->path, keyName(m_keys - 1));
     STRATA_PERF_GOAL(stalls.longest() < 250,
@@ -176,8 +194,9 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
             filter = edit;
     QVERIFY(filter);
     const std::size_t k05 = std::clamp<std::size_t>(m_keys, 500'000, 600'000) - 500'000; // k0500000 to k0599999
-    for (const auto &[text, rows] :
-         {std::pair{QStringLiteral("k05"), k05}, {QStringLiteral("7"), std::size_t(0)}, {QString(), m_keys}}) {
+    for (const auto &[text, rows, name] : {std::tuple{QStringLiteral("k05"), k05, "filter-k05-stall-ms"},
+                                           {QStringLiteral("7"), std::size_t(0), "filter-7-stall-ms"},
+                                           {QString(), m_keys, "filter-cleared-stall-ms"}}) {
         stalls.start();
         QElapsedTimer clock;
         clock.start();
@@ -188,6 +207,7 @@ void TestLoad::desktopOpensTheMillionKeyFolder()
         qInfo("filter \"%s\": %d rows shown, %lld ms for the keystroke; longest event-loop stall %lld ms",
               qPrintable(text), pane.view()->model()->rowCount(), static_cast<long long>(typed),
               static_cast<long long>(stalls.longest()));
+        figure(name, double(stalls.longest()));
         if (rows)
             QCOMPARE(std::size_t(pane.view()->model()->rowCount()), rows);
         STRATA_PERF_GOAL(

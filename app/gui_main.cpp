@@ -7,6 +7,7 @@
 #include "core/transfer/transfer_journal.h"
 #include "ui/bench_page.h"
 #include "ui/browser_pane.h"
+#include "ui/host_key_prompt.h"
 #include "ui/main_window.h"
 
 #include <QApplication>
@@ -95,13 +96,18 @@ extern "C" __attribute__((visibility("default"))) int strata_gui_main(int argc, 
     strata::Registry registry;
     strata::registerBuiltinBackends(registry);
     // The connection dialog's Test opens its own registry: nothing it tries stays open.
-    auto makeRegistry = [] {
+    // Both ask the window about SSH servers never seen.
+    QWidget *promptParent = nullptr;
+    auto makeRegistry = [&promptParent] {
         auto r = std::make_unique<strata::Registry>();
         strata::registerBuiltinBackends(*r);
+        r->setHostKeyPrompt(strata::windowHostKeyPrompt(promptParent));
         return r;
     };
     // The same journals as the command line: a transfer interrupted in either comes back.
     strata::MainWindow window(registry, makeRegistry, strata::QueueOptions{strata::defaultJournalDir(), 2});
+    promptParent = &window;
+    registry.setHostKeyPrompt(strata::windowHostKeyPrompt(&window));
     window.show();
     openArguments(window, QApplication::arguments());
     // STRATA_SCREENSHOT=file.png: save a picture of the window once it is drawn, then quit

@@ -61,8 +61,8 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     auto *top = new QFormLayout;
     m_kind = new QComboBox(this);
-    m_kind->addItems(
-        {tr("Local folder"), tr("Memory store"), tr("S3 object storage"), tr("WebDAV"), tr("NBD disk image")});
+    m_kind->addItems({tr("Local folder"), tr("Memory store"), tr("S3 object storage"), tr("WebDAV"),
+                      tr("NBD disk image"), tr("SFTP (SSH)")});
     m_name = new QLineEdit(this);
     m_name->setPlaceholderText(tr("A name for the sidebar"));
     top->addRow(tr("&Kind:"), m_kind);
@@ -70,7 +70,7 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     layout->addLayout(top);
 
     m_pages = new QStackedWidget(this);
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i <= Sftp; ++i) {
         auto *page = new QWidget(m_pages);
         auto *form = new QFormLayout(page);
         form->setContentsMargins(0, 0, 0, 0);
@@ -107,6 +107,16 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     addLine(m_pages->widget(Nbd), QStringLiteral("port"), tr("&Port:"), QStringLiteral("10809"));
     addLine(m_pages->widget(Nbd), QStringLiteral("export"), tr("&Export:"), tr("optional"));
     addLine(m_pages->widget(Nbd), QStringLiteral("socket"), tr("Unix &socket:"), tr("instead of host and port"));
+    addLine(m_pages->widget(Sftp), QStringLiteral("sshHost"), tr("&Host:"),
+            tr("server.example.org, or a Host of ~/.ssh/config"));
+    addLine(m_pages->widget(Sftp), QStringLiteral("sshPort"), tr("&Port:"), tr("22, or as ~/.ssh/config says"));
+    addLine(m_pages->widget(Sftp), QStringLiteral("sshUser"), tr("&User:"), tr("empty: ~/.ssh/config or your login"));
+    addLine(m_pages->widget(Sftp), QStringLiteral("sshFolder"), tr("&Folder:"), tr("empty: the login folder"));
+    addLine(m_pages->widget(Sftp), QStringLiteral("sshKey"), tr("&Key file:"),
+            tr("empty: ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa"));
+    addLine(m_pages->widget(Sftp), QStringLiteral("sshPassword"), tr("Pass&word:"),
+            tr("the password, or the key's passphrase"))
+        ->setEchoMode(QLineEdit::Password);
     layout->addWidget(m_pages);
 
     m_problem = new QLabel(this);
@@ -218,6 +228,40 @@ ConnectionDialog::Built ConnectionDialog::build() const
         url.setScheme(url.scheme() == QLatin1String("https") ? QStringLiteral("webdavs") : QStringLiteral("webdav"));
         return {url.toString(), {}};
     }
+    case Sftp: {
+        const QString host = text(this, "sshHost");
+        if (host.isEmpty() || !QRegularExpression(QStringLiteral("^[A-Za-z0-9_.:%-]+$")).match(host).hasMatch())
+            return {{}, tr("Give the server's host name or address, or a Host of ~/.ssh/config")};
+        bool ok = true;
+        const int port = text(this, "sshPort").isEmpty() ? 0 : text(this, "sshPort").toInt(&ok);
+        if (!ok || port < 0 || port > 65535)
+            return {{}, tr("The port is a number from 1 to 65535")};
+        const QString user = text(this, "sshUser");
+        if (user.contains(QLatin1Char('@')) || user.contains(QLatin1Char(':')) || user.contains(QLatin1Char('/')))
+            return {{}, tr("A user name has no '@', ':' or '/'")};
+        // Empty: the login folder; "~/x" and "x" below it; "/x" from the server's root.
+        const QString folder = text(this, "sshFolder");
+        QString path = QStringLiteral("/~");
+        if (folder.startsWith(QLatin1Char('/')))
+            path = folder;
+        else if (folder.startsWith(QLatin1String("~/")))
+            path = QStringLiteral("/") + folder;
+        else if (!folder.isEmpty())
+            path = QStringLiteral("/~/") + folder;
+        const QString h = host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host;
+        QString uri = QStringLiteral("sftp://")
+            + (user.isEmpty() ? QString()
+                              : QString::fromStdString(percentEncode(user.toStdString())) + QLatin1Char('@'))
+            + h + (port > 0 ? QLatin1Char(':') + QString::number(port) : QString())
+            + QString::fromStdString(percentEncode(path.toStdString(), "/~", true));
+        if (const QString key = text(this, "sshKey"); !key.isEmpty()) {
+            if (!QDir::isAbsolutePath(QDir::fromNativeSeparators(key)) && !key.startsWith(QLatin1String("~/")))
+                return {{}, tr("The key file is an absolute path (or starts with ~/)")};
+            const QString file = key.startsWith(QLatin1String("~/")) ? QDir::homePath() + key.mid(1) : key;
+            uri += QStringLiteral("?identity=") + QString::fromStdString(percentEncode(file.toStdString(), "/", true));
+        }
+        return {uri, {}};
+    }
     case Nbd: {
         const QString exportName = text(this, "export");
         if (const QString socket = text(this, "socket"); !socket.isEmpty()) {
@@ -291,6 +335,16 @@ void ConnectionDialog::setProfile(const ConnectionProfile &profile)
         http.setScheme(scheme == QLatin1String("webdavs") ? QStringLiteral("https") : QStringLiteral("http"));
         set("url", http.toString());
         set("user", profile.user);
+    } else if (scheme == QLatin1String("sftp")) {
+        setKind(Sftp);
+        set("sshHost", QString::fromStdString(uri->host()));
+        set("sshPort", uri->port() ? QString::number(*uri->port()) : QString());
+        set("sshUser", profile.user.isEmpty() ? QString::fromStdString(uri->userInfo()) : profile.user);
+        set("sshFolder",
+            path == QLatin1String("/~")                 ? QString()
+                : path.startsWith(QLatin1String("/~/")) ? path.mid(3)
+                                                        : path);
+        set("sshKey", QString::fromStdString(uri->queryValue("identity").value_or(std::string())));
     } else if (scheme.startsWith(QLatin1String("nbd"))) {
         setKind(Nbd);
         set("host", url.host());
@@ -308,7 +362,10 @@ ConnectionProfile ConnectionDialog::profile() const
     p.name = m_name->text().trimmed();
     p.uri = build().uri;
     const Kind kind = Kind(m_kind->currentIndex());
-    p.user = kind == S3 ? text(this, "accessKey") : kind == WebDav ? text(this, "user") : QString();
+    p.user = kind == S3  ? text(this, "accessKey")
+        : kind == WebDav ? text(this, "user")
+        : kind == Sftp   ? text(this, "sshUser")
+                         : QString();
     p.hasSecret = !secret().isEmpty();
     return p;
 }
@@ -318,6 +375,7 @@ QString ConnectionDialog::secret() const
     switch (Kind(m_kind->currentIndex())) {
     case S3: return checked(this, "anonymous") ? QString() : text(this, "secretKey");
     case WebDav: return qobject_cast<QLineEdit *>(field(QStringLiteral("password")))->text();
+    case Sftp: return text(this, "sshPassword");
     default: return {};
     }
 }

@@ -156,6 +156,13 @@ QString locationName(const QString &text)
     }
     if (scheme == "webdav" || scheme == "webdavs")
         return path.empty() ? QString::fromStdString(authority(*uri)) : join(path, authority(*uri));
+    if (scheme == "sftp") {
+        // As ssh users write it: me@server, and the folder ("~/x" below the login folder).
+        const std::string where = (uri->hasUserInfo() ? uri->userInfo() + '@' : std::string()) + authority(*uri);
+        if (path == "~" || path.empty())
+            return QString::fromStdString(path.empty() ? where + ":/" : where);
+        return join(path.starts_with("~/") ? path : '/' + path, where);
+    }
     if (scheme.starts_with("nbd")) {
         std::string where = authority(*uri);
         if (auto socket = uri->queryValue("socket"))

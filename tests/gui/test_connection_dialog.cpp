@@ -6,18 +6,25 @@
 
 #include "ui/connection_dialog.h"
 #include "ui/connection_profile.h"
+#include "ui/host_key_prompt.h"
 #include "ui/secret_store.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QProcess>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 namespace strata {
 
@@ -33,6 +40,7 @@ private Q_SLOTS:
     void testButtonReports();
     void editingAProfileRestoresItsFields();
     void profilesAndSecretsAreStoredApart();
+    void sftpTestAsksAboutAnUnknownHostKey();
 
 private:
     static void fill(ConnectionDialog &d, const QString &fields)
@@ -104,6 +112,26 @@ void TestConnectionDialog::validation_data()
     QTest::newRow("nbd socket") << int(ConnectionDialog::Nbd) << "host=;socket=/run/nbd.sock"
                                 << "nbd+unix:///?socket=/run/nbd.sock"
                                 << "" << QStringLiteral("nbd.sock");
+    QTest::newRow("sftp alias") << int(ConnectionDialog::Sftp) << "sshHost=myserver"
+                                << "sftp://myserver/~"
+                                << "" << QStringLiteral("myserver");
+    QTest::newRow("sftp full") << int(ConnectionDialog::Sftp)
+                               << "sshHost=files.example.org;sshPort=2222;sshUser=ann;sshFolder=/srv/share;"
+                                  "sshKey=/home/ann/.ssh/work_ed25519"
+                               << "sftp://ann@files.example.org:2222/srv/share?identity=/home/ann/.ssh/work_ed25519"
+                               << "" << QStringLiteral("/srv/share on ann@files.example.org:2222");
+    QTest::newRow("sftp below home") << int(ConnectionDialog::Sftp) << "sshHost=10.0.0.7;sshFolder=backups/2026"
+                                     << "sftp://10.0.0.7/~/backups/2026"
+                                     << "" << QStringLiteral("~/backups/2026 on 10.0.0.7");
+    QTest::newRow("sftp bad host") << int(ConnectionDialog::Sftp) << "sshHost=a/b"
+                                   << ""
+                                   << "host name" << QString();
+    QTest::newRow("sftp user with @") << int(ConnectionDialog::Sftp) << "sshHost=h;sshUser=me@h"
+                                      << ""
+                                      << "user name" << QString();
+    QTest::newRow("sftp relative key") << int(ConnectionDialog::Sftp) << "sshHost=h;sshKey=id_rsa"
+                                       << ""
+                                       << "key file" << QString();
     QTest::newRow("nbd bad port") << int(ConnectionDialog::Nbd) << "host=h;port=70000"
                                   << ""
                                   << "port" << QString();
@@ -127,7 +155,10 @@ void TestConnectionDialog::validation()
     if (!uri.isEmpty())
         QCOMPARE(dialog.profile().name, name); // read like a place, not a URI with options
     // Whatever was typed, the URI never carries the secret.
-    fill(dialog, kind == ConnectionDialog::S3 ? QStringLiteral("secretKey=TOPSECRET") : QString());
+    fill(dialog,
+         kind == ConnectionDialog::S3         ? QStringLiteral("secretKey=TOPSECRET")
+             : kind == ConnectionDialog::Sftp ? QStringLiteral("sshPassword=TOPSECRET")
+                                              : QString());
     QVERIFY(!dialog.build().uri.contains(QLatin1String("TOPSECRET")));
 }
 
@@ -229,6 +260,105 @@ void TestConnectionDialog::profilesAndSecretsAreStoredApart()
     });
     QVERIFY(waitFor([&] { return read; }));
     QVERIFY(!back);
+}
+
+// On OpenSSH's sshd (fixture sshd) with an empty known_hosts: Test asks about the server's
+// key, showing the fingerprint ssh-keygen shows; Cancel refuses and writes nothing, Trust
+// connects and remembers the key. The connection opens off the GUI thread, which keeps
+// running while the question waits.
+void TestConnectionDialog::sftpTestAsksAboutAnUnknownHostKey()
+{
+    QMap<QString, QString> env;
+    QFile file(qEnvironmentVariable("STRATA_SFTP_ENVFILE"));
+    QVERIFY2(file.open(QIODevice::ReadOnly), "no sshd fixture (STRATA_SFTP_ENVFILE)");
+    for (const QByteArray &line : file.readAll().split('\n'))
+        if (const auto eq = line.indexOf('='); eq > 0)
+            env[QString::fromUtf8(line.left(eq))] = QString::fromUtf8(line.mid(eq + 1));
+    QTemporaryDir home;
+    const QByteArray oldHome = qgetenv("HOME");
+    qputenv("HOME", home.path().toUtf8()); // an empty ~/.ssh: the key is unknown
+    const QString known = home.path() + QStringLiteral("/.ssh/known_hosts");
+    QString expected; // ssh-keygen -lf's fingerprint of the fixture's host key
+    {
+        QProcess keygen;
+        keygen.start(QStringLiteral("ssh-keygen"),
+                     {QStringLiteral("-lf"),
+                      QFileInfo(env[QStringLiteral("STRATA_SFTP_KEY")]).path() + QStringLiteral("/host_ed25519.pub")});
+        QVERIFY(keygen.waitForFinished(10000));
+        expected = QString::fromUtf8(keygen.readAllStandardOutput()).split(QLatin1Char(' ')).value(1);
+        QVERIFY2(expected.startsWith(QLatin1String("SHA256:")), qPrintable(expected));
+    }
+
+    ConnectionDialog dialog([&dialog] {
+        auto registry = makeRegistry();
+        registry->setHostKeyPrompt(windowHostKeyPrompt(&dialog));
+        return registry;
+    });
+    dialog.setKind(ConnectionDialog::Sftp);
+    fill(dialog,
+         QStringLiteral("sshHost=127.0.0.1;sshPort=%1;sshUser=%2;sshFolder=/upload;sshKey=%3")
+             .arg(env[QStringLiteral("STRATA_SFTP_PORT")], env[QStringLiteral("STRATA_SFTP_USER")],
+                  env[QStringLiteral("STRATA_SFTP_KEY")]));
+    QSignalSpy done(&dialog, &ConnectionDialog::testFinished);
+    auto pressTest = [&dialog] {
+        for (auto *b : dialog.findChildren<QPushButton *>())
+            if (b->text() == QLatin1String("&Test"))
+                b->click();
+    };
+    auto question = []() -> QMessageBox * {
+        for (auto *w : QApplication::topLevelWidgets())
+            if (w->objectName() == QLatin1String("hostKeyPrompt") && w->isVisible())
+                return qobject_cast<QMessageBox *>(w);
+        return nullptr;
+    };
+
+    // The question runs its own event loop (exec) inside the test's waiting: a timer answers.
+    QString asked;
+    bool cancelIsDefault = false;
+    QString choice = QStringLiteral("cancel");
+    QTimer answer;
+    answer.setInterval(20);
+    connect(&answer, &QTimer::timeout, [&] {
+        QMessageBox *box = question();
+        if (!box)
+            return;
+        asked = box->text();
+        cancelIsDefault = box->defaultButton() == box->button(QMessageBox::Cancel); // Return never trusts
+        if (choice == QLatin1String("cancel"))
+            box->button(QMessageBox::Cancel)->click();
+        else
+            box->findChild<QPushButton *>(QStringLiteral("trust"))->click();
+    });
+    answer.start();
+
+    pressTest();
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 10000);
+    QVERIFY2(asked.contains(expected), qPrintable(asked));
+    QVERIFY(asked.contains(known.toHtmlEscaped()));
+    QVERIFY(cancelIsDefault);
+    QCOMPARE(done[0][0].toBool(), false);
+    QVERIFY2(done[0][1].toString().contains(QLatin1String("is not known")), qPrintable(done[0][1].toString()));
+    QVERIFY(!QFile::exists(known));
+
+    asked.clear();
+    choice = QStringLiteral("trust");
+    pressTest();
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 10000);
+    QVERIFY(!asked.isEmpty());
+    QVERIFY2(done[1][0].toBool(), qPrintable(done[1][1].toString()));
+    QFile added(known);
+    QVERIFY(added.open(QIODevice::ReadOnly));
+    const QByteArray line =
+        QByteArray("[127.0.0.1]:") + env[QStringLiteral("STRATA_SFTP_PORT")].toUtf8() + " ssh-ed25519 ";
+    QVERIFY(added.readAll().startsWith(line));
+
+    // Known now: no question the next time.
+    asked.clear();
+    pressTest();
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 3, 10000);
+    QVERIFY(done[2][0].toBool());
+    QVERIFY(asked.isEmpty());
+    qputenv("HOME", oldHome);
 }
 
 } // namespace strata

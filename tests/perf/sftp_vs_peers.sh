@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Strata's SFTP backend against OpenSSH's sftp client and rclone (sftp remote) on the same
+# sshd (issue 28; the server of the tests, tests/servers/sshd.sh: internal-sftp, chrooted):
+#   large    1 x 1 GiB     upload, download
+#   small 2000 x 4 KiB     upload, download
+# Every run goes into a fresh folder on the server and a fresh local folder; each download
+# is compared with its source (diff -r). Tools take turns: the order rotates every round.
+# Each tool logs in with the fixture's key and checks the fixture's known_hosts.
+# Prints every run, then medians, throughput and the ratios. Goals: large >= 0.9 x sftp's
+# throughput and faster than rclone; small faster than both.
+#
+# Usage: tests/perf/sftp_vs_peers.sh [RUNS=5]
+# Env:   PERF_DIR (/var/tmp), STRATA (the release binary), STRATA_SKIP_BUILD=1,
+#        SETS ("large small"), LARGE_MIB (1024).
+#
+# All traffic stays on 127.0.0.1: our own sshd, every tool gets the address explicitly,
+# HOME is a scratch folder (no ~/.ssh/config, agent or rclone config of the user's), and
+# one traced run per tool fails the script if it reached for any other address.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+runs=${1:-5}
+[ -n "${STRATA_STATE_DIR:-}" ] && own_state=0 || own_state=1
+perf_setup
+servers=$perf_root/tests/servers/sshd.sh
+"$servers" check
+work=$(mktemp -d "${PERF_DIR:-/var/tmp}/strata-sftpperf-XXXXXX")
+cleanup() {
+  "$servers" stop "$work/server" >/dev/null 2>&1 || true
+  rm -rf "$work"
+  if [ "$own_state" = 1 ]; then
+    case "$STRATA_STATE_DIR" in /tmp/strata-perf-state-*) rm -rf "$STRATA_STATE_DIR" ;; esac
+  fi
+}
+trap cleanup EXIT
+export HOME=$work/home
+mkdir -p "$HOME"
+unset SSH_AUTH_SOCK STRATA_SFTP_PASSWORD
+
+"$servers" start "$work/server" >/dev/null 2>"$work/server-start.log" || { cat "$work/server-start.log" >&2; exit 1; }
+# shellcheck disable=SC1091
+source "$work/server/sshd.env"
+[ "$STRATA_SFTP_HOST" = 127.0.0.1 ] || { echo "unexpected host $STRATA_SFTP_HOST" >&2; exit 1; }
+key=$STRATA_SFTP_KEY known=$STRATA_SFTP_KNOWN_HOSTS port=$STRATA_SFTP_PORT user=$STRATA_SFTP_USER
+root=$STRATA_SFTP_ROOT/upload # the server's folder, seen from here (for the untimed clean-up)
+
+export RCLONE_CONFIG_SSH_TYPE=sftp RCLONE_CONFIG_SSH_HOST=127.0.0.1 RCLONE_CONFIG_SSH_PORT=$port \
+  RCLONE_CONFIG_SSH_USER=$user RCLONE_CONFIG_SSH_KEY_FILE=$key RCLONE_CONFIG_SSH_KNOWN_HOSTS_FILE=$known
+rcl() { rclone --config /dev/null "$@"; }
+suri() { echo "sftp://$user@127.0.0.1:$port/upload/$1?identity=$key&known-hosts=$known"; }
+sftpb() { sftp -q -b - -P "$port" -i "$key" -o IdentitiesOnly=yes -o BatchMode=yes -o UserKnownHostsFile="$known" \
+  -o StrictHostKeyChecking=yes "$user@127.0.0.1"; }
+
+echo "strata: $STRATA ($("$STRATA" --version 2>&1 | head -1))"
+echo "sftp:   $(ssh -V 2>&1) (defaults: 64 requests of 32 KiB in flight, one file at a time)"
+echo "rclone: $(rcl version 2>/dev/null | head -1) (defaults: --transfers 4, --checkers 8)"
+echo "sshd:   127.0.0.1:$port, internal-sftp; data in $work (page cache: $PERF_CACHE), $runs runs each"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
+
+declare -A set_files=([large]=1 [small]=2000) set_kib=([large]=$((${LARGE_MIB:-1024} << 10)) [small]=4)
+read -ra sets <<<"${SETS-large small}"
+for set in small "${sets[@]}"; do # small always: the loopback check uses it
+  [ -d "$work/data/$set" ] && continue
+  mkdir -p "$work/data/$set"
+  for ((f = 0; f < set_files[$set]; f++)); do
+    head -c "$((set_kib[$set] << 10))" /dev/urandom >"$(printf '%s/data/%s/f%04d' "$work" "$set" "$f")"
+  done
+  echo "data $set: ${set_files[$set]} x ${set_kib[$set]} KiB ($(du -sh "$work/data/$set" | cut -f1))"
+done
+sync
+
+# Each tool's upload of DIR into PREFIX leaves the files at PREFIX/<basename DIR>/...;
+# its download of PREFIX/<set> makes the local folder OUT/<set>.
+up_strata() { "$STRATA" cp -r "$1" "$(suri "$2/")"; }
+down_strata() { "$STRATA" cp -r "$(suri "$1")" "$2/"; }
+up_sftp() {
+  local parts="" p
+  IFS=/ read -ra p <<<"$2"
+  for ((i = 0; i < ${#p[@]}; i++)); do parts+="${parts:+/}${p[i]}"; echo "-mkdir /upload/$parts"; done | sftpb >/dev/null
+  printf 'put -r %s /upload/%s/\n' "$1" "$2" | sftpb
+}
+down_sftp() { printf 'get -r /upload/%s %s/\n' "$1" "$2" | sftpb; }
+up_rclone() { rcl copy "$1" "ssh:/upload/$2/$(basename "$1")"; }
+down_rclone() { rcl copy "ssh:/upload/$1" "$2/$(basename "$1")"; }
+export STRATA key known port user
+export -f rcl suri sftpb up_strata down_strata up_sftp down_sftp up_rclone down_rclone
+warm() { drop_caches; sftp -V >/dev/null 2>&1 || true; }
+purge() { rm -rf "${root:?}/$1"; }
+
+tools=(strata sftp rclone)
+declare -A results
+check_tools_loopback
+time_transfer_sets "$runs" "${sets[@]}"
+
+med() { printf '%s\n' ${results["$1"]} | median; }
+echo
+echo "== medians over $runs runs (seconds, lower is better; MB/s of the large set)"
+printf '%-12s %9s %9s %9s   %16s %16s\n' case strata sftp rclone "sftp/strata" "rclone/strata"
+for row in $(for set in "${sets[@]}"; do echo "$set-up $set-down"; done); do
+  s=$(med "$row,strata"); o=$(med "$row,sftp"); r=$(med "$row,rclone")
+  # Throughput ratios: the other tool's time over strata's (above 1: strata is faster).
+  printf '%-12s %9.3f %9.3f %9.3f   %16s %16s\n' "$row" "$s" "$o" "$r" "$(ratio "$o" "$s")x" "$(ratio "$r" "$s")x"
+done
+if [[ " ${sets[*]} " == *" large "* ]]; then
+  bytes=$(( set_kib[large] << 10 ))
+  for dir in up down; do
+    printf 'large-%-5s MB/s: strata %.0f, sftp %.0f, rclone %.0f\n' "$dir" \
+      "$(echo "$bytes / $(med "large-$dir,strata") / 1000000" | bc -l)" \
+      "$(echo "$bytes / $(med "large-$dir,sftp") / 1000000" | bc -l)" \
+      "$(echo "$bytes / $(med "large-$dir,rclone") / 1000000" | bc -l)"
+  done
+fi
+echo
+echo "goals (issue 28): large >= 0.90x sftp's throughput and above rclone's; small faster than both"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"

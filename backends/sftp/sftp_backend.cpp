@@ -539,6 +539,9 @@ Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const 
         }
         if (temp.empty())
             return Error(ErrorKind::Unexpected, "cannot write: no free temporary name");
+        // A process killed before commit leaves it: the journal keeps the name for the rerun.
+        if (options.onPending)
+            options.onPending(std::string(baseName(temp)));
     }
     return std::unique_ptr<Writer>(std::make_unique<SftpWriter>(shared_from_this(), std::string(path), std::move(temp),
                                                                 options, mode, resumable, length));
@@ -644,6 +647,20 @@ Status SftpBackend::setPermissions(std::string_view path, std::uint32_t mode, st
         rc < 0)
         return s.error(rc, "cannot change the permissions");
     return {};
+}
+
+void SftpBackend::discardPending(std::string_view path, const std::string &token)
+{
+    constexpr std::string_view prefix = ".strata-", suffix = ".part";
+    if (token.size() <= prefix.size() + suffix.size() || !token.starts_with(prefix) || !token.ends_with(suffix)
+        || !std::all_of(token.begin() + prefix.size(), token.end() - suffix.size(),
+                        [](char c) { return c >= '0' && c <= '9'; }))
+        return;
+    auto lease = m_pool.lease();
+    if (!lease)
+        return;
+    const std::string temp = serverPath(joinPath(parentPath(path), token));
+    (void)libssh2_sftp_unlink_ex((*lease)->sftp(), temp.data(), unsigned(temp.size()));
 }
 
 } // namespace strata::sftp

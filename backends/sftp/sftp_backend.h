@@ -35,6 +35,9 @@ public:
     Status createDir(std::string_view path) override;
     Status rename(std::string_view from, std::string_view to, bool replace) override;
     Status setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow) override;
+    // Removes the temporary file a killed writer of `path` announced (WriteOptions::onPending);
+    // only a name of ours (".strata-DIGITS.part"), whatever the journal says.
+    void discardPending(std::string_view path, const std::string &token) override;
 
     // The server's name for a backend path (below the login folder for sftp://host/~/…).
     std::string serverPath(std::string_view path) const;

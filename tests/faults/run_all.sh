@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The fault-injection suite: transfers to and from every remote backend on real servers
-# (s3rver, lighttpd + mod_webdav, nbdkit) while faults are injected, then a check of what
+# (s3rver, lighttpd + mod_webdav, nbdkit, OpenSSH's sshd) while faults are injected, then a check of what
 # arrived, read from the servers' own storage (s3rver's data folder, lighttpd's document
 # root, nbdkit's image file) and never through Strata.
 #
 # Workloads: one large object, a tree of small files (2 000 by default), a disk image (NBD),
 # each uploaded and downloaded. Faults:
 #   server-kill   the server is killed (kill -9) mid-transfer and restarted 1 s later
+#   drop          SFTP: the sessions' processes are killed mid-transfer, the server stays
+#                 (every connection dropped at once)
 #   errors        a share of requests fails: 503 answers and connections cut half-way
 #                 (tests/faults/fault_proxy.js in front of s3rver and lighttpd), EIO from
 #                 nbdkit's error filter
@@ -63,6 +65,7 @@ cleanup() {
   [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null
   bash "$SERVERS/s3rver.sh" stop "$work/s3" 2>/dev/null
   bash "$SERVERS/lighttpd.sh" stop "$work/dav" 2>/dev/null
+  bash "$SERVERS/sshd.sh" stop "$work/ssh" 2>/dev/null
   bash "$SERVERS/nbdkit.sh" stopall "$srv" 2>/dev/null
   [ -n "${KEEP:-}" ] && echo "kept $work" >&2 || rm -rf "$work"
 }
@@ -97,6 +100,12 @@ s3_data=$(cat "$work/s3/s3rver.datadir")/strata-test
 dav_endpoint=$(bash "$SERVERS/lighttpd.sh" start "$work/dav" 2>"$work/dav.start.log") || { cat "$work/dav.start.log" >&2; exit 1; }
 dav_port=${dav_endpoint##*:}
 dav_root=$(cat "$work/dav/lighttpd.datadir")/root/open
+bash "$SERVERS/sshd.sh" start "$work/ssh" >/dev/null 2>"$work/ssh.start.log" || { cat "$work/ssh.start.log" >&2; exit 1; }
+# shellcheck disable=SC1091
+source "$work/ssh/sshd.env"
+ssh_root=$STRATA_SFTP_ROOT/upload # the server's folder, read here directly
+ssh_opts="identity=$STRATA_SFTP_KEY&known-hosts=$STRATA_SFTP_KNOWN_HOSTS"
+ssh_uri() { echo "sftp://$STRATA_SFTP_USER@127.0.0.1:$STRATA_SFTP_PORT/upload/$1?$ssh_opts"; }
 
 # start_proxy PORT OPTIONS...: the fault proxy in front of PORT; sets proxy_port, proxy_log.
 start_proxy() {
@@ -246,6 +255,9 @@ one_case() {
         curl -s --noproxy '*' -o /dev/null -X MKCOL "http://127.0.0.1:$dav_port/open/$case_id/"
         from=$src/$item to=$dav_uri dst_dir=$dav_root/$case_id
       else from="webdav://127.0.0.1:$dav_at/open/seed/$item" to=$work/out/$case_id/$item dst_dir=$work/out/$case_id; mkdir -p "$dst_dir"; fi ;;
+    sftp)
+      if [ "$direction" = up ]; then mkdir -p "$ssh_root/$case_id"; from=$src/$item to=$(ssh_uri "$case_id/$item") dst_dir=$ssh_root/$case_id
+      else from=$(ssh_uri "seed/$item") to=$work/out/$case_id/$item dst_dir=$work/out/$case_id; mkdir -p "$dst_dir"; fi ;;
     nbd)
       # nbdkit's file plugin over an image file: it survives a restart of the server.
       nbd_img=$work/nbd.$case_id.img
@@ -275,11 +287,21 @@ one_case() {
         case $backend in
           s3) bash "$SERVERS/s3rver.sh" crash "$work/s3"; sleep 1; bash "$SERVERS/s3rver.sh" revive "$work/s3" >/dev/null ;;
           webdav) bash "$SERVERS/lighttpd.sh" crash "$work/dav"; sleep 1; bash "$SERVERS/lighttpd.sh" revive "$work/dav" >/dev/null ;;
+          sftp) bash "$SERVERS/sshd.sh" crash "$work/ssh"; sleep 1; bash "$SERVERS/sshd.sh" revive "$work/ssh" >/dev/null ;;
           nbd) kill -9 "$(head -1 "$srv/$case_id.pid")" 2>/dev/null; sleep 1
                bash "$SERVERS/nbdkit.sh" start "$srv" "$case_id" "${nbd_args[@]}" >/dev/null 2>>"$work/nbd.start.log" ;;
         esac
         faults=1
       else note="ended before the kill"; fi ;;
+    drop)
+      if wait_progress $KILL_AFTER; then
+        # The listener stays: only the sessions (its children, and theirs) go.
+        local listener sessions
+        listener=$(head -1 "$work/ssh/sshd.pid")
+        sessions=$(pgrep -P "$listener")
+        [ -n "$sessions" ] && kill -9 $sessions $(for s in $sessions; do pgrep -P "$s"; done) 2>/dev/null
+        faults=1
+      else note="ended before the drop"; fi ;;
     strata-kill)
       # An upload to S3 is killed once its multipart upload has parts on the server.
       local at=$KILL_AFTER
@@ -406,6 +428,12 @@ seed() {
     "$STRATA" cp "${r[@]}" "$src/$item" "s3://strata-test/seed/$item?endpoint=$s3_endpoint" >/dev/null 2>"$work/seed.err" \
       || { say "seeding s3rver failed: $(cat "$work/seed.err")"; exit 1; }
   done
+  mkdir -p "$ssh_root/seed"
+  for item in big.bin small; do
+    [ "$item" = small ] && r=(-r) || r=()
+    "$STRATA" cp "${r[@]}" "$src/$item" "$(ssh_uri "seed/$item")" >/dev/null 2>"$work/seed.err" \
+      || { say "seeding sshd failed: $(cat "$work/seed.err")"; exit 1; }
+  done
   curl -s --noproxy '*' -o /dev/null -X MKCOL "$dav_endpoint/open/seed/"
   for item in big.bin small; do
     [ "$item" = small ] && r=(-r) || r=()
@@ -430,6 +458,14 @@ done
 for direction in down up; do
   for fault in server-kill errors latency strata-kill; do
     one_case nbd image "$direction" "$fault"
+  done
+done
+# SFTP: no HTTP proxy fits an SSH stream; dropped connections stand for its errors.
+for workload in big small; do
+  for direction in up down; do
+    for fault in server-kill drop strata-kill; do
+      one_case sftp "$workload" "$direction" "$fault"
+    done
   done
 done
 

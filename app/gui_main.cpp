@@ -7,7 +7,7 @@
 #include "core/transfer/transfer_journal.h"
 #include "ui/bench_page.h"
 #include "ui/browser_pane.h"
-#include "ui/host_key_prompt.h"
+#include "ui/connection_prompts.h"
 #include "ui/main_window.h"
 
 #include <QApplication>
@@ -101,13 +101,13 @@ extern "C" __attribute__((visibility("default"))) int strata_gui_main(int argc, 
     auto makeRegistry = [&promptParent] {
         auto r = std::make_unique<strata::Registry>();
         strata::registerBuiltinBackends(*r);
-        r->setHostKeyPrompt(strata::windowHostKeyPrompt(promptParent));
+        r->setPrompts(strata::windowPrompts(promptParent));
         return r;
     };
     // The same journals as the command line: a transfer interrupted in either comes back.
     strata::MainWindow window(registry, makeRegistry, strata::QueueOptions{strata::defaultJournalDir(), 2});
     promptParent = &window;
-    registry.setHostKeyPrompt(strata::windowHostKeyPrompt(&window));
+    registry.setPrompts(strata::windowPrompts(&window));
     window.show();
     openArguments(window, QApplication::arguments());
     // STRATA_SCREENSHOT=file.png: save a picture of the window once it is drawn, then quit

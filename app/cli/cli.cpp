@@ -439,12 +439,14 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
     Registry registry(std::move(options));
     registerBackends(registry);
     if (acceptNewHostKey || parser.isSet("accept-new-host-key"))
-        registry.setHostKeyPrompt([err](const HostKeyQuestion &key) {
-            // As ssh says it: the user sees what was trusted, once.
-            std::fprintf(err, "strata: added the %s key %s of %s to %s\n", key.keyType.c_str(), key.fingerprint.c_str(),
-                         printable(key.host).c_str(), key.knownHosts.c_str());
-            return HostKeyAnswer::Accept;
-        });
+        registry.setPrompts({[err](const HostKeyQuestion &key) {
+                                 // As ssh says it: the user sees what was trusted, once.
+                                 std::fprintf(err, "strata: added the %s key %s of %s to %s\n", key.keyType.c_str(),
+                                              key.fingerprint.c_str(), printable(key.host).c_str(),
+                                              key.knownHosts.c_str());
+                                 return HostKeyAnswer::Accept;
+                             },
+                             {}});
     Context context(registry, out, err);
     context.commandName = name;
     const auto &positional = parser.positionalArguments();

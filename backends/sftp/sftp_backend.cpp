@@ -255,8 +255,6 @@ public:
                 libssh2_sftp_stat_ex(s.sftp(), m_temp.data(), unsigned(m_temp.size()), LIBSSH2_SFTP_SETSTAT, &attrs);
             rc < 0)
             return fail(s.error(rc, "cannot set the permissions"));
-        if (auto written = lstatOn(s, m_temp, "cannot write"); written && (written->flags & LIBSSH2_SFTP_ATTR_SIZE))
-            m_committed = written->filesize;
         m_backend->pool().changed();
         if (auto st = renameOn(s, m_temp, m_backend->serverPath(m_path), m_options.overwrite, "cannot publish"); !st)
             return fail(std::move(st).error(), &s);
@@ -295,7 +293,6 @@ public:
     {
         return m_resumable ? std::optional(m_partial) : std::nullopt;
     }
-    std::optional<std::uint64_t> committedSize() const override { return m_committed; }
 
 private:
     // A failed commit leaves no temporary file (a resumable one stays for the next try).
@@ -320,15 +317,14 @@ private:
     Handle m_handle;
     std::uint64_t m_appendAt;
     bool m_finished = false;
-    std::optional<std::uint64_t> m_committed;
 };
 
 } // namespace
 
-Result<std::shared_ptr<SftpBackend>> SftpBackend::open(Config config, HostKeyPrompt prompt)
+Result<std::shared_ptr<SftpBackend>> SftpBackend::open(Config config, ConnectionPrompts prompts)
 {
     const bool home = config.home;
-    std::shared_ptr<SftpBackend> backend(new SftpBackend(std::move(config), std::move(prompt)));
+    std::shared_ptr<SftpBackend> backend(new SftpBackend(std::move(config), std::move(prompts)));
     auto lease = backend->m_pool.lease();
     if (!lease)
         return std::move(lease).error();
@@ -484,6 +480,67 @@ Result<std::size_t> SftpBackend::read(std::string_view path, std::uint64_t offse
     return got;
 }
 
+namespace {
+
+class SftpReader final : public Reader {
+public:
+    SftpReader(SessionPool::Lease lease, Handle handle) : m_lease(std::move(lease)), m_handle(std::move(handle)) {}
+    ~SftpReader() override { m_handle.reset(); } // before the connection goes back
+
+    Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
+    {
+        std::lock_guard lock(m_mutex);
+        if (offset != m_next)
+            libssh2_sftp_seek64(m_handle.get(), offset);
+        std::size_t got = 0;
+        while (got < buffer.size()) {
+            const ssize_t n =
+                libssh2_sftp_read(m_handle.get(), reinterpret_cast<char *>(buffer.data() + got), buffer.size() - got);
+            if (n < 0)
+                return m_lease->error(int(n), "cannot read");
+            if (n == 0)
+                break;
+            got += std::size_t(n);
+        }
+        m_next = offset + got;
+        return got;
+    }
+    Status copyRangeTo(std::uint64_t, std::uint64_t, Writer &) override
+    {
+        return unsupported("in-kernel copies from an SFTP server");
+    }
+
+private:
+    std::mutex m_mutex;
+    SessionPool::Lease m_lease;
+    Handle m_handle;
+    std::uint64_t m_next = 0;
+};
+
+} // namespace
+
+Result<std::unique_ptr<Reader>> SftpBackend::openReader(std::string_view path, const Entry &expected)
+{
+    auto lease = m_pool.lease();
+    if (!lease)
+        return std::move(lease).error();
+    Session &s = **lease;
+    auto handle = openOn(s, serverPath(path), LIBSSH2_FXF_READ, 0, LIBSSH2_SFTP_OPENFILE, "cannot read");
+    if (!handle)
+        return std::move(handle).error();
+    Attributes attrs{};
+    if (int rc = libssh2_sftp_fstat_ex(handle->get(), &attrs, 0); rc < 0)
+        return s.error(rc, "cannot read");
+    if (kindOf(attrs) == EntryKind::Directory)
+        return Error(ErrorKind::IsDirectory, "cannot read: it is a folder");
+    const bool sameSize = !(attrs.flags & LIBSSH2_SFTP_ATTR_SIZE) || attrs.filesize == expected.size;
+    const bool sameTime = !(attrs.flags & LIBSSH2_SFTP_ATTR_ACMODTIME) || !expected.mtimeNs
+        || std::int64_t(attrs.mtime) == *expected.mtimeNs / 1'000'000'000;
+    if (expected.isFile() && (!sameSize || !sameTime))
+        return Error(ErrorKind::Corrupt, "the source changed since it was listed; it was not copied, try again");
+    return std::unique_ptr<Reader>(std::make_unique<SftpReader>(std::move(*lease), std::move(*handle)));
+}
+
 Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const WriteOptions &options)
 {
     auto lease = m_pool.lease();
@@ -491,7 +548,9 @@ Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const 
         return std::move(lease).error();
     Session &s = **lease;
     const std::string where = serverPath(path);
-    auto existing = lstatOn(s, where, "cannot write");
+    // A round trip per file saved where nothing is expected (a fresh folder): the rename
+    // on commit still never replaces what appeared meanwhile unless overwrite is set.
+    auto existing = options.fresh ? Result<Attributes>(Error(ErrorKind::NotFound)) : lstatOn(s, where, "cannot write");
     if (!existing && existing.error().kind() != ErrorKind::NotFound)
         return std::move(existing).error();
     if (existing && kindOf(*existing) == EntryKind::Directory)

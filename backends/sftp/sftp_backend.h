@@ -18,7 +18,7 @@ class SftpBackend final : public Backend, public std::enable_shared_from_this<Sf
 public:
     // Connects once (a wrong host, key or password fails here, clearly), keeps that
     // connection for the first request.
-    static Result<std::shared_ptr<SftpBackend>> open(Config config, HostKeyPrompt prompt);
+    static Result<std::shared_ptr<SftpBackend>> open(Config config, ConnectionPrompts prompts);
 
     Capabilities capabilities() const override;
     Uri uriFor(std::string_view path) const override;
@@ -31,6 +31,11 @@ public:
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
+    // One handle for the whole copy: every read comes from the file that was opened, even
+    // when another is renamed over its name (SFTP v3 times are whole seconds and carry no
+    // inode: a rewrite in the same second could not be told apart; a mix of two versions
+    // never arrives). A file that is no longer the listed size is Corrupt at once.
+    Result<std::unique_ptr<Reader>> openReader(std::string_view path, const Entry &expected) override;
     Status remove(std::string_view path, std::string_view within) override;
     Status createDir(std::string_view path) override;
     Status rename(std::string_view from, std::string_view to, bool replace) override;
@@ -44,7 +49,7 @@ public:
     SessionPool &pool() { return m_pool; }
 
 private:
-    SftpBackend(Config config, HostKeyPrompt prompt) : m_pool(std::move(config), std::move(prompt)) {}
+    SftpBackend(Config config, ConnectionPrompts prompts) : m_pool(std::move(config), std::move(prompts)) {}
     Result<ListingCache::Listing> listAll(std::string_view dir, std::vector<std::string> &skipped);
 
     SessionPool m_pool;

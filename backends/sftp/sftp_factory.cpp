@@ -31,21 +31,21 @@ Result<std::shared_ptr<Backend>> SftpFactory::create(const Uri &uri, const Targe
         config->password = secret.secret;
     if (!secret.user.empty() && uri.userInfo().empty())
         config->user = secret.user;
-    HostKeyPrompt prompt;
+    ConnectionPrompts prompts;
     {
         std::lock_guard lock(m_mutex);
-        prompt = m_prompt;
+        prompts = m_prompts;
     }
-    auto backend = SftpBackend::open(std::move(*config), std::move(prompt));
+    auto backend = SftpBackend::open(std::move(*config), std::move(prompts));
     if (!backend)
         return std::move(backend).error();
     return std::shared_ptr<Backend>(std::move(*backend));
 }
 
-void SftpFactory::setHostKeyPrompt(HostKeyPrompt prompt)
+void SftpFactory::setPrompts(ConnectionPrompts prompts)
 {
     std::lock_guard lock(m_mutex);
-    m_prompt = std::move(prompt);
+    m_prompts = std::move(prompts);
 }
 
 } // namespace strata::sftp

@@ -16,11 +16,11 @@ public:
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target,
                                             const ConnectionSecret &secret) override;
-    void setHostKeyPrompt(HostKeyPrompt prompt) override;
+    void setPrompts(ConnectionPrompts prompts) override;
 
 private:
     std::mutex m_mutex;
-    HostKeyPrompt m_prompt;
+    ConnectionPrompts m_prompts;
 };
 
 } // namespace strata::sftp

@@ -124,6 +124,41 @@ struct KnownHosts {
     }
 };
 
+// Whether a private key file is encrypted: OpenSSH's format names its cipher ("none" when
+// not), PEM says ENCRYPTED. Asked before logging in: libssh2 reports a key it cannot
+// decrypt like a key the server refused.
+bool needsPassphrase(const std::string &file)
+{
+    std::ifstream in(file);
+    std::string line, body;
+    bool openssh = false, inside = false;
+    while (std::getline(in, line)) {
+        if (line.find("ENCRYPTED") != std::string::npos)
+            return true; // PEM: "Proc-Type: 4,ENCRYPTED", "BEGIN ENCRYPTED PRIVATE KEY"
+        if (line.starts_with("-----BEGIN OPENSSH PRIVATE KEY-----")) {
+            openssh = inside = true;
+            continue;
+        }
+        if (line.starts_with("-----END"))
+            break;
+        if (inside)
+            body += line;
+        if (body.size() > 200)
+            break; // the cipher name is near the start
+    }
+    if (!openssh || body.size() < 8)
+        return false;
+    body.resize(body.size() / 4 * 4);
+    std::string raw(body.size() / 4 * 3, '\0');
+    const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char *>(raw.data()),
+                                  reinterpret_cast<const unsigned char *>(body.data()), int(body.size()));
+    constexpr std::string_view magic("openssh-key-v1\0", 15);
+    if (n < int(magic.size()) + 4 || std::string_view(raw).substr(0, magic.size()) != magic)
+        return false;
+    const std::string cipher = blobType(std::string_view(raw).substr(magic.size()));
+    return !cipher.empty() && cipher != "none";
+}
+
 std::once_flag g_libssh2Once;
 
 void keyboardInteractive(const char *, int, const char *, int, int prompts, const LIBSSH2_USERAUTH_KBDINT_PROMPT *,
@@ -238,15 +273,16 @@ Session::~Session()
         ::close(m_socket);
 }
 
-Result<std::unique_ptr<Session>> Session::open(const Config &config, const HostKeyPrompt &prompt)
+Result<std::unique_ptr<Session>> Session::open(const Config &config, const ConnectionPrompts &prompts,
+                                               std::string &learned)
 {
     std::call_once(g_libssh2Once, [] { libssh2_init(0); });
     std::unique_ptr<Session> session(new Session);
     if (auto st = session->connect(config); !st)
         return std::move(st).error();
-    if (auto st = session->checkHostKey(config, prompt); !st)
+    if (auto st = session->checkHostKey(config, prompts.hostKey); !st)
         return std::move(st).error();
-    if (auto st = session->login(config); !st)
+    if (auto st = session->login(config, prompts.passphrase, learned); !st)
         return std::move(st).error();
     session->m_sftp = libssh2_sftp_init(session->m_ssh);
     if (!session->m_sftp)
@@ -391,7 +427,7 @@ Status Session::checkHostKey(const Config &config, const HostKeyPrompt &prompt)
     return {};
 }
 
-Status Session::login(const Config &config)
+Status Session::login(const Config &config, const PassphrasePrompt &prompt, std::string &learned)
 {
     const std::string &user = config.user;
     const unsigned userLength = unsigned(user.size());
@@ -434,16 +470,29 @@ Status Session::login(const Config &config)
             if (!exists(file))
                 continue;
             const std::string pub = file + ".pub";
+            const bool locked = needsPassphrase(file);
+            const char *secret = locked ? passphrase : nullptr;
+            std::optional<std::string> answer;
+            // A key that needs a passphrase none was given for: asked, once per pool.
+            if (locked && !secret && prompt && (answer = prompt(PassphraseQuestion{file, user + "@" + config.host})))
+                secret = answer->c_str();
+            if (locked && !secret) {
+                tried.push_back(file + " (it needs a passphrase)");
+                continue;
+            }
             const int rc = libssh2_userauth_publickey_fromfile_ex(
-                m_ssh, user.c_str(), userLength, exists(pub) ? pub.c_str() : nullptr, file.c_str(), passphrase);
-            if (rc == 0)
+                m_ssh, user.c_str(), userLength, exists(pub) ? pub.c_str() : nullptr, file.c_str(), secret);
+            if (rc == 0) {
+                if (answer)
+                    learned = std::move(*answer);
                 return {};
+            }
             if (failedHard(rc))
                 return error(rc, "the server closed the connection during the login");
-            tried.push_back(
-                rc == LIBSSH2_ERROR_FILE
-                    ? file + (passphrase ? " (cannot read it: a wrong passphrase?)" : " (it needs a passphrase)")
-                    : file);
+            // libssh2 says the same for a key it cannot decrypt and a key the server refused.
+            tried.push_back(locked ? file + " (refused: a wrong passphrase, or a key it does not know)"
+                                : rc == LIBSSH2_ERROR_FILE ? file + " (cannot read it)"
+                                                           : file);
         }
     }
     if (!config.password.empty() && offers("password")) {
@@ -534,9 +583,19 @@ Result<SessionPool::Lease> SessionPool::lease(std::string_view readPath, std::ui
             return Lease(this, std::move(session));
         }
     }
-    auto session = Session::open(m_config, m_prompt);
+    Config config;
+    {
+        std::lock_guard lock(m_mutex);
+        config = m_config;
+    }
+    std::string learned;
+    auto session = Session::open(config, m_prompts, learned);
     if (!session)
         return std::move(session).error();
+    if (!learned.empty()) {
+        std::lock_guard lock(m_mutex);
+        m_config.password = std::move(learned);
+    }
     return Lease(this, std::move(*session));
 }
 

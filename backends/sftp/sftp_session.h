@@ -46,7 +46,9 @@ public:
 
     // Connects, checks the server's host key (known_hosts; an unknown key goes to `prompt`,
     // a changed key is always refused) and logs in.
-    static Result<std::unique_ptr<Session>> open(const Config &config, const HostKeyPrompt &prompt);
+    // A key's passphrase asked of a person is kept in `learned` for the pool's next logins.
+    static Result<std::unique_ptr<Session>> open(const Config &config, const ConnectionPrompts &prompts,
+                                                 std::string &learned);
 
     _LIBSSH2_SESSION *ssh() const { return m_ssh; }
     _LIBSSH2_SFTP *sftp() const { return m_sftp; }
@@ -74,7 +76,7 @@ private:
     Session() = default;
     Status connect(const Config &config);
     Status checkHostKey(const Config &config, const HostKeyPrompt &prompt);
-    Status login(const Config &config);
+    Status login(const Config &config, const PassphrasePrompt &prompt, std::string &learned);
 
     int m_socket = -1;
     _LIBSSH2_SESSION *m_ssh = nullptr;
@@ -89,7 +91,9 @@ private:
 // gives it back when done (dropped when broken; at most Config::connections kept idle).
 class SessionPool {
 public:
-    SessionPool(Config config, HostKeyPrompt prompt) : m_config(std::move(config)), m_prompt(std::move(prompt)) {}
+    SessionPool(Config config, ConnectionPrompts prompts) : m_config(std::move(config)), m_prompts(std::move(prompts))
+    {
+    }
 
     class Lease {
     public:
@@ -111,7 +115,7 @@ public:
     // An idle connection (the one still holding `readPath` open at `offset`, when there is
     // one), or a new one.
     Result<Lease> lease(std::string_view readPath = {}, std::uint64_t offset = 0);
-    const Config &config() const { return m_config; }
+    const Config &config() const { return m_config; } // its fields other than password never change
     // Something was written, renamed or removed through this pool: files kept open for
     // reading may be stale, so none is read from again.
     void changed() { ++m_generation; }
@@ -121,7 +125,7 @@ private:
     void giveBack(std::unique_ptr<Session> session);
 
     Config m_config;
-    HostKeyPrompt m_prompt;
+    ConnectionPrompts m_prompts;
     std::mutex m_mutex;
     std::vector<std::unique_ptr<Session>> m_idle;
     std::atomic<std::uint64_t> m_generation{0};

@@ -10,17 +10,16 @@ void Registry::add(std::unique_ptr<BackendFactory> factory)
 {
     std::lock_guard lock(m_mutex);
     auto scheme = factory->scheme();
-    if (m_hostKeyPrompt)
-        factory->setHostKeyPrompt(m_hostKeyPrompt);
+    factory->setPrompts(m_prompts);
     m_factories[scheme] = std::move(factory);
 }
 
-void Registry::setHostKeyPrompt(HostKeyPrompt prompt)
+void Registry::setPrompts(ConnectionPrompts prompts)
 {
     std::lock_guard lock(m_mutex);
-    m_hostKeyPrompt = prompt;
+    m_prompts = prompts;
     for (auto &[scheme, factory] : m_factories)
-        factory->setHostKeyPrompt(prompt);
+        factory->setPrompts(prompts);
 }
 
 std::vector<std::string> Registry::schemes() const

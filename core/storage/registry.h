@@ -41,6 +41,19 @@ struct HostKeyQuestion {
 enum class HostKeyAnswer { Refuse, Accept }; // Accept: trusted now and added to knownHosts
 // Called from the thread that opens the connection; may block while a person decides.
 using HostKeyPrompt = std::function<HostKeyAnswer(const HostKeyQuestion &)>;
+// A key file that needs a passphrase none was given for: its passphrase, or nullopt when
+// the person declines. Called like a HostKeyPrompt; never with the answer printed.
+struct PassphraseQuestion {
+    std::string keyFile;
+    std::string login; // "ann@files.example.org"
+};
+using PassphrasePrompt = std::function<std::optional<std::string>(const PassphraseQuestion &)>;
+// What a connection may ask a person while it opens; an empty one is never asked (a
+// server never seen is refused, a key without its passphrase skipped).
+struct ConnectionPrompts {
+    HostKeyPrompt hostKey;
+    PassphrasePrompt passphrase;
+};
 
 // Makes backends for one URI scheme.
 class BackendFactory {
@@ -60,9 +73,9 @@ public:
         (void)secret;
         return create(uri, target);
     }
-    // Who decides about a server identity never seen; schemes without one ignore it.
-    // Without a prompt, such a server is refused.
-    virtual void setHostKeyPrompt(HostKeyPrompt prompt) { (void)prompt; }
+    // Who answers what a connection asks (ConnectionPrompts); schemes that ask nothing
+    // ignore it.
+    virtual void setPrompts(ConnectionPrompts prompts) { (void)prompts; }
 };
 
 // Where a URI points: the operator of its backend and the path inside it.
@@ -90,8 +103,8 @@ public:
     // The secret for the backend instance `uri` names, from now on (an instance already
     // open with other credentials is opened again). An empty secret clears it.
     Status setSecret(std::string_view uriText, ConnectionSecret secret);
-    // Who decides about unknown server identities, for every factory (see HostKeyPrompt).
-    void setHostKeyPrompt(HostKeyPrompt prompt);
+    // Who answers what connections ask, for every factory (see ConnectionPrompts).
+    void setPrompts(ConnectionPrompts prompts);
 
 private:
     OperatorOptions m_options;
@@ -99,7 +112,7 @@ private:
     std::map<std::string, std::unique_ptr<BackendFactory>, std::less<>> m_factories;
     std::map<std::string, std::shared_ptr<Operator>, std::less<>> m_operators;
     std::map<std::string, ConnectionSecret, std::less<>> m_secrets; // by instance key
-    HostKeyPrompt m_hostKeyPrompt;
+    ConnectionPrompts m_prompts;
 };
 
 } // namespace strata

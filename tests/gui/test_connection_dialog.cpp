@@ -1,3 +1,4 @@
+// STRATA_SCREENSHOT_DIR=dir saves the SFTP page and the host key question.
 // The connection dialog: each kind of storage builds the URI its fields describe, wrong
 // fields keep OK off with a sentence naming the problem, Test connects off the GUI thread
 // and reports; saved profiles come back from the settings; secrets go to a file only the
@@ -6,14 +7,16 @@
 
 #include "ui/connection_dialog.h"
 #include "ui/connection_profile.h"
-#include "ui/host_key_prompt.h"
+#include "ui/connection_prompts.h"
 #include "ui/secret_store.h"
 
 #include <QApplication>
 #include <QCheckBox>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -41,6 +44,7 @@ private Q_SLOTS:
     void editingAProfileRestoresItsFields();
     void profilesAndSecretsAreStoredApart();
     void sftpTestAsksAboutAnUnknownHostKey();
+    void sftpAsksForAKeysPassphrase();
 
 private:
     static void fill(ConnectionDialog &d, const QString &fields)
@@ -291,7 +295,7 @@ void TestConnectionDialog::sftpTestAsksAboutAnUnknownHostKey()
 
     ConnectionDialog dialog([&dialog] {
         auto registry = makeRegistry();
-        registry->setHostKeyPrompt(windowHostKeyPrompt(&dialog));
+        registry->setPrompts(windowPrompts(&dialog));
         return registry;
     });
     dialog.setKind(ConnectionDialog::Sftp);
@@ -322,6 +326,11 @@ void TestConnectionDialog::sftpTestAsksAboutAnUnknownHostKey()
         QMessageBox *box = question();
         if (!box)
             return;
+        if (const QString dir = qEnvironmentVariable("STRATA_SCREENSHOT_DIR");
+            !dir.isEmpty() && choice == QLatin1String("cancel")) {
+            dialog.grab().save(dir + QStringLiteral("/connection-sftp.png"));
+            box->grab().save(dir + QStringLiteral("/host-key-prompt.png"));
+        }
         asked = box->text();
         cancelIsDefault = box->defaultButton() == box->button(QMessageBox::Cancel); // Return never trusts
         if (choice == QLatin1String("cancel"))
@@ -358,6 +367,74 @@ void TestConnectionDialog::sftpTestAsksAboutAnUnknownHostKey()
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 3, 10000);
     QVERIFY(done[2][0].toBool());
     QVERIFY(asked.isEmpty());
+    qputenv("HOME", oldHome);
+}
+
+// A key with a passphrase and no password saved: Test asks for it (password echo), and the
+// answer logs in; a wrong one does not.
+void TestConnectionDialog::sftpAsksForAKeysPassphrase()
+{
+    QMap<QString, QString> env;
+    QFile file(qEnvironmentVariable("STRATA_SFTP_ENVFILE"));
+    QVERIFY2(file.open(QIODevice::ReadOnly), "no sshd fixture (STRATA_SFTP_ENVFILE)");
+    for (const QByteArray &line : file.readAll().split('\n'))
+        if (const auto eq = line.indexOf('='); eq > 0)
+            env[QString::fromUtf8(line.left(eq))] = QString::fromUtf8(line.mid(eq + 1));
+    QTemporaryDir home;
+    const QByteArray oldHome = qgetenv("HOME");
+    qputenv("HOME", home.path().toUtf8());
+    QDir().mkpath(home.path() + QStringLiteral("/.ssh"));
+    QVERIFY(
+        QFile::copy(env[QStringLiteral("STRATA_SFTP_KNOWN_HOSTS")], home.path() + QStringLiteral("/.ssh/known_hosts")));
+    const QString key = home.path() + QStringLiteral("/locked_ed25519");
+    QProcess keygen;
+    keygen.start(QStringLiteral("ssh-keygen"),
+                 {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"), QStringLiteral("-N"),
+                  QStringLiteral("open sesame"), QStringLiteral("-f"), key});
+    QVERIFY(keygen.waitForFinished(10000) && keygen.exitCode() == 0);
+    {
+        QFile authorized(QFileInfo(env[QStringLiteral("STRATA_SFTP_KEY")]).path() + QStringLiteral("/authorized_keys"));
+        QFile pub(key + QStringLiteral(".pub"));
+        QVERIFY(authorized.open(QIODevice::Append) && pub.open(QIODevice::ReadOnly));
+        authorized.write(pub.readAll());
+    }
+
+    ConnectionDialog dialog([&dialog] {
+        auto registry = makeRegistry();
+        registry->setPrompts(windowPrompts(&dialog));
+        return registry;
+    });
+    dialog.setKind(ConnectionDialog::Sftp);
+    fill(dialog,
+         QStringLiteral("sshHost=127.0.0.1;sshPort=%1;sshUser=%2;sshFolder=/upload;sshKey=%3")
+             .arg(env[QStringLiteral("STRATA_SFTP_PORT")], env[QStringLiteral("STRATA_SFTP_USER")], key));
+    QSignalSpy done(&dialog, &ConnectionDialog::testFinished);
+    QString typed = QStringLiteral("not it"), label;
+    bool hidden = false;
+    QTimer answer;
+    answer.setInterval(20);
+    connect(&answer, &QTimer::timeout, [&] {
+        for (auto *w : QApplication::topLevelWidgets())
+            if (auto *box = qobject_cast<QInputDialog *>(w);
+                box && box->isVisible() && box->objectName() == QLatin1String("passphrasePrompt")) {
+                label = box->labelText();
+                hidden = box->textEchoMode() == QLineEdit::Password;
+                box->setTextValue(typed);
+                box->accept();
+            }
+    });
+    answer.start();
+    for (int round = 0; round < 2; ++round) {
+        for (auto *b : dialog.findChildren<QPushButton *>())
+            if (b->text() == QLatin1String("&Test"))
+                b->click();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), round + 1, 10000);
+        QVERIFY2(label.contains(key), qPrintable(label));
+        QVERIFY(hidden);
+        QCOMPARE(done[round][0].toBool(), round == 1);
+        QVERIFY(!done[round][1].toString().contains(typed));
+        typed = QStringLiteral("open sesame");
+    }
     qputenv("HOME", oldHome);
 }
 

@@ -110,7 +110,36 @@ expect 1 "a password in the URI" -- "$strata" ls "sftp://u:pw@$STRATA_SFTP_HOST:
 contains "password in URI: said" "$err" "never goes in an sftp:// URI"
 lacks "password in URI not echoed" "$err" ":pw@"
 
-# 8. Nobody listening: a clear error, at once.
+# 8. Keys found the way ssh finds them: ~/.ssh/id_ed25519 with no IdentityFile, a key in
+#    ssh-agent, and a key with a passphrase (given as STRATA_SFTP_PASSWORD, never printed).
+cat "$(dirname "$STRATA_SFTP_KNOWN_HOSTS")/known_hosts" >"$known"
+authorized=$(dirname "$STRATA_SFTP_KEY")/authorized_keys
+plain_uri="sftp://$STRATA_SFTP_USER@$STRATA_SFTP_HOST:$STRATA_SFTP_PORT/upload/$run"
+cp "$STRATA_SFTP_KEY" "$HOME/.ssh/id_ed25519" && chmod 600 "$HOME/.ssh/id_ed25519"
+expect 0 "the default key ~/.ssh/id_ed25519" -- "$strata" ls "$plain_uri"
+rm -f "$HOME/.ssh/id_ed25519"
+expect 1 "no key at all" -- "$strata" ls "$plain_uri"
+contains "no key: said" "$err" "no key found and no password given"
+if command -v ssh-agent >/dev/null && command -v ssh-add >/dev/null; then
+  eval "$(ssh-agent -s)" >/dev/null
+  ssh-add -q "$STRATA_SFTP_KEY" 2>/dev/null
+  expect 0 "a key in ssh-agent" -- "$strata" ls "$plain_uri"
+  ssh-agent -k >/dev/null 2>&1
+  unset SSH_AUTH_SOCK SSH_AGENT_PID
+else
+  skip "ssh-agent is not installed"
+fi
+ssh-keygen -q -t ed25519 -N 'correct horse' -f "$HOME/.ssh/id_ed25519"
+cat "$HOME/.ssh/id_ed25519.pub" >>"$authorized"
+expect 1 "a key with a passphrase, none given" -- "$strata" ls "$plain_uri"
+contains "passphrase: said" "$err" "it needs a passphrase"
+STRATA_SFTP_PASSWORD='wrong one' expect 1 "a wrong passphrase" -- "$strata" ls "$plain_uri"
+contains "wrong passphrase: said" "$err" "a wrong passphrase"
+lacks "wrong passphrase: not printed" "$err" "wrong one"
+STRATA_SFTP_PASSWORD='correct horse' expect 0 "the passphrase given" -- "$strata" ls "$plain_uri"
+lacks "passphrase not printed" "$err$out" "correct horse"
+
+# 9. Nobody listening: a clear error, at once.
 port=$(( STRATA_SFTP_PORT + 1 ))
 while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do port=$((port + 1)); done
 start=$EPOCHREALTIME

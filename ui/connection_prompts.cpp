@@ -1,6 +1,8 @@
-#include "ui/host_key_prompt.h"
+#include "ui/connection_prompts.h"
 
 #include <QApplication>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
@@ -22,11 +24,31 @@ QString hostKeyQuestionText(const HostKeyQuestion &question)
              QString::fromStdString(question.knownHosts).toHtmlEscaped());
 }
 
-HostKeyPrompt windowHostKeyPrompt(QWidget *parent)
+namespace {
+
+// Runs `ask` on the GUI thread and waits for it (directly when already there).
+template <typename Answer, typename Ask>
+Answer onGuiThread(Answer fallback, Ask ask)
+{
+    auto *app = QCoreApplication::instance();
+    if (!app)
+        return fallback;
+    if (QThread::currentThread() == app->thread())
+        return ask();
+    Answer answer = fallback;
+    QMetaObject::invokeMethod(
+        app, [&] { answer = ask(); }, Qt::BlockingQueuedConnection);
+    return answer;
+}
+
+} // namespace
+
+ConnectionPrompts windowPrompts(QWidget *parent)
 {
     QPointer<QWidget> owner(parent);
-    return [owner](const HostKeyQuestion &question) {
-        auto ask = [&] {
+    ConnectionPrompts prompts;
+    prompts.hostKey = [owner](const HostKeyQuestion &question) {
+        return onGuiThread(HostKeyAnswer::Refuse, [&] {
             QMessageBox box(owner);
             box.setObjectName(QStringLiteral("hostKeyPrompt"));
             box.setIcon(QMessageBox::Warning);
@@ -41,17 +63,23 @@ HostKeyPrompt windowHostKeyPrompt(QWidget *parent)
             box.setEscapeButton(cancel);
             box.exec();
             return box.clickedButton() == trust ? HostKeyAnswer::Accept : HostKeyAnswer::Refuse;
-        };
-        auto *app = QCoreApplication::instance();
-        if (!app)
-            return HostKeyAnswer::Refuse;
-        if (QThread::currentThread() == app->thread())
-            return ask();
-        HostKeyAnswer answer = HostKeyAnswer::Refuse;
-        QMetaObject::invokeMethod(
-            app, [&] { answer = ask(); }, Qt::BlockingQueuedConnection);
-        return answer;
+        });
     };
+    prompts.passphrase = [owner](const PassphraseQuestion &question) {
+        return onGuiThread(std::optional<std::string>(), [&]() -> std::optional<std::string> {
+            QInputDialog dialog(owner);
+            dialog.setObjectName(QStringLiteral("passphrasePrompt"));
+            dialog.setWindowTitle(QApplication::translate("HostKeyPrompt", "Key passphrase"));
+            dialog.setLabelText(
+                QApplication::translate("HostKeyPrompt", "The passphrase of %1, to log in as %2:")
+                    .arg(QString::fromStdString(question.keyFile), QString::fromStdString(question.login)));
+            dialog.setTextEchoMode(QLineEdit::Password);
+            if (dialog.exec() != QDialog::Accepted)
+                return std::nullopt;
+            return dialog.textValue().toStdString();
+        });
+    };
+    return prompts;
 }
 
 } // namespace strata

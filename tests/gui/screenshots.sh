@@ -30,7 +30,7 @@ shoot gui_search slowStoreStreamsAndStops
 shoot gui_compare compareMarksBothPanes
 shoot gui_compare synchronizeDoesTheCheckedLines
 shoot gui_preview followsTheCurrentRow
-# (gui_object_details needs radosgw, gui_remote_connections s3rver and lighttpd: run them
-# through CTest with STRATA_SCREENSHOT_DIR set; they write object-details.png and
-# location-s3*.png)
+# (gui_object_details needs radosgw, gui_remote_connections s3rver and lighttpd,
+# gui_connection_dialog sshd: run them through CTest with STRATA_SCREENSHOT_DIR set; they
+# write object-details.png, location-s3*.png, connection-sftp.png and host-key-prompt.png)
 ls -l "$out"/*.png

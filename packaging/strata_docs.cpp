@@ -22,14 +22,7 @@ QString q(const std::string &s)
     return QString::fromStdString(s);
 }
 
-// Every command also takes these (added by strata::cli::run).
-const std::vector<Option> &commonOptions()
-{
-    static const std::vector<Option> list{
-        Option({"h", "help"}, "Show the command's options."),
-        Option({"v", "verbose"}, "Log each storage operation to stderr (secrets are never shown).")};
-    return list;
-}
+using strata::cli::commonOptions; // every command also takes these (added by strata::cli::run)
 
 QString dashed(const QString &name)
 {
@@ -88,8 +81,9 @@ QString manPage()
     for (const auto &o : commonOptions())
         t += manOption(o);
     t += QStringLiteral(".TP\n\\fB\\-\\-version\\fR\nPrint the version.\n");
-    t += QStringLiteral(".SH COMMANDS\nEvery command also takes \\fB\\-h\\fR, \\fB\\-\\-help\\fR and "
-                        "\\fB\\-v\\fR, \\fB\\-\\-verbose\\fR.\n");
+    t += QStringLiteral(".SH COMMANDS\nEvery command also takes the global options \\fB\\-h\\fR, "
+                        "\\fB\\-\\-help\\fR, \\fB\\-v\\fR, \\fB\\-\\-verbose\\fR and "
+                        "\\fB\\-\\-accept\\-new\\-host\\-key\\fR.\n");
     for (const CommandSpec &c : strata::cli::commands()) {
         t += QStringLiteral(".SS \"strata %1 [OPTIONS] %2\"\n%3\n")
                  .arg(q(c.name), roff(q(c.arguments)), roff(q(c.summary)));
@@ -155,33 +149,34 @@ QString bashCompletion()
                      .arg(q(c.name), allNames(c.options), allNames(commonOptions()),
                           values.isEmpty() ? QStringLiteral("-") : values);
     }
-    return QStringLiteral("# bash completion for strata (generated from its command table)\n"
-                          "_strata() {\n"
-                          "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd= i\n"
-                          "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
-                          "    [[ ${COMP_WORDS[i]} != -* ]] && { cmd=${COMP_WORDS[i]}; break; }\n"
-                          "  done\n"
-                          "  if [[ -z $cmd ]]; then\n"
-                          "    COMPREPLY=($(compgen -W '%1 -v --verbose --version -h --help' -- \"$cur\"))\n"
-                          "    return\n"
-                          "  fi\n"
-                          "  local opts= values=-\n"
-                          "  case $cmd in\n%2"
-                          "    open) opts='--benchmarks --usage' ;;\n"
-                          "    *) return ;;\n"
-                          "  esac\n"
-                          "  # An option's value (a number, a list) has no completion.\n"
-                          "  if [[ \"|$values|\" == *\"|$prev|\"* ]]; then\n"
-                          "    return\n"
-                          "  fi\n"
-                          "  if [[ $cur == -* ]]; then\n"
-                          "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
-                          "  else\n"
-                          "    compopt -o filenames 2>/dev/null\n"
-                          "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
-                          "  fi\n"
-                          "}\n"
-                          "complete -F _strata strata\n")
+    return QStringLiteral(
+               "# bash completion for strata (generated from its command table)\n"
+               "_strata() {\n"
+               "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd= i\n"
+               "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+               "    [[ ${COMP_WORDS[i]} != -* ]] && { cmd=${COMP_WORDS[i]}; break; }\n"
+               "  done\n"
+               "  if [[ -z $cmd ]]; then\n"
+               "    COMPREPLY=($(compgen -W '%1 -v --verbose --accept-new-host-key --version -h --help' -- \"$cur\"))\n"
+               "    return\n"
+               "  fi\n"
+               "  local opts= values=-\n"
+               "  case $cmd in\n%2"
+               "    open) opts='--benchmarks --usage' ;;\n"
+               "    *) return ;;\n"
+               "  esac\n"
+               "  # An option's value (a number, a list) has no completion.\n"
+               "  if [[ \"|$values|\" == *\"|$prev|\"* ]]; then\n"
+               "    return\n"
+               "  fi\n"
+               "  if [[ $cur == -* ]]; then\n"
+               "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+               "  else\n"
+               "    compopt -o filenames 2>/dev/null\n"
+               "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+               "  fi\n"
+               "}\n"
+               "complete -F _strata strata\n")
         .arg(names.join(QLatin1Char(' ')), cases);
 }
 

@@ -16,18 +16,6 @@ namespace strata::cli {
 
 namespace {
 
-Option verboseOption()
-{
-    return {{"v", "verbose"}, "Log each storage operation to stderr (secrets are never shown)."};
-}
-
-Option hostKeyOption()
-{
-    return {"accept-new-host-key",
-            "Trust an SSH server never seen before and add its key to known_hosts (a changed key is always "
-            "refused)."};
-}
-
 Option jsonOption()
 {
     return {"json", "Print stable, machine-readable JSON."};
@@ -332,6 +320,17 @@ const std::vector<CommandSpec> &commands()
     return list;
 }
 
+const std::vector<Option> &commonOptions()
+{
+    static const std::vector<Option> list{
+        Option({"h", "help"}, "Show the command's options."),
+        Option({"v", "verbose"}, "Log each storage operation to stderr (secrets are never shown)."),
+        Option("accept-new-host-key",
+               "Trust an SSH server never seen before and add its key to known_hosts (a "
+               "changed key is always refused).")};
+    return list;
+}
+
 const CommandSpec &openCommand()
 {
     static const CommandSpec open{
@@ -411,9 +410,7 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
     ArgParser parser;
     parser.setDescription(spec->summary);
     parser.setPositionalSyntax(spec->arguments);
-    parser.addOption({{"h", "help"}, "Show this help."});
-    parser.addOption(verboseOption());
-    parser.addOption(hostKeyOption());
+    parser.addOptions(commonOptions());
     parser.addOptions(spec->options);
 
     std::vector<std::string> commandArgs(args.begin() + 1, args.end());

@@ -51,6 +51,9 @@ const std::vector<CommandSpec> &commands();
 // `strata open`: the desktop app on what it names (run by the GUI; here for its --help and
 // the man page).
 const CommandSpec &openCommand();
+// The options every command takes besides its own (help, verbose, accept-new-host-key):
+// parsed by run(), described once by the man page and the completions.
+const std::vector<Option> &commonOptions();
 // Whether argv[1] selects the command line rather than the GUI.
 bool wantsCommandLine(const std::vector<std::string> &arguments);
 // Runs `strata ARGS…` (arguments[0] is the program name) with the backends that

@@ -99,14 +99,14 @@ files)
     # to the next command's heading).
     section=$(awk -v h="strata $cmd [OPTIONS]" 'index($0, h) {on = 1; print; next} on && /^ +strata [a-z]+ \[OPTIONS\]/ {exit} on' "$work/man.txt")
     help=$("$strata" "$cmd" --help 2>&1)
-    # (-h/--help and -v/--verbose are global options, described once below.)
-    for opt in $(grep -oE '^ +(-[A-Za-z], )?--[a-z-]+' <<<"$help" | grep -oE -- '--[a-z-]+' | grep -vxE -- '--help|--verbose') \
+    # (-h/--help, -v/--verbose and --accept-new-host-key are global options, described once below.)
+    for opt in $(grep -oE '^ +(-[A-Za-z], )?--[a-z-]+' <<<"$help" | grep -oE -- '--[a-z-]+' | grep -vxE -- '--help|--verbose|--accept-new-host-key') \
                $(grep -oE '^ +-[A-Za-z][, ]' <<<"$help" | grep -oE -- '-[A-Za-z]' | grep -vxE -- '-h|-v'); do
       grep -qF -- "$opt" <<<"$section" || fail "man page lacks $cmd $opt in its section"
     done
   done
   global=$(awk '/^GLOBAL OPTIONS/ {on = 1; next} on && /^[A-Z]/ {exit} on' "$work/man.txt")
-  for opt in "-h, --help" "-v, --verbose"; do
+  for opt in "-h, --help" "-v, --verbose" "--accept-new-host-key"; do
     grep -qF -- "$opt" <<<"$global" || fail "man page lacks the global option $opt"
   done
   # The desktop entry's command line: files and folders open in the window, they are not

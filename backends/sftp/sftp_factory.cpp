@@ -42,10 +42,10 @@ Result<std::shared_ptr<Backend>> SftpFactory::create(const Uri &uri, const Targe
     return std::shared_ptr<Backend>(std::move(*backend));
 }
 
-void SftpFactory::setPrompts(ConnectionPrompts prompts)
+void SftpFactory::setPrompts(const ConnectionPrompts &prompts)
 {
     std::lock_guard lock(m_mutex);
-    m_prompts = std::move(prompts);
+    m_prompts = prompts;
 }
 
 } // namespace strata::sftp

@@ -16,7 +16,7 @@ public:
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target,
                                             const ConnectionSecret &secret) override;
-    void setPrompts(ConnectionPrompts prompts) override;
+    void setPrompts(const ConnectionPrompts &prompts) override;
 
 private:
     std::mutex m_mutex;

@@ -2,6 +2,9 @@
 
 #include "core/storage/registry.h"
 
+#include <libssh2.h>
+#include <libssh2_sftp.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -9,10 +12,6 @@
 #include <mutex>
 #include <string>
 #include <vector>
-
-struct _LIBSSH2_SESSION;
-struct _LIBSSH2_SFTP;
-struct _LIBSSH2_SFTP_HANDLE;
 
 namespace strata::sftp {
 
@@ -50,8 +49,8 @@ public:
     static Result<std::unique_ptr<Session>> open(const Config &config, const ConnectionPrompts &prompts,
                                                  std::string &learned);
 
-    _LIBSSH2_SESSION *ssh() const { return m_ssh; }
-    _LIBSSH2_SFTP *sftp() const { return m_sftp; }
+    LIBSSH2_SESSION *ssh() const { return m_ssh; }
+    LIBSSH2_SFTP *sftp() const { return m_sftp; }
     // The error of the last failed call (rc < 0) as an Error; a broken connection marks
     // the session so it is not reused.
     Error error(int rc, std::string_view what);
@@ -67,7 +66,7 @@ public:
         std::uint64_t next = 0;
         std::uint64_t generation = 0; // SessionPool::changed() when opened
         std::chrono::steady_clock::time_point used;
-        _LIBSSH2_SFTP_HANDLE *handle = nullptr;
+        LIBSSH2_SFTP_HANDLE *handle = nullptr;
     };
     OpenRead &openRead() { return m_read; }
     void closeRead();
@@ -79,8 +78,8 @@ private:
     Status login(const Config &config, const PassphrasePrompt &prompt, std::string &learned);
 
     int m_socket = -1;
-    _LIBSSH2_SESSION *m_ssh = nullptr;
-    _LIBSSH2_SFTP *m_sftp = nullptr;
+    LIBSSH2_SESSION *m_ssh = nullptr;
+    LIBSSH2_SFTP *m_sftp = nullptr;
     bool m_broken = false;
     std::string m_home;
     OpenRead m_read;

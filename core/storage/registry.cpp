@@ -14,7 +14,7 @@ void Registry::add(std::unique_ptr<BackendFactory> factory)
     m_factories[scheme] = std::move(factory);
 }
 
-void Registry::setPrompts(ConnectionPrompts prompts)
+void Registry::setPrompts(const ConnectionPrompts &prompts)
 {
     std::lock_guard lock(m_mutex);
     m_prompts = prompts;

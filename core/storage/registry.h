@@ -75,7 +75,7 @@ public:
     }
     // Who answers what a connection asks (ConnectionPrompts); schemes that ask nothing
     // ignore it.
-    virtual void setPrompts(ConnectionPrompts prompts) { (void)prompts; }
+    virtual void setPrompts(const ConnectionPrompts &prompts) { (void)prompts; }
 };
 
 // Where a URI points: the operator of its backend and the path inside it.
@@ -104,7 +104,7 @@ public:
     // open with other credentials is opened again). An empty secret clears it.
     Status setSecret(std::string_view uriText, ConnectionSecret secret);
     // Who answers what connections ask, for every factory (see ConnectionPrompts).
-    void setPrompts(ConnectionPrompts prompts);
+    void setPrompts(const ConnectionPrompts &prompts);
 
 private:
     OperatorOptions m_options;

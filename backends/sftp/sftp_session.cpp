@@ -335,9 +335,20 @@ Status Session::connect(const Config &config)
     libssh2_session_set_blocking(m_ssh, 1);
     libssh2_session_set_timeout(m_ssh, long(config.timeoutMs));
     // OpenSSH's order: the key a server sends is the one `ssh` recorded in known_hosts.
-    libssh2_session_method_pref(m_ssh, LIBSSH2_METHOD_HOSTKEY,
-                                "ssh-ed25519,ecdsa-sha2-nistp256,ecdsa-sha2-nistp384,ecdsa-sha2-nistp521,"
-                                "rsa-sha2-512,rsa-sha2-256,ssh-rsa");
+    // Only names this libssh2 knows: 1.10 drops unknown ones with an overlapping memcpy
+    // (ASan stops there).
+    const char **known = nullptr;
+    const int count = libssh2_session_supported_algs(m_ssh, LIBSSH2_METHOD_HOSTKEY, &known);
+    std::string wanted;
+    for (const char *name : {"ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+                             "rsa-sha2-512", "rsa-sha2-256", "ssh-rsa"})
+        for (int i = 0; i < count; ++i)
+            if (std::strcmp(known[i], name) == 0)
+                wanted += (wanted.empty() ? "" : ",") + std::string(name);
+    if (count > 0)
+        libssh2_free(m_ssh, static_cast<void *>(known));
+    if (!wanted.empty())
+        libssh2_session_method_pref(m_ssh, LIBSSH2_METHOD_HOSTKEY, wanted.c_str());
     if (int rc = libssh2_session_handshake(m_ssh, m_socket); rc != 0)
         return error(rc, "the SSH handshake with " + where + " failed");
     return {};

@@ -59,6 +59,17 @@ private:
                 box->setChecked(pair.mid(eq + 1) == QLatin1String("1"));
         }
     }
+    // The sshd fixture's env file (STRATA_SFTP_ENVFILE) as KEY -> VALUE; empty without one.
+    static QMap<QString, QString> sshdFixture()
+    {
+        QMap<QString, QString> env;
+        QFile file(qEnvironmentVariable("STRATA_SFTP_ENVFILE"));
+        if (file.open(QIODevice::ReadOnly))
+            for (const QByteArray &line : file.readAll().split('\n'))
+                if (const auto eq = line.indexOf('='); eq > 0)
+                    env[QString::fromUtf8(line.left(eq))] = QString::fromUtf8(line.mid(eq + 1));
+        return env;
+    }
     static bool okEnabled(ConnectionDialog &d)
     {
         return d.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->isEnabled();
@@ -272,12 +283,8 @@ void TestConnectionDialog::profilesAndSecretsAreStoredApart()
 // running while the question waits.
 void TestConnectionDialog::sftpTestAsksAboutAnUnknownHostKey()
 {
-    QMap<QString, QString> env;
-    QFile file(qEnvironmentVariable("STRATA_SFTP_ENVFILE"));
-    QVERIFY2(file.open(QIODevice::ReadOnly), "no sshd fixture (STRATA_SFTP_ENVFILE)");
-    for (const QByteArray &line : file.readAll().split('\n'))
-        if (const auto eq = line.indexOf('='); eq > 0)
-            env[QString::fromUtf8(line.left(eq))] = QString::fromUtf8(line.mid(eq + 1));
+    const QMap<QString, QString> env = sshdFixture();
+    QVERIFY2(!env.isEmpty(), "no sshd fixture (STRATA_SFTP_ENVFILE)");
     QTemporaryDir home;
     const QByteArray oldHome = qgetenv("HOME");
     qputenv("HOME", home.path().toUtf8()); // an empty ~/.ssh: the key is unknown
@@ -374,12 +381,8 @@ void TestConnectionDialog::sftpTestAsksAboutAnUnknownHostKey()
 // answer logs in; a wrong one does not.
 void TestConnectionDialog::sftpAsksForAKeysPassphrase()
 {
-    QMap<QString, QString> env;
-    QFile file(qEnvironmentVariable("STRATA_SFTP_ENVFILE"));
-    QVERIFY2(file.open(QIODevice::ReadOnly), "no sshd fixture (STRATA_SFTP_ENVFILE)");
-    for (const QByteArray &line : file.readAll().split('\n'))
-        if (const auto eq = line.indexOf('='); eq > 0)
-            env[QString::fromUtf8(line.left(eq))] = QString::fromUtf8(line.mid(eq + 1));
+    const QMap<QString, QString> env = sshdFixture();
+    QVERIFY2(!env.isEmpty(), "no sshd fixture (STRATA_SFTP_ENVFILE)");
     QTemporaryDir home;
     const QByteArray oldHome = qgetenv("HOME");
     qputenv("HOME", home.path().toUtf8());

@@ -85,6 +85,8 @@ void registerCommandLineBackends(Registry &registry)
     for (const char *scheme : {"nbd", "nbds", "nbd+unix", "nbds+unix"})
         registry.add(std::make_unique<nbd::NbdFactory>(scheme));
     registry.add(std::make_unique<sftp::SftpFactory>());
+    for (const char *scheme : {"ftp", "ftps"})
+        registry.add(std::make_unique<ModuleFactory>(scheme, std::string(scheme) + "://user@host[:port]/path"));
     registry.add(std::make_unique<NullFactory>());
 }
 

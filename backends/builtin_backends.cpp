@@ -1,6 +1,7 @@
 #include "backends/builtin_backends.h"
 
 #include "backends/fs/file_factory.h"
+#include "backends/ftp/ftp_factory.h"
 #include "backends/memory/memory_factory.h"
 #include "backends/nbd/nbd_factory.h"
 #include "backends/null/null_backend.h"
@@ -20,6 +21,8 @@ void registerBuiltinBackends(Registry &registry)
     for (const char *scheme : {"nbd", "nbds", "nbd+unix", "nbds+unix"})
         registry.add(std::make_unique<nbd::NbdFactory>(scheme));
     registry.add(std::make_unique<sftp::SftpFactory>());
+    for (const char *scheme : {"ftp", "ftps"})
+        registry.add(std::make_unique<ftp::FtpFactory>(scheme));
     registry.add(std::make_unique<NullFactory>());
 }
 

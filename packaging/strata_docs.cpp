@@ -99,6 +99,12 @@ QString manPage()
         ".TP\n\\fBwebdav://\\fR\\fIhost:port/path\\fR, \\fBwebdavs://\\fR...\nA WebDAV server.\n"
         ".TP\n\\fBnbd://\\fR\\fIhost:port/export\\fR, \\fBnbd+unix:///\\fR\\fIexport\\fR\\fB?socket=\\fR\\fIpath\\fR\n"
         "An NBD export (one object: the image).\n"
+        ".TP\n\\fBsftp://\\fR[\\fIuser\\fR\\fB@\\fR]\\fIhost\\fR[\\fB:\\fR\\fIport\\fR]\\fI/path\\fR, "
+        "\\fIuser\\fR\\fB@\\fR\\fIhost\\fR\\fB:\\fR\\fIpath\\fR\nAn SSH server's files (SFTP); host keys are checked "
+        "against \\fI~/.ssh/known_hosts\\fR.\n"
+        ".TP\n\\fBftp://\\fR[\\fIuser\\fR\\fB@\\fR]\\fIhost\\fR[\\fB:\\fR\\fIport\\fR]\\fI/path\\fR, "
+        "\\fBftps://\\fR...\n"
+        "An FTP server, or FTPS with explicit TLS.\n"
         ".TP\n\\fBnull:\\fR\nA destination that discards what it is given.\n");
     t += QStringLiteral(
         ".SH ENVIRONMENT\n.TP\n\\fBAWS_ACCESS_KEY_ID\\fR, \\fBAWS_SECRET_ACCESS_KEY\\fR, \\fBAWS_SESSION_TOKEN\\fR, "
@@ -107,6 +113,10 @@ QString manPage()
         "credentials, "
         "sent only to the server STRATA_WEBDAV_HOST names (host or host:port); else a machine entry of "
         "\\fI~/.netrc\\fR.\n"
+        ".TP\n\\fBSTRATA_FTP_HOST\\fR, \\fBSTRATA_FTP_USER\\fR, \\fBSTRATA_FTP_PASSWORD\\fR\nFTP credentials, sent "
+        "only "
+        "to the server STRATA_FTP_HOST names; else a machine entry of \\fI~/.netrc\\fR.\n"
+        ".TP\n\\fBSTRATA_SFTP_PASSWORD\\fR\nAn SSH password, or the passphrase of a key.\n"
         ".TP\n\\fBSTRATA_STATE_DIR\\fR\nWhere transfer journals are kept (default \\fI~/.local/state/strata\\fR).\n"
         ".TP\n\\fBhttp_proxy\\fR, \\fBhttps_proxy\\fR, \\fBall_proxy\\fR, \\fBno_proxy\\fR\nHTTP proxies, as libcurl "
         "reads them.\n");

@@ -47,6 +47,24 @@ QString badHttpUrl(const QString &value, const QString &what)
     return {};
 }
 
+// A server's host and port fields: the host as a URI wants it ("[::1]" for an IPv6
+// literal) and the port (0: the protocol's), or the sentence saying what is wrong.
+struct Server {
+    QString host;
+    int port = 0;
+    QString problem;
+};
+Server serverOf(const QString &host, const QString &port, const QString &hostProblem)
+{
+    if (host.isEmpty() || !QRegularExpression(QStringLiteral("^[A-Za-z0-9_.:%-]+$")).match(host).hasMatch())
+        return {{}, 0, hostProblem};
+    bool ok = true;
+    const int number = port.isEmpty() ? 0 : port.toInt(&ok);
+    if (!ok || number < 0 || number > 65535)
+        return {{}, 0, ConnectionDialog::tr("The port is a number from 1 to 65535")};
+    return {host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host, number, {}};
+}
+
 struct TestOutcome {
     bool ok = false;
     QString message;
@@ -62,7 +80,7 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     auto *top = new QFormLayout;
     m_kind = new QComboBox(this);
     m_kind->addItems({tr("Local folder"), tr("Memory store"), tr("S3 object storage"), tr("WebDAV"),
-                      tr("NBD disk image"), tr("SFTP (SSH)")});
+                      tr("NBD disk image"), tr("SFTP (SSH)"), tr("FTP / FTPS")});
     m_name = new QLineEdit(this);
     m_name->setPlaceholderText(tr("A name for the sidebar"));
     top->addRow(tr("&Kind:"), m_kind);
@@ -70,7 +88,7 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     layout->addLayout(top);
 
     m_pages = new QStackedWidget(this);
-    for (int i = 0; i <= Sftp; ++i) {
+    for (int i = 0; i <= Ftp; ++i) {
         auto *page = new QWidget(m_pages);
         auto *form = new QFormLayout(page);
         form->setContentsMargins(0, 0, 0, 0);
@@ -117,6 +135,18 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     addLine(m_pages->widget(Sftp), QStringLiteral("sshPassword"), tr("Pass&word:"),
             tr("the password, or the key's passphrase"))
         ->setEchoMode(QLineEdit::Password);
+    addLine(m_pages->widget(Ftp), QStringLiteral("ftpHost"), tr("&Host:"), QStringLiteral("ftp.example.org"));
+    addLine(m_pages->widget(Ftp), QStringLiteral("ftpPort"), tr("&Port:"), QStringLiteral("21"));
+    addLine(m_pages->widget(Ftp), QStringLiteral("ftpUser"), tr("&User:"), tr("empty: anonymous"));
+    addLine(m_pages->widget(Ftp), QStringLiteral("ftpFolder"), tr("&Folder:"), tr("empty: the login folder"));
+    addLine(m_pages->widget(Ftp), QStringLiteral("ftpPassword"), tr("Pass&word:"), tr("empty: ~/.netrc"))
+        ->setEchoMode(QLineEdit::Password);
+    auto *tls = new QCheckBox(tr("&Encrypt (FTPS, explicit TLS)"), m_pages->widget(Ftp));
+    tls->setObjectName(QStringLiteral("ftpTls"));
+    tls->setChecked(true);
+    static_cast<QFormLayout *>(m_pages->widget(Ftp)->layout())->addRow(QString(), tls);
+    connect(tls, &QCheckBox::toggled, this, &ConnectionDialog::validate);
+    addLine(m_pages->widget(Ftp), QStringLiteral("ftpCa"), tr("&CA file:"), tr("optional: a PEM file to trust"));
     layout->addWidget(m_pages);
 
     m_problem = new QLabel(this);
@@ -229,13 +259,10 @@ ConnectionDialog::Built ConnectionDialog::build() const
         return {url.toString(), {}};
     }
     case Sftp: {
-        const QString host = text(this, "sshHost");
-        if (host.isEmpty() || !QRegularExpression(QStringLiteral("^[A-Za-z0-9_.:%-]+$")).match(host).hasMatch())
-            return {{}, tr("Give the server's host name or address, or a Host of ~/.ssh/config")};
-        bool ok = true;
-        const int port = text(this, "sshPort").isEmpty() ? 0 : text(this, "sshPort").toInt(&ok);
-        if (!ok || port < 0 || port > 65535)
-            return {{}, tr("The port is a number from 1 to 65535")};
+        const Server server = serverOf(text(this, "sshHost"), text(this, "sshPort"),
+                                       tr("Give the server's host name or address, or a Host of ~/.ssh/config"));
+        if (!server.problem.isEmpty())
+            return {{}, server.problem};
         const QString user = text(this, "sshUser");
         if (user.contains(QLatin1Char('@')) || user.contains(QLatin1Char(':')) || user.contains(QLatin1Char('/')))
             return {{}, tr("A user name has no '@', ':' or '/'")};
@@ -248,17 +275,45 @@ ConnectionDialog::Built ConnectionDialog::build() const
             path = QStringLiteral("/") + folder;
         else if (!folder.isEmpty())
             path = QStringLiteral("/~/") + folder;
-        const QString h = host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host;
         QString uri = QStringLiteral("sftp://")
             + (user.isEmpty() ? QString()
                               : QString::fromStdString(percentEncode(user.toStdString())) + QLatin1Char('@'))
-            + h + (port > 0 ? QLatin1Char(':') + QString::number(port) : QString())
+            + server.host + (server.port > 0 ? QLatin1Char(':') + QString::number(server.port) : QString())
             + QString::fromStdString(percentEncode(path.toStdString(), "/~", true));
         if (const QString key = text(this, "sshKey"); !key.isEmpty()) {
             if (!QDir::isAbsolutePath(QDir::fromNativeSeparators(key)) && !key.startsWith(QLatin1String("~/")))
                 return {{}, tr("The key file is an absolute path (or starts with ~/)")};
             const QString file = key.startsWith(QLatin1String("~/")) ? QDir::homePath() + key.mid(1) : key;
             uri += QStringLiteral("?identity=") + QString::fromStdString(percentEncode(file.toStdString(), "/", true));
+        }
+        return {uri, {}};
+    }
+    case Ftp: {
+        const Server server =
+            serverOf(text(this, "ftpHost"), text(this, "ftpPort"), tr("Give the server's host name or address"));
+        if (!server.problem.isEmpty())
+            return {{}, server.problem};
+        const QString user = text(this, "ftpUser");
+        if (user.contains(QLatin1Char(':')) || user.contains(QLatin1Char('/')))
+            return {{}, tr("A user name has no ':' or '/'")};
+        const bool tls = checked(this, "ftpTls");
+        const QString ca = text(this, "ftpCa");
+        if (!ca.isEmpty() && !tls)
+            return {{}, tr("A CA file is for encrypted connections (FTPS)")};
+        if (!ca.isEmpty() && !QDir::isAbsolutePath(ca) && !ca.startsWith(QLatin1String("~/")))
+            return {{}, tr("The CA file is an absolute path (or starts with ~/)")};
+        // The folder is below the login folder, as FTP URLs have it.
+        QString folder = text(this, "ftpFolder");
+        while (folder.startsWith(QLatin1Char('/')))
+            folder.remove(0, 1);
+        QString uri = (tls ? QStringLiteral("ftps://") : QStringLiteral("ftp://"))
+            + (user.isEmpty() ? QString()
+                              : QString::fromStdString(percentEncode(user.toStdString())) + QLatin1Char('@'))
+            + server.host + (server.port > 0 ? QLatin1Char(':') + QString::number(server.port) : QString())
+            + QLatin1Char('/') + QString::fromStdString(percentEncode(folder.toStdString(), "/", true));
+        if (!ca.isEmpty()) {
+            const QString file = ca.startsWith(QLatin1String("~/")) ? QDir::homePath() + ca.mid(1) : ca;
+            uri += QStringLiteral("?ca=") + QString::fromStdString(percentEncode(file.toStdString(), "/", true));
         }
         return {uri, {}};
     }
@@ -345,6 +400,15 @@ void ConnectionDialog::setProfile(const ConnectionProfile &profile)
                 : path.startsWith(QLatin1String("/~/")) ? path.mid(3)
                                                         : path);
         set("sshKey", QString::fromStdString(uri->queryValue("identity").value_or(std::string())));
+    } else if (scheme == QLatin1String("ftp") || scheme == QLatin1String("ftps")) {
+        setKind(Ftp);
+        set("ftpHost", QString::fromStdString(uri->host()));
+        set("ftpPort", uri->port() ? QString::number(*uri->port()) : QString());
+        set("ftpUser", profile.user.isEmpty() ? QString::fromStdString(uri->userInfo()) : profile.user);
+        set("ftpFolder", path.mid(1));
+        set("ftpCa", QString::fromStdString(uri->queryValue("ca").value_or(std::string())));
+        if (auto *box = qobject_cast<QCheckBox *>(field(QStringLiteral("ftpTls"))))
+            box->setChecked(scheme == QLatin1String("ftps"));
     } else if (scheme.startsWith(QLatin1String("nbd"))) {
         setKind(Nbd);
         set("host", url.host());
@@ -365,6 +429,7 @@ ConnectionProfile ConnectionDialog::profile() const
     p.user = kind == S3  ? text(this, "accessKey")
         : kind == WebDav ? text(this, "user")
         : kind == Sftp   ? text(this, "sshUser")
+        : kind == Ftp    ? text(this, "ftpUser")
                          : QString();
     p.hasSecret = !secret().isEmpty();
     return p;
@@ -376,6 +441,7 @@ QString ConnectionDialog::secret() const
     case S3: return checked(this, "anonymous") ? QString() : text(this, "secretKey");
     case WebDav: return qobject_cast<QLineEdit *>(field(QStringLiteral("password")))->text();
     case Sftp: return text(this, "sshPassword");
+    case Ftp: return text(this, "ftpPassword");
     default: return {};
     }
 }

@@ -26,7 +26,7 @@ namespace strata {
 class ConnectionDialog : public QDialog {
     Q_OBJECT
 public:
-    enum Kind { LocalFolder, MemoryStore, S3, WebDav, Nbd, Sftp };
+    enum Kind { LocalFolder, MemoryStore, S3, WebDav, Nbd, Sftp, Ftp };
     using RegistryMaker = std::function<std::unique_ptr<Registry>()>;
 
     ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent = nullptr);

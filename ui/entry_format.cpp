@@ -163,6 +163,12 @@ QString locationName(const QString &text)
             return QString::fromStdString(path.empty() ? where + ":/" : where);
         return join(path.starts_with("~/") ? path : '/' + path, where);
     }
+    if (scheme == "ftp" || scheme == "ftps") {
+        // "upload on me@server (FTPS)": the folder below the login folder.
+        const std::string where = (uri->hasUserInfo() ? uri->userInfo() + '@' : std::string()) + authority(*uri)
+            + (scheme == "ftps" ? " (FTPS)" : " (FTP)");
+        return path.empty() ? QString::fromStdString(where) : join(path, where);
+    }
     if (scheme.starts_with("nbd")) {
         std::string where = authority(*uri);
         if (auto socket = uri->queryValue("socket"))

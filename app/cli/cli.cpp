@@ -32,7 +32,7 @@ std::string globalHelp()
     for (const auto &c : commands())
         text += "  " + pad(c.name, -8) + " " + c.summary + "\n";
     text += "\nLocations: file:///path (or a plain path), memory://STORE/path, sftp://user@host/path (or\n"
-            "user@host:path, as scp takes it), s3://, webdav://, nbd://.\n"
+            "user@host:path, as scp takes it), ftp://user@host/path, ftps://, s3://, webdav://, nbd://.\n"
             "Global options: -v/--verbose, --accept-new-host-key, --version, -h/--help.\n"
             "Run 'strata COMMAND --help' for a command's options.\n";
     return text;

@@ -7,6 +7,7 @@
 #include "core/storage/printable.h"
 #include "core/transfer/transfer_queue.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -122,12 +123,23 @@ int printReport(Context &context, const TransferReport &report, bool json, bool 
             write(context.err, "strata: not copied: " + printable(s.source) + ": " + printable(s.reason) + "\n");
         if (!report.error.empty())
             write(context.err, "strata: " + printable(report.error) + "\n");
-        if (report.filesFailed > 0)
+        // What the plan refused (no destination: a name that is no path, a kind that cannot
+        // be copied) a second run refuses again; only the rest is worth retrying.
+        const auto refused = std::uint64_t(std::count_if(report.failures.begin(), report.failures.end(),
+                                                         [](const FileFailure &f) { return f.destination.empty(); }));
+        const std::uint64_t retryable = report.filesFailed > refused ? report.filesFailed - refused : 0;
+        const std::uint64_t total = report.filesFailed + report.filesCopied + report.filesSkipped;
+        if (retryable > 0)
             write(context.err,
                   format("strata: %llu of %llu files failed; %llu copied. Run the same command again to "
                          "retry the failed ones.\n",
-                         (unsigned long long)report.filesFailed,
-                         (unsigned long long)report.filesFailed + report.filesCopied + report.filesSkipped,
+                         (unsigned long long)retryable, (unsigned long long)total,
+                         (unsigned long long)report.filesCopied));
+        if (refused > 0)
+            write(context.err,
+                  format("strata: %llu of %llu entries were left alone for the reasons above (a second "
+                         "run would leave them too); %llu copied.\n",
+                         (unsigned long long)refused, (unsigned long long)total,
                          (unsigned long long)report.filesCopied));
     }
     if (interrupted) {

@@ -127,10 +127,18 @@ Result<std::size_t> preadAll(int fd, std::uint64_t offset, std::span<std::byte> 
 // A local file held open: reads and in-kernel copies come from it, whatever is renamed
 // over its name meanwhile.
 class FileReader final : public Reader {
+    static constexpr std::size_t kAheadFrom = 1u << 20;
+
 public:
     explicit FileReader(UniqueFd fd) : m_fd(std::move(fd)) {}
     Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
     {
+        // A copy's large reads: this range and the next one are asked for first, so that
+        // the disk fetches the next while this one is being sent (the kernel's own
+        // readahead is far smaller than a copy's buffer, and a cold read then waits for
+        // the disk at every buffer: 200 MiB to FTP took 0.85 s cold, 0.30 s warm).
+        if (buffer.size() >= kAheadFrom)
+            ::posix_fadvise(m_fd.get(), off_t(offset), off_t(2 * buffer.size()), POSIX_FADV_WILLNEED);
         return preadAll(m_fd.get(), offset, buffer);
     }
     Status copyRangeTo(std::uint64_t offset, std::uint64_t length, Writer &to) override
@@ -447,11 +455,7 @@ Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view pat
     std::string tmpName;
     if (!options.resumeKey.empty()) {
         // A named, stable temporary file: what was written survives a crash or a pause.
-        std::string key;
-        for (char c : options.resumeKey)
-            if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')
-                key += c;
-        tmpName = ".strata-resume-" + key.substr(0, 64) + ".part";
+        tmpName = resumePartName(options.resumeKey);
         // Private while written; never through a symlink. What is there is trusted only when
         // it is ours: a regular file of this user with no other name (a hard link planted
         // under the name would make us write into another file). Else its name goes.
@@ -484,7 +488,7 @@ Result<std::unique_ptr<FileWriter>> FileBackend::makeWriter(std::string_view pat
     if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL || errno == ENOENT)) {
         // No O_TMPFILE here: a hidden name that a crash could leave, but never the real one.
         for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
-            tmpName = ".strata-" + std::to_string(randomU64()) + ".part";
+            tmpName = temporaryPartName();
             fd = ::openat(dirFd.get(), tmpName.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
             if (fd < 0 && errno != EEXIST)
                 break;

@@ -31,11 +31,6 @@ constexpr long kLargeReceiveBuffer = 512 << 10;
 constexpr long kLargeUploadBuffer = 64 << 10;
 constexpr std::uint64_t kLargeBody = 1u << 20;
 
-// curl_global_init is not thread-safe in libcurl 7.88: once, before the first handle.
-struct GlobalInit {
-    GlobalInit() { curl_global_init(CURL_GLOBAL_DEFAULT); }
-};
-
 // Which way a large body goes, if any: only that direction gets the larger buffer (a PUT of
 // 16 MiB is answered by headers alone and needs no 512 KiB receive buffer).
 struct Buffers {
@@ -146,6 +141,13 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
 }
 
 } // namespace
+
+void initialiseCurl()
+{
+    // curl_global_init is not thread-safe in libcurl 7.88: once, before the first handle.
+    static const bool once = [] { return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }();
+    (void)once;
+}
 
 namespace {
 
@@ -394,7 +396,7 @@ constexpr long kAnyScheme = kAuthBasic | kAuthDigest;
 Client::Client(ClientOptions options)
     : m_options(std::move(options)), m_userAgentLine("User-Agent: " + m_options.userAgent), m_authSchemes(kAnyScheme)
 {
-    static GlobalInit init;
+    initialiseCurl();
 }
 
 Client::~Client() = default;

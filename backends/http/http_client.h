@@ -109,6 +109,10 @@ struct ClientOptions {
     bool netrc = false;
 };
 
+// Initialises libcurl once per process, before the first easy handle (every libcurl user
+// of ours calls it: curl_global_init is not thread-safe in libcurl 7.88).
+void initialiseCurl();
+
 // Blocking HTTP over libcurl, with a pool of easy handles whose kept-alive connections
 // are reused across requests and threads. Thread-safe.
 class Client {

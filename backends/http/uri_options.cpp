@@ -20,6 +20,46 @@ bool truthy(const std::optional<std::string> &value)
     return value && (value->empty() || *value == "1" || *value == "true" || *value == "yes");
 }
 
+std::string authority(const Uri &uri)
+{
+    std::string out = uri.host();
+    if (out.find(':') != std::string::npos && !out.starts_with('['))
+        out = "[" + out + "]";
+    if (auto port = uri.port())
+        out += ":" + std::to_string(*port);
+    return out;
+}
+
+bool environmentNamesHost(const char *variable, const Uri &uri)
+{
+    auto lower = [](std::string text) {
+        std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        return text;
+    };
+    const std::string named = lower(environment(variable));
+    if (named.empty())
+        return false;
+    const std::string bare = lower(uri.host());
+    return named == lower(authority(uri)) || named == bare || named == "[" + bare + "]";
+}
+
+Result<Login> loginOf(const Uri &uri, const char *hostVariable, const char *userVariable, const char *passwordVariable)
+{
+    Login login;
+    const bool environmentsHost = environmentNamesHost(hostVariable, uri);
+    if (uri.hasUserInfo()) {
+        auto user = percentDecode(uri.userInfo());
+        if (!user)
+            return Error(ErrorKind::InvalidInput, "the user name in the URI has a bad percent escape");
+        login.user = std::move(*user);
+    } else if (environmentsHost) {
+        login.user = environment(userVariable);
+    }
+    if (environmentsHost)
+        login.password = environment(passwordVariable);
+    return login;
+}
+
 bool netrcNamesHost(std::string_view host)
 {
     const std::string home = environment("HOME");

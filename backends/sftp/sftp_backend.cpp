@@ -156,11 +156,15 @@ Status writeAll(Session &s, LIBSSH2_SFTP_HANDLE *h, std::span<const std::byte> d
 
 class SftpWriter final : public Writer {
 public:
+    // `lease` and `handle`: the connection that made the temporary file and the file still
+    // open on it, for the writes in order (two round trips less than opening it again).
     SftpWriter(std::shared_ptr<SftpBackend> backend, std::string path, std::string temp, WriteOptions options,
-               std::uint32_t mode, bool resumable, std::uint64_t length)
+               std::uint32_t mode, bool resumable, std::uint64_t length, SessionPool::Lease lease, Handle handle)
         : m_backend(std::move(backend)), m_path(std::move(path)), m_temp(std::move(temp)),
-          m_options(std::move(options)), m_mode(mode), m_resumable(resumable), m_partial(length), m_appendAt(length)
+          m_options(std::move(options)), m_mode(mode), m_resumable(resumable), m_partial(length), m_appendAt(length),
+          m_lease(std::move(lease)), m_handle(std::move(handle))
     {
+        libssh2_sftp_seek64(m_handle.get(), m_appendAt);
     }
     ~SftpWriter() override
     {
@@ -171,7 +175,8 @@ public:
     Status write(std::span<const std::byte> data) override
     {
         std::lock_guard lock(m_mutex);
-        if (!m_lease) {
+        if (!m_lease || !m_handle) {
+            m_handle.reset();
             auto lease = m_backend->pool().lease();
             if (!lease)
                 return std::move(lease).error();
@@ -190,7 +195,13 @@ public:
 
     Status writeAt(std::uint64_t offset, std::span<const std::byte> data) override
     {
-        // Its own connection: parts written from several threads go out side by side.
+        // The handle that made the file, where no other part is using it (one part at a
+        // time, as a small file is written: no second connection, no second open).
+        if (std::unique_lock lock(m_mutex, std::try_to_lock); lock.owns_lock() && m_lease && m_handle) {
+            libssh2_sftp_seek64(m_handle.get(), offset);
+            return writeAll(**m_lease, m_handle.get(), data, "cannot write");
+        }
+        // Else its own connection: parts written from several threads go out side by side.
         auto lease = m_backend->pool().lease();
         if (!lease)
             return std::move(lease).error();
@@ -207,6 +218,14 @@ public:
 
     Status setLength(std::uint64_t length) override
     {
+        {
+            // Set with the mode and time at commit, on the open handle: one request.
+            std::lock_guard lock(m_mutex);
+            if (m_lease && m_handle) {
+                m_length = length;
+                return {};
+            }
+        }
         auto lease = m_backend->pool().lease();
         if (!lease)
             return std::move(lease).error();
@@ -242,8 +261,6 @@ public:
             // fsync@openssh.com; a server without it has nothing to offer instead.
             (void)libssh2_sftp_fsync(m_handle.get());
         }
-        if (int rc = m_handle.close(); rc < 0)
-            return fail(s.error(rc, "cannot write"));
         Attributes attrs{};
         attrs.flags = LIBSSH2_SFTP_ATTR_PERMISSIONS;
         attrs.permissions = m_mode;
@@ -251,10 +268,22 @@ public:
             attrs.flags |= LIBSSH2_SFTP_ATTR_ACMODTIME;
             attrs.mtime = attrs.atime = static_cast<unsigned long>(*m_options.mtimeNs / 1'000'000'000);
         }
-        if (int rc =
-                libssh2_sftp_stat_ex(s.sftp(), m_temp.data(), unsigned(m_temp.size()), LIBSSH2_SFTP_SETSTAT, &attrs);
-            rc < 0)
-            return fail(s.error(rc, "cannot set the permissions"));
+        // On the open file where there is one (no path to look up again), then closed.
+        const bool open = bool(m_handle);
+        if (open && m_length) {
+            attrs.flags |= LIBSSH2_SFTP_ATTR_SIZE;
+            attrs.filesize = *m_length;
+        }
+        if (open)
+            if (int rc = libssh2_sftp_fstat_ex(m_handle.get(), &attrs, 1); rc < 0)
+                return fail(s.error(rc, "cannot set the permissions"));
+        if (int rc = m_handle.close(); rc < 0)
+            return fail(s.error(rc, "cannot write"));
+        if (!open)
+            if (int rc = libssh2_sftp_stat_ex(s.sftp(), m_temp.data(), unsigned(m_temp.size()), LIBSSH2_SFTP_SETSTAT,
+                                              &attrs);
+                rc < 0)
+                return fail(s.error(rc, "cannot set the permissions"));
         m_backend->pool().changed();
         if (auto st = renameOn(s, m_temp, m_backend->serverPath(m_path), m_options.overwrite, "cannot publish"); !st)
             return fail(std::move(st).error(), &s);
@@ -312,10 +341,11 @@ private:
     std::uint32_t m_mode;
     bool m_resumable;
     std::uint64_t m_partial;
+    std::uint64_t m_appendAt;
     std::mutex m_mutex;
     std::optional<SessionPool::Lease> m_lease; // the sequential writes' connection and handle
     Handle m_handle;
-    std::uint64_t m_appendAt;
+    std::optional<std::uint64_t> m_length; // setLength's, for commit to set on m_handle
     bool m_finished = false;
 };
 
@@ -484,7 +514,10 @@ namespace {
 
 class SftpReader final : public Reader {
 public:
-    SftpReader(SessionPool::Lease lease, Handle handle) : m_lease(std::move(lease)), m_handle(std::move(handle)) {}
+    SftpReader(SessionPool::Lease lease, Handle handle, std::string path)
+        : m_lease(std::move(lease)), m_handle(std::move(handle)), m_path(std::move(path))
+    {
+    }
     ~SftpReader() override { m_handle.reset(); } // before the connection goes back
 
     Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
@@ -509,11 +542,20 @@ public:
     {
         return unsupported("in-kernel copies from an SFTP server");
     }
+    Result<Entry> stat() override
+    {
+        std::lock_guard lock(m_mutex);
+        Attributes attrs{};
+        if (int rc = libssh2_sftp_fstat_ex(m_handle.get(), &attrs, 0); rc < 0)
+            return m_lease->error(rc, "cannot stat");
+        return entryOf(std::string(baseName(m_path)), m_path, attrs);
+    }
 
 private:
     std::mutex m_mutex;
     SessionPool::Lease m_lease;
     Handle m_handle;
+    std::string m_path; // the backend path it was opened as
     std::uint64_t m_next = 0;
 };
 
@@ -538,7 +580,8 @@ Result<std::unique_ptr<Reader>> SftpBackend::openReader(std::string_view path, c
         || std::int64_t(attrs.mtime) == *expected.mtimeNs / 1'000'000'000;
     if (expected.isFile() && (!sameSize || !sameTime))
         return Error(ErrorKind::Corrupt, "the source changed since it was listed; it was not copied, try again");
-    return std::unique_ptr<Reader>(std::make_unique<SftpReader>(std::move(*lease), std::move(*handle)));
+    return std::unique_ptr<Reader>(
+        std::make_unique<SftpReader>(std::move(*lease), std::move(*handle), std::string(path)));
 }
 
 Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const WriteOptions &options)
@@ -568,15 +611,12 @@ Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const 
 
     const std::string dir = dirOf(where);
     std::string temp;
+    Handle handle;
     std::uint64_t length = 0;
     const bool resumable = !options.resumeKey.empty();
     if (resumable) {
         // A stable name: what was written survives a crash or a pause for the next writer.
-        std::string key;
-        for (char c : options.resumeKey)
-            if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')
-                key += c;
-        temp = dir + (dir == "/" ? "" : "/") + ".strata-resume-" + key.substr(0, 64) + ".part";
+        temp = dir + (dir == "/" ? "" : "/") + resumePartName(options.resumeKey);
         auto partial = lstatOn(s, temp, "cannot write");
         if (partial && kindOf(*partial) != EntryKind::File) // not ours to write into
             return Error(ErrorKind::AlreadyExists, "cannot write: the partial file's name is taken by another kind");
@@ -586,14 +626,16 @@ Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const 
         Attributes attrs{};
         if (libssh2_sftp_fstat_ex(h->get(), &attrs, 0) == 0 && (attrs.flags & LIBSSH2_SFTP_ATTR_SIZE))
             length = attrs.filesize;
+        handle = std::move(*h);
     } else {
         for (int attempt = 0; attempt < 16 && temp.empty(); ++attempt) {
-            std::string name = dir + (dir == "/" ? "" : "/") + ".strata-" + std::to_string(randomU64()) + ".part";
+            std::string name = dir + (dir == "/" ? "" : "/") + temporaryPartName();
             auto h = openOn(s, name, LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_EXCL, 0600,
                             LIBSSH2_SFTP_OPENFILE, "cannot write");
-            if (h)
+            if (h) {
                 temp = std::move(name);
-            else if (s.broken() || !exists(lstatOn(s, name, "cannot write")))
+                handle = std::move(*h);
+            } else if (s.broken() || !exists(lstatOn(s, name, "cannot write")))
                 return std::move(h).error(); // a real failure, not a name taken
         }
         if (temp.empty())
@@ -603,7 +645,8 @@ Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const 
             options.onPending(std::string(baseName(temp)));
     }
     return std::unique_ptr<Writer>(std::make_unique<SftpWriter>(shared_from_this(), std::string(path), std::move(temp),
-                                                                options, mode, resumable, length));
+                                                                options, mode, resumable, length, std::move(*lease),
+                                                                std::move(handle)));
 }
 
 Status SftpBackend::remove(std::string_view path, std::string_view within)
@@ -710,10 +753,7 @@ Status SftpBackend::setPermissions(std::string_view path, std::uint32_t mode, st
 
 void SftpBackend::discardPending(std::string_view path, const std::string &token)
 {
-    constexpr std::string_view prefix = ".strata-", suffix = ".part";
-    if (token.size() <= prefix.size() + suffix.size() || !token.starts_with(prefix) || !token.ends_with(suffix)
-        || !std::all_of(token.begin() + prefix.size(), token.end() - suffix.size(),
-                        [](char c) { return c >= '0' && c <= '9'; }))
+    if (!isTemporaryPartName(token))
         return;
     auto lease = m_pool.lease();
     if (!lease)

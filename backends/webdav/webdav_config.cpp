@@ -2,9 +2,6 @@
 
 #include "backends/http/uri_options.h"
 
-#include <algorithm>
-#include <cctype>
-
 namespace strata::webdav {
 
 Result<Config> parseConfig(const Uri &uri)
@@ -30,35 +27,13 @@ Result<Config> parseConfig(const Uri &uri)
         return std::move(timeout).error();
     config.timeoutSeconds = *timeout;
     // The URI keeps its host as written; an IPv6 literal keeps its brackets.
-    config.hostPort = uri.host();
-    if (config.hostPort.find(':') != std::string::npos && !config.hostPort.starts_with('['))
-        config.hostPort = "[" + config.hostPort + "]";
-    if (auto port = uri.port())
-        config.hostPort += ":" + std::to_string(*port);
-
+    config.hostPort = http::authority(uri);
     config.host = uri.host();
-
-    // The environment's credentials are for the host STRATA_WEBDAV_HOST names only.
-    const bool environmentsHost = [&] {
-        std::string named = http::environment("STRATA_WEBDAV_HOST");
-        std::transform(named.begin(), named.end(), named.begin(),
-                       [](unsigned char c) { return char(std::tolower(c)); });
-        std::string host = config.hostPort;
-        std::transform(host.begin(), host.end(), host.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-        std::string bare = uri.host();
-        std::transform(bare.begin(), bare.end(), bare.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-        return !named.empty() && (named == host || named == bare || named == "[" + bare + "]");
-    }();
-    if (uri.hasUserInfo()) {
-        auto user = percentDecode(uri.userInfo());
-        if (!user)
-            return Error(ErrorKind::InvalidInput, "the user name in the URI has a bad percent escape");
-        config.user = std::move(*user);
-    } else if (environmentsHost) {
-        config.user = http::environment("STRATA_WEBDAV_USER");
-    }
-    if (environmentsHost)
-        config.password = http::environment("STRATA_WEBDAV_PASSWORD");
+    auto login = http::loginOf(uri, "STRATA_WEBDAV_HOST", "STRATA_WEBDAV_USER", "STRATA_WEBDAV_PASSWORD");
+    if (!login)
+        return std::move(login).error();
+    config.user = std::move(login->user);
+    config.password = std::move(login->password);
 
     std::vector<Uri::QueryItem> options;
     if (config.insecure)

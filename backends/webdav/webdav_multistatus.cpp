@@ -2,6 +2,7 @@
 
 #include "backends/http/http_time.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace strata::webdav {
@@ -80,6 +81,15 @@ bool MultistatusParser::feed(std::string_view data)
     // what comes in later pieces once the root has ended).
     if (!m_utf8.feed(data)) {
         m_problem = "the answer is not UTF-8 text";
+        return false;
+    }
+    // Nor a control character XML does not allow (a NUL first): Qt's reader rejects one by
+    // itself only where it happens to look at it whole.
+    if (std::any_of(data.begin(), data.end(), [](char c) {
+            const auto u = static_cast<unsigned char>(c);
+            return u < 0x20 && u != '\t' && u != '\n' && u != '\r';
+        })) {
+        m_problem = "the answer holds a control character XML does not allow";
         return false;
     }
     // Once </D:multistatus> has been read the answer is complete: what a server sends after

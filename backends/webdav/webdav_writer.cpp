@@ -4,8 +4,6 @@
 #include "backends/webdav/webdav_href.h"
 #include "core/storage/path.h"
 
-#include <cstring>
-
 namespace strata::webdav {
 
 WebDavWriter::WebDavWriter(std::shared_ptr<WebDavBackend> backend, std::string path, WriteOptions options)
@@ -48,12 +46,12 @@ Status WebDavWriter::write(std::span<const std::byte> data)
         return Error(ErrorKind::InvalidInput,
                      "more bytes were written than the " + std::to_string(*m_options.sizeHint) + " announced");
     if (!m_buffer.empty()) { // what was kept before the stream started goes first
-        auto st = handOver(m_buffer);
+        auto st = m_pipe.handOver(m_buffer);
         m_buffer = {};
         if (!st)
             return st;
     }
-    return handOver(data);
+    return m_pipe.handOver(data);
 }
 
 Status WebDavWriter::startStream()
@@ -69,68 +67,29 @@ Status WebDavWriter::startStream()
     request.sourceSize = m_options.sizeHint; // none: sent chunked
     request.authSchemes = *scheme;
     m_thread = std::thread([this, request = std::move(request)]() mutable {
-        auto st = m_backend->upload(m_temp, std::move(request));
-        std::lock_guard lock(m_mutex);
-        if (!st)
-            m_streamError = std::move(st).error();
-        m_done = true;
-        m_cv.notify_all();
+        m_pipe.finished(m_backend->upload(m_temp, std::move(request)));
     });
-    return {};
-}
-
-Status WebDavWriter::handOver(std::span<const std::byte> data)
-{
-    if (data.empty())
-        return {};
-    std::unique_lock lock(m_mutex);
-    m_pending = data;
-    m_cv.notify_all();
-    m_cv.wait(lock, [this] { return m_pending.empty() || m_done; });
-    if (!m_pending.empty()) {
-        m_pending = {}; // the caller's bytes: never touched once write() returned
-        return m_streamError ? *m_streamError : Error(ErrorKind::Network, "the server ended the upload early");
-    }
     return {};
 }
 
 std::size_t WebDavWriter::pull(std::span<std::byte> out)
 {
-    std::unique_lock lock(m_mutex);
-    m_cv.wait(lock, [this] { return !m_pending.empty() || m_end || m_cancel; });
-    if (m_cancel)
-        return http::Request::kAbortBody;
-    const std::size_t n = std::min(out.size(), m_pending.size());
-    std::memcpy(out.data(), m_pending.data(), n);
-    m_pending = m_pending.subspan(n);
-    if (m_pending.empty())
-        m_cv.notify_all();
-    return n; // 0 only at the end
+    auto n = m_pipe.pull(out);
+    return n ? *n : http::Request::kAbortBody;
 }
 
 Status WebDavWriter::finishStream()
 {
-    {
-        std::lock_guard lock(m_mutex);
-        m_end = true;
-        m_cv.notify_all();
-    }
+    auto st = m_pipe.end();
     m_thread.join();
-    std::lock_guard lock(m_mutex);
-    if (m_streamError)
-        return *m_streamError;
-    return {};
+    return st;
 }
 
 void WebDavWriter::stopStream()
 {
     if (!m_thread.joinable())
         return;
-    {
-        std::lock_guard lock(m_mutex);
-        m_cancel = true;
-        m_cv.notify_all();
-    }
+    m_pipe.cancel();
     m_thread.join();
 }
 

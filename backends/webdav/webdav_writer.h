@@ -1,10 +1,9 @@
 #pragma once
 
+#include "backends/http/upload_pipe.h"
 #include "core/storage/backend.h"
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -39,8 +38,6 @@ public:
 private:
     void announce(); // the temporary name goes to WriteOptions::onPending before the first PUT
     Status startStream();
-    // Gives `data` to the streamed PUT; returns once curl has taken all of it.
-    Status handOver(std::span<const std::byte> data);
     // curl's read callback on the upload thread: the next bytes, 0 at the end, or abort.
     std::size_t pull(std::span<std::byte> out);
     Status finishStream();
@@ -56,14 +53,8 @@ private:
     bool m_sentSome = false; // a PUT began: the temporary may exist on the server
     std::optional<std::uint64_t> m_committed;
 
-    std::thread m_thread; // runs the streamed PUT
-    std::mutex m_mutex;
-    std::condition_variable m_cv;
-    std::span<const std::byte> m_pending; // bytes handed over that curl has not taken yet
-    bool m_end = false;                   // commit: no more bytes will come
-    bool m_cancel = false;                // abort: fail the PUT
-    bool m_done = false;                  // the PUT finished (well or not)
-    std::optional<Error> m_streamError;
+    http::UploadPipe m_pipe; // write() hands its bytes to the streamed PUT
+    std::thread m_thread;    // runs the streamed PUT
 };
 
 } // namespace strata::webdav

@@ -95,6 +95,10 @@ public:
     // Copies a range into a writer of the same storage without moving the bytes through
     // user space (copy_file_range); Unsupported where impossible.
     virtual Status copyRangeTo(std::uint64_t offset, std::uint64_t length, Writer &to) = 0;
+    // What the opened object is now (its size and time), asked through what was opened, on
+    // the reader's own connection: a copy's check that its source did not change costs no
+    // second connection. Unsupported where a reader has no handle to ask (ask by path).
+    virtual Result<Entry> stat() { return Error(ErrorKind::Unsupported, "stating an opened object"); }
 };
 
 // The version of an object a read must come from (Backend::readVersion): as listed or stated.

@@ -22,6 +22,7 @@ Capabilities needs(const Call &call)
         return {Capability::Read};
     case Operation::ReadQueue: return {Capability::Read, Capability::RangedRead};
     case Operation::OpenReader:
+    case Operation::ReaderStat:
     case Operation::WillRead: return {Capability::Read};
     case Operation::OpenWriter:
     case Operation::Put:

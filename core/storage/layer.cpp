@@ -39,6 +39,7 @@ std::string_view toString(Operation op)
     case Operation::WriterSuspend: return "suspend";
     case Operation::ReaderRead: return "reader-read";
     case Operation::ReaderCopyRange: return "reader-copy-range";
+    case Operation::ReaderStat: return "reader-stat";
     case Operation::Count_: break;
     }
     return "unknown";
@@ -159,6 +160,10 @@ public:
     {
         return m_ref.layer->run<void>(Call{Operation::ReaderCopyRange, m_path, {}, offset, length},
                                       [&] { return m_inner->copyRangeTo(offset, length, to); });
+    }
+    Result<Entry> stat() override
+    {
+        return m_ref.layer->run<Entry>(Call{Operation::ReaderStat, m_path}, [&] { return m_inner->stat(); });
     }
 
 private:

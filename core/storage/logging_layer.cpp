@@ -55,6 +55,7 @@ Outcome LoggingLayer::around(const Call &call, Next next)
     case Operation::Remove:
     case Operation::CreateDir:
     case Operation::OpenReader:
+    case Operation::ReaderStat:
     case Operation::Extents:
     case Operation::ListVersions:
     case Operation::ListUploads:

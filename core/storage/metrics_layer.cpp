@@ -29,6 +29,7 @@ std::uint64_t bytesMoved(const Call &call, const Outcome &outcome)
     case Operation::Rename:
     case Operation::SetPermissions:
     case Operation::OpenReader:
+    case Operation::ReaderStat:
     case Operation::Copy:
     case Operation::Extents:
     case Operation::ListVersions:

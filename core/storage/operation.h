@@ -44,6 +44,7 @@ enum class Operation : std::uint8_t {
     // Through a Reader that Backend::openReader returned.
     ReaderRead,
     ReaderCopyRange,
+    ReaderStat,
     Count_
 };
 

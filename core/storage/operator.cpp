@@ -415,6 +415,7 @@ public:
     {
         return m_op.copyRange(m_path, offset, length, to);
     }
+    Result<Entry> stat() override { return m_op.stat(m_path); }
 
 private:
     Operator &m_op;
@@ -427,7 +428,7 @@ private:
 // Puts the operation and URI into a native reader's errors.
 class ContextReader final : public Reader {
 public:
-    ContextReader(std::unique_ptr<Reader> inner, const Operator &op, std::string path)
+    ContextReader(std::unique_ptr<Reader> inner, Operator &op, std::string path)
         : m_inner(std::move(inner)), m_op(op), m_path(std::move(path))
     {
     }
@@ -439,10 +440,17 @@ public:
     {
         return withContext(m_inner->copyRangeTo(offset, length, to), "copy", m_op, m_path);
     }
+    Result<Entry> stat() override
+    {
+        auto e = m_inner->stat();
+        if (!e && e.error().kind() == ErrorKind::Unsupported)
+            return m_op.stat(m_path);
+        return withContext(std::move(e), "stat", m_op, m_path);
+    }
 
 private:
     std::unique_ptr<Reader> m_inner;
-    const Operator &m_op;
+    Operator &m_op;
     std::string m_path;
 };
 

@@ -1,5 +1,9 @@
 #include "core/storage/path.h"
 
+#include "core/storage/random.h"
+
+#include <algorithm>
+#include <cctype>
 #include <vector>
 
 namespace strata {
@@ -107,6 +111,28 @@ bool isStrictlyBelow(std::string_view path, std::string_view dir)
     if (!isNormalPath(path) || !isNormalPath(dir) || path.size() <= dir.size() || !path.starts_with(dir))
         return false;
     return dir == "/" || path[dir.size()] == '/';
+}
+
+std::string temporaryPartName()
+{
+    return ".strata-" + std::to_string(randomU64()) + ".part";
+}
+
+std::string resumePartName(std::string_view resumeKey)
+{
+    std::string key;
+    for (char c : resumeKey)
+        if (key.size() < 64 && (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'))
+            key += c;
+    return ".strata-resume-" + key + ".part";
+}
+
+bool isTemporaryPartName(std::string_view name)
+{
+    constexpr std::string_view prefix = ".strata-", suffix = ".part";
+    return name.size() > prefix.size() + suffix.size() && name.starts_with(prefix) && name.ends_with(suffix)
+        && std::all_of(name.begin() + prefix.size(), name.end() - suffix.size(),
+                       [](char c) { return c >= '0' && c <= '9'; });
 }
 
 } // namespace strata

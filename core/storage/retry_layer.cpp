@@ -33,7 +33,8 @@ bool retriable(Operation op)
     case Operation::CopyRange:     // rewriting the same range is harmless
     case Operation::WriterZero:
     case Operation::ReaderRead:
-    case Operation::ReaderCopyRange: return true;
+    case Operation::ReaderCopyRange:
+    case Operation::ReaderStat: return true;
     case Operation::Rename:
     case Operation::ReadQueue: // its requests were handed to the caller as they completed
     case Operation::WriterWriteQueue:

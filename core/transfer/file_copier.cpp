@@ -129,7 +129,8 @@ Result<FileOutcome> FileCopier::run()
     writeOptions.confineBelow = m_ctx.dstRoot;
     writeOptions.fresh = m_task.fresh;
     writeOptions.onPending = pendingRecorder();
-    if (m_ctx.journal && positional && size >= options.partSize)
+    // A writer that appends (FTP) can go on from its partial file too: where it ends.
+    if (m_ctx.journal && size >= options.partSize)
         writeOptions.resumeKey = resumeKeyFor(m_ctx.journal->jobId(), m_task.dstPath);
     auto writer = m_dst.write(m_task.dstPath, writeOptions);
     if (!writer) {
@@ -176,6 +177,17 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
             return part.first >= m_parts.size()
                 || (held && m_parts[part.first].offset + m_parts[part.first].length > *held);
         });
+        if (!positional) {
+            // Appended in order: the parts done are those the partial file holds from its
+            // start, and what it holds beyond them is not written again (those bytes are
+            // still read, so that each part's hash covers the whole part).
+            std::uint64_t end = 0;
+            std::size_t k = 0;
+            while (k < m_parts.size() && done.contains(k) && m_parts[k].offset == end)
+                end += m_parts[k++].length;
+            std::erase_if(done, [&](const auto &part) { return part.first >= k; });
+            m_appendedUpTo = held.value_or(0);
+        }
         if (done.empty())
             m_ctx.journal->beginFile(m_task.dstPath, size, mtime);
     }
@@ -318,6 +330,21 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
         auto chunk = want.first(*n);
         if (digest)
             digest->add(chunk);
+        if (!positional && pos < m_appendedUpTo) {
+            // Already in the partial file of an appending writer (see copyRanges).
+            const std::uint64_t held = std::min<std::uint64_t>(*n, m_appendedUpTo - pos);
+            pos += held;
+            {
+                std::lock_guard lock(m_outcomeMutex);
+                m_outcome.bytesResumed += held;
+            }
+            if (m_ctx.onBytes)
+                m_ctx.onBytes(held);
+            chunk = chunk.subspan(std::size_t(held));
+            *n -= std::size_t(held);
+            if (chunk.empty())
+                continue;
+        }
         if (!m_ctx.throttle.consume(*n, m_ctx.stop))
             continue;
         // The pooled buffer goes to the writer as it is: no copy between read and write.
@@ -360,7 +387,8 @@ Status FileCopier::sourceUnchanged()
     if (versioned() && m_parts.size() == 1 && m_task.source.size <= m_ctx.buffers.bufferSize()
         && m_outcome.bytesThroughBuffers == m_task.source.size)
         return {};
-    auto now = m_src.stat(m_task.srcPath);
+    // Through the reader: on its own connection where it has one (SFTP: the open handle).
+    auto now = m_reader ? m_reader->stat() : m_src.stat(m_task.srcPath);
     if (!now)
         return std::move(now).error();
     const Entry &then = m_task.source;

@@ -82,6 +82,8 @@ private:
     std::vector<Part> m_parts;
     std::unique_ptr<Reader> m_reader; // the source, opened once for the whole file
     FileOutcome m_outcome;
+    // An appending writer's partial file already holds the bytes up to here.
+    std::uint64_t m_appendedUpTo = 0;
     std::mutex m_outcomeMutex; // parts finish on several threads
     bool m_reachedCommit = false;
     bool m_replaceOwn = false;

@@ -48,6 +48,7 @@ std::string fixtureServerUri(const std::string &backend)
     loadEnvFile(env("STRATA_S3_ENVFILE"));
     loadEnvFile(env("STRATA_WEBDAV_ENVFILE"));
     loadEnvFile(env("STRATA_SFTP_ENVFILE"));
+    loadEnvFile(env("STRATA_FTP_ENVFILE"));
     if (backend == "s3" && !env("STRATA_S3_ENDPOINT").empty())
         return "s3://" + env("STRATA_S3_BUCKET") + "/?endpoint=" + env("STRATA_S3_ENDPOINT");
     if (backend == "webdav" && env("STRATA_WEBDAV_ENDPOINT").starts_with("http://"))
@@ -55,6 +56,11 @@ std::string fixtureServerUri(const std::string &backend)
     if (backend == "sftp" && !env("STRATA_SFTP_URI").empty())
         return env("STRATA_SFTP_URI") + "/?identity=" + env("STRATA_SFTP_KEY")
             + "&known-hosts=" + env("STRATA_SFTP_KNOWN_HOSTS");
+    // Pure-FTPd's user: STRATA_FTP_HOST and STRATA_FTP_PASSWORD from the same file.
+    if (backend == "ftp" && !env("STRATA_FTP_URI").empty())
+        return env("STRATA_FTP_URI") + "/";
+    if (backend == "ftps" && !env("STRATA_FTPS_URI").empty())
+        return env("STRATA_FTPS_URI") + "/?ca=" + env("STRATA_FTP_CA");
     return {};
 }
 

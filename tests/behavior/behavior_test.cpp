@@ -323,6 +323,69 @@ private Q_SLOTS:
         }
     }
 
+    // An opened reader as a copy uses it: in order in buffers (a streaming backend keeps one
+    // download going), then elsewhere (it starts again there), past the end, and errors for
+    // a missing file or a folder by the first read at the latest.
+    void readerReads()
+    {
+        NEEDS(Write);
+        const auto path = p("reader");
+        const auto data = pattern((3u << 20) + 4321, 11);
+        writeFile(path, data);
+        auto entry = op().stat(path);
+        REQUIRE_OK(entry);
+        auto reader = op().openReader(path, *entry);
+        REQUIRE_OK(reader);
+        std::vector<std::byte> buf(256u << 10), got;
+        for (;;) {
+            auto n = (*reader)->read(got.size(), buf);
+            REQUIRE_OK(n);
+            if (*n == 0)
+                break;
+            got.insert(got.end(), buf.begin(), buf.begin() + std::ptrdiff_t(*n));
+            QVERIFY(got.size() <= data.size());
+        }
+        QVERIFY(got == data);
+        if (m_root->caps().has(Capability::RangedRead)) {
+            for (std::uint64_t offset : {std::uint64_t(12345), std::uint64_t(1u << 20), std::uint64_t(500)}) {
+                auto n = (*reader)->read(offset, std::span(buf).first(1000));
+                REQUIRE_OK(n);
+                QCOMPARE(*n, std::size_t(1000));
+                QVERIFY(std::equal(buf.begin(), buf.begin() + 1000, data.begin() + std::ptrdiff_t(offset)));
+            }
+            auto n = (*reader)->read(data.size() - 10, buf);
+            REQUIRE_OK(n);
+            QCOMPARE(*n, std::size_t(10));
+            n = (*reader)->read(data.size() + 10, buf);
+            REQUIRE_OK(n);
+            QCOMPARE(*n, std::size_t(0));
+        }
+        reader->reset();
+        // The connections the reader used serve plain requests again.
+        QVERIFY(readAll(path) == data);
+
+        Entry missing;
+        missing.name = "missing";
+        missing.kind = EntryKind::File;
+        missing.size = 10;
+        auto gone = op().openReader(p("missing"), missing);
+        if (gone)
+            REQUIRE_KIND((*gone)->read(0, buf), ErrorKind::NotFound);
+        else
+            QCOMPARE(gone.error().kind(), ErrorKind::NotFound);
+        if (!m_root->caps().has(Capability::CreateDir))
+            return;
+        const auto dir = p("reader-dir");
+        REQUIRE_OK(op().createDir(dir));
+        auto listed = op().stat(dir);
+        REQUIRE_OK(listed);
+        auto folder = op().openReader(dir, *listed);
+        if (folder)
+            REQUIRE_KIND((*folder)->read(0, buf), ErrorKind::IsDirectory);
+        else
+            QCOMPARE(folder.error().kind(), ErrorKind::IsDirectory);
+    }
+
     // A read of a stated version: whole and in ranges while it stands; Corrupt, never bytes
     // of the new version, once the object was replaced.
     void versionedReads()

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The fault-injection suite: transfers to and from every remote backend on real servers
-# (s3rver, lighttpd + mod_webdav, nbdkit, OpenSSH's sshd) while faults are injected, then a check of what
+# (s3rver, lighttpd + mod_webdav, nbdkit, OpenSSH's sshd, Pure-FTPd) while faults are injected, then a check of what
 # arrived, read from the servers' own storage (s3rver's data folder, lighttpd's document
 # root, nbdkit's image file) and never through Strata.
 #
 # Workloads: one large object, a tree of small files (2 000 by default), a disk image (NBD),
 # each uploaded and downloaded. Faults:
 #   server-kill   the server is killed (kill -9) mid-transfer and restarted 1 s later
-#   drop          SFTP: the sessions' processes are killed mid-transfer, the server stays
+#   drop          SFTP, FTP: the sessions' processes are killed mid-transfer, the server stays
 #                 (every connection dropped at once)
 #   errors        a share of requests fails: 503 answers and connections cut half-way
 #                 (tests/faults/fault_proxy.js in front of s3rver and lighttpd), EIO from
@@ -66,6 +66,7 @@ cleanup() {
   bash "$SERVERS/s3rver.sh" stop "$work/s3" 2>/dev/null
   bash "$SERVERS/lighttpd.sh" stop "$work/dav" 2>/dev/null
   bash "$SERVERS/sshd.sh" stop "$work/ssh" 2>/dev/null
+  bash "$SERVERS/pureftpd.sh" stop "$work/ftp" 2>/dev/null
   bash "$SERVERS/nbdkit.sh" stopall "$srv" 2>/dev/null
   [ -n "${KEEP:-}" ] && echo "kept $work" >&2 || rm -rf "$work"
 }
@@ -106,6 +107,14 @@ source "$work/ssh/sshd.env"
 ssh_root=$STRATA_SFTP_ROOT/upload # the server's folder, read here directly
 ssh_opts="identity=$STRATA_SFTP_KEY&known-hosts=$STRATA_SFTP_KNOWN_HOSTS"
 ssh_uri() { echo "sftp://$STRATA_SFTP_USER@127.0.0.1:$STRATA_SFTP_PORT/upload/$1?$ssh_opts"; }
+bash "$SERVERS/pureftpd.sh" start "$work/ftp" >/dev/null 2>"$work/ftp.start.log" || { cat "$work/ftp.start.log" >&2; exit 1; }
+# shellcheck disable=SC1091
+source "$work/ftp/pureftpd.env"
+export STRATA_FTP_HOST STRATA_FTP_PASSWORD # the password goes to 127.0.0.1 only
+ftp_root=$STRATA_FTP_ROOT/upload
+ftp_uri() { echo "ftp://$STRATA_FTP_USER@127.0.0.1:$STRATA_FTP_PORT/upload/$1"; }
+# ftp_mkdir DIR: a folder below the server's upload folder that its user (nobody) can write.
+ftp_mkdir() { mkdir -p "$ftp_root/$1" && chown nobody:nogroup "$ftp_root/$1"; }
 
 # start_proxy PORT OPTIONS...: the fault proxy in front of PORT; sets proxy_port, proxy_log.
 start_proxy() {
@@ -159,6 +168,12 @@ compare() {
     [[ $suffix == ._S3rver_object && $rel =~ \._S3rver_(metadata\.json|object\.md5)$ ]] && continue
     # A folder's marker object ("dir/") where the source has that folder.
     [[ $suffix == ._S3rver_object && ${rel##*/} == ._S3rver_object && -d $from/${rel%._S3rver_object} ]] && continue
+    # lighttpd's mod_webdav writes a PUT to "NAME.PID.N~" and renames it when the body is
+    # whole: a lighttpd killed mid-PUT leaves that file of its own (the server's crash
+    # debris, not a file of ours; no client can name it to remove it).
+    if [[ ${fault:-} == server-kill && $suffix != ._S3rver_object && $rel =~ \.[0-9]+\.[0-9]+~$ ]]; then
+      server_debris+=("$rel"); continue
+    fi
     extra=$((extra + 1)); leftover_names+=("$rel")
   done < <(find "$dir" -type f -print0)
 }
@@ -221,11 +236,11 @@ one_case() {
     small) item=small; rflag=(-r) ;;
     image) item=disk.img; [ "$direction" = up ] && rflag=(--overwrite) ;; # an export is always there
   esac
-  # The rate limit makes a kill land mid-transfer: about 4 s for the whole.
+  # The rate limit makes a kill or a drop land mid-transfer: about 4 s for the whole.
   local bytes
   bytes=$(du -sb --apparent-size "$src/$item" | cut -f1)
   [ "$workload" = image ] && bytes=$(( $(du -sk "$src/$item" | cut -f1) * 1024 ))
-  [[ $fault == *kill ]] && limit=(--bwlimit $(( bytes / 4 + 1 )))
+  [[ $fault == *kill || $fault == drop ]] && limit=(--bwlimit $(( bytes / 4 + 1 )))
 
   # Where the servers are reached (through the proxy for errors and latency).
   local s3_at=$s3_port dav_at=$dav_port server_port=$s3_port
@@ -258,6 +273,9 @@ one_case() {
     sftp)
       if [ "$direction" = up ]; then mkdir -p "$ssh_root/$case_id"; from=$src/$item to=$(ssh_uri "$case_id/$item") dst_dir=$ssh_root/$case_id
       else from=$(ssh_uri "seed/$item") to=$work/out/$case_id/$item dst_dir=$work/out/$case_id; mkdir -p "$dst_dir"; fi ;;
+    ftp)
+      if [ "$direction" = up ]; then ftp_mkdir "$case_id"; from=$src/$item to=$(ftp_uri "$case_id/$item") dst_dir=$ftp_root/$case_id
+      else from=$(ftp_uri "seed/$item") to=$work/out/$case_id/$item dst_dir=$work/out/$case_id; mkdir -p "$dst_dir"; fi ;;
     nbd)
       # nbdkit's file plugin over an image file: it survives a restart of the server.
       nbd_img=$work/nbd.$case_id.img
@@ -288,6 +306,7 @@ one_case() {
           s3) bash "$SERVERS/s3rver.sh" crash "$work/s3"; sleep 1; bash "$SERVERS/s3rver.sh" revive "$work/s3" >/dev/null ;;
           webdav) bash "$SERVERS/lighttpd.sh" crash "$work/dav"; sleep 1; bash "$SERVERS/lighttpd.sh" revive "$work/dav" >/dev/null ;;
           sftp) bash "$SERVERS/sshd.sh" crash "$work/ssh"; sleep 1; bash "$SERVERS/sshd.sh" revive "$work/ssh" >/dev/null ;;
+          ftp) bash "$SERVERS/pureftpd.sh" crash "$work/ftp"; sleep 1; bash "$SERVERS/pureftpd.sh" revive "$work/ftp" >/dev/null ;;
           nbd) kill -9 "$(head -1 "$srv/$case_id.pid")" 2>/dev/null; sleep 1
                bash "$SERVERS/nbdkit.sh" start "$srv" "$case_id" "${nbd_args[@]}" >/dev/null 2>>"$work/nbd.start.log" ;;
         esac
@@ -297,7 +316,7 @@ one_case() {
       if wait_progress $KILL_AFTER; then
         # The listener stays: only the sessions (its children, and theirs) go.
         local listener sessions
-        listener=$(head -1 "$work/ssh/sshd.pid")
+        [ "$backend" = ftp ] && listener=$(head -1 "$work/ftp/pureftpd.pid") || listener=$(head -1 "$work/ssh/sshd.pid")
         sessions=$(pgrep -P "$listener")
         [ -n "$sessions" ] && kill -9 $sessions $(for s in $sessions; do pgrep -P "$s"; done) 2>/dev/null
         faults=1
@@ -376,7 +395,7 @@ one_case() {
 
   # After the last run: all there, exact; nothing else.
   local lost_now left
-  leftover_names=()
+  leftover_names=() server_debris=()
   if [ -n "$dst_dir" ]; then
     check_dst
   else
@@ -391,6 +410,7 @@ one_case() {
   left=$((left + journals))
   [ "$journals" != 0 ] && note+=" $journals journal files left;"
   [ ${#leftover_names[@]} -gt 0 ] && note+=" left: ${leftover_names[*]:0:3};"
+  [ ${#server_debris[@]} -gt 0 ] && note+=" the killed server's own partial: ${server_debris[*]:0:2};"
   if [ "$backend" = s3 ] && [ "$direction" = up ]; then
     local up; up=$(( $(s3_uploads) - uploads_before ))
     [ "$up" != 0 ] && note+=" s3rver keeps $up aborted upload(s) (it answers AbortMultipartUpload with 405);"
@@ -434,6 +454,12 @@ seed() {
     "$STRATA" cp "${r[@]}" "$src/$item" "$(ssh_uri "seed/$item")" >/dev/null 2>"$work/seed.err" \
       || { say "seeding sshd failed: $(cat "$work/seed.err")"; exit 1; }
   done
+  ftp_mkdir seed
+  for item in big.bin small; do
+    [ "$item" = small ] && r=(-r) || r=()
+    "$STRATA" cp "${r[@]}" "$src/$item" "$(ftp_uri "seed/$item")" >/dev/null 2>"$work/seed.err" \
+      || { say "seeding pure-ftpd failed: $(cat "$work/seed.err")"; exit 1; }
+  done
   curl -s --noproxy '*' -o /dev/null -X MKCOL "$dav_endpoint/open/seed/"
   for item in big.bin small; do
     [ "$item" = small ] && r=(-r) || r=()
@@ -460,11 +486,14 @@ for direction in down up; do
     one_case nbd image "$direction" "$fault"
   done
 done
-# SFTP: no HTTP proxy fits an SSH stream; dropped connections stand for its errors.
-for workload in big small; do
-  for direction in up down; do
-    for fault in server-kill drop strata-kill; do
-      one_case sftp "$workload" "$direction" "$fault"
+# SFTP and FTP: no HTTP proxy fits an SSH stream or FTP's two connections; dropped
+# connections stand for their errors.
+for backend in sftp ftp; do
+  for workload in big small; do
+    for direction in up down; do
+      for fault in server-kill drop strata-kill; do
+        one_case "$backend" "$workload" "$direction" "$fault"
+      done
     done
   done
 done

@@ -2,7 +2,7 @@
 # Fuzzes each target for SECONDS (default 600) from a scratch copy of its seed corpus,
 # printing one line per target; exits non-zero when any target crashed, keeping the input
 # under build/fuzz/crashes/<target>/.
-# Usage: tests/fuzz/run.sh [--prebuilt] [SECONDS] [TARGET...]   (targets: uri s3_xml webdav go_bench extent zstd)
+# Usage: tests/fuzz/run.sh [--prebuilt] [SECONDS] [TARGET...]   (targets: uri s3_xml webdav ftp_listing go_bench extent zstd)
 # --prebuilt: skip building the fuzz tree (CTest runs the targets it has just built).
 source "$(dirname "$0")/../../scripts/common.sh"
 build=1

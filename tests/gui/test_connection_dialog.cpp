@@ -45,6 +45,7 @@ private Q_SLOTS:
     void profilesAndSecretsAreStoredApart();
     void sftpTestAsksAboutAnUnknownHostKey();
     void sftpAsksForAKeysPassphrase();
+    void ftpsTestUsesThePasswordField();
 
 private:
     static void fill(ConnectionDialog &d, const QString &fields)
@@ -60,10 +61,12 @@ private:
         }
     }
     // The sshd fixture's env file (STRATA_SFTP_ENVFILE) as KEY -> VALUE; empty without one.
-    static QMap<QString, QString> sshdFixture()
+    static QMap<QString, QString> sshdFixture() { return fixtureEnv("STRATA_SFTP_ENVFILE"); }
+    // A fixture's env file (shell lines KEY=VALUE), named by the variable, as a map.
+    static QMap<QString, QString> fixtureEnv(const char *variable)
     {
         QMap<QString, QString> env;
-        QFile file(qEnvironmentVariable("STRATA_SFTP_ENVFILE"));
+        QFile file(qEnvironmentVariable(variable));
         if (file.open(QIODevice::ReadOnly))
             for (const QByteArray &line : file.readAll().split('\n'))
                 if (const auto eq = line.indexOf('='); eq > 0)
@@ -147,6 +150,21 @@ void TestConnectionDialog::validation_data()
     QTest::newRow("sftp relative key") << int(ConnectionDialog::Sftp) << "sshHost=h;sshKey=id_rsa"
                                        << ""
                                        << "key file" << QString();
+    QTest::newRow("ftps") << int(ConnectionDialog::Ftp) << "ftpHost=files.example.org;ftpUser=ann;ftpFolder=/pub/isos"
+                          << "ftps://ann@files.example.org/pub/isos"
+                          << "" << QStringLiteral("pub/isos on ann@files.example.org (FTPS)");
+    QTest::newRow("ftp plain with port") << int(ConnectionDialog::Ftp) << "ftpHost=10.0.0.9;ftpPort=2121;ftpTls=0"
+                                         << "ftp://10.0.0.9:2121/"
+                                         << "" << QStringLiteral("10.0.0.9:2121 (FTP)");
+    QTest::newRow("ftps ca") << int(ConnectionDialog::Ftp) << "ftpHost=h;ftpCa=/etc/ssl/lab.pem"
+                             << "ftps://h/?ca=/etc/ssl/lab.pem"
+                             << "" << QStringLiteral("h (FTPS)");
+    QTest::newRow("ftp ca without tls") << int(ConnectionDialog::Ftp) << "ftpHost=h;ftpTls=0;ftpCa=/etc/ssl/lab.pem"
+                                        << ""
+                                        << "FTPS" << QString();
+    QTest::newRow("ftp user with :") << int(ConnectionDialog::Ftp) << "ftpHost=h;ftpUser=a:b"
+                                     << ""
+                                     << "user name" << QString();
     QTest::newRow("nbd bad port") << int(ConnectionDialog::Nbd) << "host=h;port=70000"
                                   << ""
                                   << "port" << QString();
@@ -173,6 +191,7 @@ void TestConnectionDialog::validation()
     fill(dialog,
          kind == ConnectionDialog::S3         ? QStringLiteral("secretKey=TOPSECRET")
              : kind == ConnectionDialog::Sftp ? QStringLiteral("sshPassword=TOPSECRET")
+             : kind == ConnectionDialog::Ftp  ? QStringLiteral("ftpPassword=TOPSECRET")
                                               : QString());
     QVERIFY(!dialog.build().uri.contains(QLatin1String("TOPSECRET")));
 }
@@ -439,6 +458,47 @@ void TestConnectionDialog::sftpAsksForAKeysPassphrase()
         typed = QStringLiteral("open sesame");
     }
     qputenv("HOME", oldHome);
+}
+
+// On Pure-FTPd (fixture pureftpd) over explicit TLS with the fixture's CA: Test logs in with
+// the password typed in the dialog (the environment has none), and a wrong one is refused
+// with a clear sentence that never shows it.
+void TestConnectionDialog::ftpsTestUsesThePasswordField()
+{
+    const QMap<QString, QString> env = fixtureEnv("STRATA_FTP_ENVFILE");
+    QVERIFY2(!env.isEmpty(), "no FTP fixture (STRATA_FTP_ENVFILE)");
+    QVERIFY(qEnvironmentVariableIsEmpty("STRATA_FTP_PASSWORD"));
+    ConnectionDialog dialog([] { return makeRegistry(); });
+    dialog.setKind(ConnectionDialog::Ftp);
+    fill(dialog,
+         QStringLiteral("ftpHost=127.0.0.1;ftpPort=%1;ftpUser=%2;ftpFolder=upload;ftpCa=%3;ftpPassword=%4")
+             .arg(env[QStringLiteral("STRATA_FTP_PORT")], env[QStringLiteral("STRATA_FTP_USER")],
+                  env[QStringLiteral("STRATA_FTP_CA")], env[QStringLiteral("STRATA_FTP_PASSWORD")]));
+    QVERIFY2(dialog.build().uri.startsWith(QLatin1String("ftps://")), qPrintable(dialog.build().uri));
+    QSignalSpy done(&dialog, &ConnectionDialog::testFinished);
+    auto clickTest = [&] {
+        for (auto *b : dialog.findChildren<QPushButton *>())
+            if (b->text() == QLatin1String("&Test"))
+                b->click();
+    };
+    clickTest();
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 20000);
+    QVERIFY2(done[0][0].toBool(), qPrintable(done[0][1].toString()));
+    QVERIFY2(done[0][1].toString().contains(QLatin1String("a folder")), qPrintable(done[0][1].toString()));
+    if (const QString dir = qEnvironmentVariable("STRATA_SCREENSHOT_DIR"); !dir.isEmpty()) {
+        dialog.show();
+        QCoreApplication::processEvents();
+        dialog.grab().save(dir + QStringLiteral("/connection-ftps.png"));
+    }
+
+    fill(dialog, QStringLiteral("ftpPassword=not-the-password"));
+    clickTest();
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 20000);
+    QCOMPARE(done[1][0].toBool(), false);
+    const QString refused = done[1][1].toString();
+    QVERIFY2(refused.contains(QLatin1String("refused the user name or password")), qPrintable(refused));
+    QVERIFY(!refused.contains(QLatin1String("not-the-password")));
+    QVERIFY(!refused.contains(env[QStringLiteral("STRATA_FTP_PASSWORD")]));
 }
 
 } // namespace strata

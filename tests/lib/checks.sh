@@ -50,3 +50,12 @@ first_line() {
   done
   return 1
 }
+
+# fixture_env VAR FIXTURE: sources the env file whose path the fixture's CTest hook put in
+# $VAR (STRATA_FTP_ENVFILE…); exits 1 naming FIXTURE when there is none.
+fixture_env() {
+  local file=${!1:-}
+  [ -n "$file" ] && [ -f "$file" ] || { echo "no $2 fixture ($1)"; exit 1; }
+  # shellcheck disable=SC1090
+  source "$file"
+}

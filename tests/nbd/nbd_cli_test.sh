@@ -34,7 +34,7 @@ since() { # seconds since an $EPOCHREALTIME, with milliseconds
 }
 # one_error WHAT STDERR: one error line, besides the summary cp prints after failed files.
 one_error() {
-  one_line "$1" "$(grep -v '^strata: [0-9]* of [0-9]* files failed' <<<"$2")"
+  one_line "$1" "$(grep -v -e '^strata: [0-9]* of [0-9]* files failed' -e '^strata: [0-9]* of [0-9]* entries were left alone' <<<"$2")"
 }
 # empty_dir WHAT DIR: a failed copy left nothing there (no final name, no temporary).
 empty_dir() {

@@ -110,3 +110,35 @@ time_transfer_sets() {
     done
   done
 }
+
+# print_transfer_medians RUNS SET...: after time_transfer_sets, the medians per set and
+# direction for each of the caller's tools (the first is Strata), the ratios of every other
+# tool's time over Strata's (above 1: Strata is faster) and the large set's MB/s (its size
+# in KiB in the caller's set_kib[large]).
+print_transfer_medians() {
+  local runs=$1 set row tool dir; shift
+  local -a others=("${tools[@]:1}")
+  med() { printf '%s\n' ${results["$1"]} | median; }
+  echo
+  echo "== medians over $runs runs (seconds, lower is better; MB/s of the large set)"
+  printf '%-12s' case; for tool in "${tools[@]}"; do printf ' %9s' "$tool"; done
+  printf '  '; for tool in "${others[@]}"; do printf ' %16s' "$tool/${tools[0]}"; done; echo
+  for set in "$@"; do
+    for row in "$set-up" "$set-down"; do
+      local s; s=$(med "$row,${tools[0]}")
+      printf '%-12s' "$row"; for tool in "${tools[@]}"; do printf ' %9.3f' "$(med "$row,$tool")"; done
+      printf '  '; for tool in "${others[@]}"; do printf ' %16s' "$(ratio "$(med "$row,$tool")" "$s")x"; done; echo
+    done
+  done
+  if [[ " $* " == *" large "* ]]; then
+    local bytes=$(( set_kib[large] << 10 ))
+    for dir in up down; do
+      printf 'large-%-5s MB/s:' "$dir"
+      local sep=" "
+      for tool in "${tools[@]}"; do
+        printf '%s%s %.0f' "$sep" "$tool" "$(echo "$bytes / $(med "large-$dir,$tool") / 1000000" | bc -l)"; sep=", "
+      done
+      echo
+    done
+  fi
+}

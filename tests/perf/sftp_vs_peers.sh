@@ -91,24 +91,7 @@ declare -A results
 check_tools_loopback
 time_transfer_sets "$runs" "${sets[@]}"
 
-med() { printf '%s\n' ${results["$1"]} | median; }
-echo
-echo "== medians over $runs runs (seconds, lower is better; MB/s of the large set)"
-printf '%-12s %9s %9s %9s   %16s %16s\n' case strata sftp rclone "sftp/strata" "rclone/strata"
-for row in $(for set in "${sets[@]}"; do echo "$set-up $set-down"; done); do
-  s=$(med "$row,strata"); o=$(med "$row,sftp"); r=$(med "$row,rclone")
-  # Throughput ratios: the other tool's time over strata's (above 1: strata is faster).
-  printf '%-12s %9.3f %9.3f %9.3f   %16s %16s\n' "$row" "$s" "$o" "$r" "$(ratio "$o" "$s")x" "$(ratio "$r" "$s")x"
-done
-if [[ " ${sets[*]} " == *" large "* ]]; then
-  bytes=$(( set_kib[large] << 10 ))
-  for dir in up down; do
-    printf 'large-%-5s MB/s: strata %.0f, sftp %.0f, rclone %.0f\n' "$dir" \
-      "$(echo "$bytes / $(med "large-$dir,strata") / 1000000" | bc -l)" \
-      "$(echo "$bytes / $(med "large-$dir,sftp") / 1000000" | bc -l)" \
-      "$(echo "$bytes / $(med "large-$dir,rclone") / 1000000" | bc -l)"
-  done
-fi
+print_transfer_medians "$runs" "${sets[@]}"
 echo
 echo "goals (issue 28): large >= 0.90x sftp's throughput and above rclone's; small faster than both"
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"

@@ -4,7 +4,8 @@
 # password, mapped to nobody) chrooted into a fresh folder whose /upload is writable, no
 # anonymous login, passive mode on a port range of its own announced as 127.0.0.1, and
 # explicit TLS (AUTH TLS) offered with a self-signed certificate for 127.0.0.1 (plain FTP
-# allowed too). Its listings answer MLSD as well as LIST.
+# allowed too). Its listings answer MLSD as well as LIST, and show dot files (Pure-FTPd hides
+# them by default; the tests look for temporary files by name).
 #
 # Usage: pureftpd.sh check      fail unless pure-ftpd, pure-pw and openssl are installed
 #        pureftpd.sh start DIR  start a server; state in DIR (pid, port, env, log, cert, users)
@@ -39,12 +40,18 @@ is_ours() {
   tr '\0' '\n' 2>/dev/null <"/proc/$pid/environ" | grep -qxF "STRATA_FIXTURE=$dir"
 }
 
+# session_pids PID: the server's session: each login is a process and its privileged half
+# (a grandchild), and every one of them holds the listening socket.
+session_pids() { ps -o pid= --sid "$1" 2>/dev/null || true; }
+
 kill_all() { # kill_all SIGNAL PID DIR: the server and its sessions
   local signal=$1 pid=$2 dir=$3 child
-  for child in $(pgrep -P "$pid" 2>/dev/null || true); do
-    is_ours "$child" "$dir" && kill "-$signal" "$child" 2>/dev/null || true
-  done
+  # The server first, so that it forks no session after the list below is taken; sessions
+  # keep its session id when they lose their parent.
   kill "-$signal" "$pid" 2>/dev/null || true
+  for child in $(session_pids "$pid"); do
+    [ "$child" != "$pid" ] && is_ours "$child" "$dir" && kill "-$signal" "$child" 2>/dev/null || true
+  done
 }
 
 cmd_stop() {
@@ -68,14 +75,17 @@ cmd_stop() {
   rm -f "$dir/pureftpd.pid" "$dir/pureftpd.env" "$dir/pureftpd.datadir"
 }
 
-# launch DIR PORT PASSIVE_FROM: the server in the foreground of a new session.
+# launch DIR PORT PASSIVE_FROM: the server in the foreground of a new session. Tests share
+# it, each with a pool of connections: 400 sessions at once (Pure-FTPd allows no more than
+# half its passive ports, hence 1 000 of them; with 100 it said "50 allowed" and refused
+# the 51st login by closing the connection).
 launch() {
   local dir=$1 port=$2 from=$3 data
   data=$(cat "$dir/pureftpd.datadir")
   # From /: its unprivileged half (nobody) must be able to stand in its working folder.
   (cd / && STRATA_FIXTURE=$dir exec setsid "$PUREFTPD" --bind "127.0.0.1,$port" --login "puredb:$dir/users.pdb" \
-    --passiveportrange "$from:$((from + 99))" --forcepassiveip 127.0.0.1 --noanonymous --tls 1 \
-    --certfile "$dir/cert.pem" --chrooteveryone --dontresolve --maxclientsnumber 64 --maxclientsperip 64 \
+    --passiveportrange "$from:$((from + 999))" --forcepassiveip 127.0.0.1 --noanonymous --tls 1 \
+    --certfile "$dir/cert.pem" --limitrecursion 2000000:16 --displaydotfiles --chrooteveryone --dontresolve -c 400 -C 400 \
     </dev/null >>"$dir/pureftpd.log" 2>&1) &
   echo $! >"$dir/pureftpd.pid"
 }
@@ -117,7 +127,7 @@ cmd_start() {
   local t0=$EPOCHREALTIME pid="" port="" from ok=0 i
   for _ in {1..20}; do
     port=$(( 20000 + (RANDOM * 32768 + RANDOM) % 20000 ))
-    from=$(( 42000 + (RANDOM % 200) * 100 ))
+    from=$(( 40000 + (RANDOM % 20) * 1000 ))
     : >"$dir/pureftpd.log"
     launch "$dir" "$port" "$from"
     pid=$(cat "$dir/pureftpd.pid")
@@ -149,7 +159,7 @@ ENV
   )
   mv "$dir/pureftpd.env.tmp" "$dir/pureftpd.env"
   local ms=$(( (${EPOCHREALTIME/[.,]/} - ${t0/[.,]/}) / 1000 ))
-  echo "pureftpd.sh: pid $pid, port $port, passive $from-$((from + 99)), ready in $ms ms, root $data/root" >&2
+  echo "pureftpd.sh: pid $pid, port $port, passive $from-$((from + 999)), ready in $ms ms, root $data/root" >&2
   echo "ftp://$USER_NAME@127.0.0.1:$port/upload"
 }
 
@@ -158,24 +168,43 @@ cmd_crash() {
   [ -f "$dir/pureftpd.pid" ] && pid=$(head -1 "$dir/pureftpd.pid")
   is_ours "$pid" "$dir" || die "no server of ours running for $dir"
   kill_all KILL "$pid" "$dir"
-  while is_ours "$pid" "$dir"; do sleep 0.02; done
+  # The sessions too: one still dying may hold the listening socket that revive binds again.
+  for _ in {1..250}; do
+    local alive=0 child
+    for child in $pid $(session_pids "$pid"); do is_ours "$child" "$dir" && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.02
+  done
 }
 
+# revive DIR: the same port and data again. A port the killed server or its sessions held
+# can stay busy a moment (a session still closing, under load).
 cmd_revive() {
-  local dir=$1 pid="" port from i password
+  local dir=$1 pid="" port from i password deadline
   [ -f "$dir/pureftpd.port" ] && [ -f "$dir/pureftpd.datadir" ] || die "no crashed server recorded in $dir"
   [ -f "$dir/pureftpd.pid" ] && pid=$(head -1 "$dir/pureftpd.pid")
   is_ours "$pid" "$dir" && die "the server of $dir is still running (pid $pid)"
   read -r port from <"$dir/pureftpd.port"
   password=$(sed -n 's/^STRATA_FTP_PASSWORD=//p' "$dir/pureftpd.env")
-  launch "$dir" "$port" "$from"
-  pid=$(cat "$dir/pureftpd.pid")
-  for ((i = 0; i < START_TIMEOUT * 20; i++)); do
-    kill -0 "$pid" 2>/dev/null || die "pure-ftpd exited while reviving on port $port (see $dir/pureftpd.log)"
-    serving "$port" "$password" && { echo "ftp://$USER_NAME@127.0.0.1:$port/upload"; return 0; }
-    sleep 0.05
+  deadline=$(( ${EPOCHREALTIME/[.,]/} + START_TIMEOUT * 1000000 ))
+  while :; do
+    local mark
+    mark=$(wc -l <"$dir/pureftpd.log" 2>/dev/null || echo 0)
+    launch "$dir" "$port" "$from"
+    pid=$(cat "$dir/pureftpd.pid")
+    for ((i = 0; i < START_TIMEOUT * 20; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      serving "$port" "$password" && { echo "ftp://$USER_NAME@127.0.0.1:$port/upload"; return 0; }
+      sleep 0.05
+    done
+    kill -0 "$pid" 2>/dev/null && die "pure-ftpd did not serve again on port $port within $START_TIMEOUT s"
+    # Say why, then try again: a start that failed (most often "address already in use")
+    # is retried until START_TIMEOUT.
+    echo "pureftpd.sh: pure-ftpd exited while reviving on port $port:" >&2
+    tail -n "+$((mark + 1))" "$dir/pureftpd.log" | head -5 >&2
+    (( ${EPOCHREALTIME/[.,]/} > deadline )) && die "pure-ftpd could not start again on port $port within $START_TIMEOUT s"
+    sleep 0.2
   done
-  die "pure-ftpd did not serve again on port $port within $START_TIMEOUT s"
 }
 
 fixture_main "$@"

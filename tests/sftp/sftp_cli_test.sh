@@ -10,9 +10,7 @@ strata=$1
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/checks.sh
 source "$here/../lib/checks.sh"
-[ -n "${STRATA_SFTP_ENVFILE:-}" ] && [ -f "$STRATA_SFTP_ENVFILE" ] || { echo "no sshd fixture (STRATA_SFTP_ENVFILE)"; exit 1; }
-# shellcheck disable=SC1090
-source "$STRATA_SFTP_ENVFILE"
+fixture_env STRATA_SFTP_ENVFILE sshd
 work=$(mktemp -d)
 trap 'rm -rf "$work" "${server_root:-/nonexistent}"' EXIT
 export HOME=$work/home

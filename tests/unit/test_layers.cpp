@@ -89,6 +89,12 @@ public:
     {
         return m_counts.reach(Operation::ReaderCopyRange);
     }
+    Result<Entry> stat() override
+    {
+        if (auto st = m_counts.reach(Operation::ReaderStat); !st)
+            return std::move(st).error();
+        return Entry{};
+    }
 
 private:
     Counts &m_counts;
@@ -255,6 +261,7 @@ Status invoke(Backend &top, Operation op)
     case Operation::ReaderRead: return withReader([&](Reader &r) { return status(r.read(8, buffer)); });
     case Operation::ReaderCopyRange:
         return withReader([&](Reader &r) { return withWriter([&](Writer &w) { return r.copyRangeTo(0, 16, w); }); });
+    case Operation::ReaderStat: return withReader([&](Reader &r) { return status(r.stat()); });
     case Operation::Count_: break;
     }
     return Error(ErrorKind::Unexpected, "no such operation");
@@ -275,7 +282,8 @@ std::vector<Operation> alsoPerformed(Operation op)
     case Operation::WriterCommit:
     case Operation::WriterAbort:
     case Operation::WriterSuspend: return {Operation::OpenWriter};
-    case Operation::ReaderRead: return {Operation::OpenReader};
+    case Operation::ReaderRead:
+    case Operation::ReaderStat: return {Operation::OpenReader};
     case Operation::ReaderCopyRange: return {Operation::OpenReader, Operation::OpenWriter, Operation::WriterAbort};
     default: return {};
     }

@@ -1,0 +1,631 @@
+#include "backends/ftp/ftp_backend.h"
+
+#include "backends/ftp/ftp_listing.h"
+#include "backends/http/upload_pipe.h"
+#include "core/io/file_mode.h"
+#include "core/storage/path.h"
+#include "core/storage/random.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+#include <thread>
+
+namespace strata::ftp {
+
+namespace {
+
+std::string dirOf(const std::string &serverPath)
+{
+    const auto slash = serverPath.rfind('/');
+    return slash == 0 || slash == std::string::npos ? "/" : serverPath.substr(0, slash);
+}
+
+std::string childOf(const std::string &dir, std::string_view name)
+{
+    return dir + (dir == "/" ? "" : "/") + std::string(name);
+}
+
+std::string octal(std::uint32_t mode)
+{
+    char text[8];
+    std::snprintf(text, sizeof text, "%o", unsigned(mode & 07777));
+    return text;
+}
+
+// The lines of a listing, each without its line end.
+template <typename F>
+void forEachLine(std::string_view text, F &&f)
+{
+    while (!text.empty()) {
+        auto eol = text.find('\n');
+        std::string_view line = text.substr(0, eol);
+        text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
+        if (!line.empty() && line.back() == '\r')
+            line.remove_suffix(1);
+        if (!line.empty())
+            f(line);
+    }
+}
+
+bool isPathName(std::string_view name)
+{
+    return !name.empty() && name != "." && name != ".." && name.find('/') == std::string_view::npos
+        && name.find('\0') == std::string_view::npos;
+}
+
+// Uploads to a temporary name beside the destination and renames it into place at commit,
+// so nothing half-written is ever visible under the name. Small files are kept in memory
+// and sent at commit in one request that also renames them (RNFR/RNTO after the STOR, on
+// the same connection); larger ones stream from a thread while they are written.
+class FtpWriter final : public Writer {
+public:
+    static constexpr std::size_t kStreamFrom = 1u << 20;
+    static constexpr std::size_t kBufferLimit = 8u << 20;
+
+    FtpWriter(std::shared_ptr<FtpBackend> backend, std::string path, std::string temp, WriteOptions options,
+              std::optional<std::uint32_t> mode, bool resumable, std::uint64_t partial)
+        : m_backend(std::move(backend)), m_path(std::move(path)), m_temp(std::move(temp)),
+          m_options(std::move(options)), m_mode(mode), m_resumable(resumable), m_partial(partial)
+    {
+        if (m_options.sizeHint && *m_options.sizeHint <= kStreamFrom)
+            m_buffer.reserve(std::size_t(*m_options.sizeHint));
+    }
+    ~FtpWriter() override { abort(); }
+
+    Status write(std::span<const std::byte> data) override
+    {
+        if (m_finished)
+            return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
+        m_written += data.size();
+        if (!m_thread.joinable()) {
+            const bool large = m_options.sizeHint && *m_options.sizeHint > kStreamFrom;
+            if (!large && m_buffer.size() + data.size() <= kBufferLimit) {
+                m_buffer.insert(m_buffer.end(), data.begin(), data.end());
+                return {};
+            }
+            startStream();
+        }
+        if (!m_buffer.empty()) { // what was kept before the stream started goes first
+            auto st = m_pipe.handOver(m_buffer);
+            m_buffer = {};
+            if (!st)
+                return st;
+        }
+        return m_pipe.handOver(data);
+    }
+
+    Status commit() override
+    {
+        if (m_finished)
+            return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
+        m_finished = true;
+        // A resumed writer's file starts with what the partial file held.
+        const std::uint64_t total = m_written + (m_resumable ? m_partial : 0);
+        if (m_options.sizeHint && total != *m_options.sizeHint) {
+            stopStream();
+            discard();
+            return Error(ErrorKind::InvalidInput,
+                         std::to_string(total) + " bytes were written of the " + std::to_string(*m_options.sizeHint)
+                             + " announced");
+        }
+        // Where nothing may be replaced, look just before the rename (FTP's RNTO replaces).
+        const bool checkFirst = !m_options.overwrite;
+        std::vector<std::string> publish = publishCommands();
+        Status sent;
+        if (m_thread.joinable()) {
+            sent = m_pipe.end();
+            m_thread.join();
+        } else {
+            announce();
+            sent = m_backend->pool().lease()->store(m_temp, m_resumable, m_buffer,
+                                                    checkFirst ? std::vector<std::string>() : publish, "cannot write");
+            m_buffer = {};
+            if (sent && !checkFirst)
+                return {};
+        }
+        if (sent && checkFirst) {
+            auto there = m_backend->statServer(m_backend->serverPath(m_path), "cannot publish");
+            if (there)
+                sent = Error(ErrorKind::AlreadyExists, "cannot publish: something has that name");
+            else if (there.error().kind() != ErrorKind::NotFound)
+                sent = std::move(there).error();
+        }
+        if (sent)
+            sent = m_backend->pool().lease()->commands(publish, "cannot publish");
+        if (!sent) {
+            discard();
+            return sent;
+        }
+        return {};
+    }
+
+    void abort() override
+    {
+        if (m_finished)
+            return;
+        m_finished = true;
+        stopStream();
+        m_buffer = {};
+        if (m_sentSome || m_resumable)
+            (void)m_backend->pool().lease()->commands({"DELE " + m_temp}, "cannot remove the partial file");
+    }
+
+    void suspend() override
+    {
+        if (!m_resumable)
+            return abort();
+        if (m_finished)
+            return;
+        m_finished = true;
+        // What the stream sent stays in the partial file (APPE); what is still in memory
+        // goes there too, so that the next writer finds it.
+        stopStream();
+        if (!m_buffer.empty()) {
+            (void)m_backend->pool().lease()->store(m_temp, true, m_buffer, {}, "cannot keep the partial file");
+            m_buffer = {};
+        }
+    }
+
+    bool keepsPartialState() const override { return m_resumable; }
+    std::optional<std::uint64_t> partialLength() const override
+    {
+        return m_resumable ? std::optional(m_partial) : std::nullopt;
+    }
+    std::optional<std::uint64_t> committedSize() const override { return std::nullopt; }
+
+private:
+    void announce()
+    {
+        // Before the server sees a byte: a process killed between the STOR and the rename
+        // leaves the temporary file, and the next run finds its name in the journal.
+        if (m_sentSome)
+            return;
+        m_sentSome = true;
+        if (!m_resumable && m_options.onPending)
+            m_options.onPending(std::string(baseName(m_temp)));
+    }
+
+    void startStream()
+    {
+        announce();
+        m_thread = std::thread([this] {
+            auto lease = m_backend->pool().lease(true);
+            m_pipe.finished(lease->store(
+                m_temp, m_resumable, [this](std::span<std::byte> out) { return m_pipe.pull(out); }, {},
+                "cannot write"));
+        });
+    }
+
+    void stopStream()
+    {
+        if (!m_thread.joinable())
+            return;
+        m_pipe.cancel();
+        m_thread.join();
+    }
+
+    // A failed commit leaves no temporary file (a resumable one stays for the next try).
+    void discard()
+    {
+        if (!m_resumable && m_sentSome)
+            (void)m_backend->pool().lease()->commands({"DELE " + m_temp}, "cannot remove the partial file");
+    }
+
+    std::vector<std::string> publishCommands() const
+    {
+        std::vector<std::string> lines;
+        // '*': a server without MFMT or SITE CHMOD still takes the file.
+        if (m_options.mtimeNs && m_backend->features().mfmt)
+            lines.push_back("*MFMT " + formatFtpTime(*m_options.mtimeNs) + " " + m_temp);
+        if (m_mode)
+            lines.push_back("*SITE CHMOD " + octal(*m_mode) + " " + m_temp);
+        lines.push_back("RNFR " + m_temp);
+        lines.push_back("RNTO " + m_backend->serverPath(m_path));
+        return lines;
+    }
+
+    std::shared_ptr<FtpBackend> m_backend;
+    std::string m_path; // backend path of the destination
+    std::string m_temp; // server path of the temporary file
+    WriteOptions m_options;
+    std::optional<std::uint32_t> m_mode; // given to the file before the rename
+    bool m_resumable;
+    std::uint64_t m_partial;
+    std::vector<std::byte> m_buffer; // everything written, until a stream starts
+    std::uint64_t m_written = 0;
+    bool m_finished = false;
+    bool m_sentSome = false; // a STOR began: the temporary may exist on the server
+    http::UploadPipe m_pipe;
+    std::thread m_thread; // runs the streamed STOR
+};
+
+// A file read in order, as a copy reads it: one RETR streams the whole file over the
+// reads (a request per read would cost libcurl a new login each, as it closes a control
+// connection whose RETR it stopped midway). A read elsewhere starts the stream again there.
+class FtpReader final : public Reader {
+public:
+    FtpReader(std::shared_ptr<FtpBackend> backend, std::string where, std::uint64_t expectedSize)
+        : m_backend(std::move(backend)), m_where(std::move(where)), m_expected(expectedSize)
+    {
+    }
+    ~FtpReader() override { stop(); }
+
+    Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
+    {
+        std::lock_guard lock(m_mutex);
+        if (buffer.empty())
+            return std::size_t(0);
+        if (m_lease && offset != m_next)
+            stop();
+        // A connection the pool kept may have been closed by the server meanwhile, or a
+        // stream broken midway: a temporary failure is tried once more on a new stream
+        // from the same offset (this read's bytes so far are dropped).
+        for (int attempt = 0;; ++attempt) {
+            if (!m_lease) {
+                m_lease.emplace(m_backend->pool().lease());
+                (*m_lease)->beginRetrieve(m_where, offset);
+                m_next = offset;
+            }
+            auto n = (*m_lease)->retrieve(buffer, "cannot read");
+            if (!n) {
+                stop();
+                if (attempt == 0 && n.error().temporary())
+                    continue;
+                return notFoundOrFolder(std::move(n).error());
+            }
+            m_next += *n;
+            if (*n < buffer.size())
+                stop(); // the end: the connection serves again
+            else if (m_next == m_expected)
+                stop(true); // the end as listed: let the server's reply come, keep the connection
+            return *n;
+        }
+    }
+
+    Status copyRangeTo(std::uint64_t, std::uint64_t, Writer &) override
+    {
+        return unsupported("in-kernel copies from an FTP server");
+    }
+
+private:
+    void stop(bool atExpectedEnd = false)
+    {
+        if (!m_lease)
+            return;
+        (*m_lease)->endRetrieve(atExpectedEnd);
+        m_lease.reset();
+    }
+
+    Error notFoundOrFolder(Error error)
+    {
+        if (error.kind() != ErrorKind::NotFound)
+            return error;
+        auto there = m_backend->statServer(m_where, "cannot read");
+        if (there && there->isDir())
+            return Error(ErrorKind::IsDirectory, "cannot read: it is a folder");
+        return error;
+    }
+
+    std::mutex m_mutex;
+    std::shared_ptr<FtpBackend> m_backend;
+    std::string m_where;
+    std::uint64_t m_expected;
+    std::optional<ConnectionPool::Lease> m_lease; // while a stream is open
+    std::uint64_t m_next = 0;                     // where it is
+};
+
+} // namespace
+
+Result<std::shared_ptr<FtpBackend>> FtpBackend::open(Config config)
+{
+    std::shared_ptr<FtpBackend> backend(new FtpBackend(std::move(config)));
+    auto lease = backend->m_pool.lease();
+    if (auto st = lease->commands({"FEAT"}, "cannot connect"); !st)
+        return std::move(st).error();
+    // FEAT's answer: one feature per line, each line starting with a blank.
+    forEachLine(lease->replies(), [&](std::string_view line) {
+        if (line.empty() || line.front() != ' ')
+            return;
+        line.remove_prefix(1);
+        std::string word(line.substr(0, line.find(' ')));
+        std::transform(word.begin(), word.end(), word.begin(), [](unsigned char c) { return char(std::toupper(c)); });
+        Features &f = backend->m_features;
+        f.mlsd = f.mlsd || word == "MLSD" || word == "MLST";
+        f.mlst = f.mlst || word == "MLST";
+        f.mfmt = f.mfmt || word == "MFMT";
+    });
+    const std::string entry = lease->entryPath();
+    backend->m_root = entry.starts_with('/') && entry != "/" ? entry : std::string();
+    while (backend->m_root.ends_with('/'))
+        backend->m_root.pop_back();
+    return backend;
+}
+
+Capabilities FtpBackend::capabilities() const
+{
+    Capabilities caps{Capability::Stat,     Capability::List,           Capability::Read,   Capability::Write,
+                      Capability::Remove,   Capability::CreateDir,      Capability::Rename, Capability::RangedRead,
+                      Capability::Symlinks, Capability::RealDirectories};
+    if (m_features.mfmt)
+        caps.add(Capability::KeepsModifiedTime);
+    return caps;
+}
+
+Uri FtpBackend::uriFor(std::string_view path) const
+{
+    return m_pool.config().base.withPath(std::string(path));
+}
+
+std::string FtpBackend::serverPath(std::string_view path) const
+{
+    if (m_root.empty())
+        return std::string(path);
+    return path == "/" ? m_root : m_root + std::string(path);
+}
+
+Result<Entry> FtpBackend::statServer(const std::string &where, std::string_view what)
+{
+    if (auto st = sendable(where); !st)
+        return std::move(st).error();
+    if (where == "/") {
+        Entry root;
+        root.kind = EntryKind::Directory;
+        return root;
+    }
+    if (m_features.mlst) {
+        auto lease = m_pool.lease();
+        if (auto st = lease->commands({"MLST " + where}, what); !st) {
+            if (st.error().kind() == ErrorKind::NotFound)
+                return Error(ErrorKind::NotFound, std::string(what) + ": it does not exist");
+            return std::move(st).error();
+        }
+        std::optional<ListedName> found;
+        forEachLine(lease->replies(), [&](std::string_view line) {
+            if (!found && line.starts_with(' '))
+                found = parseMlsxLine(line);
+        });
+        if (!found)
+            return Error(ErrorKind::Corrupt, std::string(what) + ": the server's MLST answer has no facts");
+        return std::move(found->entry);
+    }
+    // No MLST: the parent's listing says.
+    const std::string dir = dirOf(where);
+    const std::string_view name = std::string_view(where).substr(where.rfind('/') + 1);
+    std::string text;
+    if (auto st = m_pool.lease()->listing(dir, false, text, what); !st)
+        return st.error().kind() == ErrorKind::NotFound
+            ? Error(ErrorKind::NotFound, std::string(what) + ": it does not exist")
+            : std::move(st).error();
+    std::optional<Entry> found;
+    const std::time_t now = std::time(nullptr);
+    forEachLine(text, [&](std::string_view line) {
+        auto listed = parseListLine(line, now);
+        if (!found && listed && listed->name == name)
+            found = std::move(listed->entry);
+    });
+    if (!found)
+        return Error(ErrorKind::NotFound, std::string(what) + ": it does not exist");
+    return std::move(*found);
+}
+
+Result<Entry> FtpBackend::stat(std::string_view path)
+{
+    auto e = statServer(serverPath(path), "cannot look at it");
+    if (!e)
+        return e;
+    e->name = std::string(baseName(path));
+    e->path = std::string(path);
+    return e;
+}
+
+Result<ListingCache::Listing> FtpBackend::listAll(std::string_view dir, std::vector<std::string> &skipped)
+{
+    const std::string where = serverPath(dir);
+    if (auto st = sendable(where); !st)
+        return std::move(st).error();
+    std::string text;
+    if (auto st = m_pool.lease()->listing(where, m_features.mlsd, text, "cannot list"); !st) {
+        // Say what is there instead: a file is no folder, a missing folder is missing.
+        auto there = statServer(where, "cannot list");
+        if (there && !there->isDir())
+            return Error(ErrorKind::NotDirectory, "cannot list: not a folder");
+        if (!there && there.error().kind() == ErrorKind::NotFound)
+            return std::move(there).error();
+        return std::move(st).error();
+    }
+    std::vector<Entry> entries;
+    const std::time_t now = std::time(nullptr);
+    forEachLine(text, [&](std::string_view line) {
+        auto listed = m_features.mlsd ? parseMlsxLine(line) : parseListLine(line, now);
+        if (!listed || listed->self)
+            return;
+        // A name is data: one that would be another path is reported, never followed.
+        if (!isPathName(listed->name)) {
+            skipped.push_back(std::move(listed->name));
+            return;
+        }
+        Entry e = std::move(listed->entry);
+        e.path = joinPath(dir, listed->name);
+        e.name = std::move(listed->name);
+        entries.push_back(std::move(e));
+    });
+    // A server may answer MLSD of a file with that file: only a folder is listed.
+    if (entries.size() == 1 && m_features.mlsd && text.find("type=cdir") == std::string::npos) {
+        if (auto there = statServer(where, "cannot list"); there && !there->isDir())
+            return Error(ErrorKind::NotDirectory, "cannot list: not a folder");
+    }
+    std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.name < b.name; });
+    entries.erase(
+        std::unique(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.name == b.name; }),
+        entries.end());
+    return ListingCache::Listing(std::make_shared<const std::vector<Entry>>(std::move(entries)));
+}
+
+Result<ListPage> FtpBackend::list(std::string_view dir, const ListOptions &options)
+{
+    return m_listings.page(options, [&](std::vector<std::string> &skipped) { return listAll(dir, skipped); });
+}
+
+Result<std::size_t> FtpBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
+{
+    const std::string where = serverPath(path);
+    if (auto st = sendable(where); !st)
+        return std::move(st).error();
+    auto n = m_pool.lease()->read(where, offset, buffer, "cannot read");
+    if (!n && n.error().kind() == ErrorKind::NotFound) {
+        auto there = statServer(where, "cannot read");
+        if (there && there->isDir())
+            return Error(ErrorKind::IsDirectory, "cannot read: it is a folder");
+        if (!there && there.error().kind() == ErrorKind::NotFound)
+            return std::move(there).error();
+    }
+    return n;
+}
+
+Result<std::unique_ptr<Reader>> FtpBackend::openReader(std::string_view path, const Entry &expected)
+{
+    std::string where = serverPath(path);
+    if (auto st = sendable(where); !st)
+        return std::move(st).error();
+    // Nothing is asked yet: the first read starts the download (a round trip saved per file;
+    // a changed source shows in its length and in the copy's check after).
+    return std::unique_ptr<Reader>(std::make_unique<FtpReader>(shared_from_this(), std::move(where), expected.size));
+}
+
+Result<std::unique_ptr<Writer>> FtpBackend::write(std::string_view path, const WriteOptions &options)
+{
+    const std::string where = serverPath(path);
+    if (auto st = sendable(where); !st)
+        return std::move(st).error();
+    // A round trip per file saved where nothing is expected (a fresh folder): commit still
+    // never replaces what appeared meanwhile unless overwrite is set.
+    auto existing = options.fresh ? Result<Entry>(Error(ErrorKind::NotFound)) : statServer(where, "cannot write");
+    if (!existing && existing.error().kind() != ErrorKind::NotFound)
+        return std::move(existing).error();
+    if (existing && existing->isDir())
+        return Error(ErrorKind::IsDirectory, "cannot write: a folder has that name");
+    if (existing && !options.overwrite)
+        return Error(ErrorKind::AlreadyExists, "cannot write: it exists");
+
+    // The temporary file gets the server's default permissions: given the ones asked for,
+    // or a replaced file's own (a private file never becomes readable by replacing it).
+    std::optional<std::uint32_t> mode;
+    if (options.mode && options.exactMode)
+        mode = copyMode(*options.mode, true);
+    else if (existing && existing->mode)
+        mode = *existing->mode & 07777;
+    else if (options.mode)
+        mode = copyMode(*options.mode, false);
+
+    const std::string dir = dirOf(where);
+    std::string temp;
+    std::uint64_t partial = 0;
+    const bool resumable = !options.resumeKey.empty();
+    if (resumable) {
+        // A stable name: what was written survives a crash or a pause for the next writer.
+        temp = childOf(dir, resumePartName(options.resumeKey));
+        auto kept = statServer(temp, "cannot write");
+        if (kept && !kept->isFile()) // not ours to write into
+            return Error(ErrorKind::AlreadyExists, "cannot write: the partial file's name is taken by another kind");
+        if (kept)
+            partial = kept->size;
+        else if (kept.error().kind() != ErrorKind::NotFound)
+            return std::move(kept).error();
+    } else {
+        temp = childOf(dir, temporaryPartName());
+    }
+    return std::unique_ptr<Writer>(std::make_unique<FtpWriter>(shared_from_this(), std::string(path), std::move(temp),
+                                                               options, mode, resumable, partial));
+}
+
+Status FtpBackend::remove(std::string_view path, std::string_view within)
+{
+    (void)within; // the server resolves names; DELE and RMD never follow a symlink
+    const std::string where = serverPath(path);
+    auto there = statServer(where, "cannot remove");
+    if (!there)
+        return there.error().kind() == ErrorKind::NotFound ? Status{} : Status(std::move(there).error());
+    if (there->isDir()) {
+        auto st = m_pool.lease()->commands({"RMD " + where}, "cannot remove");
+        if (st)
+            return {};
+        // Servers say only "550" for a folder that is not empty: look.
+        std::string text;
+        if (m_pool.lease()->listing(where, m_features.mlsd, text, "cannot remove")) {
+            bool any = false;
+            const std::time_t now = std::time(nullptr);
+            forEachLine(text, [&](std::string_view line) {
+                auto listed = m_features.mlsd ? parseMlsxLine(line) : parseListLine(line, now);
+                any = any || (listed && !listed->self);
+            });
+            if (any)
+                return Error(ErrorKind::DirectoryNotEmpty, "cannot remove: the folder is not empty");
+        }
+        return st;
+    }
+    auto st = m_pool.lease()->commands({"DELE " + where}, "cannot remove");
+    if (!st && st.error().kind() == ErrorKind::NotFound && !statServer(where, "cannot remove"))
+        return {}; // gone meanwhile
+    return st;
+}
+
+Status FtpBackend::createDir(std::string_view path)
+{
+    const std::string where = serverPath(path);
+    if (auto st = sendable(where); !st)
+        return st;
+    if (auto st = m_pool.lease()->commands({"MKD " + where}, "cannot create the folder"); !st) {
+        if (statServer(where, "cannot create the folder"))
+            return Error(ErrorKind::AlreadyExists, "cannot create the folder: something has that name");
+        return st;
+    }
+    return {};
+}
+
+Status FtpBackend::rename(std::string_view from, std::string_view to, bool replace)
+{
+    const std::string source = serverPath(from), target = serverPath(to);
+    if (target.starts_with(source + "/"))
+        return Error(ErrorKind::InvalidInput, "cannot rename: a folder cannot go inside itself");
+    auto what = statServer(source, "cannot rename");
+    if (!what)
+        return std::move(what).error();
+    if (auto st = sendable(target); !st)
+        return st;
+    if (auto there = statServer(target, "cannot rename"); there) {
+        if (!replace)
+            return Error(ErrorKind::AlreadyExists, "cannot rename: something has the new name");
+        if (there->isDir() || what->isDir())
+            return Error(there->isDir() ? ErrorKind::IsDirectory : ErrorKind::NotDirectory,
+                         "cannot rename: only a file replaces a file");
+    } else if (there.error().kind() != ErrorKind::NotFound) {
+        return std::move(there).error();
+    }
+    return m_pool.lease()->commands({"RNFR " + source, "RNTO " + target}, "cannot rename");
+}
+
+Status FtpBackend::setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow)
+{
+    (void)confineBelow;
+    const std::string where = serverPath(path);
+    auto there = statServer(where, "cannot change the permissions");
+    if (!there)
+        return std::move(there).error();
+    // SITE CHMOD follows a symlink: a link's target is never changed through it.
+    if (there->kind == EntryKind::Symlink)
+        return Error(ErrorKind::InvalidInput, "cannot change the permissions of a symlink");
+    return m_pool.lease()->commands({"SITE CHMOD " + octal(mode) + " " + where}, "cannot change the permissions");
+}
+
+void FtpBackend::discardPending(std::string_view path, const std::string &token)
+{
+    if (!isTemporaryPartName(token))
+        return;
+    const std::string temp = serverPath(joinPath(parentPath(path), token));
+    if (sendable(temp))
+        (void)m_pool.lease()->commands({"DELE " + temp}, "cannot remove the partial file");
+}
+
+} // namespace strata::ftp

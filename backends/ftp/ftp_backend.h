@@ -1,0 +1,66 @@
+#pragma once
+
+#include "backends/ftp/ftp_connection.h"
+#include "core/storage/backend.h"
+#include "core/storage/listing_cache.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace strata::ftp {
+
+// What the server said it can do (FEAT), read once at open.
+struct Features {
+    bool mlsd = false; // MLSD listings: exact sizes, UTC times, types (else LIST is parsed)
+    bool mlst = false; // MLST: one entry's facts in one round trip
+    bool mfmt = false; // MFMT: a file's modification time can be set
+};
+
+// A server's files over FTP or FTPS (explicit TLS), through libcurl: one control
+// connection per request in flight, kept open in a pool. Reads ask for a range (REST +
+// RETR), or stream a whole file through a Reader; writes go to a hidden temporary name beside the destination (STOR, or APPE to go
+// on with a kept partial file) and are renamed into place (RNFR/RNTO) on commit.
+class FtpBackend final : public Backend, public std::enable_shared_from_this<FtpBackend> {
+public:
+    // Logs in once (a wrong host, password or certificate fails here, clearly) and asks the
+    // server's features.
+    static Result<std::shared_ptr<FtpBackend>> open(Config config);
+
+    Capabilities capabilities() const override;
+    Uri uriFor(std::string_view path) const override;
+    std::size_t preferredIoSize() const override { return 8u << 20; }
+
+    Result<Entry> stat(std::string_view path) override;
+    Result<ListPage> list(std::string_view dir, const ListOptions &options) override;
+    Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
+    Result<std::unique_ptr<Reader>> openReader(std::string_view path, const Entry &expected) override;
+    Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
+    // One download per file (a stream per part would cost a login each).
+    bool oneStreamPerObject() const override { return true; }
+    Status remove(std::string_view path, std::string_view within) override;
+    Status createDir(std::string_view path) override;
+    Status rename(std::string_view from, std::string_view to, bool replace) override;
+    Status setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow) override;
+    // Removes the temporary file a killed writer of `path` announced (WriteOptions::onPending);
+    // only a name of ours (".strata-DIGITS.part"), whatever the journal says.
+    void discardPending(std::string_view path, const std::string &token) override;
+
+    // The server's name for a backend path (below the folder the login starts in).
+    std::string serverPath(std::string_view path) const;
+    // An entry by its server path (MLST, or the parent's listing on servers without it).
+    Result<Entry> statServer(const std::string &where, std::string_view what);
+    ConnectionPool &pool() { return m_pool; }
+    const Features &features() const { return m_features; }
+
+private:
+    explicit FtpBackend(Config config) : m_pool(std::move(config)) {}
+    Result<ListingCache::Listing> listAll(std::string_view dir, std::vector<std::string> &skipped);
+
+    ConnectionPool m_pool;
+    std::string m_root; // the server folder the backend's "/" is ("" for the server's /)
+    Features m_features;
+    ListingCache m_listings;
+};
+
+} // namespace strata::ftp

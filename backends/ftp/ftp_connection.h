@@ -1,0 +1,158 @@
+#pragma once
+
+#include "backends/ftp/ftp_config.h"
+#include "core/storage/result.h"
+
+#include <curl/curl.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace strata::ftp {
+
+// One FTP control connection (a libcurl easy handle, which keeps it open between requests)
+// and one request at a time on it. Every request names absolute server paths and asks for
+// no CWD (CURLFTPMETHOD_NOCWD): a connection's current folder never matters.
+class Connection {
+public:
+    explicit Connection(const Config &config);
+    ~Connection();
+    Connection(const Connection &) = delete;
+    Connection &operator=(const Connection &) = delete;
+
+    // Commands on the control connection, in order ("MKD /a"; a leading '*' lets one fail),
+    // after logging in if needed; the first refused one is the error (the rest were still
+    // sent: follow a command only with ones that fail harmlessly after it). The server's
+    // replies land in replies().
+    Status commands(const std::vector<std::string> &lines, std::string_view what);
+    // A listing of a folder (MLSD, or LIST when `mlsd` is false) into `out`.
+    Status listing(const std::string &serverDir, bool mlsd, std::string &out, std::string_view what);
+    // Up to buffer.size() bytes at offset; fewer only at the end; 0 at or past it.
+    Result<std::size_t> read(const std::string &serverPath, std::uint64_t offset, std::span<std::byte> buffer,
+                             std::string_view what);
+    // A download streamed over many calls: RETR from `offset` on (REST), its bytes handed
+    // out as retrieve() asks for them, the transfer paused in between. One login and one
+    // data connection for a whole file, where read() costs a request per buffer.
+    void beginRetrieve(const std::string &serverPath, std::uint64_t offset);
+    // Up to into.size() bytes of it; fewer only at its end (0 after).
+    Result<std::size_t> retrieve(std::span<std::byte> into, std::string_view what);
+    // Ends it. At the file's expected end, lets the server's final reply arrive so that the
+    // connection can serve again (more bytes there: stopped); midway, stops it and the
+    // connection goes (libcurl's ABOR leaves a reply unread).
+    void endRetrieve(bool atExpectedEnd);
+    bool retrieving() const { return m_retrieve.active; }
+    // Stores the bytes `source` produces (0 at the end; nullopt aborts) at serverPath, from
+    // its start or appended; then the `after` commands (a rename into place) on the same
+    // connection, only if every byte arrived.
+    Status store(const std::string &serverPath, bool append,
+                 const std::function<std::optional<std::size_t>(std::span<std::byte>)> &source,
+                 const std::vector<std::string> &after, std::string_view what);
+    // The same from memory.
+    Status store(const std::string &serverPath, bool append, std::span<const std::byte> bytes,
+                 const std::vector<std::string> &after, std::string_view what);
+
+    // The control replies of the last request, line by line as the server sent them.
+    const std::string &replies() const { return m_replies; }
+    // The folder the server put us in at login (PWD), once a request logged in.
+    std::string entryPath();
+    // False once a request may have left the control connection out of step (a reply
+    // unread): the pool closes it instead of keeping it.
+    bool reusable() const { return m_reusable; }
+
+private:
+    void begin(const std::string &url);
+    Status perform(std::string_view what);
+    CURLcode run();
+    // The error of a finished request's result (none for CURLE_OK).
+    Status outcome(CURLcode rc, std::string_view what);
+    // One round of the transfer loop: true once the request finished (its result in rc).
+    bool step(CURLcode &rc);
+    static std::size_t onRetrieved(char *data, std::size_t size, std::size_t count, void *self);
+    // The error of a refusing reply (550: NotFound, 552: NoSpace…), with m_failedReply.
+    Status replyError(long code, std::string_view what) const;
+    static std::size_t onReply(char *data, std::size_t size, std::size_t count, void *self);
+
+    const Config &m_config;
+    CURL *m_curl;
+    CURLM *m_multi; // its connection cache keeps the control connection between requests
+    std::string m_url;
+    std::string m_replies;
+    char m_error[CURL_ERROR_SIZE] = {};
+    CURLcode m_last = CURLE_OK; // of the last perform
+    bool m_reusable = true;
+    std::string m_failedReply; // its reply line, printable
+    struct Retrieve {
+        bool active = false;   // the handle is in the multi handle
+        bool finished = false; // and its request ended, with `result`
+        bool paused = false;
+        bool atEnd = false; // any further byte is more than the file was expected to hold
+        bool extra = false; // and one came
+        CURLcode result = CURLE_OK;
+        std::uint64_t total = 0;
+        std::span<std::byte> into; // where the bytes go now
+        std::size_t got = 0;
+        std::vector<std::byte> spill; // arrived past `into`, handed out first next time
+        std::size_t spillAt = 0;
+    } m_retrieve;
+};
+
+// Connections kept open for the next request. At most Config::connections serve requests
+// at once (a request waits its turn for one); an upload streaming while its writer is fed
+// holds one of its own outside that count, so that a copy within one server, whose reads
+// wait behind its uploads, can never wait for itself. Take one lease at a time: a request
+// never waits for a second connection while it holds one.
+class ConnectionPool {
+public:
+    explicit ConnectionPool(Config config) : m_config(std::move(config)) {}
+
+    class Lease {
+    public:
+        Lease(ConnectionPool &pool, std::unique_ptr<Connection> c, bool longLived)
+            : m_pool(&pool), m_c(std::move(c)), m_longLived(longLived)
+        {
+        }
+        Lease(Lease &&) = default;
+        Lease &operator=(Lease &&) = default;
+        ~Lease()
+        {
+            if (m_c)
+                m_pool->give(std::move(m_c), m_longLived);
+        }
+        Connection &operator*() { return *m_c; }
+        Connection *operator->() { return m_c.get(); }
+
+    private:
+        ConnectionPool *m_pool;
+        std::unique_ptr<Connection> m_c;
+        bool m_longLived;
+    };
+
+    // longLived: for a streamed upload (outside the count, never waits).
+    Lease lease(bool longLived = false);
+    const Config &config() const { return m_config; }
+
+private:
+    void give(std::unique_ptr<Connection> c, bool longLived);
+
+    Config m_config;
+    std::mutex m_mutex;
+    std::condition_variable m_cv;
+    std::vector<std::unique_ptr<Connection>> m_free;
+    unsigned m_inUse = 0;
+    unsigned m_longLived = 0;
+    std::uint64_t m_nextTicket = 0; // the next request's place in line
+    std::uint64_t m_serving = 0;    // the place in line served next
+};
+
+// A path with a line break (or a NUL) cannot be sent on a control connection: a line
+// break would end the command and start another. InvalidInput for those.
+Status sendable(std::string_view serverPath);
+
+} // namespace strata::ftp

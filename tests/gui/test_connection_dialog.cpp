@@ -29,6 +29,8 @@
 #include <QTest>
 #include <QTimer>
 
+#include <unistd.h>
+
 namespace strata {
 
 using namespace gui_test;
@@ -45,6 +47,7 @@ private Q_SLOTS:
     void profilesAndSecretsAreStoredApart();
     void sftpTestAsksAboutAnUnknownHostKey();
     void sftpAsksForAKeysPassphrase();
+    void sftpTestUsesThePasswordField();
     void ftpsTestUsesThePasswordField();
 
 private:
@@ -458,6 +461,58 @@ void TestConnectionDialog::sftpAsksForAKeysPassphrase()
         typed = QStringLiteral("open sesame");
     }
     qputenv("HOME", oldHome);
+}
+
+// On sshd with a password login (the fixture offers one when run as root) and no key at
+// all: Test logs in with the password typed in the dialog; a wrong one is refused with a
+// sentence that shows neither.
+void TestConnectionDialog::sftpTestUsesThePasswordField()
+{
+    const QMap<QString, QString> env = sshdFixture();
+    QVERIFY2(!env.isEmpty(), "no sshd fixture (STRATA_SFTP_ENVFILE)");
+    const QString password = env.value(QStringLiteral("STRATA_SFTP_LOGIN_PASSWORD"));
+    if (password.isEmpty()) {
+        // Only as root can the fixture give sshd a password file of its own.
+        QVERIFY2(::geteuid() != 0, "the sshd fixture runs as root but offers no password login");
+        QSKIP("the sshd fixture offers password logins only when run as root");
+    }
+    QVERIFY(qEnvironmentVariableIsEmpty("STRATA_SFTP_PASSWORD"));
+    QTemporaryDir home;
+    const QByteArray oldHome = qgetenv("HOME");
+    qputenv("HOME", home.path().toUtf8()); // no key in ~/.ssh
+    QDir().mkpath(home.path() + QStringLiteral("/.ssh"));
+    QVERIFY(
+        QFile::copy(env[QStringLiteral("STRATA_SFTP_KNOWN_HOSTS")], home.path() + QStringLiteral("/.ssh/known_hosts")));
+    const QByteArray agent = qgetenv("SSH_AUTH_SOCK");
+    qunsetenv("SSH_AUTH_SOCK");
+
+    ConnectionDialog dialog([] { return makeRegistry(); });
+    dialog.setKind(ConnectionDialog::Sftp);
+    fill(dialog,
+         QStringLiteral("sshHost=127.0.0.1;sshPort=%1;sshUser=%2;sshFolder=/upload;sshPassword=%3")
+             .arg(env[QStringLiteral("STRATA_SFTP_PORT")], env[QStringLiteral("STRATA_SFTP_USER")], password));
+    QSignalSpy done(&dialog, &ConnectionDialog::testFinished);
+    auto clickTest = [&] {
+        for (auto *b : dialog.findChildren<QPushButton *>())
+            if (b->text() == QLatin1String("&Test"))
+                b->click();
+    };
+    clickTest();
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 20000);
+    QVERIFY2(done[0][0].toBool(), qPrintable(done[0][1].toString()));
+    QVERIFY(!done[0][1].toString().contains(password));
+
+    fill(dialog, QStringLiteral("sshPassword=not-the-password"));
+    clickTest();
+    QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 20000);
+    QCOMPARE(done[1][0].toBool(), false);
+    const QString refused = done[1][1].toString();
+    QVERIFY2(refused.contains(QLatin1String("refused the login")), qPrintable(refused));
+    QVERIFY(!refused.contains(QLatin1String("not-the-password")));
+    QVERIFY(!refused.contains(password));
+    qputenv("HOME", oldHome);
+    if (!agent.isEmpty())
+        qputenv("SSH_AUTH_SOCK", agent);
 }
 
 // On Pure-FTPd (fixture pureftpd) over explicit TLS with the fixture's CA: Test logs in with

@@ -6,7 +6,10 @@
 # which /tmp is not; /upload in it is writable): a test that goes wrong cannot touch the
 # rest of the machine.
 # The login is the user running the tests (root here, or the current user's own sshd when
-# not root: then without chroot, confined by that user's permissions only).
+# not root: then without chroot, confined by that user's permissions only), by key, and by
+# password when root: sshd then runs in a mount namespace of its own where /etc/shadow is a
+# file of the fixture's holding only that user with a password made here
+# (STRATA_SFTP_LOGIN_PASSWORD in the env file); the machine's own is never read or changed.
 #
 # Usage: sshd.sh check      fail unless sshd, ssh-keygen and sftp are installed
 #        sshd.sh start DIR  start a server; state in DIR (sshd.pid, .port, .env, .conf, .log, keys)
@@ -68,23 +71,26 @@ cmd_stop() {
     data=$(cat "$dir/sshd.datadir")
     case "$data" in "$dir"/data.* | /run/strata-sshd.*) rm -rf "$data" ;; esac
   fi
-  rm -f "$dir/sshd.pid" "$dir/sshd.env" "$dir/sshd.datadir"
+  rm -f "$dir/sshd.pid" "$dir/sshd.env" "$dir/sshd.datadir" "$dir/shadow" "$dir/password"
 }
 
 write_conf() {
   local dir=$1 data=$2 port=$3 user
   user=$(id -un)
+  local methods=publickey password=no root=prohibit-password
+  if [ -f "$dir/shadow" ]; then methods="publickey password" password=yes root=yes; fi
   {
     echo "Port $port"
     echo "ListenAddress 127.0.0.1"
     echo "HostKey $dir/host_ed25519"
     echo "PidFile none"
     echo "AuthorizedKeysFile $dir/authorized_keys"
-    echo "AuthenticationMethods publickey"
+    echo "AuthenticationMethods $methods"
     echo "PubkeyAuthentication yes"
-    echo "PasswordAuthentication no"
+    echo "PasswordAuthentication $password"
+    echo "PermitEmptyPasswords no"
     echo "KbdInteractiveAuthentication no"
-    echo "PermitRootLogin prohibit-password"
+    echo "PermitRootLogin $root"
     echo "AllowUsers $user"
     echo "UsePAM no"
     echo "StrictModes no"
@@ -99,6 +105,32 @@ write_conf() {
     # chroot needs root: the folder and its parents must be root's and not writable by others
     if [ "$(id -u)" = 0 ]; then echo "ChrootDirectory $data/root"; fi
   } >"$dir/sshd.conf"
+}
+
+# launch DIR: sshd in the foreground (-D, so $! is the server; -e: its log to stderr, the
+# log file) of a new session (setsid: out of CTest's process group), every descriptor on a
+# file. With a password (DIR/shadow), in a private mount namespace whose /etc/shadow is
+# that file: unshare and sh exec, so the PID is still sshd's.
+launch() {
+  local dir=$1 conf=$1/sshd.conf
+  if [ -f "$dir/shadow" ]; then
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    setsid unshare -m --propagation private sh -c 'mount --bind "$0" /etc/shadow && exec "$1" -D -e -f "$2"' \
+      "$dir/shadow" "$SSHD" "$conf" </dev/null >>"$dir/sshd.log" 2>&1 &
+  else
+    setsid "$SSHD" -D -e -f "$conf" </dev/null >>"$dir/sshd.log" 2>&1 &
+  fi
+  echo $! >"$dir/sshd.pid"
+}
+
+# make_password DIR: when root and mount namespaces work, DIR/shadow for password logins.
+make_password() {
+  local dir=$1 password hash
+  rm -f "$dir/shadow" "$dir/password"
+  [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && unshare -m --propagation private true 2>/dev/null || return 0
+  password=$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')
+  hash=$(openssl passwd -6 -stdin <<<"$password")
+  (umask 077 && echo "$(id -un):$hash:19000:0:99999:7:::" >"$dir/shadow" && echo "$password" >"$dir/password")
 }
 
 # up PORT: an SFTP session as the client works (lists /).
@@ -125,6 +157,7 @@ cmd_start() {
   [ -f "$dir/client_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C strata-test-client -f "$dir/client_ed25519"
   cp "$dir/client_ed25519.pub" "$dir/authorized_keys"
   chmod 600 "$dir/authorized_keys"
+  make_password "$dir"
 
   local t0=$EPOCHREALTIME pid="" port=""
   for _ in {1..20}; do
@@ -133,11 +166,8 @@ cmd_start() {
     echo "[127.0.0.1]:$port $(cut -d' ' -f1-2 "$dir/host_ed25519.pub")" >"$dir/known_hosts"
     "$SSHD" -t -f "$conf" 2>"$dir/sshd.check" || { cat "$dir/sshd.check" >&2; cmd_stop "$dir"; die "sshd refuses the generated config $conf"; }
     : >"$log"
-    # -D: in the foreground, so $! is the server; -e: its log to stderr (the log file).
-    # setsid: out of CTest's process group; every descriptor points at a file.
-    setsid "$SSHD" -D -e -f "$conf" </dev/null >>"$log" 2>&1 &
-    pid=$!
-    echo "$pid" >"$dir/sshd.pid"
+    launch "$dir"
+    pid=$(cat "$dir/sshd.pid")
     local i ok=0
     for ((i = 0; i < START_TIMEOUT * 10; i++)); do
       kill -0 "$pid" 2>/dev/null || break
@@ -162,6 +192,7 @@ STRATA_SFTP_KEY=$dir/client_ed25519
 STRATA_SFTP_KNOWN_HOSTS=$dir/known_hosts
 STRATA_SFTP_ROOT=$data/root
 EOF
+  if [ -f "$dir/password" ]; then echo "STRATA_SFTP_LOGIN_PASSWORD=$(cat "$dir/password")" >>"$dir/sshd.env.tmp"; fi
   )
   mv "$dir/sshd.env.tmp" "$dir/sshd.env"
   local ms=$(( (${EPOCHREALTIME/[.,]/} - ${t0/[.,]/}) / 1000 ))
@@ -185,9 +216,8 @@ cmd_revive() {
   [ -f "$dir/sshd.pid" ] && pid=$(head -1 "$dir/sshd.pid")
   is_ours "$pid" "$conf" && die "the server of $dir is still running (pid $pid)"
   port=$(cat "$dir/sshd.port")
-  setsid "$SSHD" -D -e -f "$conf" </dev/null >>"$dir/sshd.log" 2>&1 &
-  pid=$!
-  echo "$pid" >"$dir/sshd.pid"
+  launch "$dir"
+  pid=$(cat "$dir/sshd.pid")
   for ((i = 0; i < START_TIMEOUT * 10; i++)); do
     kill -0 "$pid" 2>/dev/null || die "sshd exited while reviving on port $port (see $dir/sshd.log)"
     up "$dir" "$port" && { echo "sftp://$(id -un)@127.0.0.1:$port/upload"; return 0; }

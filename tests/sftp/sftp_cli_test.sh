@@ -108,6 +108,27 @@ expect 1 "a password in the URI" -- "$strata" ls "sftp://u:pw@$STRATA_SFTP_HOST:
 contains "password in URI: said" "$err" "never goes in an sftp:// URI"
 lacks "password in URI not echoed" "$err" ":pw@"
 
+# 7b. A password login (the fixture offers one when it runs as root): no key anywhere, the
+#     password as STRATA_SFTP_PASSWORD; a file goes up and comes back byte-exact; a wrong
+#     password is refused and said so; neither password is ever printed, -v included.
+if [ -n "${STRATA_SFTP_LOGIN_PASSWORD:-}" ]; then
+  pw_uri="sftp://$STRATA_SFTP_USER@$STRATA_SFTP_HOST:$STRATA_SFTP_PORT/upload/$run"
+  head -c 300000 /dev/urandom >"$work/pw.bin"
+  STRATA_SFTP_PASSWORD=$STRATA_SFTP_LOGIN_PASSWORD expect 0 "password login: upload" -- "$strata" -v cp "$work/pw.bin" "$pw_uri/pw.bin"
+  lacks "password login: not printed" "$err$out" "$STRATA_SFTP_LOGIN_PASSWORD"
+  cmp -s "$work/pw.bin" "$server_root/pw.bin" && pass || fail "password login: the upload differs on the server"
+  STRATA_SFTP_PASSWORD=$STRATA_SFTP_LOGIN_PASSWORD expect 0 "password login: download" -- "$strata" cp "$pw_uri/pw.bin" "$work/pw.back"
+  cmp -s "$work/pw.bin" "$work/pw.back" && pass || fail "password login: the download differs"
+  STRATA_SFTP_PASSWORD='not-the-password' expect 1 "a wrong password" -- "$strata" ls "$pw_uri"
+  contains "wrong password: who" "$err" "refused the login"
+  contains "wrong password: what was tried" "$err" "tried a password"
+  lacks "wrong password: not printed" "$err$out" "not-the-password"
+  one_line "wrong password" "$err"
+  [ -f "$work/pw.back" ] && [ ! -e "$work/pw.back.strata-partial" ] && pass || fail "a refused login touched the local side"
+else
+  skip "password logins: the sshd fixture offers them only when run as root with mount namespaces"
+fi
+
 # 8. Keys found the way ssh finds them: ~/.ssh/id_ed25519 with no IdentityFile, a key in
 #    ssh-agent, and a key with a passphrase (given as STRATA_SFTP_PASSWORD, never printed).
 cat "$(dirname "$STRATA_SFTP_KNOWN_HOSTS")/known_hosts" >"$known"

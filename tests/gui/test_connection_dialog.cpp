@@ -63,6 +63,13 @@ private:
                 box->setChecked(pair.mid(eq + 1) == QLatin1String("1"));
         }
     }
+    // Clicks the dialog's Test button (its answer comes as testFinished).
+    static void pressTest(ConnectionDialog &dialog)
+    {
+        for (auto *b : dialog.findChildren<QPushButton *>())
+            if (b->text() == QLatin1String("&Test"))
+                b->click();
+    }
     // The sshd fixture's env file (STRATA_SFTP_ENVFILE) as KEY -> VALUE; empty without one.
     static QMap<QString, QString> sshdFixture() { return fixtureEnv("STRATA_SFTP_ENVFILE"); }
     // A fixture's env file (shell lines KEY=VALUE), named by the variable, as a map.
@@ -207,9 +214,7 @@ void TestConnectionDialog::testButtonReports()
     dialog.setKind(ConnectionDialog::MemoryStore);
     fill(dialog, QStringLiteral("store=probe"));
     QSignalSpy done(&dialog, &ConnectionDialog::testFinished);
-    for (auto *b : dialog.findChildren<QPushButton *>())
-        if (b->text() == QLatin1String("&Test"))
-            b->click();
+    pressTest(dialog);
     // A quick answer may come within the click itself.
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 5000);
     QCOMPARE(done[0][0].toBool(), true);
@@ -218,9 +223,7 @@ void TestConnectionDialog::testButtonReports()
 
     dialog.setKind(ConnectionDialog::LocalFolder);
     fill(dialog, QStringLiteral("path=/no/such/folder/here"));
-    for (auto *b : dialog.findChildren<QPushButton *>())
-        if (b->text() == QLatin1String("&Test"))
-            b->click();
+    pressTest(dialog);
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 5000);
     QCOMPARE(done[1][0].toBool(), false);
     QVERIFY2(done[1][1].toString().contains(QLatin1String("/no/such/folder/here")), qPrintable(done[1][1].toString()));
@@ -333,11 +336,6 @@ void TestConnectionDialog::sftpTestAsksAboutAnUnknownHostKey()
              .arg(env[QStringLiteral("STRATA_SFTP_PORT")], env[QStringLiteral("STRATA_SFTP_USER")],
                   env[QStringLiteral("STRATA_SFTP_KEY")]));
     QSignalSpy done(&dialog, &ConnectionDialog::testFinished);
-    auto pressTest = [&dialog] {
-        for (auto *b : dialog.findChildren<QPushButton *>())
-            if (b->text() == QLatin1String("&Test"))
-                b->click();
-    };
     auto question = []() -> QMessageBox * {
         for (auto *w : QApplication::topLevelWidgets())
             if (w->objectName() == QLatin1String("hostKeyPrompt") && w->isVisible())
@@ -369,7 +367,7 @@ void TestConnectionDialog::sftpTestAsksAboutAnUnknownHostKey()
     });
     answer.start();
 
-    pressTest();
+    pressTest(dialog);
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 10000);
     QVERIFY2(asked.contains(expected), qPrintable(asked));
     QVERIFY(asked.contains(known.toHtmlEscaped()));
@@ -380,7 +378,7 @@ void TestConnectionDialog::sftpTestAsksAboutAnUnknownHostKey()
 
     asked.clear();
     choice = QStringLiteral("trust");
-    pressTest();
+    pressTest(dialog);
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 10000);
     QVERIFY(!asked.isEmpty());
     QVERIFY2(done[1][0].toBool(), qPrintable(done[1][1].toString()));
@@ -392,7 +390,7 @@ void TestConnectionDialog::sftpTestAsksAboutAnUnknownHostKey()
 
     // Known now: no question the next time.
     asked.clear();
-    pressTest();
+    pressTest(dialog);
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 3, 10000);
     QVERIFY(done[2][0].toBool());
     QVERIFY(asked.isEmpty());
@@ -450,9 +448,7 @@ void TestConnectionDialog::sftpAsksForAKeysPassphrase()
     });
     answer.start();
     for (int round = 0; round < 2; ++round) {
-        for (auto *b : dialog.findChildren<QPushButton *>())
-            if (b->text() == QLatin1String("&Test"))
-                b->click();
+        pressTest(dialog);
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), round + 1, 10000);
         QVERIFY2(label.contains(key), qPrintable(label));
         QVERIFY(hidden);
@@ -492,18 +488,13 @@ void TestConnectionDialog::sftpTestUsesThePasswordField()
          QStringLiteral("sshHost=127.0.0.1;sshPort=%1;sshUser=%2;sshFolder=/upload;sshPassword=%3")
              .arg(env[QStringLiteral("STRATA_SFTP_PORT")], env[QStringLiteral("STRATA_SFTP_USER")], password));
     QSignalSpy done(&dialog, &ConnectionDialog::testFinished);
-    auto clickTest = [&] {
-        for (auto *b : dialog.findChildren<QPushButton *>())
-            if (b->text() == QLatin1String("&Test"))
-                b->click();
-    };
-    clickTest();
+    pressTest(dialog);
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 20000);
     QVERIFY2(done[0][0].toBool(), qPrintable(done[0][1].toString()));
     QVERIFY(!done[0][1].toString().contains(password));
 
     fill(dialog, QStringLiteral("sshPassword=not-the-password"));
-    clickTest();
+    pressTest(dialog);
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 20000);
     QCOMPARE(done[1][0].toBool(), false);
     const QString refused = done[1][1].toString();
@@ -531,12 +522,7 @@ void TestConnectionDialog::ftpsTestUsesThePasswordField()
                   env[QStringLiteral("STRATA_FTP_CA")], env[QStringLiteral("STRATA_FTP_PASSWORD")]));
     QVERIFY2(dialog.build().uri.startsWith(QLatin1String("ftps://")), qPrintable(dialog.build().uri));
     QSignalSpy done(&dialog, &ConnectionDialog::testFinished);
-    auto clickTest = [&] {
-        for (auto *b : dialog.findChildren<QPushButton *>())
-            if (b->text() == QLatin1String("&Test"))
-                b->click();
-    };
-    clickTest();
+    pressTest(dialog);
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 20000);
     QVERIFY2(done[0][0].toBool(), qPrintable(done[0][1].toString()));
     QVERIFY2(done[0][1].toString().contains(QLatin1String("a folder")), qPrintable(done[0][1].toString()));
@@ -547,7 +533,7 @@ void TestConnectionDialog::ftpsTestUsesThePasswordField()
     }
 
     fill(dialog, QStringLiteral("ftpPassword=not-the-password"));
-    clickTest();
+    pressTest(dialog);
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 20000);
     QCOMPARE(done[1][0].toBool(), false);
     const QString refused = done[1][1].toString();

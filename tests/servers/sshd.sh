@@ -20,7 +20,7 @@
 #
 # sshd needs an absolute config path and /run/sshd (its privilege-separation folder).
 set -euo pipefail
-FIXTURE=sshd USAGE_LINES=11,16
+FIXTURE=sshd USAGE_LINES=14,19
 # shellcheck source=fixture.sh
 source "$(dirname "${BASH_SOURCE[0]}")/fixture.sh"
 

@@ -213,6 +213,9 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
     // In the kernel when both ends are one file system, unless verifying: then the bytes
     // must pass through us once to be hashed.
     const bool inKernel = &m_src == &m_dst && positional && !options.verify;
+    // A storage that serves one stream per object: the parts go one after another, each
+    // reading its next buffer while the last one is written.
+    const bool oneStream = m_src.oneStreamPerObject() || m_dst.oneStreamPerObject();
     std::mutex errorMutex;
     std::optional<Error> firstError;
     std::atomic<bool> failed{false};
@@ -220,7 +223,7 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
         if (failed.load())
             return;
         std::string hash;
-        auto st = copyPart(writer, i, positional, inKernel, hash);
+        auto st = copyPart(writer, i, positional, inKernel, oneStream, hash);
         if (!st) {
             std::lock_guard lock(errorMutex);
             if (!firstError)
@@ -242,7 +245,6 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
             ahead.push_back({m_parts[i].offset, m_parts[i].length, ExtentKind::Data});
         m_src.willRead(m_task.srcPath, ahead);
     }
-    const bool oneStream = m_src.oneStreamPerObject() || m_dst.oneStreamPerObject();
     if (todo.size() <= 1 || !positional || inKernel || oneStream) {
         for (auto i : todo)
             runPart(i);
@@ -277,7 +279,23 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
     return m_outcome;
 }
 
-Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, bool inKernel, std::string &hash)
+Status FileCopier::writeChunk(Writer &writer, std::uint64_t pos, std::span<const std::byte> chunk, bool positional)
+{
+    auto st = positional ? writer.writeAt(pos, chunk) : writer.write(chunk);
+    // A write at an offset can simply be sent again (the same bytes to the same place):
+    // a temporary failure (EIO from a disk image server) costs a retry, not the file.
+    std::chrono::milliseconds pause{100};
+    for (int again = 1; !st && positional && again < kWriteAttempts && st.error().temporary()
+         && st.error().kind() != ErrorKind::Cancelled && !m_ctx.stop.stop_requested();
+         ++again, pause *= 2) {
+        std::this_thread::sleep_for(pause);
+        st = writer.writeAt(pos, chunk);
+    }
+    return st;
+}
+
+Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, bool inKernel, bool overlap,
+                            std::string &hash)
 {
     const Part part = m_parts[index];
     std::optional<ContentHash> digest;
@@ -293,6 +311,26 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
             buffered += n;
         if (m_ctx.onBytes)
             m_ctx.onBytes(n);
+    };
+    // With overlap, a buffer read is written on a part worker while this thread reads the
+    // next one (a download over one FTP or SFTP stream goes on arriving while the disk
+    // takes the last 8 MiB; writes stay in order, one at a time). settle() waits for it.
+    struct Pending {
+        TaskGroup group;
+        PooledBuffer buffer;
+        std::span<const std::byte> chunk;
+        std::uint64_t pos = 0;
+        Status status;
+        bool active = false;
+    } pending;
+    auto settle = [&]() -> Status {
+        if (!pending.active)
+            return {};
+        m_ctx.partWorkers.runUntilDone(pending.group);
+        pending.active = false;
+        if (pending.status)
+            account(pending.chunk.size(), true);
+        return std::exchange(pending.status, Status{});
     };
     Status result;
     while (pos < end) {
@@ -316,7 +354,22 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
             }
             kernel = false; // e.g. across file systems: through our buffers instead
         }
-        PooledBuffer buffer = m_ctx.buffers.acquire();
+        PooledBuffer buffer;
+        if (pending.active) {
+            // Never wait for a buffer while holding one: when none is free, the one being
+            // written is reused once written.
+            if (auto spare = m_ctx.buffers.tryAcquire()) {
+                buffer = std::move(*spare);
+            } else {
+                if (auto st = settle(); !st) {
+                    result = std::move(st);
+                    break;
+                }
+                buffer = std::move(pending.buffer);
+            }
+        } else {
+            buffer = m_ctx.buffers.acquire();
+        }
         auto want = buffer.span().first(std::size_t(std::min<std::uint64_t>(buffer.size(), end - pos)));
         auto n = m_reader->read(pos, want);
         if (!n) {
@@ -348,23 +401,31 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
         if (!m_ctx.throttle.consume(*n, m_ctx.stop))
             continue;
         // The pooled buffer goes to the writer as it is: no copy between read and write.
-        auto st = positional ? writer.writeAt(pos, chunk) : writer.write(chunk);
-        // A write at an offset can simply be sent again (the same bytes to the same place):
-        // a temporary failure (EIO from a disk image server) costs a retry, not the file.
-        std::chrono::milliseconds pause{100};
-        for (int again = 1; !st && positional && again < kWriteAttempts && st.error().temporary()
-             && st.error().kind() != ErrorKind::Cancelled && !m_ctx.stop.stop_requested();
-             ++again, pause *= 2) {
-            std::this_thread::sleep_for(pause);
-            st = writer.writeAt(pos, chunk);
+        if (overlap) {
+            if (auto st = settle(); !st) {
+                result = std::move(st);
+                break;
+            }
+            pending.buffer = std::move(buffer);
+            pending.chunk = chunk;
+            pending.pos = pos;
+            pending.active = true;
+            m_ctx.partWorkers.submit(pending.group, [this, &writer, &pending, positional] {
+                pending.status = writeChunk(writer, pending.pos, pending.chunk, positional);
+            });
+            pos += *n;
+            continue;
         }
-        if (!st) {
+        if (auto st = writeChunk(writer, pos, chunk, positional); !st) {
             result = std::move(st);
             break;
         }
         pos += *n;
         account(*n, true);
     }
+    // The last write, on every way out of the loop (its task refers to this frame).
+    if (auto st = settle(); !st && result)
+        result = std::move(st);
     {
         std::lock_guard lock(m_outcomeMutex);
         m_outcome.bytesCopied += copied;

@@ -60,7 +60,9 @@ private:
     };
 
     Result<FileOutcome> copyRanges(Writer &writer, bool positional);
-    Status copyPart(Writer &writer, std::size_t index, bool positional, bool inKernel, std::string &hash);
+    Status copyPart(Writer &writer, std::size_t index, bool positional, bool inKernel, bool overlap, std::string &hash);
+    // One buffer to the writer, at pos when positional (a temporary failure retried there).
+    Status writeChunk(Writer &writer, std::uint64_t pos, std::span<const std::byte> chunk, bool positional);
     Result<FileOutcome> copyTransformed(bool compress);
     // The source's zero and hole runs long enough for the compressor to skip unread
     // (none when verifying: then every byte is read and hashed).

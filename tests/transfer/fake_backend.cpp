@@ -37,10 +37,10 @@ void FakeBackend::allowRead(const std::string &path)
     m_denied.erase(path);
 }
 
-void FakeBackend::failReads(const std::string &path, int times)
+void FakeBackend::failReads(const std::string &path, int times, std::uint64_t from)
 {
     std::lock_guard lock(m_mutex);
-    m_flaky[path] = times;
+    m_flaky[path] = {times, from};
 }
 
 Capabilities FakeBackend::capabilities() const
@@ -105,9 +105,10 @@ Result<std::size_t> FakeBackend::read(std::string_view path, std::uint64_t offse
     const std::string p(path);
     if (m_denied.count(p))
         return Error(ErrorKind::PermissionDenied, "the server refused to read it (403 Forbidden)");
-    if (auto flaky = m_flaky.find(p); flaky != m_flaky.end() && flaky->second != 0) {
-        if (flaky->second > 0)
-            --flaky->second;
+    if (auto flaky = m_flaky.find(p);
+        flaky != m_flaky.end() && flaky->second.first != 0 && offset >= flaky->second.second) {
+        if (flaky->second.first > 0)
+            --flaky->second.first;
         return Error(ErrorKind::Network, "the connection was reset").setTemporary(true);
     }
     auto it = m_files.find(p);

@@ -3,6 +3,7 @@
 #include "core/storage/backend.h"
 #include "core/storage/registry.h"
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
@@ -21,8 +22,12 @@ public:
     // Reads of this file fail with PermissionDenied, as a server's 403 would.
     void denyRead(const std::string &path);
     void allowRead(const std::string &path);
-    // The next `times` reads of this file fail with a temporary network error (-1: all).
-    void failReads(const std::string &path, int times);
+    // The next `times` reads of this file at or past `from` fail with a temporary network
+    // error (-1: all).
+    void failReads(const std::string &path, int times, std::uint64_t from = 0);
+    // Served as FTP and SFTP are: one stream per object, parts one after another.
+    void setOneStream(bool one) { m_oneStream = one; }
+    bool oneStreamPerObject() const override { return m_oneStream; }
 
     Capabilities capabilities() const override;
     Uri uriFor(std::string_view path) const override;
@@ -40,7 +45,8 @@ private:
     std::map<std::string, std::vector<std::byte>> m_files;
     std::map<std::string, std::vector<Entry>> m_raw;
     std::set<std::string> m_denied;
-    std::map<std::string, int> m_flaky;
+    std::map<std::string, std::pair<int, std::uint64_t>> m_flaky; // times left, from
+    std::atomic<bool> m_oneStream{false};
 };
 
 // Serves one FakeBackend for every fake:// URI.

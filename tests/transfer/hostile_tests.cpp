@@ -197,6 +197,41 @@ void TransferSuite::flakyReadsAreRetried()
     QVERIFY2(out.report.bytesCopied <= 300'000, std::to_string(out.report.bytesCopied).c_str());
 }
 
+void TransferSuite::oneStreamSourcesOverlapSafely()
+{
+    // A source of one stream per object (FTP, SFTP) has each buffer written on a part
+    // worker while the next is read. With one buffer for the whole job, two, or plenty,
+    // three files at once, a read failing midway (while a write is in flight) and files of
+    // 0 and 1 bytes: every file arrives whole, and the job ends.
+    m_fake->setOneStream(true);
+    m_fake->addDir("/one");
+    const std::vector<std::pair<std::string, std::size_t>> files{{"/one/a.bin", (11u << 20) / 2},
+                                                                 {"/one/b.bin", 3u << 20},
+                                                                 {"/one/c.bin", 1},
+                                                                 {"/one/e.bin", 0},
+                                                                 {"/one/flaky.bin", (21u << 20) / 5}};
+    for (const auto &[name, size] : files)
+        m_fake->addFile(name, pattern(size, name.size() + size));
+    int round = 0;
+    for (const std::uint64_t inFlight : {1u << 20, 2u << 20, 64u << 20}) {
+        m_fake->failReads("/one/flaky.bin", 2, 2u << 20);
+        auto o = options();
+        o.recursive = true;
+        o.jobs = 3;
+        o.maxBytesInFlight = inFlight;
+        const std::string into = "round" + std::to_string(++round);
+        QVERIFY(m_dst->op().createDir(m_dst->path(into)));
+        auto out = run(spec({"fake://store/one"}, m_dst->uri(into), o));
+        QVERIFY2(out.state == JobState::Completed, std::string(toString(out.state)).c_str());
+        for (const auto &[name, size] : files) {
+            const std::string rel = into + name;
+            QCOMPARE(m_dst->op().stat(m_dst->path(rel))->size, std::uint64_t(size));
+            QCOMPARE(digest(m_dst->op(), m_dst->path(rel)), digest(*m_registry->open("fake://store/")->op, name));
+        }
+    }
+    m_fake->setOneStream(false);
+}
+
 void TransferSuite::unreachableStorageStopsTrying()
 {
     // Once a file has failed even after its retries, the storage is taken as gone: the

@@ -126,6 +126,7 @@ private Q_SLOTS:
     void unreadableFileFailsAlone();
     void blockedDirectoryFailsItsFilesOnly();
     void flakyReadsAreRetried();
+    void oneStreamSourcesOverlapSafely();
     void unreachableStorageStopsTrying();
     void destinationFullFailsThatFile();
     void linksAreNamedNotFollowed();

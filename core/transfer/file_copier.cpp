@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <sys/stat.h>
@@ -312,25 +313,24 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
         if (m_ctx.onBytes)
             m_ctx.onBytes(n);
     };
-    // With overlap, a buffer read is written on a part worker while this thread reads the
-    // next one (a download over one FTP or SFTP stream goes on arriving while the disk
-    // takes the last 8 MiB; writes stay in order, one at a time). settle() waits for it.
+    // With overlap, a buffer read is written on a thread of its own while this thread reads
+    // the next one (a download over one FTP or SFTP stream goes on arriving while the disk
+    // takes the last 8 MiB; writes stay in order, one at a time; the last buffer is written
+    // here, so a one-buffer file starts no thread). Not on a shared pool: waiting there could
+    // run, or wait behind, other files' work. settle() waits for it; so does the future's
+    // destructor, declared after the buffer it writes from, on any way out.
     struct Pending {
-        TaskGroup group;
         PooledBuffer buffer;
         std::span<const std::byte> chunk;
-        std::uint64_t pos = 0;
-        Status status;
-        bool active = false;
+        std::future<Status> done;
     } pending;
     auto settle = [&]() -> Status {
-        if (!pending.active)
+        if (!pending.done.valid())
             return {};
-        m_ctx.partWorkers.runUntilDone(pending.group);
-        pending.active = false;
-        if (pending.status)
+        Status st = pending.done.get();
+        if (st)
             account(pending.chunk.size(), true);
-        return std::exchange(pending.status, Status{});
+        return st;
     };
     Status result;
     while (pos < end) {
@@ -355,7 +355,7 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
             kernel = false; // e.g. across file systems: through our buffers instead
         }
         PooledBuffer buffer;
-        if (pending.active) {
+        if (pending.done.valid()) {
             // Never wait for a buffer while holding one: when none is free, the one being
             // written is reused once written.
             if (auto spare = m_ctx.buffers.tryAcquire()) {
@@ -406,15 +406,15 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
                 result = std::move(st);
                 break;
             }
-            pending.buffer = std::move(buffer);
-            pending.chunk = chunk;
-            pending.pos = pos;
-            pending.active = true;
-            m_ctx.partWorkers.submit(pending.group, [this, &writer, &pending, positional] {
-                pending.status = writeChunk(writer, pending.pos, pending.chunk, positional);
-            });
-            pos += *n;
-            continue;
+            if (pos + *n < end) {
+                pending.buffer = std::move(buffer);
+                pending.chunk = chunk;
+                pending.done = std::async(std::launch::async, [this, &writer, at = pos, chunk, positional] {
+                    return writeChunk(writer, at, chunk, positional);
+                });
+                pos += *n;
+                continue;
+            }
         }
         if (auto st = writeChunk(writer, pos, chunk, positional); !st) {
             result = std::move(st);
@@ -424,7 +424,8 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
         account(*n, true);
     }
     // The last write, on every way out of the loop (its task refers to this frame).
-    if (auto st = settle(); !st && result)
+    // A write that failed for good (a full disk) outranks a read that failed for now.
+    if (auto st = settle(); !st && (result || (result.error().temporary() && !st.error().temporary())))
         result = std::move(st);
     {
         std::lock_guard lock(m_outcomeMutex);

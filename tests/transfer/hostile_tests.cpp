@@ -229,6 +229,21 @@ void TransferSuite::oneStreamSourcesOverlapSafely()
             QCOMPARE(digest(m_dst->op(), m_dst->path(rel)), digest(*m_registry->open("fake://store/")->op, name));
         }
     }
+    // One job of both kinds (one stream from the fake store, parallel parts from the other
+    // source), two buffers in all: neither kind waits on the other's work.
+    QVERIFY(makeDirs(m_src->op(), m_src->path("parts")));
+    REQUIRE_DONE(putPattern(m_src->op(), m_src->path("parts/large.bin"), (20u << 20) + 5, 8)); // three parts
+    auto o = options();
+    o.recursive = true;
+    o.jobs = 3;
+    o.maxBytesInFlight = 2u << 20;
+    QVERIFY(m_dst->op().createDir(m_dst->path("mixed")));
+    auto out = run(spec({"fake://store/one", m_src->uri("parts")}, m_dst->uri("mixed"), o));
+    REQUIRE_COMPLETED(out);
+    QCOMPARE(digest(m_dst->op(), m_dst->path("mixed/parts/large.bin")),
+             digest(m_src->op(), m_src->path("parts/large.bin")));
+    QCOMPARE(digest(m_dst->op(), m_dst->path("mixed/one/a.bin")),
+             digest(*m_registry->open("fake://store/")->op, "/one/a.bin"));
     m_fake->setOneStream(false);
 }
 

@@ -27,9 +27,16 @@ drop_caches() {
 
 # time_cmd CMD...: seconds (wall) of one run, to stdout; the command's output is discarded.
 time_cmd() {
-  local start end
+  local start end errors
+  errors=$(mktemp)
   start=$(date +%s.%N)
-  "$@" >/dev/null 2>&1 || { echo "command failed: $*" >&2; return 1; }
+  "$@" >/dev/null 2>"$errors" || {
+    echo "command failed: $*" >&2
+    grep -v '^[[:space:]]*$' "$errors" | tail -n 2 | sed 's/^/  /' >&2
+    rm -f "$errors"
+    return 1
+  }
+  rm -f "$errors"
   end=$(date +%s.%N)
   echo "$end - $start" | bc -l
 }
@@ -39,6 +46,8 @@ peak_rss_kib() {
   /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1
 }
 
+# seconds S [UNIT]: S with three decimals and UNIT, or S as it is ("failed").
+seconds() { if [[ $1 =~ ^[0-9.]+$ ]]; then printf '%.3f%s' "$1" "${2:-}"; else printf '%s' "$1"; fi; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 ratio() { echo "$1 / $2" | bc -l | xargs printf '%.2f'; }
 
@@ -89,7 +98,8 @@ check_tools_loopback() {
 
 # time_transfer_sets RUNS SET...: each set up and down RUNS times per tool, the order of
 # the tools rotating every round; each download is compared with its source. The seconds
-# go into the caller's associative array results["SET-up,TOOL"] / ["SET-down,TOOL"].
+# go into the caller's associative array results["SET-up,TOOL"] / ["SET-down,TOOL"]. A peer
+# tool that fails (its error shown) counts as "failed" in that run; Strata failing ends it.
 time_transfer_sets() {
   local runs=$1 set i tool prefix out tu td; shift
   for set in "$@"; do
@@ -99,12 +109,19 @@ time_transfer_sets() {
       for tool in "${order[@]}"; do
         prefix=runs/$set-$i-$tool out=$work/out/$set-$i-$tool
         mkdir -p "$out"
-        warm; tu=$(time_cmd "up_$tool" "$work/data/$set" "$prefix")
-        warm; td=$(time_cmd "down_$tool" "$prefix/$set" "$out")
-        diff -r "$work/data/$set" "$out/$set" >/dev/null \
-          || { echo "$tool: the download of $set (run $i) differs from its source" >&2; exit 1; }
+        local first=${tools[0]}
+        warm; tu=$(time_cmd "up_$tool" "$work/data/$set" "$prefix") || { [ "$tool" = "$first" ] && exit 1; tu=failed; }
+        td=failed
+        if [ "$tu" != failed ]; then
+          warm; td=$(time_cmd "down_$tool" "$prefix/$set" "$out") || { [ "$tool" = "$first" ] && exit 1; td=failed; }
+        fi
+        if [ "$td" != failed ]; then
+          diff -r "$work/data/$set" "$out/$set" >/dev/null \
+            || { echo "$tool: the download of $set (run $i) differs from its source" >&2; exit 1; }
+        fi
         results["$set-up,$tool"]+="$tu "; results["$set-down,$tool"]+="$td "
-        printf '%-7s run %d %-7s upload %7.3f s   download %7.3f s   (identical)\n' "$set" "$i" "$tool" "$tu" "$td"
+        printf '%-7s run %d %-7s upload %11s   download %11s   %s\n' "$set" "$i" "$tool" "$(seconds "$tu" " s")" \
+          "$(seconds "$td" " s")" "$([ "$td" = failed ] && echo "(failed)" || echo "(identical)")"
         rm -rf "$out"; purge "$prefix" # untimed: keep the server small
       done
     done
@@ -118,7 +135,8 @@ time_transfer_sets() {
 print_transfer_medians() {
   local runs=$1 set row tool dir; shift
   local -a others=("${tools[@]:1}")
-  med() { printf '%s\n' ${results["$1"]} | median; }
+  # The median of a tool's runs; "failed" if any of them failed.
+  med() { if [[ " ${results["$1"]} " == *" failed "* ]]; then echo failed; else printf '%s\n' ${results["$1"]} | median; fi; }
   echo
   echo "== medians over $runs runs (seconds, lower is better; MB/s of the large set)"
   printf '%-12s' case; for tool in "${tools[@]}"; do printf ' %9s' "$tool"; done
@@ -126,8 +144,13 @@ print_transfer_medians() {
   for set in "$@"; do
     for row in "$set-up" "$set-down"; do
       local s; s=$(med "$row,${tools[0]}")
-      printf '%-12s' "$row"; for tool in "${tools[@]}"; do printf ' %9.3f' "$(med "$row,$tool")"; done
-      printf '  '; for tool in "${others[@]}"; do printf ' %16s' "$(ratio "$(med "$row,$tool")" "$s")x"; done; echo
+      printf '%-12s' "$row"; for tool in "${tools[@]}"; do printf ' %9s' "$(seconds "$(med "$row,$tool")")"; done
+      printf '  '
+      for tool in "${others[@]}"; do
+        local m; m=$(med "$row,$tool")
+        if [ "$m" = failed ]; then printf ' %16s' failed; else printf ' %16s' "$(ratio "$m" "$s")x"; fi
+      done
+      echo
     done
   done
   if [[ " $* " == *" large "* ]]; then
@@ -136,7 +159,10 @@ print_transfer_medians() {
       printf 'large-%-5s MB/s:' "$dir"
       local sep=" "
       for tool in "${tools[@]}"; do
-        printf '%s%s %.0f' "$sep" "$tool" "$(echo "$bytes / $(med "large-$dir,$tool") / 1000000" | bc -l)"; sep=", "
+        local m; m=$(med "large-$dir,$tool")
+        if [ "$m" = failed ]; then printf '%s%s failed' "$sep" "$tool"
+        else printf '%s%s %.0f' "$sep" "$tool" "$(echo "$bytes / $m / 1000000" | bc -l)"; fi
+        sep=", "
       done
       echo
     done

@@ -9,7 +9,10 @@
 # not root: then without chroot, confined by that user's permissions only), by key, and by
 # password when root: sshd then runs in a mount namespace of its own where /etc/shadow is a
 # file of the fixture's holding only that user with a password made here
-# (STRATA_SFTP_LOGIN_PASSWORD in the env file); the machine's own is never read or changed.
+# (STRATA_SFTP_LOGIN_PASSWORD in the env file) and /etc/pam.d/sshd is the fixture's (pam_unix
+# on that shadow); the machine's own files are never read or changed. The password is
+# asked as "password" on the port, and as PAM's keyboard-interactive (the way many
+# servers ask it) on the next port (STRATA_SFTP_KBD_PORT).
 #
 # Usage: sshd.sh check      fail unless sshd, ssh-keygen and sftp are installed
 #        sshd.sh start DIR  start a server; state in DIR (sshd.pid, .port, .env, .conf, .log, keys)
@@ -20,7 +23,7 @@
 #
 # sshd needs an absolute config path and /run/sshd (its privilege-separation folder).
 set -euo pipefail
-FIXTURE=sshd USAGE_LINES=14,19
+FIXTURE=sshd USAGE_LINES=17,22
 # shellcheck source=fixture.sh
 source "$(dirname "${BASH_SOURCE[0]}")/fixture.sh"
 
@@ -71,16 +74,18 @@ cmd_stop() {
     data=$(cat "$dir/sshd.datadir")
     case "$data" in "$dir"/data.* | /run/strata-sshd.*) rm -rf "$data" ;; esac
   fi
-  rm -f "$dir/sshd.pid" "$dir/sshd.env" "$dir/sshd.datadir" "$dir/shadow" "$dir/password"
+  rm -f "$dir/sshd.pid" "$dir/sshd.env" "$dir/sshd.datadir" "$dir/shadow" "$dir/password" "$dir/pam-sshd"
 }
 
 write_conf() {
   local dir=$1 data=$2 port=$3 user
   user=$(id -un)
-  local methods=publickey password=no root=prohibit-password
+  local methods=publickey password=no root=prohibit-password pam=no
   if [ -f "$dir/shadow" ]; then methods="publickey password" password=yes root=yes; fi
+  [ -f "$dir/pam-sshd" ] && pam=yes
   {
     echo "Port $port"
+    if [ "$pam" = yes ]; then echo "Port $((port + 1))"; fi
     echo "ListenAddress 127.0.0.1"
     echo "HostKey $dir/host_ed25519"
     echo "PidFile none"
@@ -92,7 +97,7 @@ write_conf() {
     echo "KbdInteractiveAuthentication no"
     echo "PermitRootLogin $root"
     echo "AllowUsers $user"
-    echo "UsePAM no"
+    echo "UsePAM $pam"
     echo "StrictModes no"
     echo "X11Forwarding no"
     echo "AllowTcpForwarding no"
@@ -104,19 +109,29 @@ write_conf() {
     echo "ForceCommand internal-sftp"
     # chroot needs root: the folder and its parents must be root's and not writable by others
     if [ "$(id -u)" = 0 ]; then echo "ChrootDirectory $data/root"; fi
+    if [ "$pam" = yes ]; then
+      echo "Match LocalPort $((port + 1))"
+      echo "  PasswordAuthentication no"
+      echo "  KbdInteractiveAuthentication yes"
+      echo "  AuthenticationMethods publickey keyboard-interactive"
+    fi
   } >"$dir/sshd.conf"
 }
 
 # launch DIR: sshd in the foreground (-D, so $! is the server; -e: its log to stderr, the
 # log file) of a new session (setsid: out of CTest's process group), every descriptor on a
 # file. With a password (DIR/shadow), in a private mount namespace whose /etc/shadow is
-# that file: unshare and sh exec, so the PID is still sshd's.
+# that file (and /etc/pam.d/sshd DIR/pam-sshd, when made): unshare and sh exec, so the PID
+# is still sshd's.
 launch() {
   local dir=$1 conf=$1/sshd.conf
   if [ -f "$dir/shadow" ]; then
+    local pam=/dev/null
+    [ -f "$dir/pam-sshd" ] && pam=$dir/pam-sshd
     # shellcheck disable=SC2016 # expanded by the inner shell
-    setsid unshare -m --propagation private sh -c 'mount --bind "$0" /etc/shadow && exec "$1" -D -e -f "$2"' \
-      "$dir/shadow" "$SSHD" "$conf" </dev/null >>"$dir/sshd.log" 2>&1 &
+    setsid unshare -m --propagation private sh -c \
+      'mount --bind "$0" /etc/shadow && { [ "$1" = /dev/null ] || mount --bind "$1" /etc/pam.d/sshd; } && exec "$2" -D -e -f "$3"' \
+      "$dir/shadow" "$pam" "$SSHD" "$conf" </dev/null >>"$dir/sshd.log" 2>&1 &
   else
     setsid "$SSHD" -D -e -f "$conf" </dev/null >>"$dir/sshd.log" 2>&1 &
   fi
@@ -126,11 +141,17 @@ launch() {
 # make_password DIR: when root and mount namespaces work, DIR/shadow for password logins.
 make_password() {
   local dir=$1 password hash
-  rm -f "$dir/shadow" "$dir/password"
+  rm -f "$dir/shadow" "$dir/password" "$dir/pam-sshd"
   [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && unshare -m --propagation private true 2>/dev/null || return 0
   password=$(head -c 18 /dev/urandom | base64 | tr '+/' '-_')
   hash=$(openssl passwd -6 -stdin <<<"$password")
   (umask 077 && echo "$(id -un):$hash:19000:0:99999:7:::" >"$dir/shadow" && echo "$password" >"$dir/password")
+  # PAM for keyboard-interactive, where sshd has a PAM service file to stand in for.
+  if [ -f /etc/pam.d/sshd ] && compgen -G '/*lib/*/security/pam_unix.so' >/dev/null; then
+    printf '%s\n' 'auth required pam_unix.so' 'account required pam_permit.so' \
+      'session required pam_permit.so' 'password required pam_deny.so' >"$dir/pam-sshd"
+  fi
+  return 0
 }
 
 # up PORT: an SFTP session as the client works (lists /).
@@ -164,6 +185,7 @@ cmd_start() {
     port=$(( 20000 + (RANDOM * 32768 + RANDOM) % 40000 ))
     write_conf "$dir" "$data" "$port"
     echo "[127.0.0.1]:$port $(cut -d' ' -f1-2 "$dir/host_ed25519.pub")" >"$dir/known_hosts"
+    if [ -f "$dir/pam-sshd" ]; then echo "[127.0.0.1]:$((port + 1)) $(cut -d' ' -f1-2 "$dir/host_ed25519.pub")" >>"$dir/known_hosts"; fi
     "$SSHD" -t -f "$conf" 2>"$dir/sshd.check" || { cat "$dir/sshd.check" >&2; cmd_stop "$dir"; die "sshd refuses the generated config $conf"; }
     : >"$log"
     launch "$dir"
@@ -193,6 +215,7 @@ STRATA_SFTP_KNOWN_HOSTS=$dir/known_hosts
 STRATA_SFTP_ROOT=$data/root
 EOF
   if [ -f "$dir/password" ]; then echo "STRATA_SFTP_LOGIN_PASSWORD=$(cat "$dir/password")" >>"$dir/sshd.env.tmp"; fi
+  if [ -f "$dir/pam-sshd" ]; then echo "STRATA_SFTP_KBD_PORT=$((port + 1))" >>"$dir/sshd.env.tmp"; fi
   )
   mv "$dir/sshd.env.tmp" "$dir/sshd.env"
   local ms=$(( (${EPOCHREALTIME/[.,]/} - ${t0/[.,]/}) / 1000 ))

@@ -125,6 +125,19 @@ if [ -n "${STRATA_SFTP_LOGIN_PASSWORD:-}" ]; then
   lacks "wrong password: not printed" "$err$out" "not-the-password"
   one_line "wrong password" "$err"
   [ -f "$work/pw.back" ] && [ ! -e "$work/pw.back.strata-partial" ] && pass || fail "a refused login touched the local side"
+  # The same password asked the way PAM asks it (keyboard-interactive, no "password").
+  if [ -n "${STRATA_SFTP_KBD_PORT:-}" ]; then
+    kbd_uri="sftp://$STRATA_SFTP_USER@$STRATA_SFTP_HOST:$STRATA_SFTP_KBD_PORT/upload/$run"
+    cat "$STRATA_SFTP_KNOWN_HOSTS" >>"$known"
+    STRATA_SFTP_PASSWORD=$STRATA_SFTP_LOGIN_PASSWORD expect 0 "keyboard-interactive: download" -- "$strata" cp "$kbd_uri/pw.bin" "$work/kbd.back"
+    cmp -s "$work/pw.bin" "$work/kbd.back" && pass || fail "keyboard-interactive: the download differs"
+    STRATA_SFTP_PASSWORD='not-the-password' expect 1 "keyboard-interactive: a wrong password" -- "$strata" ls "$kbd_uri"
+    contains "keyboard-interactive: what the server takes" "$err" "keyboard-interactive"
+    contains "keyboard-interactive: what was tried" "$err" "tried a password"
+    lacks "keyboard-interactive: not printed" "$err$out" "not-the-password"
+  else
+    skip "keyboard-interactive: the sshd fixture found no PAM service file for sshd to stand in for"
+  fi
 else
   skip "password logins: the sshd fixture offers them only when run as root with mount namespaces"
 fi

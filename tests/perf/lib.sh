@@ -96,6 +96,21 @@ check_tools_loopback() {
   return 0
 }
 
+# make_set_data SET...: the caller's data sets under $work/data/SET, as many files of random
+# bytes as set_files[SET], each set_kib[SET] KiB (a set already there is kept); then sync.
+make_set_data() {
+  local set f
+  for set in "$@"; do
+    [ -d "$work/data/$set" ] && continue
+    mkdir -p "$work/data/$set"
+    for ((f = 0; f < set_files[$set]; f++)); do
+      head -c "$((set_kib[$set] << 10))" /dev/urandom >"$(printf '%s/data/%s/f%04d' "$work" "$set" "$f")"
+    done
+    echo "data $set: ${set_files[$set]} x ${set_kib[$set]} KiB ($(du -sh "$work/data/$set" | cut -f1))"
+  done
+  sync
+}
+
 # time_transfer_sets RUNS SET...: each set up and down RUNS times per tool, the order of
 # the tools rotating every round; each download is compared with its source. The seconds
 # go into the caller's associative array results["SET-up,TOOL"] / ["SET-down,TOOL"]. A peer

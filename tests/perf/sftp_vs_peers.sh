@@ -58,15 +58,7 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 
 declare -A set_files=([large]=1 [small]=2000) set_kib=([large]=$((${LARGE_MIB:-1024} << 10)) [small]=4)
 read -ra sets <<<"${SETS-large small}"
-for set in small "${sets[@]}"; do # small always: the loopback check uses it
-  [ -d "$work/data/$set" ] && continue
-  mkdir -p "$work/data/$set"
-  for ((f = 0; f < set_files[$set]; f++)); do
-    head -c "$((set_kib[$set] << 10))" /dev/urandom >"$(printf '%s/data/%s/f%04d' "$work" "$set" "$f")"
-  done
-  echo "data $set: ${set_files[$set]} x ${set_kib[$set]} KiB ($(du -sh "$work/data/$set" | cut -f1))"
-done
-sync
+make_set_data small "${sets[@]}" # small always: the loopback check uses it
 
 # Each tool's upload of DIR into PREFIX leaves the files at PREFIX/<basename DIR>/...;
 # its download of PREFIX/<set> makes the local folder OUT/<set>.

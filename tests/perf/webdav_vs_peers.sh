@@ -63,14 +63,7 @@ echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 # --- data (random bytes) on local disk
 declare -A set_files=([small]=200 [medium]=20 [large]=4) set_kib=([small]=4 [medium]=4096 [large]=16384)
 read -ra sets <<<"${SETS-small medium large}"
-for set in small medium large; do # all three: the loopback check uses the small one
-  mkdir -p "$work/data/$set"
-  for ((f = 0; f < set_files[$set]; f++)); do
-    head -c "$((set_kib[$set] << 10))" /dev/urandom >"$(printf '%s/data/%s/f%03d' "$work" "$set" "$f")"
-  done
-  echo "data $set: ${set_files[$set]} x ${set_kib[$set]} KiB ($(du -sh "$work/data/$set" | cut -f1))"
-done
-sync
+make_set_data small medium large # all three: the loopback check uses the small one
 
 # Each tool's upload of DIR into PREFIX leaves the files at PREFIX/<basename DIR>/...;
 # its download of PREFIX/<set> makes the local directory OUT/<set>.

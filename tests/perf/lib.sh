@@ -96,6 +96,27 @@ check_tools_loopback() {
   return 0
 }
 
+# start_perf_server FIXTURE TAG: the server of tests/servers/FIXTURE.sh, started in a scratch
+# folder $work (under PERF_DIR, /var/tmp; named after TAG) with a scratch HOME in it; on
+# exit the server stops and both go (and Strata's state folder, if perf_setup made it:
+# the caller's own_state is 1). Sets servers and work.
+start_perf_server() {
+  servers=$perf_root/tests/servers/$1.sh
+  "$servers" check
+  work=$(mktemp -d "${PERF_DIR:-/var/tmp}/strata-$2-XXXXXX")
+  trap perf_cleanup EXIT
+  export HOME=$work/home
+  mkdir -p "$HOME"
+  "$servers" start "$work/server" >/dev/null 2>"$work/server-start.log" || { cat "$work/server-start.log" >&2; exit 1; }
+}
+perf_cleanup() {
+  "$servers" stop "$work/server" >/dev/null 2>&1 || true
+  rm -rf "$work"
+  if [ "${own_state:-0}" = 1 ]; then
+    case "$STRATA_STATE_DIR" in /tmp/strata-perf-state-*) rm -rf "$STRATA_STATE_DIR" ;; esac
+  fi
+}
+
 # make_set_data SET...: the caller's data sets under $work/data/SET, as many files of random
 # bytes as set_files[SET], each set_kib[SET] KiB (a set already there is kept); then sync.
 make_set_data() {

@@ -21,22 +21,8 @@ source "$(dirname "$0")/lib.sh"
 runs=${1:-5}
 [ -n "${STRATA_STATE_DIR:-}" ] && own_state=0 || own_state=1
 perf_setup
-servers=$perf_root/tests/servers/sshd.sh
-"$servers" check
-work=$(mktemp -d "${PERF_DIR:-/var/tmp}/strata-sftpperf-XXXXXX")
-cleanup() {
-  "$servers" stop "$work/server" >/dev/null 2>&1 || true
-  rm -rf "$work"
-  if [ "$own_state" = 1 ]; then
-    case "$STRATA_STATE_DIR" in /tmp/strata-perf-state-*) rm -rf "$STRATA_STATE_DIR" ;; esac
-  fi
-}
-trap cleanup EXIT
-export HOME=$work/home
-mkdir -p "$HOME"
 unset SSH_AUTH_SOCK STRATA_SFTP_PASSWORD
-
-"$servers" start "$work/server" >/dev/null 2>"$work/server-start.log" || { cat "$work/server-start.log" >&2; exit 1; }
+start_perf_server sshd sftpperf
 # shellcheck disable=SC1091
 source "$work/server/sshd.env"
 [ "$STRATA_SFTP_HOST" = 127.0.0.1 ] || { echo "unexpected host $STRATA_SFTP_HOST" >&2; exit 1; }

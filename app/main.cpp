@@ -4,11 +4,9 @@
 #include "app/cli/cli.h"
 #include "app/command_line_backends.h"
 #include "app/modules.h"
+#include "core/io/memory_tuning.h"
 
 #include <dlfcn.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include <csignal>
 #include <cstdio>
@@ -38,16 +36,7 @@ int main(int argc, char **argv)
 {
     // A file size limit (ulimit -f) becomes a clean "no space" error, not a crash.
     std::signal(SIGXFSZ, SIG_IGN);
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-    // A transfer allocates and frees megabytes per buffer inside its libraries (libssh2
-    // copies each SFTP write into ~30 KB packets, all in flight at once, freed as the
-    // server acknowledges them). With glibc's default trim threshold (128 KiB) each free
-    // gave the pages back and the next buffer faulted them in again, zeroed: a 512 MiB
-    // SFTP upload spent 2.9 s of CPU, 1.7 s with free memory kept. Large blocks stay on
-    // the heap too (setting one threshold stops glibc adjusting the other itself).
-    ::mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    ::mallopt(M_TRIM_THRESHOLD, 64 << 20);
-#endif
+    strata::keepFreedMemory(); // see there why
 
     const std::vector<std::string> arguments(argv, argv + argc);
     if (!strata::cli::wantsCommandLine(arguments))

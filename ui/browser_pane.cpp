@@ -11,6 +11,7 @@
 #include "ui/preview_panel.h"
 #include "ui/search_model.h"
 
+#include "ui/browser_view.h"
 #include <QApplication>
 #include <QComboBox>
 #include <QFocusEvent>
@@ -23,7 +24,6 @@
 #include <QSplitter>
 #include <QStyle>
 #include <QToolButton>
-#include <QTreeView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -136,15 +136,12 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     m_search = new SearchModel(this);
     m_view = new BrowserView(this);
     m_view->setModel(m_model);
-    m_view->setRootIsDecorated(false);
-    m_view->setUniformRowHeights(true); // a 100 000-row folder lays out in no time
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(DirectoryModel::Name, Qt::AscendingOrder);
     m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_view->setDragDropMode(QAbstractItemView::DragDrop);
     m_view->setDefaultDropAction(Qt::CopyAction);
     m_view->setDropIndicatorShown(true);
-    m_view->setAllColumnsShowFocus(true);
     m_view->setAlternatingRowColors(true);
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->header()->setStretchLastSection(false);
@@ -166,7 +163,7 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     connect(m_up, &QToolButton::clicked, this, &BrowserPane::goUp);
     connect(m_pathBar, &PathBar::openRequested, this, &BrowserPane::openUri);
     connect(m_filter, &QLineEdit::textChanged, this, &BrowserPane::filter);
-    connect(m_view, &QTreeView::activated, this, &BrowserPane::activate);
+    connect(m_view, &QAbstractItemView::activated, this, &BrowserPane::activate);
     connect(m_model, &DirectoryModel::stateChanged, this, &BrowserPane::updateState);
     connect(m_model, &DirectoryModel::transferRequested, this, &BrowserPane::transferRequested);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &BrowserPane::summaryChanged);

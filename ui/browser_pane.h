@@ -2,6 +2,7 @@
 
 #include "core/storage/entry.h"
 #include "core/storage/registry.h"
+#include "ui/browser_view.h"
 
 #include <QStringList>
 #include <QUrl>
@@ -17,7 +18,6 @@ class QLabel;
 class QLineEdit;
 class QSplitter;
 class QToolButton;
-class QTreeView;
 
 namespace strata {
 
@@ -64,7 +64,7 @@ public:
     QString displayUri() const;
     QString uriOf(const std::string &path) const;
     std::vector<Entry> selectedEntries() const;
-    QTreeView *view() const { return m_view; }
+    BrowserView *view() const { return m_view; }
     DirectoryModel *model() const { return m_model; }
     SearchModel *searchModel() const { return m_search; }
     // The status line of this pane ("12 items, 3 selected (4.2 MiB)").
@@ -101,7 +101,7 @@ private:
     QToolButton *m_back, *m_forward, *m_up;
     QLineEdit *m_filter;
     QLabel *m_banner;
-    QTreeView *m_view;
+    BrowserView *m_view;
     QSplitter *m_split;
     PreviewPanel *m_preview;
     DirectoryModel *m_model;

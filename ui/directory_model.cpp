@@ -492,13 +492,17 @@ DirectoryModel::MergePlan DirectoryModel::planMerge(std::vector<Rows> runs, cons
         plan.places += i == 0 || plan.where[i - 1] != from;
         plan.where[i] = from;
     }
-    plan.grown.reserve(n + k);
-    plan.grown.assign(rows.begin(), rows.end());
-    if (plan.places == 1)
-        plan.grown.insert(plan.grown.begin() + std::ptrdiff_t(plan.where[0]), batch.begin(), batch.end());
-    else if (plan.places > kMostInsertions)
-        plan.grown.insert(plan.grown.end(), batch.begin(), batch.end());
-    if (plan.places <= kMostInsertions)
+    // A big folder changes its layout once (applyMerge): one place or the merged order.
+    const bool big = n + k >= kSmallFolder;
+    if (plan.places == 1 || !big) {
+        plan.grown.reserve(n + k);
+        plan.grown.assign(rows.begin(), rows.end());
+        if (plan.places == 1)
+            plan.grown.insert(plan.grown.begin() + std::ptrdiff_t(plan.where[0]), batch.begin(), batch.end());
+        else if (plan.places > kMostInsertions)
+            plan.grown.insert(plan.grown.end(), batch.begin(), batch.end());
+    }
+    if (plan.places == 1 || (plan.places <= kMostInsertions && !big))
         return plan;
     plan.merged.reserve(n + k);
     for (std::size_t i = 0, row = 0; i <= k; ++i) {
@@ -511,8 +515,11 @@ DirectoryModel::MergePlan DirectoryModel::planMerge(std::vector<Rows> runs, cons
     return plan;
 }
 
-// Puts the new rows in their places. Few places: an insertion for each; many: one
-// insertion at the end, then a layout change to the merged order, no comparisons.
+// Puts the new rows in their places. A small folder: an insertion for each place (few) or
+// one at the end and a layout change to the merged order (many). A big one: always one
+// layout change that also grows the rows, with no comparisons: a view's header keeps an
+// item per row and moves them all for each insertion into a million, but only counts them
+// again after a layout change.
 void DirectoryModel::applyMerge(MergePlan &plan)
 {
     const Rows &batch = plan.batch;
@@ -520,15 +527,16 @@ void DirectoryModel::applyMerge(MergePlan &plan)
     const std::size_t n = m_rows->size(), k = batch.size();
     if (k == 0)
         return;
+    const bool big = n + k >= kSmallFolder;
     // The rows come made (copied and grown off the GUI thread) and are swapped in.
-    if (plan.places == 1) {
+    if (plan.places == 1 && !big) {
         const int at = int(where.front());
         beginInsertRows({}, at, at + int(k) - 1);
         m_rows->swap(plan.grown);
         endInsertRows();
         return;
     }
-    if (plan.places <= kMostInsertions) {
+    if (plan.places <= kMostInsertions && !big) {
         m_rows->swap(plan.grown); // the same rows, with room for the batch
         // From the last place back: the places before stay where they were.
         for (std::size_t end = k; end > 0;) {
@@ -544,9 +552,13 @@ void DirectoryModel::applyMerge(MergePlan &plan)
         }
         return;
     }
-    beginInsertRows({}, int(n), int(n + k) - 1);
-    m_rows->swap(plan.grown);
-    endInsertRows();
+    // `appended`: the batch is at the end of the rows the views know (row n + i is batch[i]).
+    const bool appended = !big;
+    if (appended) {
+        beginInsertRows({}, int(n), int(n + k) - 1);
+        m_rows->swap(plan.grown);
+        endInsertRows();
+    }
     Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     // Old row r moves down by the new rows placed before it; new row i lands at where[i] + i.
     const QModelIndexList before = persistentIndexList();
@@ -558,7 +570,8 @@ void DirectoryModel::applyMerge(MergePlan &plan)
                                      : where[r - n] + (r - n);
         after << createIndex(int(to), p.column());
     }
-    m_rows->swap(plan.merged); // the old order stays in the plan, freed with it
+    // The old order stays in the plan, freed with it.
+    m_rows->swap(plan.places == 1 ? plan.grown : plan.merged);
     changePersistentIndexList(before, after);
     Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
@@ -615,8 +628,11 @@ void DirectoryModel::startSort()
     const quint64 generation = m_generation, ticket = ++m_workTicket;
     const EntryOrder order = m_order;
     // The task holds the store: the entries it reads outlive a refresh or another folder.
-    // Copied here, not in the task: a copy made beside this thread stalled it for longer.
-    QtConcurrent::run([rows = std::make_shared<Rows>(*m_rows), store = m_store, order] {
+    // It copies the rows itself: they do not change while it runs (merges and refreshes
+    // wait for it; another folder gets rows of its own), and 8 MB copied here, faulted in
+    // fresh, stalled the window for 40 ms.
+    QtConcurrent::run([shown = m_rows, store = m_store, order] {
+        auto rows = std::make_shared<Rows>(*shown);
         order.sort(*rows);
         return rows;
     }).then(this, [this, generation, ticket, order](std::shared_ptr<Rows> rows) {

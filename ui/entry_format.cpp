@@ -28,8 +28,13 @@ QMimeType mimeOf(std::string_view entryName)
     const QString key = (dot > 0 ? name.mid(dot) : name).toLower();
     const QMutexLocker locked(&lock);
     auto it = cache.constFind(key);
-    if (it == cache.constEnd())
+    if (it == cache.constEnd()) {
+        // Names with no dot are keys of their own ("Makefile"): a folder of a million such
+        // names would keep a million. The rows on screen stay cached between repaints.
+        if (cache.size() >= 4096)
+            cache.clear();
         it = cache.insert(key, db.mimeTypeForFile(name, QMimeDatabase::MatchExtension));
+    }
     return *it;
 }
 

@@ -38,7 +38,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
-#include <QTreeView>
+#include "ui/browser_view.h"
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace strata {

@@ -247,7 +247,7 @@ void TestPreview::slowStoreNeverStalls()
     open(QStringLiteral("slow://p/"));
     QTest::keyClick(m_pane->view(), Qt::Key_Space);
     PreviewPanel *preview = m_pane->previewPanel();
-    QTreeView *view = m_pane->view();
+    QAbstractItemView *view = m_pane->view();
     view->setCurrentIndex(rowNamed(QStringLiteral("a.txt")));
     // The read runs elsewhere: the row changed at once, the panel says it is loading.
     QCOMPARE(preview->shown(), QStringLiteral("message"));

@@ -8,6 +8,7 @@
 #include "tests/lib/perf_goal.h"
 #include "tests/load/memory_figures.h"
 
+#include "core/io/memory_tuning.h"
 #include "core/storage/operator.h"
 #include "core/transfer/transfer_queue.h"
 #include "ui/browser_pane.h"
@@ -74,6 +75,7 @@ private:
 
 void TestLoad::initTestCase()
 {
+    keepFreedMemory(); // as the application does
     m_registry = makeRegistry();
     m_keys = keyCount();
 }

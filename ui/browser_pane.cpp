@@ -2,8 +2,6 @@
 
 #include "core/storage/path.h"
 #include "core/walk/find.h"
-#include "ui/browser_view.h"
-#include "ui/directory_filter_proxy.h"
 #include "ui/directory_model.h"
 #include "ui/entry_format.h"
 #include "ui/io_pool.h"
@@ -11,7 +9,6 @@
 #include "ui/preview_panel.h"
 #include "ui/search_model.h"
 
-#include "ui/browser_view.h"
 #include <QApplication>
 #include <QComboBox>
 #include <QFocusEvent>
@@ -132,7 +129,6 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     layout->addWidget(m_banner);
 
     m_model = new DirectoryModel(this);
-    m_proxy = new DirectoryFilterProxy(this);
     m_search = new SearchModel(this);
     m_view = new BrowserView(this);
     m_view->setModel(m_model);
@@ -173,56 +169,29 @@ BrowserPane::BrowserPane(Registry &registry, QWidget *parent) : QWidget(parent),
     updateButtons();
 }
 
-// The view shows the model itself unless a filter is typed: through a proxy, a million
-// rows lay out twice as slowly (each row's index, parent and flags are mapped), and the
-// proxy would map every row arriving. The selection and current row follow their entries.
+// The model filters its rows itself (a big folder's on a worker thread); the selection and
+// current row follow their entries.
 void BrowserPane::filter(const QString &text)
 {
     if (searching())
         return; // the box is hidden; closing the search applies it
-    QAbstractItemModel *wanted = m_model;
-    if (!text.isEmpty()) {
-        if (!m_proxy->sourceModel())
-            m_proxy->setSourceModel(m_model);
-        m_proxy->setNameFilter(text);
-        wanted = m_proxy;
-    }
-    showModel(wanted);
+    m_model->setNameFilter(text);
+    Q_EMIT summaryChanged();
 }
 
-// Puts the listing (m_model), the filtered listing (m_proxy) or the search results
-// (m_search) in the view; a selection in the listing is carried between the first two.
+// Puts the listing (m_model) or the search results (m_search) in the view.
 void BrowserPane::showModel(QAbstractItemModel *wanted)
 {
     if (m_view->model() == wanted)
         return;
-    const bool listed = m_view->model() != m_search;
-    // In the model's terms: the model does not change meanwhile, so no persistent indexes.
-    QItemSelection selected = listed ? m_view->selectionModel()->selection() : QItemSelection();
-    if (m_view->model() == m_proxy)
-        selected = m_proxy->mapSelectionToSource(selected);
-    const QModelIndex current = listed ? toModel(m_view->currentIndex()) : QModelIndex();
     QItemSelectionModel *old = m_view->selectionModel();
     m_view->setModel(wanted); // sorted by the header's column, as the view does
     old->deleteLater();       // the view made it and leaves it
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, &BrowserPane::summaryChanged);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentChanged, this, &BrowserPane::updatePreview);
-    if (wanted != m_proxy && m_proxy->sourceModel()) { // detached first: no rows to add back one at a time
-        m_proxy->setSourceModel(nullptr);
-        m_proxy->setNameFilter({});
-    }
     m_view->setDragDropMode(wanted == m_search ? QAbstractItemView::DragOnly : QAbstractItemView::DragDrop);
     m_filter->setVisible(wanted != m_search);
     layoutColumns();
-    if (listed && wanted != m_search) {
-        if (wanted == m_proxy)
-            selected = m_proxy->mapSelectionFromSource(selected);
-        m_view->selectionModel()->select(selected, QItemSelectionModel::Select | QItemSelectionModel::Rows);
-        if (const QModelIndex shown = fromModel(current); shown.isValid()) {
-            m_view->selectionModel()->setCurrentIndex(shown, QItemSelectionModel::NoUpdate);
-            m_view->scrollTo(shown);
-        }
-    }
     Q_EMIT summaryChanged();
 }
 
@@ -334,8 +303,6 @@ void BrowserPane::selectMarked(std::initializer_list<int> marks)
         if (const ListedEntry *e = m_model->rowAt(row);
             e && std::find(marks.begin(), marks.end(), int(m_model->markOf(e->name()))) != marks.end())
             selection.select(m_model->index(row, 0), m_model->index(row, DirectoryModel::ColumnCount - 1));
-    if (m_view->model() == m_proxy)
-        selection = m_proxy->mapSelectionFromSource(selection);
     m_view->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
@@ -354,7 +321,7 @@ std::optional<Entry> BrowserPane::entryAt(const QModelIndex &viewIndex) const
         const Entry *found = m_search->entryAt(viewIndex.row());
         return found ? std::optional(*found) : std::nullopt;
     }
-    return m_model->entryAt(toModel(viewIndex).row());
+    return m_model->entryAt(viewIndex.row());
 }
 
 // After Open Containing Folder: the entry is selected once the listing holds it.
@@ -365,23 +332,13 @@ void BrowserPane::selectPending()
     const std::string name = std::exchange(m_selectName, {});
     for (int row = 0; row < m_model->rowCount(); ++row) {
         if (const ListedEntry *e = m_model->rowAt(row); e && e->name() == name) {
-            const QModelIndex index = fromModel(m_model->index(row, DirectoryModel::Name));
+            const QModelIndex index = m_model->index(row, DirectoryModel::Name);
             m_view->selectionModel()->setCurrentIndex(index,
                                                       QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
             m_view->scrollTo(index);
             return;
         }
     }
-}
-
-QModelIndex BrowserPane::toModel(const QModelIndex &viewIndex) const
-{
-    return viewIndex.model() == m_proxy ? m_proxy->mapToSource(viewIndex) : viewIndex;
-}
-
-QModelIndex BrowserPane::fromModel(const QModelIndex &modelIndex) const
-{
-    return m_view->model() == m_proxy ? m_proxy->mapFromSource(modelIndex) : modelIndex;
 }
 
 void BrowserPane::openUri(const QString &uri)
@@ -618,6 +575,8 @@ void BrowserPane::updateState()
         banner = tr("Listing…");
     } else if (m_model->sorting()) {
         banner = tr("Sorting…");
+    } else if (m_model->filtering()) {
+        banner = tr("Filtering…");
     }
     m_banner->setText(banner);
     m_banner->setStyleSheet(style);

@@ -22,7 +22,6 @@ class QToolButton;
 namespace strata {
 
 class DirectoryModel;
-class DirectoryFilterProxy;
 class PathBar;
 class PreviewPanel;
 class SearchModel;
@@ -88,8 +87,6 @@ private:
     void layoutColumns();
     std::optional<Entry> entryAt(const QModelIndex &viewIndex) const;
     void selectPending();
-    QModelIndex toModel(const QModelIndex &viewIndex) const;
-    QModelIndex fromModel(const QModelIndex &modelIndex) const;
     void showLocation(const Location &location);
     void activate(const QModelIndex &viewIndex);
     void updateState();
@@ -105,8 +102,7 @@ private:
     QSplitter *m_split;
     PreviewPanel *m_preview;
     DirectoryModel *m_model;
-    DirectoryFilterProxy *m_proxy; // between model and view only while the filter box holds text
-    SearchModel *m_search;         // the view's model while search results are shown
+    SearchModel *m_search; // the view's model while search results are shown
     QWidget *m_searchBar;
     QLineEdit *m_searchText, *m_searchSize;
     QComboBox *m_searchAge;

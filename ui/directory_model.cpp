@@ -15,6 +15,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <type_traits>
 #include <unordered_map>
@@ -120,6 +121,9 @@ void DirectoryModel::setLocation(const Location &location)
     m_pending.clear();
     m_pendingOrder.clear();
     m_store = std::make_shared<EntryStore>();
+    m_shown = m_nameFilter.active() ? std::make_shared<Rows>() : nullptr; // rows arrive filtered
+    m_shownStore = m_shown ? m_store : nullptr;
+    m_refilterWanted = m_sortWanted = false;
     ++m_generation;
     m_work = Work::None;
     m_incoming.reset();
@@ -187,6 +191,8 @@ void DirectoryModel::applyRefresh()
             return; // listed again or elsewhere since
         m_work = Work::None;
         finishRefresh(store, std::move(*plan));
+        if (m_work == Work::None && m_refilterWanted)
+            refilter();
         Q_EMIT stateChanged();
     });
 }
@@ -243,24 +249,33 @@ DirectoryModel::RefreshPlan DirectoryModel::planRefresh(const Rows &rows, const 
 // gone ones are removed, changed ones updated, new ones merged in.
 void DirectoryModel::finishRefresh(std::shared_ptr<EntryStore> store, RefreshPlan plan)
 {
-    for (int row = int(m_rows->size()) - 1; row >= 0; --row) {
-        if (plan.match[std::size_t(row)])
-            continue;
-        // A run of vanished rows goes in one removal.
-        int first = row;
-        while (first > 0 && !plan.match[std::size_t(first - 1)])
-            --first;
-        beginRemoveRows({}, first, row);
-        m_rows->erase(m_rows->begin() + first, m_rows->begin() + row + 1);
-        plan.match.erase(plan.match.begin() + first, plan.match.begin() + row + 1);
-        plan.changed.erase(plan.changed.begin() + first, plan.changed.begin() + row + 1);
-        endRemoveRows();
-        row = first;
+    if (m_shown) { // filtered: the views see m_shown, filtered again below
+        Rows kept;
+        kept.reserve(plan.match.size());
+        std::copy_if(plan.match.begin(), plan.match.end(), std::back_inserter(kept),
+                     [](const ListedEntry *e) { return e != nullptr; });
+        m_rows->swap(kept);
+        freeElsewhere(std::move(kept));
+    } else {
+        for (int row = int(m_rows->size()) - 1; row >= 0; --row) {
+            if (plan.match[std::size_t(row)])
+                continue;
+            // A run of vanished rows goes in one removal.
+            int first = row;
+            while (first > 0 && !plan.match[std::size_t(first - 1)])
+                --first;
+            beginRemoveRows({}, first, row);
+            m_rows->erase(m_rows->begin() + first, m_rows->begin() + row + 1);
+            plan.match.erase(plan.match.begin() + first, plan.match.begin() + row + 1);
+            plan.changed.erase(plan.changed.begin() + first, plan.changed.begin() + row + 1);
+            endRemoveRows();
+            row = first;
+        }
+        m_rows->swap(plan.match); // the same rows, now pointing into the new listing
+        for (std::size_t row = 0; row < m_rows->size(); ++row)
+            if (plan.changed[row])
+                Q_EMIT dataChanged(index(int(row), 0), index(int(row), ColumnCount - 1));
     }
-    m_rows->swap(plan.match); // the same rows, now pointing into the new listing
-    for (std::size_t row = 0; row < m_rows->size(); ++row)
-        if (plan.changed[row])
-            Q_EMIT dataChanged(index(int(row), 0), index(int(row), ColumnCount - 1));
     freeElsewhere(std::move(plan.match));
     freeElsewhere(std::move(plan.changed));
     // The old entries are freed on a worker thread (a million take a while); a task in
@@ -274,6 +289,8 @@ void DirectoryModel::finishRefresh(std::shared_ptr<EntryStore> store, RefreshPla
         m_pendingOrder.push_back(plan.sortedBy);
         mergePending();
     }
+    if (m_shown)
+        refilter(); // now, or when the sort or merge started above ends
 }
 
 QString DirectoryModel::uri() const
@@ -438,6 +455,8 @@ void DirectoryModel::mergePending()
             goOn();
         else if (!m_pending.empty() && !m_mergeTimer.isActive())
             m_mergeTimer.start(kMergeIntervalMs);
+        if (m_work == Work::None && m_refilterWanted)
+            refilter();
         Q_EMIT stateChanged();
     });
 }
@@ -527,6 +546,25 @@ void DirectoryModel::applyMerge(MergePlan &plan)
     const std::size_t n = m_rows->size(), k = batch.size();
     if (k == 0)
         return;
+    if (m_shown) { // filtered: the views see m_shown; the merged rows are filtered anew
+        if (plan.places == 1)
+            m_rows->swap(plan.grown);
+        else if (!plan.merged.empty())
+            m_rows->swap(plan.merged);
+        else { // a small folder's few places: the grown rows have room for the batch
+            m_rows->swap(plan.grown);
+            for (std::size_t end = k; end > 0;) {
+                std::size_t begin = end - 1;
+                while (begin > 0 && where[begin - 1] == where[end - 1])
+                    --begin;
+                m_rows->insert(m_rows->begin() + std::ptrdiff_t(where[begin]), batch.begin() + std::ptrdiff_t(begin),
+                               batch.begin() + std::ptrdiff_t(end));
+                end = begin;
+            }
+        }
+        refilter();
+        return;
+    }
     const bool big = n + k >= kSmallFolder;
     // The rows come made (copied and grown off the GUI thread) and are swapped in.
     if (plan.places == 1 && !big) {
@@ -580,6 +618,12 @@ void DirectoryModel::applyMerge(MergePlan &plan)
 // `rows` gets the old order.
 void DirectoryModel::replaceRows(Rows &rows)
 {
+    if (m_shown) { // filtered: the views see m_shown, filtered again in the new order
+        m_rows->swap(rows);
+        ++m_generation;
+        refilter();
+        return;
+    }
     Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     const QModelIndexList before = persistentIndexList();
     std::unordered_map<const ListedEntry *, int> moved;
@@ -615,6 +659,10 @@ void DirectoryModel::sort(int column, Qt::SortOrder order)
 // result is taken only if the rows did not change meanwhile (else it sorts again).
 void DirectoryModel::startSort()
 {
+    if (m_work == Work::Filtering) {
+        m_sortWanted = true; // sorted when the filter is worked out
+        return;
+    }
     if (m_work != Work::None)
         return; // the task in flight notices the change when it ends
     if (m_rows->size() < kSmallFolder) {
@@ -659,6 +707,93 @@ void DirectoryModel::goOn()
         applyRefresh();
     else
         mergePending();
+    if (m_work == Work::None && m_refilterWanted)
+        refilter();
+}
+
+void DirectoryModel::setNameFilter(const QString &text)
+{
+    NameFilter wanted(text);
+    if (wanted == m_nameFilter)
+        return;
+    m_nameFilter = std::move(wanted);
+    refilter();
+    Q_EMIT stateChanged();
+}
+
+// Filters the rows: a small folder at once, a big one on a worker thread (a million names
+// take 10-30 ms), whose result is shown only if the filter and the order are still the
+// wanted ones (else it filters again). The rows do not change meanwhile (m_work).
+void DirectoryModel::refilter()
+{
+    if (!m_nameFilter.active() && !m_shown) {
+        m_refilterWanted = false; // no filter, none shown
+        return;
+    }
+    if (m_work != Work::None) {
+        m_refilterWanted = true;
+        return;
+    }
+    m_refilterWanted = false;
+    if (!m_nameFilter.active()) {
+        showRows(nullptr, nullptr); // all rows again
+        return;
+    }
+    const auto filtered = [](const Rows &all, const NameFilter &filter) {
+        auto rows = std::make_shared<Rows>();
+        for (const ListedEntry *e : all)
+            if (filter.matches(e->name()))
+                rows->push_back(e);
+        return rows;
+    };
+    if (m_rows->size() < kSmallFolder) {
+        showRows(filtered(*m_rows, m_nameFilter), m_store);
+        return;
+    }
+    m_work = Work::Filtering;
+    const quint64 ticket = ++m_workTicket;
+    QtConcurrent::run([all = m_rows, store = m_store, filter = m_nameFilter, filtered] {
+        return filtered(*all, filter);
+    }).then(this, [this, ticket, filter = m_nameFilter, store = m_store](std::shared_ptr<Rows> rows) {
+        if (ticket != m_workTicket)
+            return; // another folder since
+        m_work = Work::None;
+        if (filter == m_nameFilter && !m_sortWanted)
+            showRows(std::move(rows), store);
+        else
+            m_refilterWanted = true; // typed on or sorted meanwhile
+        if (m_sortWanted) {
+            m_sortWanted = false;
+            startSort();
+        }
+        goOn();
+        Q_EMIT stateChanged();
+    });
+}
+
+void DirectoryModel::showRows(std::shared_ptr<Rows> rows, std::shared_ptr<EntryStore> store)
+{
+    const Rows &fresh = rows ? *rows : *m_rows;
+    const Rows &old = shown();
+    // Rows come and go: no sort hint. A row the views hold follows its entry (found by
+    // the order the rows are in), or goes when the filter leaves it out.
+    Q_EMIT layoutAboutToBeChanged();
+    const QModelIndexList before = persistentIndexList();
+    QModelIndexList after;
+    after.reserve(before.size());
+    for (const QModelIndex &p : before) {
+        const ListedEntry *e = old[std::size_t(p.row())];
+        const auto it = std::lower_bound(fresh.begin(), fresh.end(), e, m_order);
+        after << (it != fresh.end() && (*it)->name() == e->name() ? createIndex(int(it - fresh.begin()), p.column())
+                                                                  : QModelIndex());
+    }
+    const bool filtered = rows != nullptr;
+    std::shared_ptr<Rows> leftover = std::exchange(m_shown, std::move(rows));
+    std::shared_ptr<EntryStore> oldStore = std::exchange(m_shownStore, filtered ? std::move(store) : nullptr);
+    changePersistentIndexList(before, after);
+    Q_EMIT layoutChanged();
+    freeElsewhere(std::move(leftover));
+    freeElsewhere(std::move(oldStore));
 }
 
 bool DirectoryModel::loading() const
@@ -668,7 +803,8 @@ bool DirectoryModel::loading() const
 
 const ListedEntry *DirectoryModel::rowAt(int row) const
 {
-    return row >= 0 && row < int(m_rows->size()) ? (*m_rows)[std::size_t(row)] : nullptr;
+    const Rows &rows = shown();
+    return row >= 0 && row < int(rows.size()) ? rows[std::size_t(row)] : nullptr;
 }
 
 std::optional<Entry> DirectoryModel::entryAt(int row) const
@@ -682,14 +818,14 @@ std::optional<Entry> DirectoryModel::entryAt(int row) const
 // each one's index.
 QModelIndex DirectoryModel::index(int row, int column, const QModelIndex &parent) const
 {
-    if (parent.isValid() || row < 0 || column < 0 || std::size_t(row) >= m_rows->size() || column >= ColumnCount)
+    if (parent.isValid() || row < 0 || column < 0 || std::size_t(row) >= shown().size() || column >= ColumnCount)
         return {};
     return createIndex(row, column);
 }
 
 int DirectoryModel::rowCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_rows->size());
+    return parent.isValid() ? 0 : int(shown().size());
 }
 
 int DirectoryModel::columnCount(const QModelIndex &parent) const

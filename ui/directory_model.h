@@ -4,6 +4,7 @@
 #include "core/storage/registry.h"
 #include "ui/entry_order.h"
 #include "ui/listed_page.h"
+#include "ui/name_filter.h"
 
 #include <QAbstractTableModel>
 #include <QElapsedTimer>
@@ -79,6 +80,12 @@ public:
     std::optional<Entry> entryAt(int row) const;
     // What a row keeps, for reading many rows cheaply (filtering, finding a name).
     const ListedEntry *rowAt(int row) const;
+    // Shows only the rows whose name contains `text`, without regard to case (the filter
+    // box), in the model's order; rows arriving, changing or sorted meanwhile are filtered
+    // too. A big folder's rows are filtered on a worker thread and change when it is done.
+    void setNameFilter(const QString &text);
+    QString nameFilter() const { return m_nameFilter.text(); }
+    bool filtering() const { return m_work == Work::Filtering || m_refilterWanted; }
     EntryOrder order() const { return m_order; }
     bool sorting() const { return m_work == Work::Sorting; } // a big folder's sort is running
     // Sorts the rows (a big folder off the GUI thread: the rows change when it is done).
@@ -164,6 +171,14 @@ private:
     void replaceRows(Rows &rows);
     void startSort();
     void goOn();
+    // What the views see: the rows that pass the name filter (all of them when none).
+    const Rows &shown() const { return m_shown ? *m_shown : *m_rows; }
+    // Works out the rows shown under the filter (a big folder's on a worker thread) after
+    // the filter or the rows changed; with a task in flight, when it ends.
+    void refilter();
+    // Puts `rows` (entries of `store`; null: all rows) before the views in one layout
+    // change, persistent indexes following their entries.
+    void showRows(std::shared_ptr<Rows> rows, std::shared_ptr<EntryStore> store);
 
     Location m_location;
     std::string m_folder; // m_location.path as the listing's paths begin
@@ -171,13 +186,21 @@ private:
     // In m_order. Shared with the task working on them (a sort, merge or refresh plan), which
     // only reads: they change on this thread only when no task reads them (m_work).
     std::shared_ptr<Rows> m_rows;
+    // While a filter is on: the rows shown, a subset of m_rows as it was when last
+    // filtered, and the store their entries live in (kept until they are filtered again:
+    // a refresh replaces m_store). Changes of m_rows reach the views only through them.
+    std::shared_ptr<Rows> m_shown;
+    std::shared_ptr<EntryStore> m_shownStore;
+    NameFilter m_nameFilter;
+    bool m_refilterWanted = false;   // the rows or the filter changed while a task ran
+    bool m_sortWanted = false;       // a sort asked for while the filter was worked out
     std::vector<Rows> m_pending;     // sorted pages not merged yet
     std::vector<int> m_pendingOrder; // the order each pending page is sorted in
     EntryOrder m_order;
     std::shared_ptr<std::atomic<int>> m_listingOrder; // what the listing thread sorts pages by
     // What runs off the GUI thread: one task at a time, the others wait for it to end. A
     // listing runs beside it (m_watcher), gathered aside for a refresh (m_incoming).
-    enum class Work { None, Sorting, Merging, PlanningRefresh };
+    enum class Work { None, Sorting, Merging, PlanningRefresh, Filtering };
     Work m_work = Work::None;
     quint64 m_generation = 0; // changes whenever the rows change other than by merging
     quint64 m_workTicket = 0; // the sort or merge off the GUI thread whose result is wanted

@@ -43,8 +43,8 @@ void DirectoryModel::setMarks(Marks marks)
 {
     m_marks = std::move(marks);
     m_marked = true;
-    if (!m_rows->empty())
-        Q_EMIT dataChanged(index(0, 0), index(int(m_rows->size()) - 1, ColumnCount - 1));
+    if (!shown().empty())
+        Q_EMIT dataChanged(index(0, 0), index(int(shown().size()) - 1, ColumnCount - 1));
 }
 
 void DirectoryModel::clearMarks()
@@ -53,8 +53,8 @@ void DirectoryModel::clearMarks()
         return;
     m_marks.clear();
     m_marked = false;
-    if (!m_rows->empty())
-        Q_EMIT dataChanged(index(0, 0), index(int(m_rows->size()) - 1, ColumnCount - 1));
+    if (!shown().empty())
+        Q_EMIT dataChanged(index(0, 0), index(int(shown().size()) - 1, ColumnCount - 1));
 }
 
 DirectoryModel::Mark DirectoryModel::markOf(std::string_view name) const

@@ -38,7 +38,6 @@
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
-#include "ui/browser_view.h"
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace strata {

@@ -5,7 +5,6 @@
 #include "tests/gui/gui_fixture.h"
 
 #include "ui/browser_pane.h"
-#include "ui/directory_filter_proxy.h"
 #include "ui/directory_model.h"
 #include "ui/entry_order.h"
 
@@ -41,7 +40,8 @@ private Q_SLOTS:
     void twentyThousandEntriesStreamIn();
     void aBigFolderSortsOffTheGuiThread();
     void theFilterKeepsTheOrder();
-    void thePaneFiltersThroughTheProxyOnly();
+    void aBigFolderFiltersOffTheGuiThread();
+    void thePaneFiltersInTheModel();
     void aFailedListingIsState();
     void refreshAppliesOnlyTheDifferences();
     void aBigRefreshIsWorkedOutOffTheGuiThread();
@@ -67,24 +67,21 @@ void TestDirectoryModel::testerOnMemory()
         put(*m_registry, QStringLiteral("memory://t/dir/") + QLatin1String(name), "x");
     put(*m_registry, QStringLiteral("memory://t/dir/sub/inner"), "y");
     DirectoryModel model;
-    DirectoryFilterProxy proxy;
-    proxy.setSourceModel(&model);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setLocation(open(QStringLiteral("memory://t/dir")));
     QVERIFY(waitFor([&] { return !model.loading(); }));
     QCOMPARE(model.rowCount(), 5);
     QVERIFY(model.error().isEmpty());
-    proxy.sort(DirectoryModel::Name);
+    model.sort(DirectoryModel::Name);
     QStringList names;
-    for (int r = 0; r < proxy.rowCount(); ++r)
-        names << proxy.index(r, DirectoryModel::Name).data().toString();
+    for (int r = 0; r < model.rowCount(); ++r)
+        names << model.index(r, DirectoryModel::Name).data().toString();
     // Folders first, then natural order.
     QCOMPARE(names,
              (QStringList{QStringLiteral("sub"), QStringLiteral("a.txt"), QStringLiteral("b.txt"),
                           QStringLiteral("file2"), QStringLiteral("file10")}));
-    QCOMPARE(proxy.index(1, DirectoryModel::Size).data().toString(), QStringLiteral("1 byte"));
-    QCOMPARE(proxy.index(0, DirectoryModel::Kind).data().toString(), QStringLiteral("Folder"));
+    QCOMPARE(model.index(1, DirectoryModel::Size).data().toString(), QStringLiteral("1 byte"));
+    QCOMPARE(model.index(0, DirectoryModel::Kind).data().toString(), QStringLiteral("Folder"));
     model.refresh(); // reset while the testers watch
     QVERIFY(waitFor([&] { return !model.loading(); }));
     QCOMPARE(model.rowCount(), 5);
@@ -150,8 +147,6 @@ void TestDirectoryModel::aBigFolderSortsOffTheGuiThread()
     for (int i = 0; i < 30000; ++i)
         (void)at.op->writeAll("/sizes/f" + std::to_string(i), std::span(bytes).first(std::size_t(i * 7 % 100)));
     DirectoryModel model;
-    DirectoryFilterProxy proxy;
-    proxy.setSourceModel(&model);
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setLocation(open(QStringLiteral("memory://big/sizes")));
     QVERIFY(waitFor([&] { return !model.loading(); }, 30000));
@@ -169,7 +164,7 @@ void TestDirectoryModel::aBigFolderSortsOffTheGuiThread()
                 return false;
         return true;
     };
-    proxy.sort(DirectoryModel::Size, Qt::DescendingOrder);
+    model.sort(DirectoryModel::Size, Qt::DescendingOrder);
     QVERIFY(waitFor(sortedBySizeDown, 30000));
     QCOMPARE(model.entryAt(0)->name, std::string("folder")); // folders first, in either order
     QCOMPARE(model.entryAt(1)->size, std::uint64_t(99));
@@ -179,7 +174,7 @@ void TestDirectoryModel::aBigFolderSortsOffTheGuiThread()
     for (int r = 2; r < model.rowCount(); ++r)
         if (model.entryAt(r - 1)->size == model.entryAt(r)->size)
             QVERIFY(naturalCompareUtf8(model.entryAt(r - 1)->name, model.entryAt(r)->name) < 0);
-    proxy.sort(DirectoryModel::Name, Qt::AscendingOrder);
+    model.sort(DirectoryModel::Name, Qt::AscendingOrder);
     QVERIFY(waitFor([&] { return model.entryAt(1)->name == "f0" && model.entryAt(2)->name == "f1"; }, 30000));
     QCOMPARE(model.entryAt(held.row())->name, heldName);
 }
@@ -189,34 +184,96 @@ void TestDirectoryModel::theFilterKeepsTheOrder()
     for (auto name : {"Report10.txt", "report2.txt", "notes.md", "REPORT1.txt"})
         put(*m_registry, QStringLiteral("memory://filter/") + QLatin1String(name), "x");
     DirectoryModel model;
-    DirectoryFilterProxy proxy;
-    proxy.setSourceModel(&model);
-    QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setLocation(open(QStringLiteral("memory://filter/")));
     QVERIFY(waitFor([&] { return !model.loading(); }));
-    proxy.setNameFilter(QStringLiteral("rEpOrT"));
-    QStringList names;
-    for (int r = 0; r < proxy.rowCount(); ++r)
-        names << proxy.index(r, DirectoryModel::Name).data().toString();
+    model.setNameFilter(QStringLiteral("rEpOrT")); // a small folder: at once
+    auto names = [&] {
+        QStringList shown;
+        for (int r = 0; r < model.rowCount(); ++r)
+            shown << model.index(r, DirectoryModel::Name).data().toString();
+        return shown;
+    };
     QCOMPARE(
-        names,
+        names(),
         (QStringList{QStringLiteral("REPORT1.txt"), QStringLiteral("report2.txt"), QStringLiteral("Report10.txt")}));
-    proxy.sort(DirectoryModel::Name, Qt::DescendingOrder);
-    names.clear();
-    for (int r = 0; r < proxy.rowCount(); ++r)
-        names << proxy.index(r, DirectoryModel::Name).data().toString();
+    model.sort(DirectoryModel::Name, Qt::DescendingOrder);
     QCOMPARE(
-        names,
+        names(),
         (QStringList{QStringLiteral("Report10.txt"), QStringLiteral("report2.txt"), QStringLiteral("REPORT1.txt")}));
-    proxy.setNameFilter(QStringLiteral("ö"));
-    QCOMPARE(proxy.rowCount(), 0);
-    proxy.setNameFilter({});
-    QCOMPARE(proxy.rowCount(), 4);
+    model.setNameFilter(QStringLiteral("ö"));
+    QCOMPARE(model.rowCount(), 0);
+    model.setNameFilter({});
+    QCOMPARE(model.rowCount(), 4);
+    // A refresh under a filter: a new matching name shows, a removed one goes.
+    model.setNameFilter(QStringLiteral("report"));
+    put(*m_registry, QStringLiteral("memory://filter/report3.txt"), "x");
+    QVERIFY(open(QStringLiteral("memory://filter/")).op->remove("/report2.txt").ok());
+    model.refresh();
+    QVERIFY(waitFor([&] { return !model.loading() && !model.filtering(); }));
+    QCOMPARE(
+        names(),
+        (QStringList{QStringLiteral("Report10.txt"), QStringLiteral("report3.txt"), QStringLiteral("REPORT1.txt")}));
 }
 
-// Without a filter the view shows the model itself (a million rows lay out faster); typing
-// one puts the proxy between, clearing it takes it away, and the selection stays on its rows.
-void TestDirectoryModel::thePaneFiltersThroughTheProxyOnly()
+// Past 20 000 rows the filter runs on a worker thread: rows streaming in, sorted and
+// refreshed under it stay filtered, a row the view holds follows its entry, and clearing
+// the filter brings every row back.
+void TestDirectoryModel::aBigFolderFiltersOffTheGuiThread()
+{
+    auto at = open(QStringLiteral("memory://big/"));
+    QVERIFY(at.op->createDir("/names", true).ok());
+    const std::vector<std::byte> bytes(100);
+    for (int i = 0; i < 30000; ++i)
+        (void)at.op->writeAll("/names/f" + std::to_string(i), std::span(bytes).first(std::size_t(i % 100)));
+    DirectoryModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setNameFilter(QStringLiteral("F12")); // typed before the folder lists: rows arrive filtered
+    model.setLocation(open(QStringLiteral("memory://big/names")));
+    QVERIFY(waitFor([&] { return !model.loading() && !model.filtering(); }, 30000));
+    // f12, f120-f129, f1200-f1299, f12000-f12999: 1 + 10 + 100 + 1000
+    QCOMPARE(model.rowCount(), 1111);
+    for (int r = 0; r < model.rowCount(); ++r)
+        QVERIFY2(model.entryAt(r)->name.starts_with("f12"), model.entryAt(r)->name.c_str());
+    QCOMPARE(model.entryAt(0)->name, std::string("f12"));
+    QCOMPARE(model.entryAt(1)->name, std::string("f120"));
+    QPersistentModelIndex held(model.index(500, DirectoryModel::Name));
+    const std::string heldName = model.entryAt(500)->name;
+    // Sorted under the filter: the same rows, by size.
+    model.sort(DirectoryModel::Size, Qt::DescendingOrder);
+    QVERIFY(waitFor([&] { return !model.sorting() && !model.filtering() && model.entryAt(0)->size == 99; }, 30000));
+    QCOMPARE(model.rowCount(), 1111);
+    for (int r = 1; r < model.rowCount(); ++r)
+        QVERIFY(model.entryAt(r - 1)->size >= model.entryAt(r)->size);
+    QVERIFY(held.isValid());
+    QCOMPARE(model.entryAt(held.row())->name, heldName);
+    // Narrowed: the held row goes if it no longer matches, stays if it does.
+    model.setNameFilter(QStringLiteral("f1200"));
+    QVERIFY(waitFor([&] { return !model.filtering(); }, 30000));
+    QCOMPARE(model.rowCount(), 11); // f1200, f12000-f12009
+    QCOMPARE(held.isValid(), heldName.starts_with("f1200"));
+    // A refresh under the filter: a new matching name shows, a removed one goes.
+    (void)at.op->writeAll("/names/f1200x", {});
+    QVERIFY(at.op->remove("/names/f12005").ok());
+    model.refresh();
+    QVERIFY(waitFor([&] { return !model.loading() && !model.filtering() && !model.sorting(); }, 30000));
+    QStringList names;
+    for (int r = 0; r < model.rowCount(); ++r)
+        names << QString::fromStdString(model.entryAt(r)->name);
+    QCOMPARE(model.rowCount(), 11);
+    QVERIFY(names.contains(QStringLiteral("f1200x")));
+    QVERIFY(!names.contains(QStringLiteral("f12005")));
+    QPersistentModelIndex kept(model.index(names.indexOf(QStringLiteral("f12003")), DirectoryModel::Name));
+    // Cleared: every row again, the held one where its entry is.
+    model.setNameFilter({});
+    QVERIFY(waitFor([&] { return !model.filtering(); }, 30000));
+    QCOMPARE(model.rowCount(), 30000);
+    QVERIFY(kept.isValid());
+    QCOMPARE(model.entryAt(kept.row())->name, std::string("f12003"));
+}
+
+// The view shows the model itself, filtered or not; the selection stays on its rows.
+void TestDirectoryModel::thePaneFiltersInTheModel()
 {
     for (auto name : {"apple", "banana", "cherry", "apricot"})
         put(*m_registry, QStringLiteral("memory://pane/") + QLatin1String(name), "x");
@@ -236,7 +293,7 @@ void TestDirectoryModel::thePaneFiltersThroughTheProxyOnly()
     pane.view()->selectionModel()->setCurrentIndex(apricot,
                                                    QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     filter->setText(QStringLiteral("AP"));
-    QVERIFY(pane.view()->model() != static_cast<QAbstractItemModel *>(pane.model()));
+    QCOMPARE(pane.view()->model(), static_cast<QAbstractItemModel *>(pane.model()));
     QCOMPARE(pane.view()->model()->rowCount(), 2);
     QCOMPARE(pane.selectedEntries().size(), std::size_t(1));
     QCOMPARE(pane.selectedEntries().front().name, std::string("apricot"));
@@ -245,12 +302,12 @@ void TestDirectoryModel::thePaneFiltersThroughTheProxyOnly()
     filter->setText(QStringLiteral("apr"));
     QCOMPARE(pane.view()->model()->rowCount(), 1);
     filter->clear();
-    QCOMPARE(pane.view()->model(), static_cast<QAbstractItemModel *>(pane.model()));
+    QCOMPARE(pane.view()->model()->rowCount(), 4);
     QCOMPARE(pane.selectedEntries().size(), std::size_t(1));
     QCOMPARE(pane.selectedEntries().front().name, std::string("apricot"));
     QCOMPARE(pane.view()->currentIndex().data().toString(), QStringLiteral("apricot"));
     QCOMPARE(pane.view()->header()->sectionResizeMode(DirectoryModel::Name), QHeaderView::Stretch);
-    // A header click sorts the model, through the proxy or not.
+    // A header click sorts the model, filtered or not.
     pane.view()->sortByColumn(DirectoryModel::Name, Qt::DescendingOrder);
     QCOMPARE(pane.view()->model()->index(0, DirectoryModel::Name).data().toString(), QStringLiteral("cherry"));
     filter->setText(QStringLiteral("a"));

@@ -69,8 +69,18 @@ void BrowserView::setModel(QAbstractItemModel *model)
         updateGeometries();
         viewport()->update();
     };
-    connect(model, &QAbstractItemModel::rowsInserted, this, changed);
-    connect(model, &QAbstractItemModel::rowsRemoved, this, changed);
+    // Rows added or removed below the last row shown change only the scroll bar (a folder
+    // listed in order grows at its end: no repaint for each page).
+    const auto changedFrom = [this](const QModelIndex &parent, int first) {
+        updateGeometries();
+        const int lastShown = rowAtY(viewport()->height() - 1);
+        if (parent != rootIndex() || lastShown < 0 || first <= lastShown)
+            viewport()->update();
+    };
+    connect(model, &QAbstractItemModel::rowsInserted, this,
+            [changedFrom](const QModelIndex &parent, int first, int) { changedFrom(parent, first); });
+    connect(model, &QAbstractItemModel::rowsRemoved, this,
+            [changedFrom](const QModelIndex &parent, int first, int) { changedFrom(parent, first); });
     connect(model, &QAbstractItemModel::modelReset, this, changed);
     connect(model, &QAbstractItemModel::layoutChanged, this, changed);
 }

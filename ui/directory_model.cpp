@@ -212,30 +212,32 @@ DirectoryModel::RefreshPlan DirectoryModel::planRefresh(const Rows &rows, const 
             byName.emplace(e.name(), &e);
     RefreshPlan plan;
     plan.sortedBy = order.key();
-    plan.match.resize(rows.size(), nullptr);
-    plan.changed.resize(rows.size(), false);
+    plan.kept.reserve(rows.size());
     std::unordered_set<const ListedEntry *> known;
     known.reserve(rows.size());
-    for (std::size_t row = 0; row < rows.size(); ++row) {
-        const auto it = byName.find(rows[row]->name());
-        if (it == byName.end())
-            continue; // gone
-        const ListedEntry *now = it->second, *was = rows[row];
-        plan.match[row] = now;
-        known.insert(now);
-        plan.changed[row] = now->kind != was->kind || now->size != was->size || now->mtime() != was->mtime()
-            || now->etag() != was->etag();
-    }
-    // A changed size or time may move a row: then all are sorted again.
     const ListedEntry *previous = nullptr;
     bool previousChanged = false;
-    for (std::size_t row = 0; row < rows.size() && plan.inOrder; ++row) {
-        if (!plan.match[row])
+    for (std::size_t row = 0; row < rows.size(); ++row) {
+        const auto it = byName.find(rows[row]->name());
+        if (it == byName.end()) { // gone: a run of its own, or the one before grows
+            if (!plan.gone.empty() && plan.gone.back().second + 1 == row)
+                plan.gone.back().second = row;
+            else
+                plan.gone.emplace_back(row, row);
             continue;
-        if (previous && (previousChanged || plan.changed[row]) && order(plan.match[row], previous))
+        }
+        const ListedEntry *now = it->second, *was = rows[row];
+        known.insert(now);
+        const bool changed = now->kind != was->kind || now->size != was->size || now->mtime() != was->mtime()
+            || now->etag() != was->etag();
+        if (changed)
+            plan.changed.push_back(plan.kept.size());
+        // A changed size or time may move a row: then all are sorted again.
+        if (previous && (previousChanged || changed) && order(now, previous))
             plan.inOrder = false;
-        previous = plan.match[row];
-        previousChanged = plan.changed[row];
+        previous = now;
+        previousChanged = changed;
+        plan.kept.push_back(now);
     }
     for (const auto &page : fresh)
         for (const ListedEntry &e : page.rows())
@@ -250,34 +252,50 @@ DirectoryModel::RefreshPlan DirectoryModel::planRefresh(const Rows &rows, const 
 void DirectoryModel::finishRefresh(std::shared_ptr<EntryStore> store, RefreshPlan plan)
 {
     if (m_shown) { // filtered: the views see m_shown, filtered again below
-        Rows kept;
-        kept.reserve(plan.match.size());
-        std::copy_if(plan.match.begin(), plan.match.end(), std::back_inserter(kept),
-                     [](const ListedEntry *e) { return e != nullptr; });
-        m_rows->swap(kept);
-        freeElsewhere(std::move(kept));
-    } else {
-        for (int row = int(m_rows->size()) - 1; row >= 0; --row) {
-            if (plan.match[std::size_t(row)])
-                continue;
-            // A run of vanished rows goes in one removal.
-            int first = row;
-            while (first > 0 && !plan.match[std::size_t(first - 1)])
-                --first;
-            beginRemoveRows({}, first, row);
-            m_rows->erase(m_rows->begin() + first, m_rows->begin() + row + 1);
-            plan.match.erase(plan.match.begin() + first, plan.match.begin() + row + 1);
-            plan.changed.erase(plan.changed.begin() + first, plan.changed.begin() + row + 1);
+        m_rows->swap(plan.kept);
+    } else if (plan.gone.size() <= kMostInsertions) {
+        // From the last run back: the rows before stay where they were.
+        for (auto run = plan.gone.rbegin(); run != plan.gone.rend(); ++run) {
+            beginRemoveRows({}, int(run->first), int(run->second));
+            m_rows->erase(m_rows->begin() + std::ptrdiff_t(run->first),
+                          m_rows->begin() + std::ptrdiff_t(run->second) + 1);
             endRemoveRows();
-            row = first;
         }
-        m_rows->swap(plan.match); // the same rows, now pointing into the new listing
-        for (std::size_t row = 0; row < m_rows->size(); ++row)
-            if (plan.changed[row])
+        m_rows->swap(plan.kept); // the same rows, now pointing into the new listing
+    } else {                     // gone from many places: one layout change
+        Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+        const QModelIndexList before = persistentIndexList();
+        QModelIndexList after;
+        after.reserve(before.size());
+        std::vector<std::size_t> goneBefore(plan.gone.size()); // rows gone before each run
+        for (std::size_t i = 1; i < plan.gone.size(); ++i)
+            goneBefore[i] = goneBefore[i - 1] + plan.gone[i - 1].second - plan.gone[i - 1].first + 1;
+        for (const QModelIndex &p : before) {
+            const auto row = std::size_t(p.row());
+            // The first run that ends at or after the row: the row is in it, or before it.
+            const auto run = std::lower_bound(plan.gone.begin(), plan.gone.end(), row,
+                                              [](const auto &r, std::size_t at) { return r.second < at; });
+            const auto i = std::size_t(run - plan.gone.begin());
+            if (run != plan.gone.end() && run->first <= row)
+                after << QModelIndex(); // gone
+            else {
+                const std::size_t shift =
+                    i == 0 ? 0 : goneBefore[i - 1] + plan.gone[i - 1].second - plan.gone[i - 1].first + 1;
+                after << createIndex(int(row - shift), p.column());
+            }
+        }
+        m_rows->swap(plan.kept);
+        changePersistentIndexList(before, after);
+        Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+    }
+    if (!m_shown && !m_rows->empty()) {
+        if (plan.changed.size() > 256) // one signal, not thousands
+            Q_EMIT dataChanged(index(0, 0), index(int(m_rows->size()) - 1, ColumnCount - 1));
+        else
+            for (const std::size_t row : plan.changed)
                 Q_EMIT dataChanged(index(int(row), 0), index(int(row), ColumnCount - 1));
     }
-    freeElsewhere(std::move(plan.match));
-    freeElsewhere(std::move(plan.changed));
+    freeElsewhere(std::move(plan.kept)); // the old rows, swapped out
     // The old entries are freed on a worker thread (a million take a while); a task in
     // flight holds them alive until it ends.
     QThreadPool::globalInstance()->start([old = std::exchange(m_store, std::move(store))]() mutable { old.reset(); });
@@ -534,11 +552,10 @@ DirectoryModel::MergePlan DirectoryModel::planMerge(std::vector<Rows> runs, cons
     return plan;
 }
 
-// Puts the new rows in their places. A small folder: an insertion for each place (few) or
-// one at the end and a layout change to the merged order (many). A big one: always one
-// layout change that also grows the rows, with no comparisons: a view's header keeps an
-// item per row and moves them all for each insertion into a million, but only counts them
-// again after a layout change.
+// Puts the new rows in their places. One place: an insertion. More in a small folder: an
+// insertion for each place (few) or one at the end and a layout change to the merged order
+// (many). More in a big one: one layout change that also grows the rows, with no
+// comparisons and no insertion into a million rows on the GUI thread.
 void DirectoryModel::applyMerge(MergePlan &plan)
 {
     const Rows &batch = plan.batch;
@@ -566,8 +583,10 @@ void DirectoryModel::applyMerge(MergePlan &plan)
         return;
     }
     const bool big = n + k >= kSmallFolder;
-    // The rows come made (copied and grown off the GUI thread) and are swapped in.
-    if (plan.places == 1 && !big) {
+    // The rows come made (copied and grown off the GUI thread) and are swapped in. One
+    // place (a listing in order: the end) is an insertion, at any size: a view repaints
+    // only if it shows rows at or after it.
+    if (plan.places == 1) {
         const int at = int(where.front());
         beginInsertRows({}, at, at + int(k) - 1);
         m_rows->swap(plan.grown);

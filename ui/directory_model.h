@@ -155,11 +155,12 @@ private:
 
     // A refresh worked out off the GUI thread.
     struct RefreshPlan {
-        Rows match;                // per row: its entry in the new listing, or none (gone)
-        std::vector<bool> changed; // per row: shown otherwise now
-        Rows added;                // new entries, sorted
-        int sortedBy = 0;          // EntryOrder::key() of `added`
-        bool inOrder = true;       // no changed row has to move
+        std::vector<std::pair<std::size_t, std::size_t>> gone; // runs of rows gone [first, last], in order
+        Rows kept;                                             // the rows that stayed, pointing into the new listing
+        std::vector<std::size_t> changed;                      // rows of `kept` shown otherwise now
+        Rows added;                                            // new entries, sorted
+        int sortedBy = 0;                                      // EntryOrder::key() of `added`
+        bool inOrder = true;                                   // no changed row has to move
     };
 
     static RefreshPlan planRefresh(const Rows &rows, const EntryStore &fresh, const EntryOrder &order);

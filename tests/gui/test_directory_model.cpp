@@ -391,6 +391,26 @@ void TestDirectoryModel::aBigRefreshIsWorkedOutOffTheGuiThread()
     QCOMPARE(model.entryAt(model.rowCount() - 1)->name, std::string("r30000"));
     QVERIFY(held.isValid());
     QCOMPARE(model.entryAt(held.row())->name, std::string("r20000"));
+    // Gone from many places (every thousandth from r1000): one layout change, no removal
+    // per run; a held row that went is no longer valid, the others follow their entries.
+    QPersistentModelIndex goes(model.index(model.rowCount() - 2, DirectoryModel::Name)); // r29999
+    QCOMPARE(model.entryAt(goes.row())->name, std::string("r29999"));
+    QPersistentModelIndex stays(model.index(held.row() + 1, DirectoryModel::Name));
+    QCOMPARE(model.entryAt(stays.row())->name, std::string("r20001"));
+    for (int i = 1000; i < 30000; i += 1000)
+        QVERIFY(at.op->remove("/refresh/r" + std::to_string(i)).ok());
+    QVERIFY(at.op->remove("/refresh/r29999").ok());
+    removed.clear();
+    model.refresh();
+    QVERIFY(waitFor([&] { return !model.loading(); }, 30000));
+    QCOMPARE(removed.count(), 0);
+    QCOMPARE(model.rowCount(), 30000 - 100 + 1 - 29 - 1);
+    QVERIFY(!held.isValid()); // r20000 went
+    QVERIFY(!goes.isValid());
+    QVERIFY(stays.isValid());
+    QCOMPARE(model.entryAt(stays.row())->name, std::string("r20001"));
+    for (int r = 1; r < model.rowCount(); ++r)
+        QVERIFY(EntryOrder()(*model.entryAt(r - 1), *model.entryAt(r)));
 }
 
 // A sort, a refresh and another sort asked for while each other's work is in flight: the

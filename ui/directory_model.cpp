@@ -346,8 +346,9 @@ void DirectoryModel::stopListing()
     m_watcher = nullptr;
 }
 
-// Takes the pages listed so far, up to 10 ms' worth per turn of the event loop: a fast
-// storage lists faster than the GUI thread takes pages, and must not starve the loop.
+// Takes the pages listed so far, up to 5 ms' worth per turn of the event loop: a fast
+// storage lists faster than the GUI thread takes pages, and must not starve the loop (a
+// turn, a repaint and a merge stay within a 60 Hz frame).
 void DirectoryModel::takePages()
 {
     if (!m_watcher)
@@ -358,7 +359,7 @@ void DirectoryModel::takePages()
     const bool listed = watcher->isFinished(); // asked first: then `available` are all there are
     const int available = watcher->future().resultCount();
     while (m_taken < available) {
-        if (turn.elapsed() >= 10) {
+        if (turn.elapsed() >= 5) {
             m_takeTimer.start();
             return;
         }

@@ -16,11 +16,11 @@
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QMimeData>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
-#include <QTreeView>
 #include <QUrl>
 
 #include <set>
@@ -42,6 +42,7 @@ private Q_SLOTS:
     void theFilterKeepsTheOrder();
     void aBigFolderFiltersOffTheGuiThread();
     void thePaneFiltersInTheModel();
+    void theViewPlacesItsRows();
     void aFailedListingIsState();
     void refreshAppliesOnlyTheDifferences();
     void aBigRefreshIsWorkedOutOffTheGuiThread();
@@ -312,6 +313,65 @@ void TestDirectoryModel::thePaneFiltersInTheModel()
     QCOMPARE(pane.view()->model()->index(0, DirectoryModel::Name).data().toString(), QStringLiteral("cherry"));
     filter->setText(QStringLiteral("a"));
     QCOMPARE(pane.view()->model()->index(0, DirectoryModel::Name).data().toString(), QStringLiteral("banana"));
+}
+
+// The pane's view places rows itself: clicks, Shift+clicks and keys land on the rows they
+// point at, Home / End / Page Down move by rows and scroll to them, and a selected row is
+// painted selected.
+void TestDirectoryModel::theViewPlacesItsRows()
+{
+    for (int i = 0; i < 500; ++i)
+        put(*m_registry, QStringLiteral("memory://rows/f%1.txt").arg(i, 3, 10, QLatin1Char('0')), "x");
+    BrowserPane pane(*m_registry);
+    pane.resize(800, 600);
+    pane.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&pane));
+    pane.openUri(QStringLiteral("memory://rows/"));
+    QVERIFY(waitFor([&] { return pane.model()->rowCount() == 500 && !pane.model()->loading(); }));
+    BrowserView *view = pane.view();
+    const QAbstractItemModel *model = view->model();
+    for (int row : {0, 7, 20})
+        for (int column : {int(DirectoryModel::Name), int(DirectoryModel::Modified)}) {
+            const QModelIndex index = model->index(row, column);
+            QCOMPARE(view->indexAt(view->visualRect(index).center()), index);
+        }
+    QCOMPARE(view->indexAt(QPoint(5, view->visualRect(model->index(499, 0)).bottom() + 5)), QModelIndex());
+    auto selectedRows = [&] {
+        QList<int> rows;
+        for (const QModelIndex &index : view->selectionModel()->selectedRows())
+            rows << index.row();
+        std::sort(rows.begin(), rows.end());
+        return rows;
+    };
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(model->index(5, 0)).center());
+    QCOMPARE(selectedRows(), QList<int>{5});
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::ShiftModifier,
+                      view->visualRect(model->index(9, DirectoryModel::Size)).center());
+    QCOMPARE(selectedRows(), (QList<int>{5, 6, 7, 8, 9}));
+    // Painted selected: the end of a selected row's last column has the highlight colour.
+    const QImage picture = view->viewport()->grab().toImage();
+    const QRect kind = view->visualRect(model->index(7, DirectoryModel::Kind));
+    const QColor painted = picture.pixelColor(kind.right() - 3, kind.center().y());
+    const QColor unselected = picture.pixelColor(kind.right() - 3, view->visualRect(model->index(12, 0)).center().y());
+    QVERIFY2(painted == view->palette().color(QPalette::Active, QPalette::Highlight)
+                 || painted == view->palette().color(QPalette::Inactive, QPalette::Highlight),
+             qPrintable(painted.name()));
+    QVERIFY(painted != unselected);
+    view->setFocus();
+    QTest::keyClick(view, Qt::Key_End);
+    QCOMPARE(view->currentIndex().row(), 499);
+    QVERIFY(view->viewport()->rect().contains(view->visualRect(view->currentIndex())));
+    QVERIFY(view->verticalScrollBar()->value() > 0);
+    QTest::keyClick(view, Qt::Key_Home);
+    QCOMPARE(view->currentIndex().row(), 0);
+    QCOMPARE(view->verticalScrollBar()->value(), 0);
+    QTest::keyClick(view, Qt::Key_PageDown);
+    const int page = view->currentIndex().row();
+    QVERIFY2(page > 5 && page < 60, qPrintable(QString::number(page)));
+    QVERIFY(view->viewport()->rect().contains(view->visualRect(view->currentIndex())));
+    QTest::keyClick(view, Qt::Key_Down);
+    QCOMPARE(view->currentIndex().row(), page + 1);
+    QCOMPARE(selectedRows(), QList<int>{page + 1});
 }
 
 void TestDirectoryModel::aFailedListingIsState()

@@ -236,10 +236,9 @@ QRegion BrowserView::visualRegionForSelection(const QItemSelection &selection) c
 
 void BrowserView::updateGeometries()
 {
-    static thread_local bool inside = false; // setting margins resizes the viewport
-    if (inside)
-        return;
-    inside = true;
+    if (m_placing)
+        return; // setting the margins resized the viewport
+    m_placing = true;
     QHeaderView *columns = horizontalHeader();
     const int top = columns->isHidden()
         ? 0
@@ -258,7 +257,7 @@ void BrowserView::updateGeometries()
     across->setSingleStep(std::max(1, m_rowHeight));
     across->setPageStep(shown.width());
     across->setRange(0, std::max(0, columns->length() - shown.width()));
-    inside = false;
+    m_placing = false;
     QAbstractItemView::updateGeometries();
 }
 

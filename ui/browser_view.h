@@ -51,6 +51,7 @@ private:
     void fitRowHeight();
 
     int m_rowHeight = 20;
+    bool m_placing = false; // in updateGeometries
     QPersistentModelIndex m_dropRow; // the folder row a drag hovers, drawn framed
 };
 

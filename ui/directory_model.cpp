@@ -76,6 +76,9 @@ void listAllPages(QPromise<ListingPage> &promise, std::shared_ptr<Operator> op, 
 
 // Frees what a big folder's work leaves over on a worker thread: a large block freed on
 // the GUI thread can make the allocator tidy its free lists there for tens of milliseconds.
+// A task's result is moved out of the object it shares with its future (freeElsewhere(
+// std::move(*result))): the future lets its copy go on the GUI thread, after the
+// continuation, and would free what the result still held there.
 template <typename T>
 void freeElsewhere(T &&leftover)
 {
@@ -464,11 +467,12 @@ void DirectoryModel::mergePending()
         if (order != m_order) { // sorted by another column meanwhile: merged after that sort
             m_pending.push_back(std::move(plan->batch));
             m_pendingOrder.push_back(order.key());
+            freeElsewhere(std::move(*plan));
             startSort();
             return;
         }
         applyMerge(*plan);
-        freeElsewhere(std::move(plan));
+        freeElsewhere(std::move(*plan));
         m_sinceMerge.restart();
         if (!m_watcher) // the listing is over: the rest goes in now
             goOn();
@@ -708,11 +712,12 @@ void DirectoryModel::startSort()
             return; // another folder since: its rows are not these
         m_work = Work::None;
         if (generation != m_generation || order != m_order) {
+            freeElsewhere(std::move(*rows));
             startSort(); // the rows or the wanted order changed meanwhile
             return;
         }
         replaceRows(*rows);
-        freeElsewhere(std::move(rows));
+        freeElsewhere(std::move(*rows));
         goOn();
         Q_EMIT stateChanged();
     });
@@ -780,8 +785,10 @@ void DirectoryModel::refilter()
         m_work = Work::None;
         if (filter == m_nameFilter && !m_sortWanted)
             showRows(std::move(rows), store);
-        else
+        else {
+            freeElsewhere(std::move(*rows));
             m_refilterWanted = true; // typed on or sorted meanwhile
+        }
         if (m_sortWanted) {
             m_sortWanted = false;
             startSort();

@@ -25,7 +25,21 @@ QMimeType mimeOf(std::string_view entryName)
     static QMutex lock;
     const QString name = QString::fromUtf8(entryName.data(), qsizetype(entryName.size()));
     const auto dot = name.indexOf(QLatin1Char('.'), 1); // from the first dot: ".tar.gz" is not ".gz"
-    const QString key = (dot > 0 ? name.mid(dot) : name).toLower();
+    QString key = (dot > 0 ? name.mid(dot) : name).toLower();
+    if (dot <= 0) {
+        // A name with no extension is matched against whole-name globs ("makefile",
+        // "readme*", "*~"), none with a digit in it: "k0000123" and "k0000124" are one key
+        // ("k#"), so a folder of numbered names costs one lookup (each runs the database's
+        // regular expressions), not one per name shown.
+        QString shape;
+        shape.reserve(key.size());
+        for (const QChar c : key)
+            if (c < QLatin1Char('0') || c > QLatin1Char('9'))
+                shape += c;
+            else if (shape.isEmpty() || shape.back() != QLatin1Char('#'))
+                shape += QLatin1Char('#');
+        key = std::move(shape);
+    }
     const QMutexLocker locked(&lock);
     auto it = cache.constFind(key);
     if (it == cache.constEnd()) {

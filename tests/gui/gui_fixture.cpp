@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 #include <QDeadlineTimer>
 #include <QTest>
+#include <QTimer>
 
 #include <thread>
 
@@ -130,6 +131,18 @@ bool waitFor(const std::function<bool()> &done, int timeoutMs)
     QDeadlineTimer deadline(timeoutMs);
     while (!done() && !deadline.hasExpired())
         QTest::qWait(10);
+    return done();
+}
+
+bool waitForLive(const std::function<bool()> &done, int timeoutMs)
+{
+    QDeadlineTimer deadline(timeoutMs);
+    QTimer turn; // wakes the loop to look at done() and the deadline
+    turn.start(5);
+    while (!done() && !deadline.hasExpired()) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents);
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    }
     return done();
 }
 

@@ -21,6 +21,10 @@ std::unique_ptr<Registry> makeRegistry(std::chrono::milliseconds slowDelay = std
 
 // Spins the event loop until `done` holds or `timeoutMs` passes; returns `done()`.
 bool waitFor(const std::function<bool()> &done, int timeoutMs = 10000);
+// The same as an application's event loop runs: waiting for events, where QTest::qWait
+// sleeps up to 10 ms between turns (which a StallMeter would count as a stall). With a
+// done() that never holds, it runs the loop for timeoutMs.
+bool waitForLive(const std::function<bool()> &done, int timeoutMs = 10000);
 
 // Writes `text` to the URI (parents made as needed).
 void put(Registry &registry, const QString &uri, const QByteArray &text);

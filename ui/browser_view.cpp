@@ -46,7 +46,10 @@ BrowserView::BrowserView(QWidget *parent) : QTableView(parent)
         corner->hide();
     setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
     setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
+    setDragDropOverwriteMode(false); // a drop between rows goes into the folder shown, as in a tree
     horizontalHeader()->setHighlightSections(false);
+    horizontalHeader()->setSectionsMovable(true); // columns reorder, the first stays first
+    horizontalHeader()->setFirstSectionMovable(false);
     horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     fitRowHeight();
 }
@@ -60,6 +63,8 @@ QHeaderView *BrowserView::header() const
 // tell (the table learns it from its row header's count, which here stays empty).
 void BrowserView::setModel(QAbstractItemModel *model)
 {
+    if (model == this->model())
+        return;
     if (QAbstractItemModel *old = this->model())
         disconnect(old, nullptr, this, nullptr);
     QTableView::setModel(model);
@@ -177,8 +182,8 @@ QModelIndex BrowserView::moveCursor(CursorAction cursorAction, Qt::KeyboardModif
     int column = current.isValid() ? current.column() : horizontalHeader()->logicalIndex(0);
     if (column < 0)
         column = 0;
-    if (!current.isValid())
-        return model()->index(0, column, rootIndex());
+    if (!current.isValid()) // the first move lands on the first row, End on the last
+        return model()->index(cursorAction == MoveEnd ? count - 1 : 0, column, rootIndex());
     const int page = std::max(1, viewport()->height() / std::max(1, m_rowHeight) - 1);
     int row = current.row();
     switch (cursorAction) {
@@ -261,11 +266,25 @@ void BrowserView::updateGeometries()
     QAbstractItemView::updateGeometries();
 }
 
-void BrowserView::scrollContentsBy(int dx, int dy)
+// A column as wide as its widest row among those shown (a double click on its edge): the
+// table's own version reads rows through its row header, here empty.
+int BrowserView::sizeHintForColumn(int column) const
 {
-    if (dx)
-        horizontalHeader()->setOffset(horizontalScrollBar()->value());
-    QAbstractItemView::scrollContentsBy(dx, dy);
+    if (!model())
+        return -1;
+    QStyleOptionViewItem option;
+    initViewItemOption(&option);
+    const int first = std::max(0, rowAtY(0));
+    int last = rowAtY(viewport()->height() - 1);
+    if (last < 0)
+        last = rows() - 1;
+    int widest = -1;
+    for (int row = first; row <= last; ++row) {
+        const QModelIndex index = model()->index(row, column, rootIndex());
+        if (index.isValid())
+            widest = std::max(widest, itemDelegateForIndex(index)->sizeHint(option, index).width());
+    }
+    return widest;
 }
 
 QSize BrowserView::viewportSizeHint() const

@@ -39,7 +39,7 @@ protected:
     int verticalOffset() const override;
     bool isIndexHidden(const QModelIndex &index) const override;
     void updateGeometries() override;
-    void scrollContentsBy(int dx, int dy) override;
+    int sizeHintForColumn(int column) const override;
     QSize viewportSizeHint() const override;
     void changeEvent(QEvent *event) override;
 
@@ -51,7 +51,7 @@ private:
     void fitRowHeight();
 
     int m_rowHeight = 20;
-    bool m_placing = false; // in updateGeometries
+    bool m_placing = false;          // in updateGeometries
     QPersistentModelIndex m_dropRow; // the folder row a drag hovers, drawn framed
 };
 

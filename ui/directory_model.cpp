@@ -97,7 +97,7 @@ constexpr std::size_t kMostInsertions = 8;
 
 DirectoryModel::DirectoryModel(QObject *parent)
     : QAbstractTableModel(parent), m_store(std::make_shared<EntryStore>()), m_rows(std::make_shared<Rows>()),
-      m_listingOrder(std::make_shared<std::atomic<int>>(m_order.key()))
+      m_listingOrder(std::make_shared<std::atomic<int>>(m_order.key())), m_rowsOrder(m_order.key())
 {
     m_mergeTimer.setSingleShot(true);
     connect(&m_mergeTimer, &QTimer::timeout, this, &DirectoryModel::mergePending);
@@ -124,6 +124,7 @@ void DirectoryModel::setLocation(const Location &location)
     m_pending.clear();
     m_pendingOrder.clear();
     m_store = std::make_shared<EntryStore>();
+    m_rowsOrder = m_order.key();
     m_shown = m_nameFilter.active() ? std::make_shared<Rows>() : nullptr; // rows arrive filtered
     m_shownStore = m_shown ? m_store : nullptr;
     m_refilterWanted = m_sortWanted = false;
@@ -159,6 +160,12 @@ void DirectoryModel::refresh()
     m_incomingError.clear();
     m_incomingSkipped.clear();
     startListing();
+    // What waited for a dropped refresh plan goes on now (the listing runs: a sort does
+    // not take the empty new listing for the folder).
+    if (m_rowsOrder != m_order.key())
+        startSort();
+    if (m_work == Work::None && m_refilterWanted)
+        refilter();
 }
 
 // Works out the differences (a big folder's on a worker thread), then applies them.
@@ -303,14 +310,16 @@ void DirectoryModel::finishRefresh(std::shared_ptr<EntryStore> store, RefreshPla
     // flight holds them alive until it ends.
     QThreadPool::globalInstance()->start([old = std::exchange(m_store, std::move(store))]() mutable { old.reset(); });
     ++m_generation;
-    if (!plan.inOrder || plan.sortedBy != m_order.key()) // (sorted by another column meanwhile)
+    if (!plan.inOrder)
+        m_rowsOrder = -1;             // a changed row moves
+    if (m_rowsOrder != m_order.key()) // (or sorted by another column meanwhile)
         startSort();
     if (!plan.added.empty()) {
         m_pending.push_back(std::move(plan.added));
         m_pendingOrder.push_back(plan.sortedBy);
         mergePending();
     }
-    if (m_shown)
+    if (m_shown || m_refilterWanted)
         refilter(); // now, or when the sort or merge started above ends
 }
 
@@ -439,6 +448,10 @@ void DirectoryModel::mergePending()
     m_mergeTimer.stop();
     if (m_work != Work::None || m_pending.empty())
         return;
+    if (m_rowsOrder != m_order.key()) { // merged into rows in the wanted order only
+        startSort();
+        return;
+    }
     std::vector<Rows> runs = std::move(m_pending);
     std::vector<int> sortedBy = std::move(m_pendingOrder);
     m_pending.clear();
@@ -692,6 +705,7 @@ void DirectoryModel::startSort()
     if (m_rows->size() < kSmallFolder) {
         Rows rows = *m_rows;
         m_order.sort(rows);
+        m_rowsOrder = m_order.key();
         replaceRows(rows);
         goOn();
         return;
@@ -716,6 +730,7 @@ void DirectoryModel::startSort()
             startSort(); // the rows or the wanted order changed meanwhile
             return;
         }
+        m_rowsOrder = order.key();
         replaceRows(*rows);
         freeElsewhere(std::move(*rows));
         goOn();
@@ -802,23 +817,41 @@ void DirectoryModel::showRows(std::shared_ptr<Rows> rows, std::shared_ptr<EntryS
 {
     const Rows &fresh = rows ? *rows : *m_rows;
     const Rows &old = shown();
-    // Rows come and go: no sort hint. A row the views hold follows its entry (found by
-    // the order the rows are in), or goes when the filter leaves it out.
-    Q_EMIT layoutAboutToBeChanged();
+    // A refresh since the rows shown were filtered gives their entries new sizes and times:
+    // then a held row not found by the order is looked for by name.
+    const bool relisted = (m_shown ? m_shownStore : m_store) != (rows ? store : m_store);
+    // Rows come and go, columns stay: Qt keeps a selection row by row. A row the views hold
+    // follows its entry, or goes when the filter leaves it out.
+    Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
     const QModelIndexList before = persistentIndexList();
+    std::vector<int> to(std::size_t(before.size()), -1);
+    std::unordered_map<std::string_view, int> byName; // held rows not found by the order
+    for (qsizetype i = 0; i < before.size(); ++i) {
+        const ListedEntry *e = old[std::size_t(before[i].row())];
+        const auto it = std::lower_bound(fresh.begin(), fresh.end(), e, m_order);
+        if (it != fresh.end() && (*it)->name() == e->name())
+            to[std::size_t(i)] = int(it - fresh.begin());
+        else if (relisted)
+            byName.emplace(e->name(), -1);
+    }
+    if (!byName.empty())
+        for (std::size_t row = 0; row < fresh.size(); ++row)
+            if (const auto it = byName.find(fresh[row]->name()); it != byName.end())
+                it->second = int(row);
     QModelIndexList after;
     after.reserve(before.size());
-    for (const QModelIndex &p : before) {
-        const ListedEntry *e = old[std::size_t(p.row())];
-        const auto it = std::lower_bound(fresh.begin(), fresh.end(), e, m_order);
-        after << (it != fresh.end() && (*it)->name() == e->name() ? createIndex(int(it - fresh.begin()), p.column())
-                                                                  : QModelIndex());
+    for (qsizetype i = 0; i < before.size(); ++i) {
+        int row = to[std::size_t(i)];
+        if (row < 0 && !byName.empty())
+            if (const auto it = byName.find(old[std::size_t(before[i].row())]->name()); it != byName.end())
+                row = it->second;
+        after << (row < 0 ? QModelIndex() : createIndex(row, before[i].column()));
     }
     const bool filtered = rows != nullptr;
     std::shared_ptr<Rows> leftover = std::exchange(m_shown, std::move(rows));
     std::shared_ptr<EntryStore> oldStore = std::exchange(m_shownStore, filtered ? std::move(store) : nullptr);
     changePersistentIndexList(before, after);
-    Q_EMIT layoutChanged();
+    Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
     freeElsewhere(std::move(leftover));
     freeElsewhere(std::move(oldStore));
 }

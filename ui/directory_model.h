@@ -204,6 +204,7 @@ private:
     enum class Work { None, Sorting, Merging, PlanningRefresh, Filtering };
     Work m_work = Work::None;
     quint64 m_generation = 0; // changes whenever the rows change other than by merging
+    int m_rowsOrder;          // EntryOrder::key() of the order m_rows is in; -1: none (to be sorted)
     quint64 m_workTicket = 0; // the sort or merge off the GUI thread whose result is wanted
     QTimer m_mergeTimer;
     QElapsedTimer m_sinceMerge;

@@ -215,6 +215,22 @@ void TestDirectoryModel::theFilterKeepsTheOrder()
     QCOMPARE(
         names(),
         (QStringList{QStringLiteral("Report10.txt"), QStringLiteral("report3.txt"), QStringLiteral("REPORT1.txt")}));
+    // Sorted by size under the filter, a held row whose file grew follows it to its new place.
+    model.sort(DirectoryModel::Size, Qt::AscendingOrder);
+    put(*m_registry, QStringLiteral("memory://filter/report3.txt"), "xy");
+    put(*m_registry, QStringLiteral("memory://filter/REPORT1.txt"), "xyz");
+    model.refresh();
+    QVERIFY(waitFor([&] { return !model.loading() && !model.filtering(); }));
+    QCOMPARE(names().first(), QStringLiteral("Report10.txt")); // 1 byte, then 2, then 3
+    QPersistentModelIndex held(model.index(0, DirectoryModel::Name));
+    put(*m_registry, QStringLiteral("memory://filter/Report10.txt"), "wxyz");
+    model.refresh();
+    QVERIFY(waitFor([&] { return !model.loading() && !model.filtering(); }));
+    QCOMPARE(
+        names(),
+        (QStringList{QStringLiteral("report3.txt"), QStringLiteral("REPORT1.txt"), QStringLiteral("Report10.txt")}));
+    QVERIFY(held.isValid());
+    QCOMPARE(held.row(), 2);
 }
 
 // Past 20 000 rows the filter runs on a worker thread: rows streaming in, sorted and
@@ -271,6 +287,19 @@ void TestDirectoryModel::aBigFolderFiltersOffTheGuiThread()
     QCOMPARE(model.rowCount(), 30000);
     QVERIFY(kept.isValid());
     QCOMPARE(model.entryAt(kept.row())->name, std::string("f12003"));
+    // A sort asked for while a refresh is worked out, then another refresh that drops that
+    // work: the rows still end in the order asked for.
+    for (const auto order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
+        model.refresh();
+        QVERIFY(waitFor([&] { return !model.canFetchMore({}); }, 30000)); // listed; being worked out
+        model.sort(DirectoryModel::Name, order);
+        model.refresh();
+        QVERIFY(waitFor([&] { return !model.loading() && !model.sorting() && !model.filtering(); }, 30000));
+        QCOMPARE(model.rowCount(), 30000);
+        for (int r = 1; r < model.rowCount(); ++r)
+            QVERIFY2(EntryOrder(DirectoryModel::Name, order)(*model.entryAt(r - 1), *model.entryAt(r)),
+                     model.entryAt(r)->name.c_str());
+    }
 }
 
 // The view shows the model itself, filtered or not; the selection stays on its rows.

@@ -58,6 +58,10 @@ void TestCompare::init()
         *m_registry, [] { return makeRegistry(); }, QueueOptions{});
     m_window->resize(1200, 720);
     m_window->show();
+    // Shortcuts reach an active window only: offscreen every window is, under a real X
+    // server (xvfb-run, no window manager) it is made so.
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
     QVERIFY(waitFor([&] { return left()->location().op && right()->location().op; }));
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/storage/path.h"
 #include "core/storage/printable.h"
+#include "ui/directory_model_work.h"
 #include "ui/drag_mime_data.h"
 #include "ui/entry_format.h"
 #include "ui/io_pool.h"
@@ -23,6 +24,10 @@
 #include <utility>
 
 namespace strata {
+
+using directory_model_work::freeElsewhere;
+using directory_model_work::kMostInsertions;
+using directory_model_work::kSmallFolder;
 
 namespace {
 
@@ -74,24 +79,8 @@ void listAllPages(QPromise<ListingPage> &promise, std::shared_ptr<Operator> op, 
     } while (!options.pageToken.empty());
 }
 
-// Frees what a big folder's work leaves over on a worker thread: a large block freed on
-// the GUI thread can make the allocator tidy its free lists there for tens of milliseconds.
-// A task's result is moved out of the object it shares with its future (freeElsewhere(
-// std::move(*result))): the future lets its copy go on the GUI thread, after the
-// continuation, and would free what the result still held there.
-template <typename T>
-void freeElsewhere(T &&leftover)
-{
-    QThreadPool::globalInstance()->start(
-        [held = std::make_shared<std::decay_t<T>>(std::forward<T>(leftover))]() mutable { held.reset(); });
-}
-
-// Below this many rows a merge or a sort costs little: done at once on the GUI thread.
-constexpr std::size_t kSmallFolder = 20000;
 // Above it, pages wait and are merged together at most this often.
 constexpr int kMergeIntervalMs = 200;
-// A merge that puts new rows in more places than this is an append and a layout change.
-constexpr std::size_t kMostInsertions = 8;
 
 } // namespace
 
@@ -205,56 +194,6 @@ void DirectoryModel::applyRefresh()
             refilter();
         Q_EMIT stateChanged();
     });
-}
-
-// Matches the rows to the new listing by name: all the hashing and comparing of a refresh.
-// Any thread.
-DirectoryModel::RefreshPlan DirectoryModel::planRefresh(const Rows &rows, const EntryStore &fresh,
-                                                        const EntryOrder &order)
-{
-    std::size_t listed = 0;
-    for (const auto &page : fresh)
-        listed += page.size();
-    std::unordered_map<std::string_view, const ListedEntry *> byName;
-    byName.reserve(listed);
-    for (const auto &page : fresh)
-        for (const ListedEntry &e : page.rows())
-            byName.emplace(e.name(), &e);
-    RefreshPlan plan;
-    plan.sortedBy = order.key();
-    plan.kept.reserve(rows.size());
-    std::unordered_set<const ListedEntry *> known;
-    known.reserve(rows.size());
-    const ListedEntry *previous = nullptr;
-    bool previousChanged = false;
-    for (std::size_t row = 0; row < rows.size(); ++row) {
-        const auto it = byName.find(rows[row]->name());
-        if (it == byName.end()) { // gone: a run of its own, or the one before grows
-            if (!plan.gone.empty() && plan.gone.back().second + 1 == row)
-                plan.gone.back().second = row;
-            else
-                plan.gone.emplace_back(row, row);
-            continue;
-        }
-        const ListedEntry *now = it->second, *was = rows[row];
-        known.insert(now);
-        const bool changed = now->kind != was->kind || now->size != was->size || now->mtime() != was->mtime()
-            || now->etag() != was->etag();
-        if (changed)
-            plan.changed.push_back(plan.kept.size());
-        // A changed size or time may move a row: then all are sorted again.
-        if (previous && (previousChanged || changed) && order(now, previous))
-            plan.inOrder = false;
-        previous = now;
-        previousChanged = changed;
-        plan.kept.push_back(now);
-    }
-    for (const auto &page : fresh)
-        for (const ListedEntry &e : page.rows())
-            if (!known.contains(&e))
-                plan.added.push_back(&e);
-    order.sort(plan.added);
-    return plan;
 }
 
 // Rows that stayed keep their place (and the view its selection and scroll position),
@@ -497,79 +436,6 @@ void DirectoryModel::mergePending()
     });
 }
 
-// Sorts pages sorted otherwise, merges them into one batch and finds where each of its
-// rows goes among `rows`: all the comparisons of a merge. Any thread.
-DirectoryModel::MergePlan DirectoryModel::planMerge(std::vector<Rows> runs, const std::vector<int> &sortedBy,
-                                                    const Rows &rows, const EntryOrder &order)
-{
-    for (std::size_t i = 0; i < runs.size(); ++i)
-        if (sortedBy[i] != order.key()) // listed before the user sorted by another column
-            order.sort(runs[i]);
-    // Pairwise merges of the sorted pages: O(k log pages) comparisons.
-    while (runs.size() > 1) {
-        std::vector<Rows> merged;
-        for (std::size_t i = 0; i + 1 < runs.size(); i += 2) {
-            Rows both(runs[i].size() + runs[i + 1].size());
-            if (runs[i].empty() || runs[i + 1].empty() || !order(runs[i + 1].front(), runs[i].back()))
-                std::copy(runs[i + 1].begin(), runs[i + 1].end(), // pages listed in order: one after the other
-                          std::copy(runs[i].begin(), runs[i].end(), both.begin()));
-            else
-                std::merge(runs[i].begin(), runs[i].end(), runs[i + 1].begin(), runs[i + 1].end(), both.begin(), order);
-            merged.push_back(std::move(both));
-        }
-        if (runs.size() % 2)
-            merged.push_back(std::move(runs.back()));
-        runs = std::move(merged);
-    }
-    MergePlan plan;
-    if (runs.empty() || runs.front().empty())
-        return plan;
-    plan.batch = std::move(runs.front());
-    const Rows &batch = plan.batch;
-    const std::size_t n = rows.size(), k = batch.size();
-    // where[i]: the row of `rows` that batch[i] goes before (n: after the last).
-    plan.where.resize(k);
-    std::size_t from = 0;
-    if (n == 0 || !order(batch.front(), rows.back())) { // all after the last row
-        from = n;
-        plan.places = 1;
-    }
-    for (std::size_t i = 0; i < k; ++i) {
-        if (from == n) {
-            plan.where[i] = n;
-            continue;
-        }
-        if (!order(batch[i], rows[n - 1]))
-            from = n; // past the last row (the usual case of a listing already in order)
-        else
-            from = std::size_t(std::upper_bound(rows.begin() + std::ptrdiff_t(from), rows.end(), batch[i], order)
-                               - rows.begin());
-        plan.places += i == 0 || plan.where[i - 1] != from;
-        plan.where[i] = from;
-    }
-    // A big folder changes its layout once (applyMerge): one place or the merged order.
-    const bool big = n + k >= kSmallFolder;
-    if (plan.places == 1 || !big) {
-        plan.grown.reserve(n + k);
-        plan.grown.assign(rows.begin(), rows.end());
-        if (plan.places == 1)
-            plan.grown.insert(plan.grown.begin() + std::ptrdiff_t(plan.where[0]), batch.begin(), batch.end());
-        else if (plan.places > kMostInsertions)
-            plan.grown.insert(plan.grown.end(), batch.begin(), batch.end());
-    }
-    if (plan.places == 1 || (plan.places <= kMostInsertions && !big))
-        return plan;
-    plan.merged.reserve(n + k);
-    for (std::size_t i = 0, row = 0; i <= k; ++i) {
-        const std::size_t upTo = i < k ? plan.where[i] : n;
-        plan.merged.insert(plan.merged.end(), rows.begin() + std::ptrdiff_t(row), rows.begin() + std::ptrdiff_t(upTo));
-        row = upTo;
-        if (i < k)
-            plan.merged.push_back(batch[i]);
-    }
-    return plan;
-}
-
 // Puts the new rows in their places. One place: an insertion. More in a small folder: an
 // insertion for each place (few) or one at the end and a layout change to the merged order
 // (many). More in a big one: one layout change that also grows the rows, with no
@@ -749,111 +615,6 @@ void DirectoryModel::goOn()
         mergePending();
     if (m_work == Work::None && m_refilterWanted)
         refilter();
-}
-
-void DirectoryModel::setNameFilter(const QString &text)
-{
-    NameFilter wanted(text);
-    if (wanted == m_nameFilter)
-        return;
-    m_nameFilter = std::move(wanted);
-    refilter();
-    Q_EMIT stateChanged();
-}
-
-// Filters the rows: a small folder at once, a big one on a worker thread (a million names
-// take 10-30 ms), whose result is shown only if the filter and the order are still the
-// wanted ones (else it filters again). The rows do not change meanwhile (m_work).
-void DirectoryModel::refilter()
-{
-    if (!m_nameFilter.active() && !m_shown) {
-        m_refilterWanted = false; // no filter, none shown
-        return;
-    }
-    if (m_work != Work::None) {
-        m_refilterWanted = true;
-        return;
-    }
-    m_refilterWanted = false;
-    if (!m_nameFilter.active()) {
-        showRows(nullptr, nullptr); // all rows again
-        return;
-    }
-    const auto filtered = [](const Rows &all, const NameFilter &filter) {
-        auto rows = std::make_shared<Rows>();
-        for (const ListedEntry *e : all)
-            if (filter.matches(e->name()))
-                rows->push_back(e);
-        return rows;
-    };
-    if (m_rows->size() < kSmallFolder) {
-        showRows(filtered(*m_rows, m_nameFilter), m_store);
-        return;
-    }
-    m_work = Work::Filtering;
-    const quint64 ticket = ++m_workTicket;
-    QtConcurrent::run([all = m_rows, store = m_store, filter = m_nameFilter, filtered] {
-        return filtered(*all, filter);
-    }).then(this, [this, ticket, filter = m_nameFilter, store = m_store](std::shared_ptr<Rows> rows) {
-        if (ticket != m_workTicket)
-            return; // another folder since
-        m_work = Work::None;
-        if (filter == m_nameFilter && !m_sortWanted)
-            showRows(std::move(rows), store);
-        else {
-            freeElsewhere(std::move(*rows));
-            m_refilterWanted = true; // typed on or sorted meanwhile
-        }
-        if (m_sortWanted) {
-            m_sortWanted = false;
-            startSort();
-        }
-        goOn();
-        Q_EMIT stateChanged();
-    });
-}
-
-void DirectoryModel::showRows(std::shared_ptr<Rows> rows, std::shared_ptr<EntryStore> store)
-{
-    const Rows &fresh = rows ? *rows : *m_rows;
-    const Rows &old = shown();
-    // A refresh since the rows shown were filtered gives their entries new sizes and times:
-    // then a held row not found by the order is looked for by name.
-    const bool relisted = (m_shown ? m_shownStore : m_store) != (rows ? store : m_store);
-    // Rows come and go, columns stay: Qt keeps a selection row by row. A row the views hold
-    // follows its entry, or goes when the filter leaves it out.
-    Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
-    const QModelIndexList before = persistentIndexList();
-    std::vector<int> to(std::size_t(before.size()), -1);
-    std::unordered_map<std::string_view, int> byName; // held rows not found by the order
-    for (qsizetype i = 0; i < before.size(); ++i) {
-        const ListedEntry *e = old[std::size_t(before[i].row())];
-        const auto it = std::lower_bound(fresh.begin(), fresh.end(), e, m_order);
-        if (it != fresh.end() && (*it)->name() == e->name())
-            to[std::size_t(i)] = int(it - fresh.begin());
-        else if (relisted)
-            byName.emplace(e->name(), -1);
-    }
-    if (!byName.empty())
-        for (std::size_t row = 0; row < fresh.size(); ++row)
-            if (const auto it = byName.find(fresh[row]->name()); it != byName.end())
-                it->second = int(row);
-    QModelIndexList after;
-    after.reserve(before.size());
-    for (qsizetype i = 0; i < before.size(); ++i) {
-        int row = to[std::size_t(i)];
-        if (row < 0 && !byName.empty())
-            if (const auto it = byName.find(old[std::size_t(before[i].row())]->name()); it != byName.end())
-                row = it->second;
-        after << (row < 0 ? QModelIndex() : createIndex(row, before[i].column()));
-    }
-    const bool filtered = rows != nullptr;
-    std::shared_ptr<Rows> leftover = std::exchange(m_shown, std::move(rows));
-    std::shared_ptr<EntryStore> oldStore = std::exchange(m_shownStore, filtered ? std::move(store) : nullptr);
-    changePersistentIndexList(before, after);
-    Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
-    freeElsewhere(std::move(leftover));
-    freeElsewhere(std::move(oldStore));
 }
 
 bool DirectoryModel::loading() const

@@ -436,6 +436,25 @@ void DirectoryModel::mergePending()
     });
 }
 
+// Puts each run of the batch (the rows going to one place) into the rows, from the last
+// place back: the places before stay where they were. `tell`: an insertion for each.
+void DirectoryModel::insertRuns(const Rows &batch, const std::vector<std::size_t> &where, bool tell)
+{
+    for (std::size_t end = batch.size(); end > 0;) {
+        std::size_t begin = end - 1;
+        while (begin > 0 && where[begin - 1] == where[end - 1])
+            --begin;
+        const int at = int(where[begin]);
+        if (tell)
+            beginInsertRows({}, at, at + int(end - begin) - 1);
+        m_rows->insert(m_rows->begin() + at, batch.begin() + std::ptrdiff_t(begin),
+                       batch.begin() + std::ptrdiff_t(end));
+        if (tell)
+            endInsertRows();
+        end = begin;
+    }
+}
+
 // Puts the new rows in their places. One place: an insertion. More in a small folder: an
 // insertion for each place (few) or one at the end and a layout change to the merged order
 // (many). More in a big one: one layout change that also grows the rows, with no
@@ -454,14 +473,7 @@ void DirectoryModel::applyMerge(MergePlan &plan)
             m_rows->swap(plan.merged);
         else { // a small folder's few places: the grown rows have room for the batch
             m_rows->swap(plan.grown);
-            for (std::size_t end = k; end > 0;) {
-                std::size_t begin = end - 1;
-                while (begin > 0 && where[begin - 1] == where[end - 1])
-                    --begin;
-                m_rows->insert(m_rows->begin() + std::ptrdiff_t(where[begin]), batch.begin() + std::ptrdiff_t(begin),
-                               batch.begin() + std::ptrdiff_t(end));
-                end = begin;
-            }
+            insertRuns(batch, where, false);
         }
         refilter();
         return;
@@ -479,18 +491,7 @@ void DirectoryModel::applyMerge(MergePlan &plan)
     }
     if (plan.places <= kMostInsertions && !big) {
         m_rows->swap(plan.grown); // the same rows, with room for the batch
-        // From the last place back: the places before stay where they were.
-        for (std::size_t end = k; end > 0;) {
-            std::size_t begin = end - 1;
-            while (begin > 0 && where[begin - 1] == where[end - 1])
-                --begin;
-            const int at = int(where[begin]);
-            beginInsertRows({}, at, at + int(end - begin) - 1);
-            m_rows->insert(m_rows->begin() + at, batch.begin() + std::ptrdiff_t(begin),
-                           batch.begin() + std::ptrdiff_t(end));
-            endInsertRows();
-            end = begin;
-        }
+        insertRuns(batch, where, true);
         return;
     }
     // `appended`: the batch is at the end of the rows the views know (row n + i is batch[i]).

@@ -169,6 +169,7 @@ private:
     static MergePlan planMerge(std::vector<Rows> runs, const std::vector<int> &sortedBy, const Rows &rows,
                                const EntryOrder &order);
     void applyMerge(MergePlan &plan);
+    void insertRuns(const Rows &batch, const std::vector<std::size_t> &where, bool tell);
     void replaceRows(Rows &rows);
     void startSort();
     void goOn();

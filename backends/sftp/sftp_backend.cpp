@@ -4,10 +4,10 @@
 #include "core/storage/path.h"
 #include "core/storage/random.h"
 
-#include <libssh2.h>
-#include <libssh2_sftp.h>
+#include <libssh/sftp.h>
 
 #include <algorithm>
+#include <fcntl.h>
 #include <mutex>
 #include <optional>
 
@@ -15,58 +15,86 @@ namespace strata::sftp {
 
 namespace {
 
-using Attributes = LIBSSH2_SFTP_ATTRIBUTES;
+// What Strata reads of a file's attributes (libssh's own struct is freed at once).
+struct Attributes {
+    std::uint32_t flags = 0;
+    std::uint64_t size = 0;
+    std::uint32_t permissions = 0;
+    std::uint32_t mtime = 0;
+};
 
-// An open file or folder handle, closed when it goes.
+Attributes taken(sftp_attributes a)
+{
+    Attributes out{a->flags, a->size, a->permissions, a->mtime};
+    sftp_attributes_free(a);
+    return out;
+}
+
+constexpr std::uint32_t kTypeBits = 0170000, kFolder = 0040000, kLink = 0120000, kRegular = 0100000;
+
+// An open file, closed when it goes.
 class Handle {
 public:
     Handle() = default;
-    explicit Handle(LIBSSH2_SFTP_HANDLE *handle) : m_handle(handle) {}
-    Handle(Handle &&other) noexcept : m_handle(std::exchange(other.m_handle, nullptr)) {}
+    explicit Handle(sftp_file file) : m_file(file) {}
+    Handle(Handle &&other) noexcept : m_file(std::exchange(other.m_file, nullptr)) {}
     Handle &operator=(Handle &&other) noexcept
     {
         reset();
-        m_handle = std::exchange(other.m_handle, nullptr);
+        m_file = std::exchange(other.m_file, nullptr);
         return *this;
     }
     ~Handle() { reset(); }
-    LIBSSH2_SFTP_HANDLE *get() const { return m_handle; }
-    explicit operator bool() const { return m_handle != nullptr; }
-    // Closing waits for the server's answers to writes still in flight: its result matters.
-    int close() { return m_handle ? libssh2_sftp_close_handle(std::exchange(m_handle, nullptr)) : 0; }
+    sftp_file get() const { return m_file; }
+    explicit operator bool() const { return m_file != nullptr; }
+    // Closing waits for the server's answer: its result matters after writes.
+    int close() { return m_file ? sftp_close(std::exchange(m_file, nullptr)) : 0; }
     void reset() { (void)close(); }
-    LIBSSH2_SFTP_HANDLE *release() { return std::exchange(m_handle, nullptr); }
+    sftp_file release() { return std::exchange(m_file, nullptr); }
 
 private:
-    LIBSSH2_SFTP_HANDLE *m_handle = nullptr;
+    sftp_file m_file = nullptr;
 };
 
 Result<Attributes> lstatOn(Session &s, const std::string &path, std::string_view what)
 {
-    Attributes attrs{};
-    const int rc = libssh2_sftp_stat_ex(s.sftp(), path.data(), unsigned(path.size()), LIBSSH2_SFTP_LSTAT, &attrs);
-    if (rc < 0)
-        return s.error(rc, what);
-    return attrs;
+    sftp_attributes a = sftp_lstat(s.sftp(), path.c_str());
+    if (!a)
+        return s.error(what);
+    return taken(a);
 }
 
-Result<Handle> openOn(Session &s, const std::string &path, unsigned long flags, long mode, int type,
-                      std::string_view what)
+Result<Handle> openOn(Session &s, const std::string &path, int access, mode_t mode, std::string_view what)
 {
-    LIBSSH2_SFTP_HANDLE *h = libssh2_sftp_open_ex(s.sftp(), path.data(), unsigned(path.size()), flags, mode, type);
-    if (!h)
-        return s.error(libssh2_session_last_errno(s.ssh()), what);
-    return Handle(h);
+    sftp_file file = sftp_open(s.sftp(), path.c_str(), access, mode);
+    if (!file)
+        return s.error(what);
+    return Handle(file);
+}
+
+Result<Attributes> fstatOn(Session &s, sftp_file file, std::string_view what)
+{
+    sftp_attributes a = sftp_fstat(file);
+    if (!a)
+        return s.error(what);
+    return taken(a);
+}
+
+Status setAttributes(Session &s, const std::string &path, sftp_attributes_struct &attrs, std::string_view what)
+{
+    if (sftp_setstat(s.sftp(), path.c_str(), &attrs) < 0)
+        return s.error(what);
+    return {};
 }
 
 EntryKind kindOf(const Attributes &a)
 {
-    if (!(a.flags & LIBSSH2_SFTP_ATTR_PERMISSIONS))
+    if (!(a.flags & SSH_FILEXFER_ATTR_PERMISSIONS))
         return EntryKind::File;
-    switch (a.permissions & LIBSSH2_SFTP_S_IFMT) {
-    case LIBSSH2_SFTP_S_IFDIR: return EntryKind::Directory;
-    case LIBSSH2_SFTP_S_IFLNK: return EntryKind::Symlink;
-    case LIBSSH2_SFTP_S_IFREG: return EntryKind::File;
+    switch (a.permissions & kTypeBits) {
+    case kFolder: return EntryKind::Directory;
+    case kLink: return EntryKind::Symlink;
+    case kRegular: return EntryKind::File;
     default: return EntryKind::Other;
     }
 }
@@ -82,21 +110,23 @@ Entry entryOf(std::string name, std::string path, const Attributes &a)
     e.name = std::move(name);
     e.path = std::move(path);
     e.kind = kindOf(a);
-    if (a.flags & LIBSSH2_SFTP_ATTR_SIZE && e.kind != EntryKind::Directory)
-        e.size = a.filesize;
-    if (a.flags & LIBSSH2_SFTP_ATTR_ACMODTIME)
+    if (a.flags & SSH_FILEXFER_ATTR_SIZE && e.kind != EntryKind::Directory)
+        e.size = a.size;
+    if (a.flags & SSH_FILEXFER_ATTR_ACMODTIME)
         e.mtimeNs = std::int64_t(a.mtime) * 1'000'000'000;
-    if (a.flags & LIBSSH2_SFTP_ATTR_PERMISSIONS)
+    if (a.flags & SSH_FILEXFER_ATTR_PERMISSIONS)
         e.mode = std::uint32_t(a.permissions & 07777);
     return e;
 }
 
 std::string readlinkOn(Session &s, const std::string &path)
 {
-    char target[4096];
-    const int rc = libssh2_sftp_symlink_ex(s.sftp(), path.data(), unsigned(path.size()), target, sizeof target,
-                                           LIBSSH2_SFTP_READLINK);
-    return rc > 0 ? std::string(target, std::size_t(rc)) : std::string();
+    char *target = sftp_readlink(s.sftp(), path.c_str());
+    if (!target)
+        return {};
+    std::string text = target;
+    ssh_string_free_char(target);
+    return text;
 }
 
 std::string dirOf(const std::string &serverPath)
@@ -105,17 +135,20 @@ std::string dirOf(const std::string &serverPath)
     return slash == 0 ? "/" : serverPath.substr(0, slash);
 }
 
-// Renames, and where the server will not replace (SFTP v3 renames refuse an existing name,
-// OpenSSH's too, and libssh2 1.10 has no posix-rename), replaces a file in three steps:
-// the old one aside, the new one in, the old one gone. A failure puts the old one back.
+bool removeFile(Session &s, const std::string &path)
+{
+    return sftp_unlink(s.sftp(), path.c_str()) == 0;
+}
+
+// Renames, and where the server will not replace (libssh 0.10 sends SFTP v3's rename,
+// which refuses an existing name, OpenSSH's by link and unlink: atomic, never replacing),
+// replaces a file in three steps: the old one aside, the new one in, the old one gone. A
+// failure puts the old one back.
 Status renameOn(Session &s, const std::string &from, const std::string &to, bool replace, std::string_view what)
 {
-    const long flags = LIBSSH2_SFTP_RENAME_OVERWRITE | LIBSSH2_SFTP_RENAME_ATOMIC | LIBSSH2_SFTP_RENAME_NATIVE;
-    int rc =
-        libssh2_sftp_rename_ex(s.sftp(), from.data(), unsigned(from.size()), to.data(), unsigned(to.size()), flags);
-    if (rc == 0)
+    if (sftp_rename(s.sftp(), from.c_str(), to.c_str()) == 0)
         return {};
-    Error first = s.error(rc, what);
+    Error first = s.error(what);
     if (s.broken())
         return first;
     auto there = lstatOn(s, to, what);
@@ -126,30 +159,27 @@ Status renameOn(Session &s, const std::string &from, const std::string &to, bool
     if (kindOf(*there) == EntryKind::Directory)
         return Error(ErrorKind::IsDirectory, std::string(what) + ": a folder is there");
     const std::string aside = dirOf(to) + "/.strata-old-" + std::to_string(randomU64()) + ".part";
-    if (rc = libssh2_sftp_rename_ex(s.sftp(), to.data(), unsigned(to.size()), aside.data(), unsigned(aside.size()),
-                                    flags);
-        rc != 0)
-        return s.error(rc, what);
-    rc = libssh2_sftp_rename_ex(s.sftp(), from.data(), unsigned(from.size()), to.data(), unsigned(to.size()), flags);
-    if (rc != 0) {
-        Error failed = s.error(rc, what);
+    if (sftp_rename(s.sftp(), to.c_str(), aside.c_str()) != 0)
+        return s.error(what);
+    if (sftp_rename(s.sftp(), from.c_str(), to.c_str()) != 0) {
+        Error failed = s.error(what);
         if (!s.broken())
-            (void)libssh2_sftp_rename_ex(s.sftp(), aside.data(), unsigned(aside.size()), to.data(), unsigned(to.size()),
-                                         flags);
+            (void)sftp_rename(s.sftp(), aside.c_str(), to.c_str());
         return failed;
     }
-    (void)libssh2_sftp_unlink_ex(s.sftp(), aside.data(), unsigned(aside.size()));
+    (void)removeFile(s, aside);
     return {};
 }
 
-// Writes all of `data` at the handle's position; libssh2 keeps the pieces in flight.
-Status writeAll(Session &s, LIBSSH2_SFTP_HANDLE *h, std::span<const std::byte> data, std::string_view what)
+// Writes all of `data` at the file's position, in requests as large as the server takes
+// (each one answered before the next: libssh 0.10 has no writes in flight).
+Status writeAll(Session &s, sftp_file file, std::span<const std::byte> data, std::string_view what)
 {
     while (!data.empty()) {
-        const ssize_t n = libssh2_sftp_write(h, reinterpret_cast<const char *>(data.data()), data.size());
-        if (n < 0)
-            return s.error(int(n), what);
-        data = data.subspan(std::size_t(n));
+        const std::size_t n = std::min(data.size(), s.writeChunk());
+        if (sftp_write(file, data.data(), n) != ssize_t(n))
+            return s.error(what);
+        data = data.subspan(n);
     }
     return {};
 }
@@ -164,7 +194,7 @@ public:
           m_options(std::move(options)), m_mode(mode), m_resumable(resumable), m_partial(length), m_appendAt(length),
           m_lease(std::move(lease)), m_handle(std::move(handle))
     {
-        libssh2_sftp_seek64(m_handle.get(), m_appendAt);
+        sftp_seek64(m_handle.get(), m_appendAt);
     }
     ~SftpWriter() override
     {
@@ -181,11 +211,11 @@ public:
             if (!lease)
                 return std::move(lease).error();
             m_lease.emplace(std::move(*lease));
-            auto h = openOn(**m_lease, m_temp, LIBSSH2_FXF_WRITE, 0, LIBSSH2_SFTP_OPENFILE, "cannot write");
+            auto h = openOn(**m_lease, m_temp, O_WRONLY, 0, "cannot write");
             if (!h)
                 return std::move(h).error();
             m_handle = std::move(*h);
-            libssh2_sftp_seek64(m_handle.get(), m_appendAt);
+            sftp_seek64(m_handle.get(), m_appendAt);
         }
         if (auto st = writeAll(**m_lease, m_handle.get(), data, "cannot write"); !st)
             return st;
@@ -198,21 +228,21 @@ public:
         // The handle that made the file, where no other part is using it (one part at a
         // time, as a small file is written: no second connection, no second open).
         if (std::unique_lock lock(m_mutex, std::try_to_lock); lock.owns_lock() && m_lease && m_handle) {
-            libssh2_sftp_seek64(m_handle.get(), offset);
+            sftp_seek64(m_handle.get(), offset);
             return writeAll(**m_lease, m_handle.get(), data, "cannot write");
         }
         // Else its own connection: parts written from several threads go out side by side.
         auto lease = m_backend->pool().lease();
         if (!lease)
             return std::move(lease).error();
-        auto h = openOn(**lease, m_temp, LIBSSH2_FXF_WRITE, 0, LIBSSH2_SFTP_OPENFILE, "cannot write");
+        auto h = openOn(**lease, m_temp, O_WRONLY, 0, "cannot write");
         if (!h)
             return std::move(h).error();
-        libssh2_sftp_seek64(h->get(), offset);
+        sftp_seek64(h->get(), offset);
         if (auto st = writeAll(**lease, h->get(), data, "cannot write"); !st)
             return st;
-        if (int rc = h->close(); rc < 0)
-            return (*lease)->error(rc, "cannot write");
+        if (h->close() < 0)
+            return (*lease)->error("cannot write");
         return {};
     }
 
@@ -229,12 +259,10 @@ public:
         auto lease = m_backend->pool().lease();
         if (!lease)
             return std::move(lease).error();
-        Attributes attrs{};
-        attrs.flags = LIBSSH2_SFTP_ATTR_SIZE;
-        attrs.filesize = length;
-        const int rc = libssh2_sftp_stat_ex((*lease)->sftp(), m_temp.data(), unsigned(m_temp.size()),
-                                            LIBSSH2_SFTP_SETSTAT, &attrs);
-        return rc < 0 ? Status((*lease)->error(rc, "cannot set the length")) : Status{};
+        sftp_attributes_struct attrs{};
+        attrs.flags = SSH_FILEXFER_ATTR_SIZE;
+        attrs.size = length;
+        return setAttributes(**lease, m_temp, attrs, "cannot set the length");
     }
 
     Status commit() override
@@ -253,37 +281,32 @@ public:
         Session &s = **lease;
         if (m_options.sync) {
             if (!m_handle) {
-                auto h = openOn(s, m_temp, LIBSSH2_FXF_WRITE, 0, LIBSSH2_SFTP_OPENFILE, "cannot sync");
+                auto h = openOn(s, m_temp, O_WRONLY, 0, "cannot sync");
                 if (!h)
                     return fail(std::move(h).error());
                 m_handle = std::move(*h);
             }
             // fsync@openssh.com; a server without it has nothing to offer instead.
-            (void)libssh2_sftp_fsync(m_handle.get());
+            if (sftp_extension_supported(s.sftp(), "fsync@openssh.com", "1") == 1)
+                (void)sftp_fsync(m_handle.get());
         }
-        Attributes attrs{};
-        attrs.flags = LIBSSH2_SFTP_ATTR_PERMISSIONS;
+        // Closed first (its answer says whether every write landed), then the mode, time
+        // and length set by name (libssh 0.10 sets none on an open file).
+        if (m_handle.close() < 0)
+            return fail(s.error("cannot write"));
+        sftp_attributes_struct attrs{};
+        attrs.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
         attrs.permissions = m_mode;
         if (m_options.mtimeNs) {
-            attrs.flags |= LIBSSH2_SFTP_ATTR_ACMODTIME;
-            attrs.mtime = attrs.atime = static_cast<unsigned long>(*m_options.mtimeNs / 1'000'000'000);
+            attrs.flags |= SSH_FILEXFER_ATTR_ACMODTIME;
+            attrs.mtime = attrs.atime = static_cast<std::uint32_t>(*m_options.mtimeNs / 1'000'000'000);
         }
-        // On the open file where there is one (no path to look up again), then closed.
-        const bool open = bool(m_handle);
-        if (open && m_length) {
-            attrs.flags |= LIBSSH2_SFTP_ATTR_SIZE;
-            attrs.filesize = *m_length;
+        if (m_length) {
+            attrs.flags |= SSH_FILEXFER_ATTR_SIZE;
+            attrs.size = *m_length;
         }
-        if (open)
-            if (int rc = libssh2_sftp_fstat_ex(m_handle.get(), &attrs, 1); rc < 0)
-                return fail(s.error(rc, "cannot set the permissions"));
-        if (int rc = m_handle.close(); rc < 0)
-            return fail(s.error(rc, "cannot write"));
-        if (!open)
-            if (int rc = libssh2_sftp_stat_ex(s.sftp(), m_temp.data(), unsigned(m_temp.size()), LIBSSH2_SFTP_SETSTAT,
-                                              &attrs);
-                rc < 0)
-                return fail(s.error(rc, "cannot set the permissions"));
+        if (auto st = setAttributes(s, m_temp, attrs, "cannot set the permissions"); !st)
+            return fail(std::move(st).error());
         m_backend->pool().changed();
         if (auto st = renameOn(s, m_temp, m_backend->serverPath(m_path), m_options.overwrite, "cannot publish"); !st)
             return fail(std::move(st).error(), &s);
@@ -304,7 +327,7 @@ public:
             if (auto fresh = m_backend->pool().lease())
                 lease.emplace(std::move(*fresh));
         if (lease && !(*lease)->broken())
-            (void)libssh2_sftp_unlink_ex((*lease)->sftp(), m_temp.data(), unsigned(m_temp.size()));
+            (void)removeFile(**lease, m_temp);
     }
 
     void suspend() override
@@ -329,7 +352,7 @@ private:
     {
         m_handle.reset();
         if (!m_resumable && s && !s->broken())
-            (void)libssh2_sftp_unlink_ex(s->sftp(), m_temp.data(), unsigned(m_temp.size()));
+            (void)removeFile(*s, m_temp);
         m_finished = m_finished || !m_resumable;
         return error;
     }
@@ -347,6 +370,40 @@ private:
     Handle m_handle;
     std::optional<std::uint64_t> m_length; // setLength's, for commit to set on m_handle
     bool m_finished = false;
+};
+
+class SftpReader final : public Reader {
+public:
+    SftpReader(SessionPool::Lease lease, Handle handle, std::string path, std::uint64_t size)
+        : m_lease(std::move(lease)), m_stream(std::make_unique<ReadStream>(*m_lease, handle.release(), 0, size)),
+          m_path(std::move(path))
+    {
+    }
+    ~SftpReader() override { m_stream.reset(); } // before the connection goes back
+
+    Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
+    {
+        std::lock_guard lock(m_mutex);
+        return m_stream->read(offset, buffer);
+    }
+    Status copyRangeTo(std::uint64_t, std::uint64_t, Writer &) override
+    {
+        return unsupported("in-kernel copies from an SFTP server");
+    }
+    Result<Entry> stat() override
+    {
+        std::lock_guard lock(m_mutex);
+        auto attrs = fstatOn(*m_lease, m_stream->file(), "cannot stat");
+        if (!attrs)
+            return std::move(attrs).error();
+        return entryOf(std::string(baseName(m_path)), m_path, *attrs);
+    }
+
+private:
+    std::mutex m_mutex;
+    SessionPool::Lease m_lease;
+    std::unique_ptr<ReadStream> m_stream; // owns the open file
+    std::string m_path;                   // the backend path it was opened as
 };
 
 } // namespace
@@ -418,23 +475,28 @@ Result<ListingCache::Listing> SftpBackend::listAll(std::string_view dir, std::ve
         return std::move(lease).error();
     Session &s = **lease;
     const std::string where = serverPath(dir);
-    auto handle = openOn(s, where, 0, 0, LIBSSH2_SFTP_OPENDIR, "cannot list");
+    sftp_dir handle = sftp_opendir(s.sftp(), where.c_str());
     if (!handle) {
+        Error failed = s.error("cannot list");
         // Say what is there instead: a file is no folder.
-        if (auto attrs = lstatOn(s, where, "cannot list"); attrs && kindOf(*attrs) != EntryKind::Directory)
+        if (auto attrs = s.broken() ? Result<Attributes>(Error()) : lstatOn(s, where, "cannot list");
+            attrs && kindOf(*attrs) != EntryKind::Directory)
             return Error(ErrorKind::NotDirectory, "cannot list: not a folder");
-        return std::move(handle).error();
+        return failed;
     }
     std::vector<Entry> entries;
-    std::vector<char> name(64 * 1024);
     for (;;) {
-        Attributes attrs{};
-        const int n = libssh2_sftp_readdir_ex(handle->get(), name.data(), name.size(), nullptr, 0, &attrs);
-        if (n == 0)
-            break;
-        if (n < 0)
-            return s.error(n, "cannot list");
-        std::string leaf(name.data(), std::size_t(n));
+        sftp_attributes read = sftp_readdir(s.sftp(), handle);
+        if (!read) {
+            if (sftp_dir_eof(handle))
+                break;
+            Error failed = s.error("cannot list");
+            if (!s.broken())
+                sftp_closedir(handle);
+            return failed;
+        }
+        std::string leaf = read->name ? read->name : "";
+        const Attributes attrs = taken(read);
         if (leaf == "." || leaf == "..")
             continue;
         // A name is data: one that would be another path is reported, never followed.
@@ -446,7 +508,7 @@ Result<ListingCache::Listing> SftpBackend::listAll(std::string_view dir, std::ve
         Entry e = entryOf(std::move(leaf), std::move(path), attrs);
         entries.push_back(std::move(e));
     }
-    handle->reset();
+    sftp_closedir(handle);
     for (auto &e : entries)
         if (e.kind == EntryKind::Symlink)
             e.symlinkTarget = readlinkOn(s, serverPath(e.path));
@@ -466,100 +528,39 @@ Result<std::size_t> SftpBackend::read(std::string_view path, std::uint64_t offse
     if (!lease)
         return std::move(lease).error();
     Session &s = **lease;
-    // Where this connection read last time, and a moment ago, and nothing changed through
-    // us since: on from there with the same handle and what libssh2 read ahead.
+    // The file this connection read a moment ago, where nothing changed through us since:
+    // on with the same handle and the answers already on their way.
     auto &open = s.openRead();
     const auto now = std::chrono::steady_clock::now();
-    if (open.handle
-        && (open.path != where || open.next != offset || open.generation != m_pool.generation()
-            || now - open.used > std::chrono::seconds(1)))
+    if (open.stream
+        && (open.path != where || open.generation != m_pool.generation() || now - open.used > std::chrono::seconds(1)))
         s.closeRead();
     // A folder opens (open(2) allows it) and fails at the first read: said as what it is.
     auto isFolder = [&] {
-        auto attrs = s.broken() ? Result<Attributes>(Error()) : lstatOn(s, serverPath(path), "cannot read");
+        auto attrs = s.broken() ? Result<Attributes>(Error()) : lstatOn(s, where, "cannot read");
         return attrs && kindOf(*attrs) == EntryKind::Directory;
     };
-    if (!open.handle) {
+    if (!open.stream) {
         const std::uint64_t generation = m_pool.generation();
-        auto handle = openOn(s, where, LIBSSH2_FXF_READ, 0, LIBSSH2_SFTP_OPENFILE, "cannot read");
+        auto handle = openOn(s, where, O_RDONLY, 0, "cannot read");
         if (!handle) {
             Error failed = std::move(handle).error();
             return isFolder() ? Error(ErrorKind::IsDirectory, "cannot read: it is a folder") : failed;
         }
-        libssh2_sftp_seek64(handle->get(), offset);
-        open.handle = handle->release();
+        open.stream = std::make_unique<ReadStream>(s, handle->release(), offset, std::nullopt);
         open.path = where;
         open.generation = generation;
     }
-    std::size_t got = 0;
-    while (got < buffer.size()) {
-        const ssize_t n =
-            libssh2_sftp_read(open.handle, reinterpret_cast<char *>(buffer.data() + got), buffer.size() - got);
-        if (n < 0) {
-            Error failed = s.error(int(n), "cannot read");
-            if (!s.broken())
-                s.closeRead();
-            return isFolder() ? Error(ErrorKind::IsDirectory, "cannot read: it is a folder") : failed;
-        }
-        if (n == 0)
-            break;
-        got += std::size_t(n);
+    auto got = open.stream->read(offset, buffer);
+    if (!got) {
+        Error failed = std::move(got).error();
+        if (!s.broken())
+            s.closeRead();
+        return isFolder() ? Error(ErrorKind::IsDirectory, "cannot read: it is a folder") : failed;
     }
-    open.next = offset + got;
     open.used = now;
     return got;
 }
-
-namespace {
-
-class SftpReader final : public Reader {
-public:
-    SftpReader(SessionPool::Lease lease, Handle handle, std::string path)
-        : m_lease(std::move(lease)), m_handle(std::move(handle)), m_path(std::move(path))
-    {
-    }
-    ~SftpReader() override { m_handle.reset(); } // before the connection goes back
-
-    Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
-    {
-        std::lock_guard lock(m_mutex);
-        if (offset != m_next)
-            libssh2_sftp_seek64(m_handle.get(), offset);
-        std::size_t got = 0;
-        while (got < buffer.size()) {
-            const ssize_t n =
-                libssh2_sftp_read(m_handle.get(), reinterpret_cast<char *>(buffer.data() + got), buffer.size() - got);
-            if (n < 0)
-                return m_lease->error(int(n), "cannot read");
-            if (n == 0)
-                break;
-            got += std::size_t(n);
-        }
-        m_next = offset + got;
-        return got;
-    }
-    Status copyRangeTo(std::uint64_t, std::uint64_t, Writer &) override
-    {
-        return unsupported("in-kernel copies from an SFTP server");
-    }
-    Result<Entry> stat() override
-    {
-        std::lock_guard lock(m_mutex);
-        Attributes attrs{};
-        if (int rc = libssh2_sftp_fstat_ex(m_handle.get(), &attrs, 0); rc < 0)
-            return m_lease->error(rc, "cannot stat");
-        return entryOf(std::string(baseName(m_path)), m_path, attrs);
-    }
-
-private:
-    std::mutex m_mutex;
-    SessionPool::Lease m_lease;
-    Handle m_handle;
-    std::string m_path; // the backend path it was opened as
-    std::uint64_t m_next = 0;
-};
-
-} // namespace
 
 Result<std::unique_ptr<Reader>> SftpBackend::openReader(std::string_view path, const Entry &expected)
 {
@@ -567,21 +568,22 @@ Result<std::unique_ptr<Reader>> SftpBackend::openReader(std::string_view path, c
     if (!lease)
         return std::move(lease).error();
     Session &s = **lease;
-    auto handle = openOn(s, serverPath(path), LIBSSH2_FXF_READ, 0, LIBSSH2_SFTP_OPENFILE, "cannot read");
+    auto handle = openOn(s, serverPath(path), O_RDONLY, 0, "cannot read");
     if (!handle)
         return std::move(handle).error();
-    Attributes attrs{};
-    if (int rc = libssh2_sftp_fstat_ex(handle->get(), &attrs, 0); rc < 0)
-        return s.error(rc, "cannot read");
-    if (kindOf(attrs) == EntryKind::Directory)
+    auto attrs = fstatOn(s, handle->get(), "cannot read");
+    if (!attrs)
+        return std::move(attrs).error();
+    if (kindOf(*attrs) == EntryKind::Directory)
         return Error(ErrorKind::IsDirectory, "cannot read: it is a folder");
-    const bool sameSize = !(attrs.flags & LIBSSH2_SFTP_ATTR_SIZE) || attrs.filesize == expected.size;
-    const bool sameTime = !(attrs.flags & LIBSSH2_SFTP_ATTR_ACMODTIME) || !expected.mtimeNs
-        || std::int64_t(attrs.mtime) == *expected.mtimeNs / 1'000'000'000;
+    const bool sized = attrs->flags & SSH_FILEXFER_ATTR_SIZE;
+    const bool sameSize = !sized || attrs->size == expected.size;
+    const bool sameTime = !(attrs->flags & SSH_FILEXFER_ATTR_ACMODTIME) || !expected.mtimeNs
+        || std::int64_t(attrs->mtime) == *expected.mtimeNs / 1'000'000'000;
     if (expected.isFile() && (!sameSize || !sameTime))
         return Error(ErrorKind::Corrupt, "the source changed since it was listed; it was not copied, try again");
-    return std::unique_ptr<Reader>(
-        std::make_unique<SftpReader>(std::move(*lease), std::move(*handle), std::string(path)));
+    return std::unique_ptr<Reader>(std::make_unique<SftpReader>(std::move(*lease), std::move(*handle),
+                                                                std::string(path), sized ? attrs->size : 0));
 }
 
 Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const WriteOptions &options)
@@ -604,7 +606,7 @@ Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const 
     std::uint32_t mode = 0;
     if (options.mode && options.exactMode)
         mode = copyMode(*options.mode, true);
-    else if (existing && kindOf(*existing) == EntryKind::File && (existing->flags & LIBSSH2_SFTP_ATTR_PERMISSIONS))
+    else if (existing && kindOf(*existing) == EntryKind::File && (existing->flags & SSH_FILEXFER_ATTR_PERMISSIONS))
         mode = std::uint32_t(existing->permissions & 07777); // a replaced file keeps its permissions
     else
         mode = copyMode(options.mode.value_or(0666), false);
@@ -620,18 +622,16 @@ Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const 
         auto partial = lstatOn(s, temp, "cannot write");
         if (partial && kindOf(*partial) != EntryKind::File) // not ours to write into
             return Error(ErrorKind::AlreadyExists, "cannot write: the partial file's name is taken by another kind");
-        auto h = openOn(s, temp, LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT, 0600, LIBSSH2_SFTP_OPENFILE, "cannot write");
+        auto h = openOn(s, temp, O_WRONLY | O_CREAT, 0600, "cannot write");
         if (!h)
             return std::move(h).error();
-        Attributes attrs{};
-        if (libssh2_sftp_fstat_ex(h->get(), &attrs, 0) == 0 && (attrs.flags & LIBSSH2_SFTP_ATTR_SIZE))
-            length = attrs.filesize;
+        if (auto attrs = fstatOn(s, h->get(), "cannot write"); attrs && (attrs->flags & SSH_FILEXFER_ATTR_SIZE))
+            length = attrs->size;
         handle = std::move(*h);
     } else {
         for (int attempt = 0; attempt < 16 && temp.empty(); ++attempt) {
             std::string name = dir + (dir == "/" ? "" : "/") + temporaryPartName();
-            auto h = openOn(s, name, LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_EXCL, 0600,
-                            LIBSSH2_SFTP_OPENFILE, "cannot write");
+            auto h = openOn(s, name, O_WRONLY | O_CREAT | O_EXCL, 0600, "cannot write");
             if (h) {
                 temp = std::move(name);
                 handle = std::move(*h);
@@ -662,28 +662,29 @@ Status SftpBackend::remove(std::string_view path, std::string_view within)
     if (!attrs)
         return attrs.error().kind() == ErrorKind::NotFound ? Status{} : Status(std::move(attrs).error());
     if (kindOf(*attrs) == EntryKind::Directory) {
-        if (int rc = libssh2_sftp_rmdir_ex(s.sftp(), where.data(), unsigned(where.size())); rc < 0) {
-            Error failed = s.error(rc, "cannot remove");
+        if (sftp_rmdir(s.sftp(), where.c_str()) < 0) {
+            Error failed = s.error("cannot remove");
             if (s.broken())
                 return failed;
             // SFTP v3 says only "failure" for a folder that is not empty: look.
-            auto h = openOn(s, where, 0, 0, LIBSSH2_SFTP_OPENDIR, "cannot remove");
-            char name[512];
-            Attributes child{};
-            while (h) {
-                const int n = libssh2_sftp_readdir_ex(h->get(), name, sizeof name, nullptr, 0, &child);
-                if (n <= 0)
-                    break;
-                const std::string_view leaf(name, std::size_t(n));
-                if (leaf != "." && leaf != "..")
-                    return Error(ErrorKind::DirectoryNotEmpty, "cannot remove: the folder is not empty");
+            bool empty = true;
+            if (sftp_dir dir = sftp_opendir(s.sftp(), where.c_str())) {
+                while (sftp_attributes child = sftp_readdir(s.sftp(), dir)) {
+                    const std::string_view leaf = child->name ? child->name : "";
+                    empty = empty && (leaf == "." || leaf == "..");
+                    sftp_attributes_free(child);
+                }
+                if (!s.broken())
+                    sftp_closedir(dir);
             }
+            if (!empty)
+                return Error(ErrorKind::DirectoryNotEmpty, "cannot remove: the folder is not empty");
             return failed;
         }
         return {};
     }
-    if (int rc = libssh2_sftp_unlink_ex(s.sftp(), where.data(), unsigned(where.size())); rc < 0) {
-        Error failed = s.error(rc, "cannot remove");
+    if (!removeFile(s, where)) {
+        Error failed = s.error("cannot remove");
         return failed.kind() == ErrorKind::NotFound ? Status{} : Status(std::move(failed));
     }
     return {};
@@ -696,8 +697,8 @@ Status SftpBackend::createDir(std::string_view path)
         return std::move(lease).error();
     Session &s = **lease;
     const std::string where = serverPath(path);
-    if (int rc = libssh2_sftp_mkdir_ex(s.sftp(), where.data(), unsigned(where.size()), 0777); rc < 0) {
-        Error failed = s.error(rc, "cannot create the folder");
+    if (sftp_mkdir(s.sftp(), where.c_str(), 0777) < 0) {
+        Error failed = s.error("cannot create the folder");
         if (!s.broken() && exists(lstatOn(s, where, "cannot create the folder")))
             return Error(ErrorKind::AlreadyExists, "cannot create the folder: something has that name");
         return failed;
@@ -742,13 +743,10 @@ Status SftpBackend::setPermissions(std::string_view path, std::uint32_t mode, st
     // SETSTAT follows a symlink: a link's target is never changed through it.
     if (kindOf(*attrs) == EntryKind::Symlink)
         return Error(ErrorKind::InvalidInput, "cannot change the permissions of a symlink");
-    Attributes change{};
-    change.flags = LIBSSH2_SFTP_ATTR_PERMISSIONS;
+    sftp_attributes_struct change{};
+    change.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
     change.permissions = mode & 07777;
-    if (int rc = libssh2_sftp_stat_ex(s.sftp(), where.data(), unsigned(where.size()), LIBSSH2_SFTP_SETSTAT, &change);
-        rc < 0)
-        return s.error(rc, "cannot change the permissions");
-    return {};
+    return setAttributes(s, where, change, "cannot change the permissions");
 }
 
 void SftpBackend::discardPending(std::string_view path, const std::string &token)
@@ -759,7 +757,7 @@ void SftpBackend::discardPending(std::string_view path, const std::string &token
     if (!lease)
         return;
     const std::string temp = serverPath(joinPath(parentPath(path), token));
-    (void)libssh2_sftp_unlink_ex((*lease)->sftp(), temp.data(), unsigned(temp.size()));
+    (void)removeFile(**lease, temp);
 }
 
 } // namespace strata::sftp

@@ -10,10 +10,10 @@
 namespace strata::sftp {
 
 // A server's files over SFTP (OpenSSH's sftp-server, internal-sftp and the like), through
-// libssh2: one SSH connection per request in flight, taken from a pool and given back.
-// Reads ask for a whole range at once (libssh2 keeps its requests in flight); writes go
-// to a hidden temporary name beside the destination and are renamed into place on
-// commit; positional writes go over several connections at once.
+// libssh: one SSH connection per request in flight, taken from a pool and given back.
+// Reads keep requests in flight ahead of the caller (ReadStream); writes go to a hidden
+// temporary name beside the destination and are renamed into place on commit; positional
+// writes go over several connections at once.
 class SftpBackend final : public Backend, public std::enable_shared_from_this<SftpBackend> {
 public:
     // Connects once (a wrong host, key or password fails here, clearly), keeps that
@@ -23,8 +23,8 @@ public:
     Capabilities capabilities() const override;
     Uri uriFor(std::string_view path) const override;
     std::size_t preferredIoSize() const override { return 4u << 20; }
-    // One libssh2 stream keeps 4 x the read size in flight (OpenSSH's sftp: 2 MiB) and
-    // is CPU-bound in its cipher: more streams per file only share the same cores.
+    // One stream keeps 4 MiB of requests in flight (OpenSSH's sftp: 2 MiB): more streams
+    // per file would only add read-ahead thrown away at the ends of their ranges.
     bool oneStreamPerObject() const override { return true; }
 
     Result<Entry> stat(std::string_view path) override;

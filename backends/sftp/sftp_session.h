@@ -2,14 +2,17 @@
 
 #include "core/storage/registry.h"
 
-#include <libssh2.h>
-#include <libssh2_sftp.h>
+#include <libssh/libssh.h>
+#include <libssh/sftp.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,6 +39,8 @@ struct Config {
 // connections=N (1..64), timeout=SECONDS.
 Result<Config> parseConfig(const Uri &uri);
 
+class ReadStream;
+
 // One SSH connection with its SFTP channel, used by one thread at a time.
 class Session {
 public:
@@ -49,24 +54,29 @@ public:
     static Result<std::unique_ptr<Session>> open(const Config &config, const ConnectionPrompts &prompts,
                                                  std::string &learned);
 
-    LIBSSH2_SESSION *ssh() const { return m_ssh; }
-    LIBSSH2_SFTP *sftp() const { return m_sftp; }
-    // The error of the last failed call (rc < 0) as an Error; a broken connection marks
-    // the session so it is not reused.
-    Error error(int rc, std::string_view what);
+    ssh_session ssh() const { return m_ssh; }
+    sftp_session sftp() const { return m_sftp; }
+    // The error of the call that just failed as an Error: the server's status for the
+    // request, or a broken connection (marked, so the session is not reused).
+    Error error(std::string_view what);
     bool broken() const { return m_broken; }
     // The login folder (realpath of "."), asked once.
     Result<std::string> home();
+    // The most one write request carries: what the server says it takes (OpenSSH announces
+    // limits@openssh.com: 255 KiB), else the 32 KiB every server must.
+    std::size_t writeChunk() const { return m_writeChunk; }
+    // A read request's size and how many a stream keeps in flight.
+    std::size_t readChunk() const { return m_readChunk; }
+    std::size_t readDepth() const { return m_readDepth; }
 
     // The file this connection last read, kept open for the next read where the last one
-    // ended: libssh2 reads ahead on an open handle, and a handle closed drops what it read
-    // ahead (reading a file in 4 MiB calls, each opening it, is several times slower).
+    // ended, with the requests it sent ahead (reading a file in 4 MiB calls, each opening
+    // it and waiting for its first bytes, is several times slower).
     struct OpenRead {
-        std::string path; // server path
-        std::uint64_t next = 0;
+        std::string path;             // server path
         std::uint64_t generation = 0; // SessionPool::changed() when opened
         std::chrono::steady_clock::time_point used;
-        LIBSSH2_SFTP_HANDLE *handle = nullptr;
+        std::unique_ptr<ReadStream> stream;
     };
     OpenRead &openRead() { return m_read; }
     void closeRead();
@@ -76,14 +86,63 @@ private:
     Status connect(const Config &config);
     Status checkHostKey(const Config &config, const HostKeyPrompt &prompt);
     Status login(const Config &config, const PassphrasePrompt &prompt, std::string &learned);
+    Status loginWithKey(const Config &config, const std::string &file, const PassphrasePrompt &prompt,
+                        std::string &learned, std::vector<std::string> &tried, bool &in);
 
-    int m_socket = -1;
-    LIBSSH2_SESSION *m_ssh = nullptr;
-    LIBSSH2_SFTP *m_sftp = nullptr;
+    ssh_session m_ssh = nullptr;
+    sftp_session m_sftp = nullptr;
     bool m_broken = false;
     std::string m_home;
+    std::size_t m_writeChunk = 32 * 1024;
+    std::size_t m_readChunk = 32 * 1024;
+    std::size_t m_readDepth = 64;
     OpenRead m_read;
-    std::string m_password; // during a keyboard-interactive login only
+};
+
+// One open file read in order with requests sent ahead (libssh's asynchronous reads: up to
+// Session::readDepth() requests of readChunk() in flight). A read where the last one ended
+// takes the answers already on their way; a read elsewhere first takes in (and drops) what
+// is in flight. Used by one thread at a time, on the connection that opened the file.
+class ReadStream {
+public:
+    // `file`: open for reading on `session`; reads start at `offset`. With the file's size
+    // known, requests fill the window from the first read; else one, then twice as many
+    // after each whole answer (a small file costs one request).
+    ReadStream(Session &session, sftp_file file, std::uint64_t offset, std::optional<std::uint64_t> size);
+    ~ReadStream(); // takes in what is in flight, then closes the file
+    ReadStream(const ReadStream &) = delete;
+    ReadStream &operator=(const ReadStream &) = delete;
+
+    // Fills `buffer` from `offset` (fewer bytes only at the end of the file).
+    Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer);
+    std::uint64_t next() const { return m_next; }
+    sftp_file file() const { return m_file; }
+
+private:
+    struct Request {
+        std::uint32_t id;
+        std::uint64_t offset;
+        std::uint32_t length;
+    };
+    void send(std::uint64_t limit);
+    void drain();
+
+    Session &m_session;
+    sftp_file m_file;
+    std::optional<std::uint64_t> m_size;
+    std::uint64_t m_next;   // the offset the next read is expected at
+    std::uint64_t m_sentTo; // where the next request starts
+    std::size_t m_window;   // requests kept in flight
+    std::uint32_t m_chunk;  // bytes a request asks for
+    std::uint64_t m_reads = 0;
+    bool m_ahead = false;  // a read went on where the last ended: send past the buffer
+    bool m_ended = false;  // the server said end of file at m_sentTo's last request
+    bool m_failed = false; // a request failed: nothing more is sent or taken
+    std::optional<Error> m_error;
+    std::deque<Request> m_inFlight;
+    std::vector<std::byte> m_spare; // an answer that ran past the caller's buffer
+    std::uint64_t m_spareAt = 0;
+    std::size_t m_spareFrom = 0, m_spareTo = 0;
 };
 
 // Connections to one server, reused: a lease takes an idle one or opens a new one, and

@@ -37,7 +37,7 @@ public:
     Result<std::unique_ptr<Reader>> openReader(std::string_view path, const Entry &expected) override;
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
     // One download per file (a stream per part would cost a login each).
-    bool oneStreamPerObject() const override { return true; }
+    bool oneStreamPerObject(Flow) const override { return true; }
     Status remove(std::string_view path, std::string_view within) override;
     Status createDir(std::string_view path) override;
     Status rename(std::string_view from, std::string_view to, bool replace) override;

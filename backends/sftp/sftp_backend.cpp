@@ -231,18 +231,30 @@ public:
             sftp_seek64(m_handle.get(), offset);
             return writeAll(**m_lease, m_handle.get(), data, "cannot write");
         }
-        // Else its own connection: parts written from several threads go out side by side.
-        auto lease = m_backend->pool().lease();
-        if (!lease)
-            return std::move(lease).error();
-        auto h = openOn(**lease, m_temp, O_WRONLY, 0, "cannot write");
-        if (!h)
-            return std::move(h).error();
-        sftp_seek64(h->get(), offset);
-        if (auto st = writeAll(**lease, h->get(), data, "cannot write"); !st)
-            return st;
-        if (h->close() < 0)
-            return (*lease)->error("cannot write");
+        // Else a connection of its own with the file open on it, kept for the next part's
+        // writes: parts written from several threads go out side by side.
+        std::unique_ptr<Side> side;
+        {
+            std::lock_guard lock(m_sidesMutex);
+            if (!m_sides.empty()) {
+                side = std::move(m_sides.back());
+                m_sides.pop_back();
+            }
+        }
+        if (!side) {
+            auto lease = m_backend->pool().lease();
+            if (!lease)
+                return std::move(lease).error();
+            auto h = openOn(**lease, m_temp, O_WRONLY, 0, "cannot write");
+            if (!h)
+                return std::move(h).error();
+            side = std::make_unique<Side>(Side{std::move(*lease), std::move(*h)});
+        }
+        sftp_seek64(side->handle.get(), offset);
+        if (auto st = writeAll(*side->lease, side->handle.get(), data, "cannot write"); !st)
+            return st; // the side goes: its connection may be broken
+        std::lock_guard lock(m_sidesMutex);
+        m_sides.push_back(std::move(side));
         return {};
     }
 
@@ -279,6 +291,8 @@ public:
             lease.emplace(std::move(*fresh));
         }
         Session &s = **lease;
+        if (auto st = closeSides(); !st)
+            return fail(std::move(st).error());
         if (m_options.sync) {
             if (!m_handle) {
                 auto h = openOn(s, m_temp, O_WRONLY, 0, "cannot sync");
@@ -320,6 +334,7 @@ public:
         if (m_finished)
             return;
         m_finished = true;
+        (void)closeSides();
         m_handle.reset();
         auto lease = m_lease ? std::move(m_lease) : std::optional<SessionPool::Lease>();
         m_lease.reset();
@@ -336,6 +351,7 @@ public:
             return abort();
         std::lock_guard lock(m_mutex);
         m_finished = true;
+        (void)closeSides();
         m_handle.reset();
         m_lease.reset();
     }
@@ -347,6 +363,26 @@ public:
     }
 
 private:
+    // A connection of a part written side by side, with the file open on it.
+    struct Side {
+        SessionPool::Lease lease;
+        Handle handle; // closed before the connection goes back
+    };
+    // Closes the sides' handles: each close's answer says whether its writes landed.
+    Status closeSides()
+    {
+        std::vector<std::unique_ptr<Side>> sides;
+        {
+            std::lock_guard lock(m_sidesMutex);
+            sides.swap(m_sides);
+        }
+        Status result;
+        for (auto &side : sides)
+            if (side->handle.close() < 0 && result)
+                result = side->lease->error("cannot write");
+        return result;
+    }
+
     // A failed commit leaves no temporary file (a resumable one stays for the next try).
     Status fail(Error error, Session *s = nullptr)
     {
@@ -369,6 +405,8 @@ private:
     std::optional<SessionPool::Lease> m_lease; // the sequential writes' connection and handle
     Handle m_handle;
     std::optional<std::uint64_t> m_length; // setLength's, for commit to set on m_handle
+    std::mutex m_sidesMutex;
+    std::vector<std::unique_ptr<Side>> m_sides; // idle ones; writeAt takes one out
     bool m_finished = false;
 };
 

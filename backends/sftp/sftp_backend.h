@@ -23,9 +23,12 @@ public:
     Capabilities capabilities() const override;
     Uri uriFor(std::string_view path) const override;
     std::size_t preferredIoSize() const override { return 4u << 20; }
-    // One stream keeps 4 MiB of requests in flight (OpenSSH's sftp: 2 MiB): more streams
-    // per file would only add read-ahead thrown away at the ends of their ranges.
-    bool oneStreamPerObject() const override { return true; }
+    // A read keeps 4 MiB of requests in flight (OpenSSH's sftp: 2 MiB): more streams per
+    // file would add read-ahead thrown away at the ends of their ranges. A write waits for
+    // each request's answer (libssh 0.10 keeps none in flight): parts of a large file are
+    // written side by side, each on a connection of its own, or a distant server would
+    // take one request per round trip.
+    bool oneStreamPerObject(Flow flow) const override { return flow == Flow::Reading; }
 
     Result<Entry> stat(std::string_view path) override;
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override;

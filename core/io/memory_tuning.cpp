@@ -9,11 +9,11 @@ namespace strata {
 void keepFreedMemory()
 {
 #if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-    // A transfer allocates and frees megabytes per buffer inside its libraries (libssh2
-    // copies each SFTP write into ~30 KB packets, all in flight at once, freed as the
-    // server acknowledges them). With glibc's default trim threshold (128 KiB) each free
-    // gave the pages back and the next buffer faulted them in again, zeroed: a 512 MiB
-    // SFTP upload spent 2.9 s of CPU, 1.7 s with free memory kept. Large blocks stay on
+    // A transfer allocates and frees megabytes per buffer inside its libraries (an SSH
+    // library copies each SFTP write into packets, freed as the server acknowledges them).
+    // With glibc's default trim threshold (128 KiB) each free gave the pages back and the
+    // next buffer faulted them in again, zeroed: a 512 MiB SFTP upload through libssh2
+    // spent 2.9 s of CPU, 1.7 s with free memory kept. Large blocks stay on
     // the heap too (setting one threshold stops glibc adjusting the other itself): a
     // million-row folder's row vectors (8 MB) are made and freed by each merge and sort,
     // and each fresh mmap faults its pages in again, on the GUI thread.

@@ -260,10 +260,16 @@ public:
     // cheaper); 0 when any size suits.
     virtual std::size_t preferredIoSize() const { return 0; }
     // Whether ranges of one object are best moved one after another rather than side by
-    // side: where each range would be its own encrypted stream that keeps its own requests
-    // in flight (SFTP), parallel ranges add CPU and read-ahead thrown away at their ends,
-    // not speed. Files still go side by side.
-    virtual bool oneStreamPerObject() const { return false; }
+    // side when it is read (`Reading`) or written: where one stream keeps its own requests
+    // in flight (SFTP reads), parallel ranges add read-ahead thrown away at their ends, not
+    // speed; where a stream ends with the object (FTP), there is nothing to do side by side.
+    // Files still go side by side.
+    enum class Flow { Reading, Writing };
+    virtual bool oneStreamPerObject(Flow flow) const
+    {
+        (void)flow;
+        return false;
+    }
     // The bytes of reads in flight this storage needs to stay busy (a disk image server:
     // its connections x requests in flight x request size); 0 when it has no such need.
     virtual std::uint64_t preferredBytesInFlight() const { return 0; }

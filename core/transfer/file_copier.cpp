@@ -216,7 +216,8 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
     const bool inKernel = &m_src == &m_dst && positional && !options.verify;
     // A storage that serves one stream per object: the parts go one after another, each
     // reading its next buffer while the last one is written.
-    const bool oneStream = m_src.oneStreamPerObject() || m_dst.oneStreamPerObject();
+    const bool oneStream =
+        m_src.oneStreamPerObject(Backend::Flow::Reading) || m_dst.oneStreamPerObject(Backend::Flow::Writing);
     std::mutex errorMutex;
     std::optional<Error> firstError;
     std::atomic<bool> failed{false};

@@ -27,7 +27,7 @@ public:
     void failReads(const std::string &path, int times, std::uint64_t from = 0);
     // Served as FTP and SFTP are: one stream per object, parts one after another.
     void setOneStream(bool one) { m_oneStream = one; }
-    bool oneStreamPerObject() const override { return m_oneStream; }
+    bool oneStreamPerObject(Flow) const override { return m_oneStream; }
 
     Capabilities capabilities() const override;
     Uri uriFor(std::string_view path) const override;

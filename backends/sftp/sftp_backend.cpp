@@ -292,7 +292,7 @@ public:
         }
         Session &s = **lease;
         if (auto st = closeSides(); !st)
-            return fail(std::move(st).error());
+            return fail(std::move(st).error(), &s);
         if (m_options.sync) {
             if (!m_handle) {
                 auto h = openOn(s, m_temp, O_WRONLY, 0, "cannot sync");
@@ -307,7 +307,7 @@ public:
         // Closed first (its answer says whether every write landed), then the mode, time
         // and length set by name (libssh 0.10 sets none on an open file).
         if (m_handle.close() < 0)
-            return fail(s.error("cannot write"));
+            return fail(s.error("cannot write"), &s);
         sftp_attributes_struct attrs{};
         attrs.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
         attrs.permissions = m_mode;
@@ -320,7 +320,7 @@ public:
             attrs.size = *m_length;
         }
         if (auto st = setAttributes(s, m_temp, attrs, "cannot set the permissions"); !st)
-            return fail(std::move(st).error());
+            return fail(std::move(st).error(), &s);
         m_backend->pool().changed();
         if (auto st = renameOn(s, m_temp, m_backend->serverPath(m_path), m_options.overwrite, "cannot publish"); !st)
             return fail(std::move(st).error(), &s);
@@ -431,6 +431,7 @@ public:
     Result<Entry> stat() override
     {
         std::lock_guard lock(m_mutex);
+        m_stream->settle(); // no request before the reads in flight are in
         auto attrs = fstatOn(*m_lease, m_stream->file(), "cannot stat");
         if (!attrs)
             return std::move(attrs).error();

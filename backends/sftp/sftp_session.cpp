@@ -117,7 +117,12 @@ enum class LineSays { Nothing, Same, Changed, OtherType };
 LineSays compareLine(const std::string &hostLabel, const std::string &line, ssh_key key)
 {
     ssh_knownhosts_entry *entry = nullptr;
-    if (!usableLine(line) || ssh_known_hosts_parse_line(hostLabel.c_str(), line.c_str(), &entry) != SSH_OK || !entry)
+    // libssh splits fields at spaces only; OpenSSH also at tabs (a changed key on a line
+    // written with tabs must not pass for an unknown one).
+    std::string spaced = line;
+    std::replace(spaced.begin(), spaced.end(), '\t', ' ');
+    if (!usableLine(spaced) || ssh_known_hosts_parse_line(hostLabel.c_str(), spaced.c_str(), &entry) != SSH_OK
+        || !entry)
         return LineSays::Nothing;
     LineSays says = LineSays::Nothing;
     if (entry->publickey) {
@@ -264,6 +269,12 @@ Result<Config> parseConfig(const Uri &uri)
     if (const char *password = std::getenv("STRATA_SFTP_PASSWORD"))
         config.password = password;
     return config;
+}
+
+void Session::settleReads()
+{
+    if (m_read.stream && !m_broken)
+        m_read.stream->settle();
 }
 
 void Session::closeRead()
@@ -476,7 +487,8 @@ Status Session::loginWithKey(const Config &config, const std::string &file, cons
                              std::string &learned, std::vector<std::string> &tried, bool &in)
 {
     const bool locked = needsPassphrase(file);
-    const char *secret = locked && !config.password.empty() ? config.password.c_str() : nullptr;
+    const std::string &given = !config.passphrase.empty() ? config.passphrase : config.password;
+    const char *secret = locked && !given.empty() ? given.c_str() : nullptr;
     std::optional<std::string> answer;
     // A key that needs a passphrase none was given for: asked, once per pool.
     if (locked && !secret && prompt && (answer = prompt(PassphraseQuestion{file, config.user + "@" + config.host})))
@@ -595,7 +607,9 @@ Error Session::error(std::string_view what)
 {
     // A status the server answered the request with; anything else broke the connection.
     const int code = m_sftp ? sftp_get_error(m_sftp) : SSH_FX_OK;
-    const bool connected = m_ssh && ssh_is_connected(m_ssh) && ssh_get_error_code(m_ssh) != SSH_FATAL;
+    // A channel the server closed (TCP still up) fails every later request alike.
+    const bool connected = m_ssh && ssh_is_connected(m_ssh) && ssh_get_error_code(m_ssh) != SSH_FATAL
+        && (!m_sftp || (ssh_channel_is_open(m_sftp->channel) && !ssh_channel_is_eof(m_sftp->channel)));
     if (connected && code != SSH_FX_OK && code != SSH_FX_EOF && code != SSH_FX_NO_CONNECTION
         && code != SSH_FX_CONNECTION_LOST && code != SSH_FX_BAD_MESSAGE) {
         // Codes past SSH_FX_NO_MEDIA come from later drafts of the protocol.
@@ -661,6 +675,13 @@ void ReadStream::send(std::uint64_t limit)
     }
 }
 
+void ReadStream::settle()
+{
+    drain();
+    m_sentTo = m_next;
+    m_ahead = false;
+}
+
 void ReadStream::drain()
 {
     // Every answer is taken in, or it would wait in libssh's queue as long as the session.
@@ -686,6 +707,7 @@ Result<std::size_t> ReadStream::read(std::uint64_t offset, std::span<std::byte> 
         m_next = m_sentTo = offset;
         m_ended = false;
         m_ahead = false;
+        m_chunk = std::uint32_t(m_session.readChunk()); // a short answer at an end said nothing of here
     } else {
         m_ahead = m_reads > 0; // a second read in order: worth asking past what is asked
     }
@@ -761,6 +783,9 @@ Result<SessionPool::Lease> SessionPool::lease(std::string_view readPath, std::ui
                         pick = it;
             auto session = std::move(*pick);
             m_idle.erase(pick);
+            const auto &open = session->openRead();
+            if (!(open.stream && open.path == readPath && open.stream->next() == offset))
+                session->settleReads(); // something else is asked of it first
             return Lease(this, std::move(session));
         }
     }
@@ -775,7 +800,7 @@ Result<SessionPool::Lease> SessionPool::lease(std::string_view readPath, std::ui
         return std::move(session).error();
     if (!learned.empty()) {
         std::lock_guard lock(m_mutex);
-        m_config.password = std::move(learned);
+        m_config.passphrase = std::move(learned);
     }
     return Lease(this, std::move(*session));
 }

@@ -32,6 +32,7 @@ struct Config {
     std::size_t connections = 8;              // kept open for reuse when idle
     int timeoutMs = 30000;                    // connect and every request
     std::string password;                     // a password or a key's passphrase; never printed
+    std::string passphrase;                   // a key's, as a person answered it; never sent as a password
 };
 
 // Checks an sftp:// URI and reads what ~/.ssh/config says about its host. Query keys:
@@ -80,6 +81,8 @@ public:
     };
     OpenRead &openRead() { return m_read; }
     void closeRead();
+    // Before a request other than the open read's next one (ReadStream::settle()).
+    void settleReads();
 
 private:
     Session() = default;
@@ -115,6 +118,12 @@ public:
 
     // Fills `buffer` from `offset` (fewer bytes only at the end of the file).
     Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer);
+    // Takes in every answer still on its way (the next read asks again from next()). Due
+    // before any other request on the connection: libssh 0.10's sftp_async_read reads a
+    // packet off the wire before it looks in its queue, so answers a blocking call (a stat,
+    // an open) queued meanwhile would leave the last reads waiting for packets that never
+    // come.
+    void settle();
     std::uint64_t next() const { return m_next; }
     sftp_file file() const { return m_file; }
 

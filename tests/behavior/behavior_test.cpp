@@ -323,6 +323,35 @@ private Q_SLOTS:
         }
     }
 
+    // Reads in order with other requests between them (a stat, a listing, a write): a
+    // backend that keeps reads in flight between calls (SFTP) takes their answers in before
+    // anything else goes out on that connection, and the next read goes on from there.
+    void readsInOrderBetweenOtherRequests()
+    {
+        NEEDS(RangedRead);
+        const auto path = p("in-order");
+        const auto data = pattern(6u << 20, 12);
+        writeFile(path, data);
+        std::vector<std::byte> buf(1u << 20);
+        auto readAt = [&](std::uint64_t offset) {
+            auto n = op().read(path, offset, buf);
+            REQUIRE_OK(n);
+            QCOMPARE(*n, buf.size());
+            QVERIFY(std::equal(buf.begin(), buf.end(), data.begin() + std::ptrdiff_t(offset)));
+        };
+        readAt(0);
+        readAt(1u << 20); // the second in order: a streaming backend now reads ahead
+        REQUIRE_OK(op().stat(path));
+        REQUIRE_OK(op().list(parentPath(path)));
+        writeFile(p("in-order-other"), pattern(1000, 13));
+        readAt(2u << 20);
+        readAt(3u << 20);
+        REQUIRE_OK(op().stat(p("in-order-other")));
+        readAt(5u << 20); // elsewhere
+        REQUIRE_OK(op().remove(p("in-order-other")));
+        readAt(1u << 20);
+    }
+
     // An opened reader as a copy uses it: in order in buffers (a streaming backend keeps one
     // download going), then elsewhere (it starts again there), past the end, and errors for
     // a missing file or a folder by the first read at the latest.

@@ -286,10 +286,9 @@ void Session::closeRead()
 
 Session::~Session()
 {
-    if (!m_broken)
-        closeRead();
-    else
-        m_read.stream.release(); // NOLINT: freed with the session below; nothing may be sent
+    // On a broken connection the stream neither drains nor closes its file (a request could
+    // wait on a server that went silent): libssh's small handle struct is left, not a wait.
+    closeRead();
     if (m_sftp)
         sftp_free(m_sftp);
     if (m_ssh) {

@@ -227,7 +227,7 @@ private:
     {
         const bool fixedTime = duration.count() > 0;
         Measure m;
-        // A block device that keeps its queue from one thread (NBD) runs a worker per thread;
+        // A block device that keeps its queue from one thread (NBD, io_uring) runs a worker per thread;
         // otherwise each request in flight is a worker of its own.
         const bool queued = c.block && target.device().queues();
         const int workers = std::max(1, c.concurrency) * (c.block && !queued ? std::max(1, c.queueDepth) : 1);
@@ -593,7 +593,7 @@ private:
 
     // A disk image that keeps its queue from one thread: `c.concurrency` workers, each
     // keeping `c.queueDepth` requests in flight through the device's queue, as fio's nbd
-    // engine; each request's latency runs from its issue to its completion.
+    // and io_uring engines; each request's latency runs from its issue to its completion.
     template <typename QueueLoop>
     void setUpQueuedBlock(Target &target, const Case &c, QueueLoop &queueLoop, std::function<void(int)> &body)
     {

@@ -29,9 +29,10 @@ public:
     virtual Status clear(std::uint64_t offset, std::uint64_t length) = 0;
     // Makes what was written durable (fsync, NBD flush).
     virtual Status flush() = 0;
-    // Whether runQueue keeps queue.depth requests in flight from the calling thread
-    // (Capability::Queue: an NBD export, as fio's nbd engine). Otherwise a benchmark keeps
-    // its queue depth with a thread per request in flight (as fio's psync engine needs jobs).
+    // Whether runQueue keeps queue.depth requests in flight from the calling thread (an NBD
+    // export with Capability::Queue, as fio's nbd engine; a file through io_uring, as fio's
+    // io_uring engine). Otherwise a benchmark keeps its queue depth with a thread per
+    // request in flight (as fio's psync engine needs jobs).
     virtual bool queues() const { return false; }
     // Reads (or writes, from each request's buffer) as the queue asks; only when queues().
     virtual Status runQueue(bool write, IoQueue &queue)
@@ -42,7 +43,8 @@ public:
     }
 };
 
-// A local regular file or block device, opened for reading and (`writable`) writing;
+// A local regular file or block device, opened for reading and (`writable`) writing, its
+// queue through io_uring where the kernel allows it;
 // `direct`: with O_DIRECT, so the page cache neither answers reads nor absorbs writes (an
 // error names the file system when it refuses, as tmpfs does).
 Result<std::unique_ptr<BlockDevice>> openFileDevice(const std::string &path, bool writable, bool direct);

@@ -11,6 +11,7 @@
 #include "core/storage/random.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <cmath>
@@ -63,17 +64,25 @@ struct Measure {
     std::optional<Error> error;
 };
 
+// A worker's time to first byte of its reads. A read whose first call brought it whole
+// (memory, files, NBD) has its first byte at its end: it is marked `atEnd`, and the loop
+// records the operation's own duration here, one clock reading fewer per read.
+struct FirstByteSink {
+    LatencyHistogram histogram;
+    bool atEnd = false;
+};
+
 // Reads the object `name` whole into `buffer` (its size); with `firstByte`, records there
 // the time from `start` (ticks) to its first byte: noted by the backend as it arrived, else
 // the first read's return.
-Status readWhole(Operator &op, const std::string &name, std::vector<std::byte> &buffer, std::uint64_t start,
-                 LatencyHistogram *firstByte)
+Status readWhole(Operator &op, const std::string &name, std::span<std::byte> buffer, std::uint64_t start,
+                 FirstByteSink *firstByte)
 {
     if (firstByte)
         first_byte::arm();
     std::size_t pos = 0;
     while (pos < buffer.size()) {
-        auto got = op.read(name, pos, std::span(buffer).subspan(pos));
+        auto got = op.read(name, pos, buffer.subspan(pos));
         if (!got)
             return std::move(got).error();
         if (*got == 0)
@@ -81,9 +90,13 @@ Status readWhole(Operator &op, const std::string &name, std::vector<std::byte> &
         if (pos == 0 && firstByte) {
             const TickClock &clock = TickClock::instance();
             std::uint64_t first = first_byte::take();
-            if (first == 0)
-                first = clock.now();
-            firstByte->record(first > start ? clock.toNs(first - start) : 0);
+            if (first == 0 && *got == buffer.size()) {
+                firstByte->atEnd = true;
+            } else {
+                if (first == 0)
+                    first = clock.now();
+                firstByte->histogram.record(first > start ? clock.toNs(first - start) : 0);
+            }
         }
         pos += *got;
     }
@@ -102,6 +115,14 @@ struct Case {
 };
 
 constexpr std::size_t kOps = 5; // BenchOp values
+
+// What a worker counts as it goes, on a cache line of its own (workers side by side would
+// otherwise take the line from each other on every operation).
+struct alignas(64) WorkerTally {
+    std::uint64_t count = 0;
+    std::array<std::uint64_t, kOps> mixCounts{}; // a mixed run: by operation
+    int kind = 0;                                // a mixed run: what the step being timed drew
+};
 
 // "Mixed/Read/4KiB", "Mixed/Stat/c=4": one operation of a mixed case.
 std::string mixedName(const Case &c, BenchOp op)
@@ -231,17 +252,15 @@ private:
         // otherwise each request in flight is a worker of its own.
         const bool queued = c.block && target.device().queues();
         const int workers = std::max(1, c.concurrency) * (c.block && !queued ? std::max(1, c.queueDepth) : 1);
-        std::vector<std::uint64_t> counts(static_cast<std::size_t>(workers), 0);
+        std::vector<WorkerTally> tallies(static_cast<std::size_t>(workers));
         // One histogram per worker, allocated here: recording allocates and locks nothing.
         std::vector<LatencyHistogram> latencies(static_cast<std::size_t>(workers));
         // Reads of objects: from the start of each read to its first byte.
-        std::vector<LatencyHistogram> firstBytes(
+        std::vector<FirstByteSink> firstBytes(
             static_cast<std::size_t>(!c.block && (c.op == BenchOp::Read || c.mixed) ? workers : 0));
         // A mixed run: what each worker's step drew, and per worker and operation its
         // count and latencies.
         const std::size_t mixSlots = c.mixed ? std::size_t(workers) * kOps : 0;
-        std::vector<int> kinds(c.mixed ? std::size_t(workers) : 0);
-        std::vector<std::uint64_t> mixCounts(mixSlots, 0);
         std::vector<LatencyHistogram> mixLatencies(m_options.latency ? mixSlots : 0);
         std::array<std::uint64_t, kOps> mixBytes{};
         mixBytes[std::size_t(BenchOp::Read)] = mixBytes[std::size_t(BenchOp::Write)] = c.size;
@@ -256,6 +275,7 @@ private:
             const std::uint64_t from = fixedTime ? 0 : n * std::uint64_t(w) / std::uint64_t(workers);
             const std::uint64_t to = fixedTime ? UINT64_MAX : n * std::uint64_t(w + 1) / std::uint64_t(workers);
             auto &latency = latencies[std::size_t(w)];
+            FirstByteSink *firstByte = firstBytes.empty() ? nullptr : &firstBytes[std::size_t(w)];
             // One clock reading per operation: each one ends the last and starts the next
             // (none without latencies, unless the run has a deadline).
             const bool clocked = fixedTime || m_options.latency;
@@ -272,10 +292,11 @@ private:
                     failed = true;
                     return;
                 }
-                ++counts[std::size_t(w)];
-                const std::size_t kind = c.mixed ? std::size_t(kinds[std::size_t(w)]) : 0;
+                WorkerTally &tally = tallies[std::size_t(w)];
+                ++tally.count;
+                const std::size_t kind = c.mixed ? std::size_t(tally.kind) : 0;
                 if (c.mixed)
-                    ++mixCounts[std::size_t(w) * kOps + kind];
+                    ++tally.mixCounts[kind];
                 if (!clocked)
                     continue;
                 const std::uint64_t now = clock.now();
@@ -283,6 +304,10 @@ private:
                     now > last ? clock.toNs(now - last) : 0; // cores' counters may differ by a tick
                 if (m_options.latency)
                     (c.mixed ? mixLatencies[std::size_t(w) * kOps + kind] : latency).record(ns);
+                if (firstByte && firstByte->atEnd) {
+                    firstByte->histogram.record(ns);
+                    firstByte->atEnd = false;
+                }
                 if (intervals)
                     intervals->record(w, now, ns, c.mixed ? mixBytes[kind] : opBytes);
                 last = now;
@@ -309,7 +334,7 @@ private:
                 return !over;
             };
             const auto finish = [&](std::uint64_t started) {
-                ++counts[std::size_t(w)];
+                ++tallies[std::size_t(w)].count;
                 const std::uint64_t now = clock.now();
                 const std::uint64_t ns = now > started ? clock.toNs(now - started) : 0;
                 if (m_options.latency)
@@ -331,7 +356,7 @@ private:
             if (!setUpBlock(target, c, workers, loop, body, m))
                 return m;
         } else if (c.mixed) {
-            if (!setUpMixed(target, c, workers, loop, body, m, firstBytes, kinds))
+            if (!setUpMixed(target, c, workers, loop, body, m, firstBytes, tallies))
                 return m;
         } else if (!setUpObjects(target, c, n, workers, loop, body, m, firstBytes)) {
             return m;
@@ -388,8 +413,8 @@ private:
         pool.clear();
         m.ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
         m.allocs = {after.allocs - before.allocs, after.bytes - before.bytes};
-        for (const auto count : counts)
-            m.iterations += count;
+        for (const auto &tally : tallies)
+            m.iterations += tally.count;
         m.busy = *std::max_element(busy.begin(), busy.end());
         for (const auto &l : latencies)
             m.latency.merge(l);
@@ -397,15 +422,15 @@ private:
             m.perOp.resize(kOps);
             for (std::size_t i = 0; i < mixSlots; ++i) {
                 auto &stats = m.perOp[i % kOps];
-                stats.count += mixCounts[i];
+                stats.count += tallies[i / kOps].mixCounts[i % kOps];
                 if (!mixLatencies.empty())
                     stats.latency.merge(mixLatencies[i]);
             }
             for (const auto &l : firstBytes)
-                m.perOp[std::size_t(BenchOp::Read)].firstByte.merge(l);
+                m.perOp[std::size_t(BenchOp::Read)].firstByte.merge(l.histogram);
         } else {
             for (const auto &l : firstBytes)
-                m.firstByte.merge(l);
+                m.firstByte.merge(l.histogram);
         }
         if (firstError)
             m.error = std::move(*firstError);
@@ -416,7 +441,7 @@ private:
     // removes (made untimed); `body` runs worker w's operations.
     template <typename Loop>
     bool setUpObjects(Target &target, const Case &c, std::uint64_t n, int workers, Loop &loop,
-                      std::function<void(int)> &body, Measure &m, std::vector<LatencyHistogram> &firstBytes)
+                      std::function<void(int)> &body, Measure &m, std::vector<FirstByteSink> &firstBytes)
     {
         Operator &op = target.op();
         const auto payload = std::span(m_payload).first(std::size_t(c.size));
@@ -451,14 +476,16 @@ private:
                 }
             }
         }
-        auto buffers = std::make_shared<std::vector<std::vector<std::byte>>>(static_cast<std::size_t>(workers));
+        // Reads land in page-aligned buffers: where the heap happens to put them would
+        // otherwise change the copy's speed from one run to the next.
+        auto buffers = std::make_shared<std::vector<AlignedBuffer>>(std::size_t(workers));
         if (c.op == BenchOp::Read)
             for (auto &b : *buffers)
-                b.resize(std::size_t(c.size));
+                b = AlignedBuffer(std::size_t(c.size), 4096);
         const bool timed = m_options.latency;
         body = [&op, &loop, &firstBytes, timed, c, payload, fixture, keys, victims, buffers](int w) {
             const std::string &key = (*keys)[std::size_t(w)];
-            auto &buffer = (*buffers)[std::size_t(w)];
+            const auto buffer = (*buffers)[std::size_t(w)].span();
             loop(w, [&](std::uint64_t i, std::uint64_t start) -> Status {
                 switch (c.op) {
                 case BenchOp::Write: return op.writeAll(key, payload);
@@ -488,7 +515,7 @@ private:
     // another deletes.
     template <typename Loop>
     bool setUpMixed(Target &target, const Case &c, int workers, Loop &loop, std::function<void(int)> &body, Measure &m,
-                    std::vector<LatencyHistogram> &firstBytes, std::vector<int> &kinds)
+                    std::vector<FirstByteSink> &firstBytes, std::vector<WorkerTally> &tallies)
     {
         constexpr std::size_t kMixPreload = 16, kMixCap = 256;
         Operator &op = target.op();
@@ -510,13 +537,13 @@ private:
             total += std::uint64_t(weight);
             bounds->emplace_back(total, o);
         }
-        auto buffers = std::make_shared<std::vector<std::vector<std::byte>>>(std::size_t(workers));
+        auto buffers = std::make_shared<std::vector<AlignedBuffer>>(std::size_t(workers));
         for (auto &b : *buffers)
-            b.resize(std::size_t(c.size));
+            b = AlignedBuffer(std::size_t(c.size), 4096);
         const bool timed = m_options.latency;
-        body = [&op, &loop, &firstBytes, &kinds, &target, timed, c, payload, pools, bounds, total, buffers](int w) {
+        body = [&op, &loop, &firstBytes, &tallies, &target, timed, c, payload, pools, bounds, total, buffers](int w) {
             auto &pool = (*pools)[std::size_t(w)];
-            auto &buffer = (*buffers)[std::size_t(w)];
+            const auto buffer = (*buffers)[std::size_t(w)].span();
             std::uint64_t state = 0x9E3779B97F4A7C15ull * std::uint64_t(w + 1) ^ randomU64();
             auto next = [&state] { // xorshift64*
                 state ^= state >> 12;
@@ -531,7 +558,7 @@ private:
                     std::find_if(bounds->begin(), bounds->end(), [r](const auto &b) { return r < b.first; })->second;
                 if (o != BenchOp::Write && pool.empty())
                     o = BenchOp::Write;
-                kinds[std::size_t(w)] = int(o);
+                tallies[std::size_t(w)].kind = int(o);
                 switch (o) {
                 case BenchOp::Write:
                     if (pool.size() >= kMixCap)

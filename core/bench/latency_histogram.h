@@ -12,7 +12,7 @@
 
 namespace strata {
 
-class LatencyHistogram {
+class alignas(64) LatencyHistogram { // a line of its own: one per worker, side by side
 public:
     static constexpr int kSubBits = 8; // values below 256 ns are exact; then 128 steps per octave
     static constexpr std::size_t kBuckets =

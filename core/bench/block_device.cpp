@@ -148,7 +148,27 @@ public:
         std::vector<std::size_t> free(depth);
         for (std::size_t i = 0; i < depth; ++i)
             free[i] = depth - 1 - i;
-        std::size_t inFlight = 0;
+        std::size_t inFlight = 0; // prepared, not yet completed for good
+        // However this returns (an error, an exception from the queue's callbacks), the
+        // requests the kernel took complete before their buffers go back to the caller.
+        struct Drain {
+            Ring &ring;
+            const std::size_t &inFlight;
+            ~Drain()
+            {
+                unsigned taken = unsigned(inFlight) - io_uring_sq_ready(ring.get());
+                io_uring_cqe *cqe = nullptr;
+                while (taken > 0) {
+                    const int rc = io_uring_wait_cqe(ring.get(), &cqe);
+                    if (rc == -EINTR || rc == -EAGAIN)
+                        continue;
+                    if (rc < 0)
+                        break;
+                    io_uring_cqe_seen(ring.get(), cqe);
+                    --taken;
+                }
+            }
+        } drain{ring, inFlight};
         bool more = true;
         Status outcome; // the first error, once one came
         auto prepare = [&](std::size_t slot) {
@@ -182,49 +202,44 @@ public:
                 break;
             const int submitted = io_uring_submit_and_wait(ring.get(), 1);
             if (submitted < 0 && submitted != -EINTR && submitted != -EAGAIN && submitted != -EBUSY) {
-                // A ring that refuses to submit: the requests the kernel took still move
-                // bytes into the caller's buffers, so they complete before this returns.
-                unsigned taken = unsigned(inFlight) - io_uring_sq_ready(ring.get());
-                io_uring_cqe *cqe = nullptr;
-                while (taken > 0 && io_uring_wait_cqe(ring.get(), &cqe) == 0) {
-                    io_uring_cqe_seen(ring.get(), cqe);
-                    --taken;
-                }
-                return errorFromErrno(-submitted).withContext(write ? "write" : "read", m_path);
+                // A ring that refuses to submit (`drain` waits for what it took).
+                if (outcome)
+                    outcome = errorFromErrno(-submitted).withContext(write ? "write" : "read", m_path);
+                return outcome;
             }
+            // Each completion is marked seen as it is taken: one left unseen would be
+            // counted again by `drain` after an exception.
             io_uring_cqe *cqe = nullptr;
-            unsigned seen = 0;
-            unsigned head = 0;
-            io_uring_for_each_cqe(ring.get(), head, cqe)
-            {
-                ++seen;
+            while (io_uring_peek_cqe(ring.get(), &cqe) == 0) {
                 const auto slot = std::size_t(io_uring_cqe_get_data64(cqe));
-                Slot &s = slots[slot];
                 const int res = cqe->res;
+                io_uring_cqe_seen(ring.get(), cqe);
+                Slot &s = slots[slot];
                 if (res == -EINTR || res == -EAGAIN) {
                     prepare(slot); // asked again
                     continue;
                 }
-                if (res < 0 || res == 0) {
-                    if (outcome)
-                        outcome = res < 0
-                            ? Status(errorFromErrno(-res).withContext(write ? "write" : "read", m_path))
-                            : Status(Error(ErrorKind::Corrupt,
-                                           std::string(write ? "no room for" : "the file ended before") + " byte "
-                                               + std::to_string(s.request.offset + s.request.buffer.size()))
-                                         .withContext(write ? "write" : "read", m_path));
-                } else {
+                if (res > 0) {
                     s.done += std::size_t(res);
                     if (s.done < s.request.buffer.size()) {
                         prepare(slot);
                         continue;
                     }
-                    queue.done(s.request);
+                } else if (outcome) {
+                    outcome = res < 0
+                        ? Status(errorFromErrno(-res).withContext(write ? "write" : "read", m_path))
+                        : Status(Error(ErrorKind::Corrupt,
+                                       std::string(write ? "no room for" : "the file ended before") + " byte "
+                                           + std::to_string(s.request.offset + s.request.buffer.size()))
+                                     .withContext(write ? "write" : "read", m_path));
                 }
+                // Done for good before the queue hears of it (`drain` must not wait for it
+                // should `done` throw).
                 --inFlight;
                 free.push_back(slot);
+                if (res > 0)
+                    queue.done(s.request);
             }
-            io_uring_cq_advance(ring.get(), seen);
         }
         return outcome;
     }

@@ -26,7 +26,9 @@
 # Env:   DURATION (3s per run), DELAY (1ms), TARGETS ("nbd-mem nbd-delay file"),
 #        PROFILES (all: "SeqRead/1MiB/q8 SeqRead/1MiB/q1 RndRead/4KiB/q32 RndRead/4KiB/q1
 #        SeqWrite/1MiB/q8 SeqWrite/1MiB/q1 RndWrite/4KiB/q32 RndWrite/4KiB/q1"),
-#        PERF_DIR (/var/tmp), STRATA (the release binary), STRATA_SKIP_BUILD=1.
+#        PERF_DIR (/var/tmp), STRATA (the release binary), STRATA_SKIP_BUILD=1,
+#        FIO_TWICE=1 (fio in strata's column too: the ratios two runs of the same tool show
+#        on this machine, the noise every other ratio carries).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 runs=${1:-3}
@@ -96,7 +98,7 @@ fio_run() {
 
 echo "strata bench vs fio $(fio --version | sed 's/fio-//'): $runs runs of $duration per line, turns taken; delay $delay;" \
   "fio's ${fio_latency%_ns} percentiles"
-echo "strata: $STRATA"
+if [ "${FIO_TWICE:-0}" = 1 ]; then echo "FIO_TWICE=1: the strata columns are a second fio"; else echo "strata: $STRATA"; fi
 printf '%-10s %-20s %9s %9s %6s %10s %10s %6s %10s %10s %6s %s\n' target profile \
   strata-iops fio-iops ratio strata-p50 fio-p50 ratio strata-p99 fio-p99 ratio goals
 missed=0
@@ -108,7 +110,11 @@ for t in "${targets[@]}"; do
     pattern=$([[ $name == Seq* ]] && echo seq || echo rand)
     : >"$work/s.txt"; : >"$work/f.txt"
     for ((r = 0; r < runs; r++)); do
-      strata_run "$t" "$op" "$bs" "$pattern" "$qd" >>"$work/s.txt" || die "strata failed on $t $p"
+      if [ "${FIO_TWICE:-0}" = 1 ]; then
+        fio_run "$t" "$op" "$bs" "$pattern" "$qd" >>"$work/s.txt" || die "fio failed on $t $p"
+      else
+        strata_run "$t" "$op" "$bs" "$pattern" "$qd" >>"$work/s.txt" || die "strata failed on $t $p"
+      fi
       fio_run "$t" "$op" "$bs" "$pattern" "$qd" >>"$work/f.txt" || die "fio failed on $t $p"
     done
     col() { awk -v c="$2" '{print $c}' "$1" | median; }

@@ -2,6 +2,7 @@
 
 #include "backends/fs/file_writer.h"
 #include "core/io/file_mode.h"
+#include "core/storage/confinement.h"
 #include "core/storage/path.h"
 #include "core/storage/random.h"
 
@@ -279,11 +280,7 @@ Result<std::pair<UniqueFd, std::string>> FileBackend::openParentConfined(std::st
     if (parent == confineBelow)
         return std::pair{std::move(*top), std::string(baseName(path))};
     const std::string rel(parent.substr(confineBelow == "/" ? 1 : confineBelow.size() + 1));
-    const auto planted = [&] {
-        return Error(ErrorKind::InvalidInput,
-                     "a folder on the way is a symbolic link (planted where a folder was "
-                     "expected); nothing is written through it");
-    };
+    const auto planted = [] { return plantedLinkError(); };
     if (!g_noOpenat2) {
         long fd = openat2(top->get(), rel.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
                           RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);

@@ -118,6 +118,9 @@ public:
             sent = m_pipe.end();
             m_thread.join();
         } else {
+            if (!checkFirst)
+                if (auto st = confirmFolder(); !st)
+                    return st; // nothing was sent
             announce();
             sent = m_backend->pool().lease()->store(m_temp, m_resumable, m_buffer,
                                                     checkFirst ? std::vector<std::string>() : publish, "cannot write");
@@ -132,6 +135,8 @@ public:
             else if (there.error().kind() != ErrorKind::NotFound)
                 sent = std::move(there).error();
         }
+        if (sent)
+            sent = confirmFolder();
         if (sent)
             sent = m_backend->pool().lease()->commands(publish, "cannot publish");
         if (!sent) {
@@ -173,9 +178,18 @@ public:
     {
         return m_resumable ? std::optional(m_partial) : std::nullopt;
     }
+    std::string refusedPartial() const override { return m_refusedPartial; }
+    void setRefusedPartial(std::string why) { m_refusedPartial = std::move(why); }
     std::optional<std::uint64_t> committedSize() const override { return std::nullopt; }
 
 private:
+    // Checked again just before the rename: a folder on the way swapped for a link since
+    // the write began.
+    Status confirmFolder()
+    {
+        return m_backend->confirmFolder(parentPath(m_path), m_options.confineBelow, "cannot publish");
+    }
+
     void announce()
     {
         // Before the server sees a byte: a process killed between the STOR and the rename
@@ -239,6 +253,7 @@ private:
     bool m_sentSome = false; // a STOR began: the temporary may exist on the server
     http::UploadPipe m_pipe;
     std::thread m_thread; // runs the streamed STOR
+    std::string m_refusedPartial;
 };
 
 // A file read in order, as a copy reads it: one RETR streams the whole file over the
@@ -365,6 +380,72 @@ std::string FtpBackend::serverPath(std::string_view path) const
     return path == "/" ? m_root : m_root + std::string(path);
 }
 
+Result<ListedName> FtpBackend::factsOf(const std::string &where, std::string_view what)
+{
+    auto lease = m_pool.lease();
+    if (auto st = lease->commands({"MLST " + where}, what); !st) {
+        if (st.error().kind() == ErrorKind::NotFound)
+            return Error(ErrorKind::NotFound, std::string(what) + ": it does not exist");
+        return std::move(st).error();
+    }
+    std::optional<ListedName> found;
+    forEachLine(lease->replies(), [&](std::string_view line) {
+        if (!found && line.starts_with(' '))
+            found = parseMlsxLine(line);
+    });
+    if (!found)
+        return Error(ErrorKind::Corrupt, std::string(what) + ": the server's MLST answer has no facts");
+    return std::move(*found);
+}
+
+Result<ListedName> FtpBackend::ownFile(const std::string &dir)
+{
+    {
+        std::lock_guard lock(m_ownMutex);
+        if (m_own)
+            return *m_own;
+    }
+    const std::string probe = childOf(dir, temporaryPartName());
+    if (auto st = m_pool.lease()->store(probe, false, std::span<const std::byte>(), {}, "cannot write"); !st)
+        return std::move(st).error();
+    auto facts = factsOf(probe, "cannot write");
+    (void)m_pool.lease()->commands({"DELE " + probe}, "cannot remove the partial file");
+    if (!facts)
+        return facts;
+    std::lock_guard lock(m_ownMutex);
+    m_own = *facts;
+    return *facts;
+}
+
+Result<std::uint64_t> FtpBackend::keptPartSize(const std::string &temp, std::string &refused)
+{
+    if (!m_features.mlst) {
+        auto kept = statServer(temp, "cannot write");
+        if (!kept)
+            return kept.error().kind() == ErrorKind::NotFound ? Result<std::uint64_t>(0) : std::move(kept).error();
+        refused = "the server cannot say who owns it (it has no MLST)";
+        return 0;
+    }
+    auto kept = factsOf(temp, "cannot write");
+    if (!kept)
+        return kept.error().kind() == ErrorKind::NotFound ? Result<std::uint64_t>(0) : std::move(kept).error();
+    auto own = ownFile(dirOf(temp));
+    if (!own)
+        return std::move(own).error();
+    if (kept->entry.kind == EntryKind::Symlink)
+        refused = "it is a symbolic link";
+    else if (!kept->entry.isFile())
+        refused = "it is not a regular file";
+    else if (!kept->uid || !own->uid)
+        refused = "the server does not say who owns it";
+    else if (*kept->uid != *own->uid)
+        refused = "it belongs to user id " + std::to_string(*kept->uid) + ", not to the login user";
+    else if (kept->entry.mode != own->entry.mode)
+        refused = "its permissions are " + octal(kept->entry.mode.value_or(0)) + ", not "
+            + octal(own->entry.mode.value_or(0)) + " as it was made";
+    return refused.empty() ? kept->entry.size : 0;
+}
+
 Result<Entry> FtpBackend::statServer(const std::string &where, std::string_view what)
 {
     if (auto st = sendable(where); !st)
@@ -375,20 +456,10 @@ Result<Entry> FtpBackend::statServer(const std::string &where, std::string_view 
         return root;
     }
     if (m_features.mlst) {
-        auto lease = m_pool.lease();
-        if (auto st = lease->commands({"MLST " + where}, what); !st) {
-            if (st.error().kind() == ErrorKind::NotFound)
-                return Error(ErrorKind::NotFound, std::string(what) + ": it does not exist");
-            return std::move(st).error();
-        }
-        std::optional<ListedName> found;
-        forEachLine(lease->replies(), [&](std::string_view line) {
-            if (!found && line.starts_with(' '))
-                found = parseMlsxLine(line);
-        });
-        if (!found)
-            return Error(ErrorKind::Corrupt, std::string(what) + ": the server's MLST answer has no facts");
-        return std::move(found->entry);
+        auto facts = factsOf(where, what);
+        if (!facts)
+            return std::move(facts).error();
+        return std::move(facts->entry);
     }
     // No MLST: the parent's listing says.
     const std::string dir = dirOf(where);
@@ -410,6 +481,46 @@ Result<Entry> FtpBackend::statServer(const std::string &where, std::string_view 
     return std::move(*found);
 }
 
+Result<std::string> FtpBackend::resolvedFolder(const std::string &where, std::string_view what)
+{
+    if (auto st = sendable(where); !st)
+        return std::move(st).error();
+    auto lease = m_pool.lease();
+    if (auto st = lease->commands({"CWD " + where, "PWD"}, what); !st)
+        return std::move(st).error();
+    // 257 "/a ""quoted"" b" is your current location (RFC 959: quotes inside are doubled)
+    std::optional<std::string> folder;
+    forEachLine(lease->replies(), [&](std::string_view line) {
+        if (!line.starts_with("257 \""))
+            return;
+        std::string name;
+        for (std::size_t i = 5; i < line.size(); ++i) {
+            if (line[i] != '"') {
+                name += line[i];
+            } else if (i + 1 < line.size() && line[i + 1] == '"') {
+                name += '"';
+                ++i;
+            } else {
+                folder = std::move(name);
+                return;
+            }
+        }
+    });
+    if (!folder || !folder->starts_with('/'))
+        return Error(ErrorKind::Corrupt, std::string(what) + ": the server's PWD answer names no folder");
+    if (folder->size() > 1 && folder->ends_with('/'))
+        folder->pop_back();
+    return std::move(*folder);
+}
+
+Status FtpBackend::confirmFolder(std::string_view dir, std::string_view within, std::string_view what)
+{
+    return confirmResolved(
+        dir, within,
+        [this](std::string_view path) { return serverPath(path).empty() ? std::string("/") : serverPath(path); },
+        [&](const std::string &where) { return resolvedFolder(where, what); }, m_realTops);
+}
+
 Result<Entry> FtpBackend::stat(std::string_view path)
 {
     auto e = statServer(serverPath(path), "cannot look at it");
@@ -420,10 +531,13 @@ Result<Entry> FtpBackend::stat(std::string_view path)
     return e;
 }
 
-Result<ListingCache::Listing> FtpBackend::listAll(std::string_view dir, std::vector<std::string> &skipped)
+Result<ListingCache::Listing> FtpBackend::listAll(std::string_view dir, std::string_view within,
+                                                  std::vector<std::string> &skipped)
 {
     const std::string where = serverPath(dir);
     if (auto st = sendable(where); !st)
+        return std::move(st).error();
+    if (auto st = confirmFolder(dir, within, "cannot list"); !st)
         return std::move(st).error();
     std::string text;
     if (auto st = m_pool.lease()->listing(where, m_features.mlsd, text, "cannot list"); !st) {
@@ -456,6 +570,9 @@ Result<ListingCache::Listing> FtpBackend::listAll(std::string_view dir, std::vec
         if (auto there = statServer(where, "cannot list"); there && !there->isDir())
             return Error(ErrorKind::NotDirectory, "cannot list: not a folder");
     }
+    // A link swapped in after the check above made this the listing of another folder.
+    if (auto st = confirmFolder(dir, within, "cannot list"); !st)
+        return std::move(st).error();
     std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.name < b.name; });
     entries.erase(
         std::unique(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.name == b.name; }),
@@ -465,7 +582,8 @@ Result<ListingCache::Listing> FtpBackend::listAll(std::string_view dir, std::vec
 
 Result<ListPage> FtpBackend::list(std::string_view dir, const ListOptions &options)
 {
-    return m_listings.page(options, [&](std::vector<std::string> &skipped) { return listAll(dir, skipped); });
+    return m_listings.page(options,
+                           [&](std::vector<std::string> &skipped) { return listAll(dir, options.within, skipped); });
 }
 
 Result<std::size_t> FtpBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
@@ -499,6 +617,8 @@ Result<std::unique_ptr<Writer>> FtpBackend::write(std::string_view path, const W
     const std::string where = serverPath(path);
     if (auto st = sendable(where); !st)
         return std::move(st).error();
+    if (auto st = confirmFolder(parentPath(path), options.confineBelow, "cannot write"); !st)
+        return std::move(st).error();
     // A round trip per file saved where nothing is expected (a fresh folder): commit still
     // never replaces what appeared meanwhile unless overwrite is set.
     auto existing = options.fresh ? Result<Entry>(Error(ErrorKind::NotFound)) : statServer(where, "cannot write");
@@ -522,28 +642,31 @@ Result<std::unique_ptr<Writer>> FtpBackend::write(std::string_view path, const W
     const std::string dir = dirOf(where);
     std::string temp;
     std::uint64_t partial = 0;
-    const bool resumable = !options.resumeKey.empty();
+    bool resumable = !options.resumeKey.empty();
+    std::string refused;
     if (resumable) {
         // A stable name: what was written survives a crash or a pause for the next writer.
         temp = childOf(dir, resumePartName(options.resumeKey));
-        auto kept = statServer(temp, "cannot write");
-        if (kept && !kept->isFile()) // not ours to write into
-            return Error(ErrorKind::AlreadyExists, "cannot write: the partial file's name is taken by another kind");
-        if (kept)
-            partial = kept->size;
-        else if (kept.error().kind() != ErrorKind::NotFound)
+        auto kept = keptPartSize(temp, refused);
+        if (!kept)
             return std::move(kept).error();
-    } else {
-        temp = childOf(dir, temporaryPartName());
+        partial = *kept;
+        resumable = refused.empty(); // someone else's file has the name: this write starts afresh elsewhere
     }
-    return std::unique_ptr<Writer>(std::make_unique<FtpWriter>(shared_from_this(), std::string(path), std::move(temp),
-                                                               options, mode, resumable, partial));
+    if (!resumable)
+        temp = childOf(dir, temporaryPartName());
+    auto writer = std::make_unique<FtpWriter>(shared_from_this(), std::string(path), std::move(temp), options, mode,
+                                              resumable, partial);
+    writer->setRefusedPartial(std::move(refused));
+    return std::unique_ptr<Writer>(std::move(writer));
 }
 
 Status FtpBackend::remove(std::string_view path, std::string_view within)
 {
-    (void)within; // the server resolves names; DELE and RMD never follow a symlink
     const std::string where = serverPath(path);
+    // The server resolves the folders on the way: none may be a link swapped in below `within`.
+    if (auto st = confirmFolder(parentPath(path), within, "cannot remove"); !st)
+        return st.error().kind() == ErrorKind::NotFound ? Status{} : st;
     auto there = statServer(where, "cannot remove");
     if (!there)
         return there.error().kind() == ErrorKind::NotFound ? Status{} : Status(std::move(there).error());
@@ -608,8 +731,9 @@ Status FtpBackend::rename(std::string_view from, std::string_view to, bool repla
 
 Status FtpBackend::setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow)
 {
-    (void)confineBelow;
     const std::string where = serverPath(path);
+    if (auto st = confirmFolder(parentPath(path), confineBelow, "cannot change the permissions"); !st)
+        return st;
     auto there = statServer(where, "cannot change the permissions");
     if (!there)
         return std::move(there).error();

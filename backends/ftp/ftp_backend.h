@@ -1,10 +1,14 @@
 #pragma once
 
 #include "backends/ftp/ftp_connection.h"
+#include "backends/ftp/ftp_listing.h"
 #include "core/storage/backend.h"
+#include "core/storage/confinement.h"
 #include "core/storage/listing_cache.h"
 
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,17 +54,37 @@ public:
     std::string serverPath(std::string_view path) const;
     // An entry by its server path (MLST, or the parent's listing on servers without it).
     Result<Entry> statServer(const std::string &where, std::string_view what);
+    // Checks that folder `dir` (a backend path) is reached from `within` (a backend path at
+    // or above it; empty: no check) through no symbolic link: the folder the server goes
+    // into for it (CWD, then PWD, which names the folder reached) must be the one it goes
+    // into for `within` followed by the same names. FTP has no openat: an act by name after
+    // this check can still meet a link swapped in meanwhile, which the next check then finds.
+    Status confirmFolder(std::string_view dir, std::string_view within, std::string_view what);
     ConnectionPool &pool() { return m_pool; }
     const Features &features() const { return m_features; }
 
 private:
     explicit FtpBackend(Config config) : m_pool(std::move(config)) {}
-    Result<ListingCache::Listing> listAll(std::string_view dir, std::vector<std::string> &skipped);
+    Result<ListingCache::Listing> listAll(std::string_view dir, std::string_view within,
+                                          std::vector<std::string> &skipped);
+    // The folder the server goes into for `where` (CWD, then PWD).
+    Result<std::string> resolvedFolder(const std::string &where, std::string_view what);
+    // What MLST says of one server path.
+    Result<ListedName> factsOf(const std::string &where, std::string_view what);
+    // The size of the partial file an earlier writer kept under `temp` (0: none), when it is
+    // ours as we left it (ownFile()); else `refused` says why and it is left alone.
+    Result<std::uint64_t> keptPartSize(const std::string &temp, std::string &refused);
+    // What MLST says of a file we upload into server folder `dir`: made and removed once
+    // per server (FTP names no login user's id).
+    Result<ListedName> ownFile(const std::string &dir);
 
     ConnectionPool m_pool;
     std::string m_root; // the server folder the backend's "/" is ("" for the server's /)
     Features m_features;
     ListingCache m_listings;
+    RealPathCache m_realTops; // what confirmFolder's `within` resolves to
+    std::mutex m_ownMutex;
+    std::optional<ListedName> m_own; // ownFile()'s answer
 };
 
 } // namespace strata::ftp

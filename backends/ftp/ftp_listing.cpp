@@ -293,6 +293,8 @@ std::optional<ListedName> parseMlsxLine(std::string_view line)
                 out.entry.size = *v;
         } else if (equalsIgnoringCase(key, "modify")) {
             out.entry.mtimeNs = parseFtpTime(value);
+        } else if (equalsIgnoringCase(key, "UNIX.uid")) {
+            out.uid = number<std::uint32_t>(value);
         } else if (equalsIgnoringCase(key, "UNIX.mode")) {
             if (auto v = number<std::uint32_t>(value, 8); v && *v <= 07777)
                 out.entry.mode = *v;

@@ -15,8 +15,9 @@ namespace strata::ftp {
 // tests can give it anything a hostile server might send.
 struct ListedName {
     std::string name;
-    Entry entry;       // name and path left empty: the caller joins them
-    bool self = false; // "." or "..", cdir/pdir: the folder itself or its parent
+    Entry entry;                      // name and path left empty: the caller joins them
+    bool self = false;                // "." or "..", cdir/pdir: the folder itself or its parent
+    std::optional<std::uint32_t> uid; // its owner's id, where MLSx says (UNIX.uid)
 };
 
 // One MLSD line or MLST fact line (RFC 3659): "type=file;size=6;modify=20261203222950;

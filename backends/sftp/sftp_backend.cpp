@@ -10,6 +10,7 @@
 #include <libssh/sftp.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fcntl.h>
 #include <mutex>
 #include <optional>
@@ -100,6 +101,13 @@ std::string SftpBackend::serverPath(std::string_view path) const
     return path == "/" ? m_root : m_root + std::string(path);
 }
 
+Status SftpBackend::confirmFolder(Session &s, std::string_view dir, std::string_view within, std::string_view what)
+{
+    return confirmResolved(
+        dir, within, [this](std::string_view path) { return serverPath(path); },
+        [&](const std::string &where) { return realpathOn(s, where, what); }, m_realTops);
+}
+
 Result<Entry> SftpBackend::stat(std::string_view path)
 {
     auto lease = m_pool.lease();
@@ -115,13 +123,16 @@ Result<Entry> SftpBackend::stat(std::string_view path)
     return e;
 }
 
-Result<ListingCache::Listing> SftpBackend::listAll(std::string_view dir, std::vector<std::string> &skipped)
+Result<ListingCache::Listing> SftpBackend::listAll(std::string_view dir, std::string_view within,
+                                                   std::vector<std::string> &skipped)
 {
     auto lease = m_pool.lease();
     if (!lease)
         return std::move(lease).error();
     Session &s = **lease;
     const std::string where = serverPath(dir);
+    if (auto st = confirmFolder(s, dir, within, "cannot list"); !st)
+        return std::move(st).error();
     sftp_dir handle = sftp_opendir(s.sftp(), where.c_str());
     if (!handle) {
         Error failed = s.error("cannot list");
@@ -156,6 +167,9 @@ Result<ListingCache::Listing> SftpBackend::listAll(std::string_view dir, std::ve
         entries.push_back(std::move(e));
     }
     sftp_closedir(handle);
+    // A link swapped in after the check above made this the listing of another folder.
+    if (auto st = confirmFolder(s, dir, within, "cannot list"); !st)
+        return std::move(st).error();
     for (auto &e : entries)
         if (e.kind == EntryKind::Symlink)
             e.symlinkTarget = readlinkOn(s, serverPath(e.path));
@@ -165,7 +179,8 @@ Result<ListingCache::Listing> SftpBackend::listAll(std::string_view dir, std::ve
 
 Result<ListPage> SftpBackend::list(std::string_view dir, const ListOptions &options)
 {
-    return m_listings.page(options, [&](std::vector<std::string> &skipped) { return listAll(dir, skipped); });
+    return m_listings.page(options,
+                           [&](std::vector<std::string> &skipped) { return listAll(dir, options.within, skipped); });
 }
 
 Result<std::size_t> SftpBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
@@ -240,6 +255,8 @@ Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const 
         return std::move(lease).error();
     Session &s = **lease;
     const std::string where = serverPath(path);
+    if (auto st = confirmFolder(s, parentPath(path), options.confineBelow, "cannot write"); !st)
+        return std::move(st).error();
     // A round trip per file saved where nothing is expected (a fresh folder): the rename
     // on commit still never replaces what appeared meanwhile unless overwrite is set.
     auto existing = options.fresh ? Result<Attributes>(Error(ErrorKind::NotFound)) : lstatOn(s, where, "cannot write");
@@ -262,20 +279,21 @@ Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const 
     std::string temp;
     Handle handle;
     std::uint64_t length = 0;
-    const bool resumable = !options.resumeKey.empty();
+    bool resumable = !options.resumeKey.empty();
+    std::string refused;
     if (resumable) {
         // A stable name: what was written survives a crash or a pause for the next writer.
         temp = dir + (dir == "/" ? "" : "/") + resumePartName(options.resumeKey);
-        auto partial = lstatOn(s, temp, "cannot write");
-        if (partial && kindOf(*partial) != EntryKind::File) // not ours to write into
-            return Error(ErrorKind::AlreadyExists, "cannot write: the partial file's name is taken by another kind");
-        auto h = openOn(s, temp, O_WRONLY | O_CREAT, 0600, "cannot write");
-        if (!h)
-            return std::move(h).error();
-        if (auto attrs = fstatOn(s, h->get(), "cannot write"); attrs && (attrs->flags & SSH_FILEXFER_ATTR_SIZE))
-            length = attrs->size;
-        handle = std::move(*h);
-    } else {
+        auto kept = openKeptPart(s, temp, length, refused);
+        if (!kept)
+            return std::move(kept).error();
+        handle = std::move(*kept);
+        if (!handle) { // someone else's file has the name: this write starts afresh elsewhere
+            resumable = false;
+            temp.clear();
+        }
+    }
+    if (!resumable) {
         for (int attempt = 0; attempt < 16 && temp.empty(); ++attempt) {
             std::string name = dir + (dir == "/" ? "" : "/") + temporaryPartName();
             auto h = openOn(s, name, O_WRONLY | O_CREAT | O_EXCL, 0600, "cannot write");
@@ -292,46 +310,136 @@ Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const 
             options.onPending(std::string(baseName(temp)));
     }
     return makeWriter(shared_from_this(), std::string(path), std::move(temp), options, mode, resumable, length,
-                      std::move(*lease), std::move(handle));
+                      std::move(*lease), std::move(handle), std::move(refused));
+}
+
+namespace {
+
+// Why a kept partial file is not ours as we left it (empty when it is): `own` is what a
+// private file we create gets.
+std::string notOurs(const Attributes &a, const Attributes &own)
+{
+    switch (kindOf(a)) {
+    case EntryKind::File: break;
+    case EntryKind::Symlink: return "it is a symbolic link";
+    case EntryKind::Directory: return "it is a folder";
+    default: return "it is not a regular file";
+    }
+    if (!(a.flags & SSH_FILEXFER_ATTR_UIDGID) || !(own.flags & SSH_FILEXFER_ATTR_UIDGID))
+        return "the server does not say who owns it";
+    if (a.uid != own.uid)
+        return "it belongs to user id " + std::to_string(a.uid) + ", not to the login user";
+    if ((a.permissions & 07777) != (own.permissions & 07777)) {
+        char modes[32];
+        std::snprintf(modes, sizeof modes, "%04o, not %04o", a.permissions & 07777, own.permissions & 07777);
+        return std::string("its permissions are ") + modes + " as it was made";
+    }
+    return {};
+}
+
+} // namespace
+
+Result<Attributes> SftpBackend::ownFile(Session &s, const std::string &dir)
+{
+    {
+        std::lock_guard lock(m_ownMutex);
+        if (m_own)
+            return *m_own;
+    }
+    for (int attempt = 0; attempt < 16; ++attempt) {
+        const std::string probe = dir + (dir == "/" ? "" : "/") + temporaryPartName();
+        auto h = openOn(s, probe, O_WRONLY | O_CREAT | O_EXCL, 0600, "cannot write");
+        if (!h) {
+            if (s.broken() || !exists(lstatOn(s, probe, "cannot write")))
+                return std::move(h).error();
+            continue; // a name taken
+        }
+        auto attrs = fstatOn(s, h->get(), "cannot write");
+        h->reset();
+        (void)removeFile(s, probe);
+        if (!attrs)
+            return attrs;
+        std::lock_guard lock(m_ownMutex);
+        m_own = *attrs;
+        return *attrs;
+    }
+    return Error(ErrorKind::Unexpected, "cannot write: no free temporary name");
+}
+
+Result<Handle> SftpBackend::openKeptPart(Session &s, const std::string &temp, std::uint64_t &length,
+                                         std::string &refused)
+{
+    auto kept = lstatOn(s, temp, "cannot write");
+    if (!kept) {
+        if (kept.error().kind() != ErrorKind::NotFound)
+            return std::move(kept).error();
+        // O_EXCL: nothing that appeared meanwhile, a link included, is opened.
+        return openOn(s, temp, O_WRONLY | O_CREAT | O_EXCL, 0600, "cannot write");
+    }
+    auto own = ownFile(s, dirOf(temp));
+    if (!own)
+        return std::move(own).error();
+    refused = notOurs(*kept, *own);
+    if (!refused.empty())
+        return Handle();
+    // SFTP opens by name and has no O_NOFOLLOW: the file opened, and what has the name
+    // after, must both be the one looked at (a link swapped in would be written through).
+    auto h = openOn(s, temp, O_WRONLY, 0, "cannot write");
+    if (!h)
+        return std::move(h).error();
+    auto opened = fstatOn(s, h->get(), "cannot write");
+    auto after = lstatOn(s, temp, "cannot write");
+    const auto same = [&](const Result<Attributes> &a) {
+        return a && notOurs(*a, *own).empty() && a->size == kept->size && a->mtime == kept->mtime;
+    };
+    if (!same(opened) || !same(after)) {
+        refused = "it changed while it was opened";
+        return Handle();
+    }
+    length = opened->size;
+    return h;
 }
 
 Status SftpBackend::remove(std::string_view path, std::string_view within)
 {
-    (void)within; // the server resolves names; it never follows a symlink to remove one
     auto lease = m_pool.lease();
     if (!lease)
         return std::move(lease).error();
     Session &s = **lease;
     const std::string where = serverPath(path);
     m_pool.changed();
+    // The server resolves the folders on the way: none may be a link swapped in below `within`.
+    if (auto st = confirmFolder(s, parentPath(path), within, "cannot remove"); !st)
+        return st.error().kind() == ErrorKind::NotFound ? Status{} : st;
+    // A file (or a link, never what it points to) goes in one request; a folder refuses it.
+    if (removeFile(s, where))
+        return {};
+    Error failed = s.error("cannot remove");
+    if (s.broken())
+        return failed;
     auto attrs = lstatOn(s, where, "cannot remove");
     if (!attrs)
         return attrs.error().kind() == ErrorKind::NotFound ? Status{} : Status(std::move(attrs).error());
-    if (kindOf(*attrs) == EntryKind::Directory) {
-        if (sftp_rmdir(s.sftp(), where.c_str()) < 0) {
-            Error failed = s.error("cannot remove");
-            if (s.broken())
-                return failed;
-            // SFTP v3 says only "failure" for a folder that is not empty: look.
-            bool empty = true;
-            if (sftp_dir dir = sftp_opendir(s.sftp(), where.c_str())) {
-                while (sftp_attributes child = sftp_readdir(s.sftp(), dir)) {
-                    const std::string_view leaf = child->name ? child->name : "";
-                    empty = empty && (leaf == "." || leaf == "..");
-                    sftp_attributes_free(child);
-                }
-                if (!s.broken())
-                    sftp_closedir(dir);
-            }
-            if (!empty)
-                return Error(ErrorKind::DirectoryNotEmpty, "cannot remove: the folder is not empty");
+    if (kindOf(*attrs) != EntryKind::Directory)
+        return failed;
+    if (sftp_rmdir(s.sftp(), where.c_str()) < 0) {
+        failed = s.error("cannot remove");
+        if (s.broken())
             return failed;
+        // SFTP v3 says only "failure" for a folder that is not empty: look.
+        bool empty = true;
+        if (sftp_dir dir = sftp_opendir(s.sftp(), where.c_str())) {
+            while (sftp_attributes child = sftp_readdir(s.sftp(), dir)) {
+                const std::string_view leaf = child->name ? child->name : "";
+                empty = empty && (leaf == "." || leaf == "..");
+                sftp_attributes_free(child);
+            }
+            if (!s.broken())
+                sftp_closedir(dir);
         }
-        return {};
-    }
-    if (!removeFile(s, where)) {
-        Error failed = s.error("cannot remove");
-        return failed.kind() == ErrorKind::NotFound ? Status{} : Status(std::move(failed));
+        if (!empty)
+            return Error(ErrorKind::DirectoryNotEmpty, "cannot remove: the folder is not empty");
+        return failed;
     }
     return {};
 }
@@ -377,12 +485,13 @@ Status SftpBackend::rename(std::string_view from, std::string_view to, bool repl
 
 Status SftpBackend::setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow)
 {
-    (void)confineBelow;
     auto lease = m_pool.lease();
     if (!lease)
         return std::move(lease).error();
     Session &s = **lease;
     const std::string where = serverPath(path);
+    if (auto st = confirmFolder(s, parentPath(path), confineBelow, "cannot change the permissions"); !st)
+        return st;
     auto attrs = lstatOn(s, where, "cannot change the permissions");
     if (!attrs)
         return std::move(attrs).error();

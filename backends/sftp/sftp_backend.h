@@ -1,10 +1,14 @@
 #pragma once
 
+#include "backends/sftp/sftp_files.h"
 #include "backends/sftp/sftp_session.h"
 #include "core/storage/backend.h"
+#include "core/storage/confinement.h"
 #include "core/storage/listing_cache.h"
 
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 
 namespace strata::sftp {
@@ -49,15 +53,33 @@ public:
 
     // The server's name for a backend path (below the login folder for sftp://host/~/…).
     std::string serverPath(std::string_view path) const;
+    // Checks that folder `dir` (a backend path) is reached from `within` (a backend path at
+    // or above it; empty: no check) through no symbolic link, as the server resolves names
+    // now: its realpath must be the realpath of `within` followed by the same names. SFTP
+    // has no openat: an act by name after this check can still meet a link swapped in
+    // meanwhile (one round trip later), which the next check then finds.
+    Status confirmFolder(Session &s, std::string_view dir, std::string_view within, std::string_view what);
     SessionPool &pool() { return m_pool; }
 
 private:
     SftpBackend(Config config, ConnectionPrompts prompts) : m_pool(std::move(config), std::move(prompts)) {}
-    Result<ListingCache::Listing> listAll(std::string_view dir, std::vector<std::string> &skipped);
+    Result<ListingCache::Listing> listAll(std::string_view dir, std::string_view within,
+                                          std::vector<std::string> &skipped);
+    // The partial file an earlier writer kept under `temp`, opened for writing (its length
+    // in `length`), or a new one there. What is under the name is taken only when it is ours
+    // as we left it (ownFile()): else it is left alone, `refused` says why and the handle
+    // is empty.
+    Result<Handle> openKeptPart(Session &s, const std::string &temp, std::uint64_t &length, std::string &refused);
+    // The owner and permissions a private file we create in server folder `dir` gets: a
+    // file made and removed once per server (SFTP names no login user's id).
+    Result<Attributes> ownFile(Session &s, const std::string &dir);
 
     SessionPool m_pool;
     std::string m_root; // the server folder the backend's "/" is
     ListingCache m_listings;
+    RealPathCache m_realTops; // what confirmFolder's `within` resolves to
+    std::mutex m_ownMutex;
+    std::optional<Attributes> m_own; // ownFile()'s answer
 };
 
 } // namespace strata::sftp

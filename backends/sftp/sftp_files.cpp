@@ -9,7 +9,7 @@ namespace strata::sftp {
 
 Attributes taken(sftp_attributes a)
 {
-    Attributes out{a->flags, a->size, a->permissions, a->mtime};
+    Attributes out{a->flags, a->size, a->permissions, a->mtime, a->uid};
     sftp_attributes_free(a);
     return out;
 }
@@ -91,6 +91,16 @@ std::string dirOf(const std::string &serverPath)
 {
     const auto slash = serverPath.rfind('/');
     return slash == 0 ? "/" : serverPath.substr(0, slash);
+}
+
+Result<std::string> realpathOn(Session &s, const std::string &path, std::string_view what)
+{
+    char *real = sftp_canonicalize_path(s.sftp(), path.c_str());
+    if (!real)
+        return s.error(what);
+    std::string result(real);
+    ssh_string_free_char(real);
+    return result;
 }
 
 bool removeFile(Session &s, const std::string &path)

@@ -21,6 +21,7 @@ struct Attributes {
     std::uint64_t size = 0;
     std::uint32_t permissions = 0;
     std::uint32_t mtime = 0;
+    std::uint32_t uid = 0; // with SSH_FILEXFER_ATTR_UIDGID
 };
 
 // Copies what Strata reads and frees libssh's struct.
@@ -60,6 +61,8 @@ EntryKind kindOf(const Attributes &a);
 bool exists(const Result<Attributes> &attrs);
 Entry entryOf(std::string name, std::string path, const Attributes &a);
 std::string readlinkOn(Session &s, const std::string &path); // empty when it cannot be read
+// The server's realpath of `path` (every symlink on the way resolved).
+Result<std::string> realpathOn(Session &s, const std::string &path, std::string_view what);
 std::string dirOf(const std::string &serverPath);
 bool removeFile(Session &s, const std::string &path);
 // Renames; replaces a file only when `replace` (see sftp_files.cpp).

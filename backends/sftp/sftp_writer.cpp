@@ -1,6 +1,7 @@
 #include "backends/sftp/sftp_writer.h"
 
 #include "backends/sftp/sftp_backend.h"
+#include "core/storage/path.h"
 
 #include <fcntl.h>
 #include <mutex>
@@ -149,6 +150,9 @@ public:
         if (auto st = setAttributes(s, m_temp, attrs, "cannot set the permissions"); !st)
             return fail(std::move(st).error(), &s);
         m_backend->pool().changed();
+        // Checked again: a folder on the way swapped for a link since the write began.
+        if (auto st = m_backend->confirmFolder(s, parentPath(m_path), m_options.confineBelow, "cannot publish"); !st)
+            return fail(std::move(st).error(), &s);
         if (auto st = renameOn(s, m_temp, m_backend->serverPath(m_path), m_options.overwrite, "cannot publish"); !st)
             return fail(std::move(st).error(), &s);
         m_finished = true;
@@ -184,6 +188,8 @@ public:
     }
 
     bool keepsPartialState() const override { return m_resumable; }
+    std::string refusedPartial() const override { return m_refusedPartial; }
+    void setRefusedPartial(std::string why) { m_refusedPartial = std::move(why); }
     std::optional<std::uint64_t> partialLength() const override
     {
         return m_resumable ? std::optional(m_partial) : std::nullopt;
@@ -232,6 +238,7 @@ private:
     std::optional<SessionPool::Lease> m_lease; // the sequential writes' connection and handle
     Handle m_handle;
     std::optional<std::uint64_t> m_length; // setLength's, for commit to set on m_handle
+    std::string m_refusedPartial;
     std::mutex m_sidesMutex;
     std::vector<std::unique_ptr<Side>> m_sides; // idle ones; writeAt takes one out
     bool m_finished = false;
@@ -241,10 +248,12 @@ private:
 
 std::unique_ptr<Writer> makeWriter(std::shared_ptr<SftpBackend> backend, std::string path, std::string temp,
                                    WriteOptions options, std::uint32_t mode, bool resumable, std::uint64_t length,
-                                   SessionPool::Lease lease, Handle handle)
+                                   SessionPool::Lease lease, Handle handle, std::string refusedPartial)
 {
-    return std::make_unique<SftpWriter>(std::move(backend), std::move(path), std::move(temp), std::move(options), mode,
-                                        resumable, length, std::move(lease), std::move(handle));
+    auto writer = std::make_unique<SftpWriter>(std::move(backend), std::move(path), std::move(temp), std::move(options),
+                                               mode, resumable, length, std::move(lease), std::move(handle));
+    writer->setRefusedPartial(std::move(refusedPartial));
+    return writer;
 }
 
 } // namespace strata::sftp

@@ -15,6 +15,6 @@ class SftpBackend;
 // `length`: what a resumable temporary file already holds.
 std::unique_ptr<Writer> makeWriter(std::shared_ptr<SftpBackend> backend, std::string path, std::string temp,
                                    WriteOptions options, std::uint32_t mode, bool resumable, std::uint64_t length,
-                                   SessionPool::Lease lease, Handle handle);
+                                   SessionPool::Lease lease, Handle handle, std::string refusedPartial);
 
 } // namespace strata::sftp

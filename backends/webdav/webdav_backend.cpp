@@ -1,5 +1,7 @@
 #include "backends/webdav/webdav_backend.h"
 
+#include "core/storage/confinement.h"
+
 #include "backends/http/http_status.h"
 #include "backends/webdav/webdav_error.h"
 #include "backends/webdav/webdav_href.h"
@@ -146,7 +148,28 @@ Result<Entry> WebDavBackend::stat(std::string_view path)
     return Error(ErrorKind::Corrupt, "the server's PROPFIND answer does not describe the object asked for");
 }
 
-Result<ListingCache::Listing> WebDavBackend::listing(std::string_view dir, std::vector<std::string> &skipped)
+Status WebDavBackend::confirmFolder(std::string_view dir, std::string_view within)
+{
+    if (within.empty() || !isStrictlyBelow(dir, within))
+        return {};
+    bool found = false, collection = false;
+    auto st = propfind(dir, 0, [&](const std::string &at, DavResource &&resource) {
+        if (at == dir) {
+            found = resource.found;
+            collection = resource.collection;
+        }
+    });
+    if (!st)
+        return st;
+    if (!found)
+        return Error(ErrorKind::NotFound, "a folder on the way is gone");
+    if (!collection)
+        return plantedLinkError(dir);
+    return {};
+}
+
+Result<ListingCache::Listing> WebDavBackend::listing(std::string_view dir, std::string_view within,
+                                                     std::vector<std::string> &skipped)
 {
     auto entries = std::make_shared<std::vector<Entry>>();
     bool self = false, selfIsCollection = false;
@@ -163,8 +186,9 @@ Result<ListingCache::Listing> WebDavBackend::listing(std::string_view dir, std::
         &skipped);
     if (!st)
         return std::move(st).error();
+    // Asked without a trailing '/', lighttpd answers for a link itself: not a collection.
     if (self && !selfIsCollection)
-        return Error(ErrorKind::NotDirectory);
+        return !within.empty() && isStrictlyBelow(dir, within) ? plantedLinkError(dir) : Error(ErrorKind::NotDirectory);
     std::sort(entries->begin(), entries->end(), [](const Entry &a, const Entry &b) { return a.name < b.name; });
     // A server listing a child twice must not make us list it twice.
     entries->erase(
@@ -175,7 +199,8 @@ Result<ListingCache::Listing> WebDavBackend::listing(std::string_view dir, std::
 
 Result<ListPage> WebDavBackend::list(std::string_view dir, const ListOptions &options)
 {
-    return m_listings.page(options, [&](std::vector<std::string> &skipped) { return listing(dir, skipped); });
+    return m_listings.page(options,
+                           [&](std::vector<std::string> &skipped) { return listing(dir, options.within, skipped); });
 }
 
 Result<std::size_t> WebDavBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
@@ -224,6 +249,9 @@ Result<std::size_t> WebDavBackend::readVersion(std::string_view path, std::uint6
 
 Result<std::unique_ptr<Writer>> WebDavBackend::write(std::string_view path, const WriteOptions &options)
 {
+    // The server resolves the folders on the way: the one it goes into must be a folder.
+    if (auto st = confirmFolder(parentPath(path), options.confineBelow); !st)
+        return std::move(st).error();
     // The MOVE that publishes the upload refuses to replace anything (Overwrite: F); a large
     // upload is also checked first, so its bytes are not sent only to be refused.
     if (!options.overwrite && !options.fresh && (!options.sizeHint || *options.sizeHint >= kEarlyCheckFrom)) {
@@ -365,10 +393,12 @@ Status WebDavBackend::relocate(std::string_view method, std::string_view from, s
     return {};
 }
 
-Status WebDavBackend::remove(std::string_view path, std::string_view)
+Status WebDavBackend::remove(std::string_view path, std::string_view within)
 {
     if (path == "/")
         return Error(ErrorKind::InvalidInput, "the server's root cannot be removed");
+    if (auto st = confirmFolder(parentPath(path), within); !st)
+        return st.error().kind() == ErrorKind::NotFound ? Status{} : st;
     // DELETE of a collection removes everything in it: only an empty one goes here.
     bool exists = false, collection = false, children = false;
     auto st = propfind(path, 1, [&](const std::string &at, DavResource &&resource) {
@@ -393,10 +423,13 @@ Status WebDavBackend::remove(std::string_view path, std::string_view)
     return fail(*response, "DELETE");
 }
 
-Status WebDavBackend::removeMany(std::span<const std::string> paths, std::string_view)
+Status WebDavBackend::removeMany(std::span<const std::string> paths, std::string_view within)
 {
-    // The caller names files (from a listing): each goes in one DELETE, without a PROPFIND.
+    // The caller names files (from a listing): each goes in one DELETE, without a PROPFIND
+    // of its own, once the folder it is in is checked (the server resolves it again).
     for (const auto &path : paths) {
+        if (auto st = confirmFolder(parentPath(path), within); !st)
+            return st.error().kind() == ErrorKind::NotFound ? Status{} : st;
         auto response = send("DELETE", path);
         if (!response)
             return std::move(response).error();

@@ -63,7 +63,13 @@ private:
     Status propfind(std::string_view path, int depth, const OnResource &onResource,
                     std::vector<std::string> *skipped = nullptr);
     // The children of `dir`, sorted by name.
-    Result<ListingCache::Listing> listing(std::string_view dir, std::vector<std::string> &skipped);
+    Result<ListingCache::Listing> listing(std::string_view dir, std::string_view within,
+                                          std::vector<std::string> &skipped);
+    // Checks that folder `dir`, strictly below `within` (empty: no check), is a folder as the
+    // server answers for the name itself: lighttpd describes a symbolic link there as what
+    // it is (not a collection) when asked without a trailing '/'. Servers that answer for
+    // what a link points to cannot be checked: WebDAV has no other way to tell.
+    Status confirmFolder(std::string_view dir, std::string_view within);
     // MOVE or COPY that never replaces a directory, and a file only when `overwrite`.
     Status relocate(std::string_view method, std::string_view from, std::string_view to, bool overwrite);
 

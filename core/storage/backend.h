@@ -79,6 +79,10 @@ public:
     // The bytes a resumed writer found of its partial state, where it can tell without an
     // OS handle (a remote temporary file's size); nullopt elsewhere.
     virtual std::optional<std::uint64_t> partialLength() const { return std::nullopt; }
+    // Why a partial file found under the resume key's name was left alone (not this user's,
+    // a link, not the permissions it was given…), so that the write started afresh under
+    // another name; empty when there was none or it was taken.
+    virtual std::string refusedPartial() const { return {}; }
     // An OS handle to the data being written, for in-kernel copies; -1 when there is none.
     virtual int nativeHandle() const { return -1; }
     // After commit: the size the storage itself confirmed it stored, where it tells.
@@ -111,6 +115,11 @@ struct ListOptions {
     std::string pageToken; // from the previous page; empty for the first
     std::size_t pageSize = 1000;
     bool recursive = false; // whole subtree in one flat listing (Capability::ListRecursive)
+    // A normal path at or above the folder listed (a removal's named folder), or empty: the
+    // folder must be reached from it through no symbolic link. Storage that resolves names
+    // itself checks this where its protocol lets it (SFTP realpath, FTP PWD) and refuses
+    // with plantedLinkError(); local storage follows no link below it when removing.
+    std::string within;
 };
 
 struct ListPage {

@@ -128,6 +128,7 @@ public:
     }
     bool keepsPartialState() const override { return m_inner->keepsPartialState(); }
     std::optional<std::uint64_t> partialLength() const override { return m_inner->partialLength(); }
+    std::string refusedPartial() const override { return m_inner->refusedPartial(); }
     int nativeHandle() const override { return m_inner->nativeHandle(); }
     std::optional<std::uint64_t> committedSize() const override { return m_inner->committedSize(); }
 

@@ -17,6 +17,7 @@ public:
     void suspend() override { m_inner->suspend(); }
     bool keepsPartialState() const override { return m_inner->keepsPartialState(); }
     std::optional<std::uint64_t> partialLength() const override { return m_inner->partialLength(); }
+    std::string refusedPartial() const override { return m_inner->refusedPartial(); }
     int nativeHandle() const override { return m_inner->nativeHandle(); }
     std::optional<std::uint64_t> committedSize() const override { return m_inner->committedSize(); }
     // The URI is formatted only for an error: writing stays free of string work.
@@ -280,7 +281,10 @@ Status Operator::removeTree(const std::string &dir, const std::string &within, c
     std::set<std::string, std::less<>> removed; // in the last round only: memory stays a page
     bool removedAny = false;
     std::vector<std::string> skipped;
+    // Storage that resolves names itself checks that `dir` is still a folder reached through
+    // no symlink below `within` before it lists it, each round.
     ListOptions listOptions;
+    listOptions.within = within;
     for (;;) {
         auto page = list(dir, listOptions);
         // An object store's folder that only its keys implied is gone with its last key.
@@ -329,7 +333,7 @@ Status Operator::removeTree(const std::string &dir, const std::string &within, c
             if (auto st = withContext(m_stack->removeMany(files, within), "remove", *this, dir); !st)
                 return st;
         removedAny = true;
-        listOptions = ListOptions{}; // from the start again: the folder changed
+        listOptions.pageToken.clear(); // from the start again: the folder changed
     }
     if (dir == "/")
         return {};

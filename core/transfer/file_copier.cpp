@@ -139,6 +139,9 @@ Result<FileOutcome> FileCopier::run()
             writer.error().setCause("use --overwrite to replace it or --skip-existing to keep it");
         return failure(std::move(writer).error());
     }
+    if (auto why = (*writer)->refusedPartial(); !why.empty())
+        m_outcome.warnings.push_back("the partial file an earlier run kept for " + m_dst.display(m_task.dstPath)
+                                     + " was left alone (" + why + "); the file was copied from its start");
     return copyRanges(**writer, positional);
 }
 

@@ -33,6 +33,7 @@ struct FileOutcome {
     std::uint64_t bytesCopied = 0;
     std::uint64_t bytesResumed = 0;
     std::uint64_t bytesThroughBuffers = 0;
+    std::vector<std::string> warnings; // for the job's report (a kept partial file left alone)
 };
 
 // Copies one file of a plan: ranges in parallel where both ends allow it (holes

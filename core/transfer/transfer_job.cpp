@@ -257,16 +257,29 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
     // but empty ones would vanish, and some servers (s3rver) hide the subdirectories of a
     // directory that has a marker unless those have one as well. They need no parents.
     const bool realDirs = dst.capabilities().has(Capability::RealDirectories);
+    // Folders that could not be made (something else has the name: a file, a symlink
+    // planted on the server): nothing below them is created or written, through whatever
+    // has the name now.
+    std::vector<std::pair<std::string, ErrorKind>> failedDirs;
+    const auto failedAbove = [&failedDirs](std::string_view path) -> const std::pair<std::string, ErrorKind> * {
+        for (const auto &failed : failedDirs)
+            if (isStrictlyBelow(path, failed.first))
+                return &failed;
+        return nullptr;
+    };
     if (dst.capabilities().has(Capability::CreateDir)) {
         for (const auto &dir : plan.dirs) {
             if (stop.stop_requested())
                 return;
+            if (failedAbove(dir))
+                continue; // said once, for the folder above
             auto st = dst.createDir(dir, realDirs);
             if (!st && !realDirs && st.error().kind() == ErrorKind::AlreadyExists)
                 continue;
-            if (!st)
+            if (!st) {
+                failedDirs.emplace_back(dir, st.error().kind());
                 addFailure({{}, dst.display(dir), st.error().kind(), st.error().message()}, observer);
-            else {
+            } else {
                 std::lock_guard lock(m_mutex);
                 ++m_report.dirsCreated;
             }
@@ -307,9 +320,16 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
 
     TaskGroup group;
     for (const auto &task : plan.files) {
-        fileWorkers.submit(group, [this, &task, &dst, &context, observer, &stop, &options] {
+        fileWorkers.submit(group, [this, &task, &dst, &context, observer, &stop, &options, &failedAbove] {
             if (stop.stop_requested())
                 return;
+            if (const auto *failed = failedAbove(task.dstPath)) {
+                m_filesDone.fetch_add(1);
+                addFailure({task.srcOp->display(task.srcPath), dst.display(task.dstPath), failed->second,
+                            "not copied: its folder " + dst.display(failed->first) + " could not be created"},
+                           observer);
+                return;
+            }
             if (m_journal
                 && (m_journal->fileDone(task.dstPath) || (m_journal->committing(task.dstPath) && !replaces(options)))
                 && stillThere(dst, task)) {
@@ -339,6 +359,8 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
                                observer);
                 return;
             }
+            for (auto &warning : outcome->warnings)
+                addWarning(std::move(warning));
             bool removedSource = false;
             if (options.mode == TransferMode::Move && !outcome->skipped) {
                 if (auto st = task.srcOp->remove(task.srcPath); !st)

@@ -59,3 +59,23 @@ fixture_env() {
   # shellcheck disable=SC1090
   source "$file"
 }
+
+# sandboxed CMD...: CMD in a bubblewrap sandbox whose whole file system is read-only but the
+# scratch folder $s (which the sourcing script sets), loopback networking kept, with HOME
+# and STRATA_STATE_DIR inside $s. require_sandbox first: it fails the script unless bwrap is
+# there and the sandbox really cannot write outside $s.
+sandboxed() {
+  bwrap --ro-bind / / --dev /dev --proc /proc --bind "$s" "$s" \
+    --unshare-all --share-net --die-with-parent --setenv HOME "$s/home" --setenv STRATA_STATE_DIR "$s/state" "$@"
+}
+require_sandbox() {
+  command -v bwrap >/dev/null || { echo "FAIL: bwrap is missing (scripts/bootstrap test installs bubblewrap)"; exit 1; }
+  mkdir -p "$s/home"
+  local probe
+  probe=$(mktemp -u /tmp/strata-sandbox-probe-XXXXXX)
+  if sandboxed touch "$probe" 2>/dev/null; then
+    rm -f "$probe"
+    echo "FAIL: the sandbox is writable outside its scratch folder; not running the commands"
+    exit 1
+  fi
+}

@@ -4,6 +4,7 @@
 #include "tests/unit/unit_checks.h"
 
 #include "backends/memory/memory_backend.h"
+#include "core/storage/confinement.h"
 #include "core/storage/operator.h"
 #include "core/storage/path.h"
 #include "tests/lib/forwarding_backend.h"
@@ -25,6 +26,8 @@ public:
     std::map<std::string, std::vector<Entry>> extra;
     std::set<std::string> ignoreRemoval;
     std::vector<std::string> removed;
+    std::vector<std::string> listedWithin; // "dir within" of every listing
+    std::string refuseListing;             // a folder whose listing says a link was found
     // A first page holding only `extra` (names that are no path), the real listing after it.
     bool extraPageFirst = false;
 
@@ -35,6 +38,9 @@ public:
     }
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override
     {
+        listedWithin.push_back(std::string(dir) + " " + options.within);
+        if (dir == refuseListing)
+            return plantedLinkError(dir, "/elsewhere");
         if (options.recursive) {
             ListPage page;
             page.entries = extra[std::string(dir)];
@@ -94,6 +100,11 @@ private Q_SLOTS:
     void removeAllDryRunRemovesNothing();
     void removeAllLooksPastAPageOfSkippedNames();
     void removeAllOfAnObjectStoreRootIsAllowed();
+    void removalsListWithinWhatWasNamed();
+    void aPlantedLinkStopsItsSubtree();
+    void expectedRealPaths_data();
+    void expectedRealPaths();
+    void realPathCacheKeepsOneTop();
 
 private:
     void put(const std::string &path) { REQUIRE_OK(m_op->writeAll(path, std::as_bytes(std::span("x", 1)))); }
@@ -211,6 +222,88 @@ void TestOperatorConfinement::removeAllOfAnObjectStoreRootIsAllowed()
     auto page = m_op->list("/");
     REQUIRE_OK(page);
     QVERIFY(page->entries.empty());
+}
+
+void TestOperatorConfinement::removalsListWithinWhatWasNamed()
+{
+    // Each folder is listed for removal with the named folder (or sync's `within`) as the
+    // place no link may be crossed below: remote storage checks it before every listing.
+    REQUIRE_OK(m_op->removeAll("/dst"));
+    QVERIFY(!m_layer->listedWithin.empty());
+    for (const auto &line : m_layer->listedWithin)
+        QVERIFY2(line == "/dst /dst" || line == "/dst/sub /dst", line.c_str());
+    REQUIRE_OK(m_op->createDir("/dst2/x", true));
+    put("/dst2/x/y");
+    m_layer->listedWithin.clear();
+    RemoveAllOptions options;
+    options.within = "/";
+    REQUIRE_OK(m_op->removeAll("/dst2/x", options));
+    for (const auto &line : m_layer->listedWithin)
+        QVERIFY2(line.ends_with(" /"), line.c_str());
+}
+
+void TestOperatorConfinement::aPlantedLinkStopsItsSubtree()
+{
+    m_layer->refuseListing = "/dst/sub";
+    auto st = m_op->removeAll("/dst");
+    QVERIFY(!st.ok());
+    QVERIFY2(st.error().message().find("symbolic link") != std::string::npos, st.error().message().c_str());
+    QVERIFY2(st.error().message().find("/elsewhere") != std::string::npos, st.error().message().c_str());
+    QVERIFY(exists("/dst/sub/b")); // nothing below the refused folder went
+    QVERIFY(exists("/other/keep"));
+}
+
+void TestOperatorConfinement::expectedRealPaths_data()
+{
+    QTest::addColumn<QString>("realTop");
+    QTest::addColumn<QString>("top");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("below") << "/data/t"
+                           << "/home/u/t"
+                           << "/home/u/t/a/b"
+                           << "/data/t/a/b";
+    QTest::newRow("the top") << "/data/t"
+                             << "/home/u/t"
+                             << "/home/u/t"
+                             << "/data/t";
+    QTest::newRow("top is the root") << "/"
+                                     << "/"
+                                     << "/a/b"
+                                     << "/a/b";
+    QTest::newRow("root resolves elsewhere") << "/srv"
+                                             << "/"
+                                             << "/a"
+                                             << "/srv/a";
+    QTest::newRow("resolves to the root") << "/"
+                                          << "/link"
+                                          << "/link/a"
+                                          << "/a";
+    QTest::newRow("root itself") << "/"
+                                 << "/"
+                                 << "/"
+                                 << "/";
+}
+
+void TestOperatorConfinement::expectedRealPaths()
+{
+    QFETCH(QString, realTop);
+    QFETCH(QString, top);
+    QFETCH(QString, path);
+    QFETCH(QString, expected);
+    QCOMPARE(QString::fromStdString(expectedRealPath(realTop.toStdString(), top.toStdString(), path.toStdString())),
+             expected);
+}
+
+void TestOperatorConfinement::realPathCacheKeepsOneTop()
+{
+    RealPathCache cache;
+    QVERIFY(!cache.find("/a"));
+    cache.keep("/a", "/real/a");
+    QCOMPARE(cache.find("/a").value_or(""), std::string("/real/a"));
+    QVERIFY(!cache.find("/b")); // another top is asked again
+    cache.keep("/b", "/real/b");
+    QVERIFY(!cache.find("/a"));
 }
 
 } // namespace strata

@@ -64,6 +64,9 @@ private:
                     std::vector<std::string> *skipped = nullptr);
     // The children of `dir`, sorted by name.
     Result<ListingCache::Listing> listing(std::string_view dir, std::vector<std::string> &skipped);
+    // A 207 answering `method` on `path`: nothing when every member it lists succeeded, else
+    // the first failure, with the member's path and status.
+    Status multistatus(const http::Response &response, std::string_view method, std::string_view path) const;
     // MOVE or COPY that never replaces a directory, and a file only when `overwrite`.
     Status relocate(std::string_view method, std::string_view from, std::string_view to, bool overwrite);
 

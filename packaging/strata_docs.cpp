@@ -116,7 +116,8 @@ QString manPage()
         ".TP\n\\fBSTRATA_FTP_HOST\\fR, \\fBSTRATA_FTP_USER\\fR, \\fBSTRATA_FTP_PASSWORD\\fR\nFTP credentials, sent "
         "only "
         "to the server STRATA_FTP_HOST names; else a machine entry of \\fI~/.netrc\\fR.\n"
-        ".TP\n\\fBSTRATA_SFTP_PASSWORD\\fR\nAn SSH password, or the passphrase of a key.\n"
+        ".TP\n\\fBSTRATA_SFTP_HOST\\fR, \\fBSTRATA_SFTP_PASSWORD\\fR\nAn SSH password, or the passphrase of a "
+        "key, used only for the server STRATA_SFTP_HOST names (host or host:port, as the URI writes it).\n"
         ".TP\n\\fBSTRATA_STATE_DIR\\fR\nWhere transfer journals are kept (default \\fI~/.local/state/strata\\fR).\n"
         ".TP\n\\fBhttp_proxy\\fR, \\fBhttps_proxy\\fR, \\fBall_proxy\\fR, \\fBno_proxy\\fR\nHTTP proxies, as libcurl "
         "reads them.\n");

@@ -631,10 +631,11 @@ Result<std::unique_ptr<Writer>> FtpBackend::write(std::string_view path, const W
 
     // The temporary file gets the server's default permissions: given the ones asked for,
     // or a replaced file's own (a private file never becomes readable by replacing it).
+    // Only a file's: a symlink's 0777 or a device's bits say nothing of what it held.
     std::optional<std::uint32_t> mode;
     if (options.mode && options.exactMode)
         mode = copyMode(*options.mode, true);
-    else if (existing && existing->mode)
+    else if (existing && existing->isFile() && existing->mode)
         mode = *existing->mode & 07777;
     else if (options.mode)
         mode = copyMode(*options.mode, false);

@@ -32,15 +32,7 @@ std::string authority(const Uri &uri)
 
 bool environmentNamesHost(const char *variable, const Uri &uri)
 {
-    auto lower = [](std::string text) {
-        std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-        return text;
-    };
-    const std::string named = lower(environment(variable));
-    if (named.empty())
-        return false;
-    const std::string bare = lower(uri.host());
-    return named == lower(authority(uri)) || named == bare || named == "[" + bare + "]";
+    return namesHost(environment(variable), uri);
 }
 
 Result<Login> loginOf(const Uri &uri, const char *hostVariable, const char *userVariable, const char *passwordVariable)

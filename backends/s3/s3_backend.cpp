@@ -81,14 +81,14 @@ Result<bool> S3Backend::prefixExists(const std::string &prefix)
 {
     Call call;
     call.bucketRoot = true;
-    call.query = {{"list-type", "2"}, {"prefix", prefix}, {"max-keys", "1"}};
+    call.query = {{"list-type", "2"}, {"prefix", prefix}, {"max-keys", "1"}, {"encoding-type", "url"}};
     auto response = sendOk(call);
     if (!response)
         return std::move(response).error();
     auto listed = parseList(response->body);
     if (!listed)
         return std::move(listed).error();
-    return !listed->objects.empty() || !listed->prefixes.empty();
+    return !listed->objects.empty() || !listed->prefixes.empty() || !listed->undecodable.empty();
 }
 
 Result<Entry> S3Backend::statDirectory(std::string_view path, const std::string &key)
@@ -140,7 +140,11 @@ Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &option
     const std::string prefix = key.empty() ? std::string() : key + "/";
     Call call;
     call.bucketRoot = true;
-    call.query = {{"list-type", "2"}, {"max-keys", std::to_string(std::clamp<std::size_t>(options.pageSize, 1, 1000))}};
+    // encoding-type=url: a key holding a control character is sent escaped, not as XML no
+    // parser takes (which would make one co-user's key block the whole prefix).
+    call.query = {{"list-type", "2"},
+                  {"max-keys", std::to_string(std::clamp<std::size_t>(options.pageSize, 1, 1000))},
+                  {"encoding-type", "url"}};
     if (!prefix.empty())
         call.query.emplace_back("prefix", prefix);
     if (!options.recursive)
@@ -168,6 +172,7 @@ Result<ListPage> S3Backend::list(std::string_view dir, const ListOptions &option
         return std::move(listed).error();
     ListPage page;
     page.entries.reserve(listed->objects.size() + listed->prefixes.size());
+    page.skipped = std::move(listed->undecodable);
     // `rest` is what a key names below `dir`: one name, or a relative path when recursive.
     // A key that is no path ("a//b", "a/../b", "..") is reported, never made into another.
     auto valid = [&](std::string_view rest) {
@@ -252,7 +257,8 @@ Result<http::Response> S3Backend::listMarked(const MarkedListing &what, const st
     Call call;
     call.bucketRoot = true;
     call.query = {{what.subresource, ""},
-                  {what.limit, std::to_string(std::clamp<std::size_t>(options.pageSize, 1, 1000))}};
+                  {what.limit, std::to_string(std::clamp<std::size_t>(options.pageSize, 1, 1000))},
+                  {"encoding-type", "url"}};
     if (!prefix.empty())
         call.query.emplace_back("prefix", prefix);
     if (!options.pageToken.empty()) {
@@ -285,6 +291,7 @@ Result<VersionPage> S3Backend::listVersions(std::string_view dir, const ListOpti
     if (!listed)
         return std::move(listed).error();
     VersionPage page;
+    page.skipped = std::move(listed->undecodable);
     for (auto &v : listed->versions) {
         if (!v.key.starts_with(prefix) || v.key.ends_with('/'))
             continue;
@@ -312,6 +319,7 @@ Result<UploadPage> S3Backend::listUploads(std::string_view dir, const ListOption
     if (!listed)
         return std::move(listed).error();
     UploadPage page;
+    page.skipped = std::move(listed->undecodable);
     for (auto &u : listed->uploads) {
         if (!u.key.starts_with(prefix))
             continue;
@@ -462,7 +470,7 @@ Status S3Backend::remove(std::string_view path, std::string_view)
     if (auto under = prefixExists(key + "/"); under && *under) {
         Call list;
         list.bucketRoot = true;
-        list.query = {{"list-type", "2"}, {"prefix", key + "/"}, {"max-keys", "2"}};
+        list.query = {{"list-type", "2"}, {"prefix", key + "/"}, {"max-keys", "2"}, {"encoding-type", "url"}};
         auto response = sendOk(list);
         if (!response)
             return std::move(response).error();
@@ -472,7 +480,7 @@ Status S3Backend::remove(std::string_view path, std::string_view)
         for (const auto &o : listed->objects)
             if (o.key != key + "/")
                 return Error(ErrorKind::DirectoryNotEmpty);
-        if (!listed->prefixes.empty())
+        if (!listed->prefixes.empty() || !listed->undecodable.empty())
             return Error(ErrorKind::DirectoryNotEmpty);
         Call marker;
         marker.method = "DELETE";
@@ -499,6 +507,16 @@ Status S3Backend::removeMany(std::span<const std::string> paths, std::string_vie
                 return st;
         return {};
     }
+    // A key XML 1.0 cannot carry (a control character) is removed by a DELETE of its own:
+    // in DeleteObjects' body it would make the server refuse the whole batch.
+    std::vector<std::string> batchable;
+    for (const auto &p : paths) {
+        if (fitsXml(keyOf(p)))
+            batchable.push_back(p);
+        else if (auto st = remove(p, {}); !st)
+            return st;
+    }
+    paths = batchable;
     // DeleteObjects takes at most 1000 keys a request.
     for (std::size_t at = 0; at < paths.size(); at += 1000) {
         std::vector<std::string> keys;

@@ -1,10 +1,14 @@
 #include "backends/s3/s3_xml.h"
 
 #include "backends/http/http_status.h"
+#include "core/storage/uri.h"
 
 #include <QXmlStreamReader>
 
+#include <algorithm>
 #include <charconv>
+#include <optional>
+#include <utility>
 
 namespace strata::s3 {
 
@@ -38,11 +42,134 @@ std::string text(QXmlStreamReader &reader)
     return reader.readElementText(QXmlStreamReader::IncludeChildElements).toStdString();
 }
 
+// A name of an answer with <EncodingType>url</EncodingType>, decoded in place: '+' is a
+// space (AWS writes a space so, and a '+' as %2B), then the %XX escapes. False, and the
+// name left as sent, when an escape is bad or encodes a NUL.
+bool urlDecode(std::string &name)
+{
+    std::string spaced = name;
+    std::replace(spaced.begin(), spaced.end(), '+', ' ');
+    auto decoded = percentDecode(spaced, Escapes::Strict);
+    if (!decoded)
+        return false;
+    name = std::move(*decoded);
+    return true;
+}
+
+// Servers that ignore encoding-type=url (s3rver) write a key's control characters into the
+// XML as they are, raw or as character references, which XML 1.0 forbids and Qt's reader
+// refuses: one such key would fail the whole listing. They are carried through the parse
+// as U+E000 + their code (private use) and put back in the names after it. Only where the
+// answer holds none of those private characters itself, so what comes back is exact.
+constexpr char32_t kCarrier = 0xE000;
+
+bool isForbiddenControl(unsigned code)
+{
+    return code < 0x20 && code != '\t' && code != '\n' && code != '\r';
+}
+
+void appendCarrier(std::string &out, unsigned code)
+{
+    const char32_t c = kCarrier + code; // three UTF-8 bytes: EE 80 80..9F
+    out += char(0xE0 | (c >> 12));
+    out += char(0x80 | ((c >> 6) & 0x3F));
+    out += char(0x80 | (c & 0x3F));
+}
+
+// A character reference ("&#1;", "&#x1F;") at `at`: its code and length, or nullopt.
+std::optional<std::pair<unsigned, std::size_t>> characterReference(std::string_view xml, std::size_t at)
+{
+    if (!xml.substr(at).starts_with("&#"))
+        return std::nullopt;
+    std::size_t i = at + 2;
+    const bool hex = i < xml.size() && (xml[i] == 'x' || xml[i] == 'X');
+    i += hex ? 1 : 0;
+    const auto end = xml.find(';', i);
+    if (end == std::string_view::npos || end == i || end - i > 8)
+        return std::nullopt;
+    unsigned code = 0;
+    auto [ptr, ec] = std::from_chars(xml.data() + i, xml.data() + end, code, hex ? 16 : 10);
+    if (ec != std::errc() || ptr != xml.data() + end)
+        return std::nullopt;
+    return std::pair{code, end + 1 - at};
+}
+
+// The answer with its forbidden control characters carried (see kCarrier); nullopt when
+// it holds none, or holds a carrier character of its own.
+std::optional<std::string> carryControls(const std::string &xml)
+{
+    const bool raw = std::any_of(xml.begin(), xml.end(), [](char c) { return isForbiddenControl((unsigned char)c); });
+    if ((!raw && xml.find("&#") == std::string::npos) || xml.find("\xEE\x80") != std::string::npos)
+        return std::nullopt;
+    std::string out;
+    out.reserve(xml.size() + 16);
+    for (std::size_t i = 0; i < xml.size(); ++i) {
+        const auto byte = (unsigned char)xml[i];
+        if (isForbiddenControl(byte)) {
+            appendCarrier(out, byte);
+        } else if (auto ref = xml[i] == '&' ? characterReference(xml, i) : std::nullopt;
+                   ref && isForbiddenControl(ref->first)) {
+            appendCarrier(out, ref->first);
+            i += ref->second - 1;
+        } else {
+            out += xml[i];
+        }
+    }
+    if (out == xml)
+        return std::nullopt;
+    return out;
+}
+
+// A name read from a carried answer, its control characters put back.
+void restoreControls(std::string &name)
+{
+    for (std::size_t at = 0; (at = name.find("\xEE\x80", at)) != std::string::npos;) {
+        const auto last = at + 2 < name.size() ? (unsigned char)name[at + 2] : 0u;
+        if (last >= 0x80 && last < 0xA0)
+            name.replace(at, 3, 1, char(last - 0x80));
+        ++at;
+    }
+}
+
+// What a listing's parse needs to know of its answer.
+struct Answer {
+    std::optional<std::string> carried; // the answer with control characters carried
+    bool urlEncoded = false;            // <EncodingType>url</EncodingType>
+    QByteArray bytes(const std::string &xml) const { return QByteArray::fromStdString(carried ? *carried : xml); }
+    // A name as the server meant it: control characters put back, URL escapes decoded.
+    bool name(std::string &text) const
+    {
+        if (carried)
+            restoreControls(text);
+        return !urlEncoded || urlDecode(text);
+    }
+};
+
+bool isUrlEncoding(QXmlStreamReader &reader)
+{
+    return reader.name() == QLatin1String("EncodingType") && text(reader) == "url";
+}
+
+// The names of a listing (each item's key, through `keyOf`) as the server meant them; items
+// whose key does not decode leave the list for `undecodable`.
+template <typename Item, typename KeyOf>
+void decodeNames(const Answer &answer, std::vector<Item> &items, KeyOf keyOf, std::vector<std::string> &undecodable)
+{
+    std::erase_if(items, [&](Item &item) {
+        std::string &key = keyOf(item);
+        if (answer.name(key))
+            return false;
+        undecodable.push_back(std::move(key));
+        return true;
+    });
+}
+
 } // namespace
 
 Result<ListResult> parseList(const std::string &xml)
 {
-    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    Answer answer{carryControls(xml)};
+    QXmlStreamReader reader(answer.bytes(xml));
     ListResult result;
     if (!reader.readNextStartElement())
         return reader.hasError() ? corrupt(reader)
@@ -84,13 +211,19 @@ Result<ListResult> parseList(const std::string &xml)
         } else if (name == QLatin1String("IsTruncated")) {
             result.truncated = text(reader) == "true";
         } else if (name == QLatin1String("NextContinuationToken")) {
-            result.nextToken = text(reader);
+            result.nextToken = text(reader); // never encoded
+        } else if (name == QLatin1String("EncodingType")) {
+            answer.urlEncoded = isUrlEncoding(reader);
         } else {
             reader.skipCurrentElement();
         }
     }
     if (reader.hasError())
         return corrupt(reader);
+    decodeNames(
+        answer, result.objects, [](ListedObject &o) -> std::string & { return o.key; }, result.undecodable);
+    decodeNames(
+        answer, result.prefixes, [](std::string &p) -> std::string & { return p; }, result.undecodable);
     if (result.truncated && result.nextToken.empty())
         return Error(ErrorKind::Corrupt, "the listing says it continues but gives no continuation token");
     return result;
@@ -122,7 +255,8 @@ Status openRoot(QXmlStreamReader &reader, const char *root)
 
 Result<VersionList> parseVersions(const std::string &xml)
 {
-    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    Answer answer{carryControls(xml)};
+    QXmlStreamReader reader(answer.bytes(xml));
     if (auto st = openRoot(reader, "ListVersionsResult"); !st)
         return std::move(st).error();
     VersionList result;
@@ -157,12 +291,18 @@ Result<VersionList> parseVersions(const std::string &xml)
             result.nextKeyMarker = text(reader);
         } else if (name == QLatin1String("NextVersionIdMarker")) {
             result.nextVersionIdMarker = text(reader);
+        } else if (name == QLatin1String("EncodingType")) {
+            answer.urlEncoded = isUrlEncoding(reader);
         } else {
             reader.skipCurrentElement();
         }
     }
     if (reader.hasError())
         return corrupt(reader);
+    decodeNames(
+        answer, result.versions, [](ListedVersion &v) -> std::string & { return v.key; }, result.undecodable);
+    if (!answer.name(result.nextKeyMarker))
+        return Error(ErrorKind::Corrupt, "the version listing's next key has a bad escape");
     if (result.truncated && result.nextKeyMarker.empty())
         return Error(ErrorKind::Corrupt, "the version listing says it continues but gives no next key");
     return result;
@@ -170,7 +310,8 @@ Result<VersionList> parseVersions(const std::string &xml)
 
 Result<UploadList> parseUploads(const std::string &xml)
 {
-    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    Answer answer{carryControls(xml)};
+    QXmlStreamReader reader(answer.bytes(xml));
     if (auto st = openRoot(reader, "ListMultipartUploadsResult"); !st)
         return std::move(st).error();
     UploadList result;
@@ -196,12 +337,18 @@ Result<UploadList> parseUploads(const std::string &xml)
             result.nextKeyMarker = text(reader);
         } else if (name == QLatin1String("NextUploadIdMarker")) {
             result.nextUploadIdMarker = text(reader);
+        } else if (name == QLatin1String("EncodingType")) {
+            answer.urlEncoded = isUrlEncoding(reader);
         } else {
             reader.skipCurrentElement();
         }
     }
     if (reader.hasError())
         return corrupt(reader);
+    decodeNames(
+        answer, result.uploads, [](ListedUpload &u) -> std::string & { return u.key; }, result.undecodable);
+    if (!answer.name(result.nextKeyMarker))
+        return Error(ErrorKind::Corrupt, "the upload listing's next key has a bad escape");
     if (result.truncated && result.nextKeyMarker.empty())
         return Error(ErrorKind::Corrupt, "the upload listing says it continues but gives no next key");
     return result;
@@ -317,6 +464,11 @@ std::string completeMultipartXml(const std::vector<std::string> &etags)
             "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" + escape(etags[i]) + "</ETag></Part>";
     xml += "</CompleteMultipartUpload>";
     return xml;
+}
+
+bool fitsXml(std::string_view key)
+{
+    return std::none_of(key.begin(), key.end(), [](char c) { return isForbiddenControl((unsigned char)c); });
 }
 
 std::string deleteObjectsXml(const std::vector<std::string> &keys)

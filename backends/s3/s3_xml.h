@@ -25,8 +25,14 @@ struct ListResult {
     std::vector<std::string> prefixes; // common prefixes ("dir/"), with a delimiter
     bool truncated = false;
     std::string nextToken;
+    std::vector<std::string> undecodable; // names whose URL escapes do not decode, as sent
 };
 
+// Listings are asked for with encoding-type=url: the answer escapes names as URLs do (a
+// control character in one key cannot break its XML) and says so in <EncodingType>url</>;
+// the parsers decode the names of such an answer only ('+' is a space, as AWS writes it).
+// A name that does not decode (a bad escape, an encoded NUL) is no listing failure: it
+// goes to `undecodable`, as sent.
 // ListObjectsV2. Truncated or malformed XML is Corrupt, never a partial success.
 Result<ListResult> parseList(const std::string &xml);
 // ListObjectVersions: versions and delete markers, in the server's order.
@@ -42,6 +48,7 @@ struct VersionList {
     std::vector<ListedVersion> versions;
     bool truncated = false;
     std::string nextKeyMarker, nextVersionIdMarker;
+    std::vector<std::string> undecodable;
 };
 Result<VersionList> parseVersions(const std::string &xml);
 
@@ -55,6 +62,7 @@ struct UploadList {
     std::vector<ListedUpload> uploads;
     bool truncated = false;
     std::string nextKeyMarker, nextUploadIdMarker;
+    std::vector<std::string> undecodable;
 };
 Result<UploadList> parseUploads(const std::string &xml);
 
@@ -77,6 +85,9 @@ Result<std::map<std::string, std::string>> parseTagging(const std::string &xml);
 std::string taggingXml(const std::map<std::string, std::string> &tags);
 std::string completeMultipartXml(const std::vector<std::string> &etags);
 std::string deleteObjectsXml(const std::vector<std::string> &keys);
+// Whether a key can be written in an XML 1.0 body such as DeleteObjects': not when it holds
+// a control character other than tab, line feed or carriage return.
+bool fitsXml(std::string_view key);
 // Keys the DeleteObjects answer reports as not deleted, with their error code.
 std::vector<std::pair<std::string, std::string>> parseDeleteErrors(const std::string &xml);
 

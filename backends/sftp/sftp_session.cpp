@@ -214,7 +214,7 @@ Result<Config> parseConfig(const Uri &uri)
     if (uri.userInfo().find(':') != std::string::npos)
         return Error(ErrorKind::InvalidInput,
                      "a password never goes in an sftp:// URI; save it with the connection "
-                     "(desktop app) or set STRATA_SFTP_PASSWORD");
+                     "(desktop app) or set STRATA_SFTP_PASSWORD (with STRATA_SFTP_HOST naming the server)");
     config.alias = uri.host();
     const std::string &path = uri.path();
     config.home = path == "/~" || path.starts_with("/~/");
@@ -267,7 +267,11 @@ Result<Config> parseConfig(const Uri &uri)
         config.knownHostsFiles = {context.home + "/.ssh/known_hosts", context.home + "/.ssh/known_hosts2"};
     if (knownHosts.empty())
         config.knownHostsFiles.push_back("/etc/ssh/ssh_known_hosts"); // read, never written
-    if (const char *password = std::getenv("STRATA_SFTP_PASSWORD"))
+    // As for FTP and WebDAV: the environment's password (or key passphrase) goes only to
+    // the server STRATA_SFTP_HOST names, never to the other servers of the same command.
+    const char *password = std::getenv("STRATA_SFTP_PASSWORD");
+    const char *forHost = std::getenv("STRATA_SFTP_HOST");
+    if (password && *password && namesHost(forHost ? forHost : "", uri))
         config.password = password;
     return config;
 }
@@ -584,11 +588,15 @@ Status Session::login(const Config &config, const PassphrasePrompt &prompt, std:
     std::string list;
     for (const auto &t : tried)
         list += (list.empty() ? "" : ", ") + t;
+    // The server as the URI names it, port included: two servers of one host are told apart.
+    const std::string server =
+        config.alias + (config.uri.port() ? ":" + std::to_string(*config.uri.port()) : std::string());
     return Error(ErrorKind::PermissionDenied,
-                 user + "@" + config.host + " refused the login (it takes " + methodNames(methods) + "; tried "
+                 user + "@" + server + " refused the login (it takes " + methodNames(methods) + "; tried "
                      + (list.empty() ? "nothing: no key found and no password given" : list)
-                     + "). Add a key to ssh-agent or ~/.ssh, or give the password (STRATA_SFTP_PASSWORD, or save it "
-                       "with the connection)");
+                     + "). Add a key to ssh-agent or ~/.ssh, or give the password (STRATA_SFTP_PASSWORD with "
+                       "STRATA_SFTP_HOST naming "
+                     + server + ", or save it with the connection)");
 }
 
 Result<std::string> Session::home()

@@ -29,13 +29,14 @@ struct Config {
     std::vector<std::string> knownHostsFiles; // the first one receives accepted keys
     std::size_t connections = 8;              // kept open for reuse when idle
     int timeoutMs = 30000;                    // connect and every request
-    std::string password;                     // a password or a key's passphrase; never printed
+    std::string password;                     // a password or a key's passphrase, for this server only; never printed
     std::string passphrase;                   // a key's, as a person answered it; never sent as a password
 };
 
 // Checks an sftp:// URI and reads what ~/.ssh/config says about its host. Query keys:
 // identity=PATH, known-hosts=PATH, ssh-config=PATH (instead of ~/.ssh/config),
-// connections=N (1..64), timeout=SECONDS.
+// connections=N (1..64), timeout=SECONDS. The password is STRATA_SFTP_PASSWORD when
+// STRATA_SFTP_HOST names the URI's server ("host" or "host:port"), else none.
 Result<Config> parseConfig(const Uri &uri);
 
 class ReadStream;

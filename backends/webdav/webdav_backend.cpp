@@ -7,6 +7,7 @@
 #include "backends/webdav/webdav_href.h"
 #include "backends/webdav/webdav_writer.h"
 #include "core/storage/path.h"
+#include "core/storage/printable.h"
 
 #include <algorithm>
 #include <chrono>
@@ -88,6 +89,31 @@ Result<http::Response> WebDavBackend::send(std::string_view method, std::string_
 Error WebDavBackend::fail(const http::Response &response, std::string_view method, std::string_view xmlProblem) const
 {
     return webdavError(response, ErrorContext{method, m_config.hostPort, m_config.hasCredentials()}, xmlProblem);
+}
+
+Status WebDavBackend::multistatus(const http::Response &response, std::string_view method, std::string_view path) const
+{
+    // A 207 to a request on many resources (a collection's MOVE, COPY or DELETE) says what
+    // became of each member (RFC 4918 9.6.1, 9.8.8, 9.9.4): the request failed if one did,
+    // whatever the others say. A 424 Failed Dependency follows from another failure, which is
+    // the one reported.
+    std::optional<DavResource> failed;
+    std::size_t failures = 0;
+    MultistatusParser parser([&](DavResource &&member) {
+        if (member.status / 100 == 2)
+            return;
+        ++failures;
+        if (!failed || (failed->status == 424 && member.status != 424))
+            failed = std::move(member);
+    });
+    parser.feed(response.body);
+    if (const std::string problem = parser.finish(); !problem.empty())
+        return fail(response, method, problem);
+    if (!failed)
+        return {};
+    const auto at = hrefPath(failed->href, m_config.origin(), path);
+    return memberError(failed->status, printable(at ? *at : failed->href), failures - 1,
+                       ErrorContext{method, m_config.hostPort, m_config.hasCredentials()});
 }
 
 Status WebDavBackend::propfind(std::string_view path, int depth, const OnResource &onResource,
@@ -285,6 +311,8 @@ Status WebDavBackend::upload(std::string_view path, http::Request request)
     auto response = send("PUT", path, std::move(request));
     if (!response)
         return std::move(response).error();
+    if (response->status == 207)
+        return multistatus(*response, "PUT", path);
     if (!success(*response))
         return fail(*response, "PUT");
     return {};
@@ -317,6 +345,8 @@ void WebDavBackend::discard(std::string_view path)
         auto response = send("DELETE", path);
         if (!response)
             return std::move(response).error();
+        if (response->status == 207)
+            return multistatus(*response, "DELETE", path);
         if (response->status < 400 || response->status == 404)
             return {};
         return http::statusError(*response, {"DELETE", "WebDAV", ""}); // temporary ones are tried again
@@ -388,6 +418,8 @@ Status WebDavBackend::relocate(std::string_view method, std::string_view from, s
         if (!answer)
             return std::move(answer).error();
     }
+    if (answer->status == 207)
+        return multistatus(*answer, method, from);
     if (!success(*answer))
         return fail(*answer, method);
     return {};
@@ -418,6 +450,8 @@ Status WebDavBackend::remove(std::string_view path, std::string_view within)
     auto response = send("DELETE", path, {}, collection);
     if (!response)
         return std::move(response).error();
+    if (response->status == 207)
+        return multistatus(*response, "DELETE", path);
     if (success(*response) || response->status == 404)
         return {}; // removal is idempotent
     return fail(*response, "DELETE");
@@ -433,8 +467,12 @@ Status WebDavBackend::removeMany(std::span<const std::string> paths, std::string
         auto response = send("DELETE", path);
         if (!response)
             return std::move(response).error();
-        if (!success(*response) && response->status != 404)
+        if (response->status == 207) {
+            if (auto st = multistatus(*response, "DELETE", path); !st)
+                return st;
+        } else if (!success(*response) && response->status != 404) {
             return fail(*response, "DELETE");
+        }
     }
     return {};
 }
@@ -444,6 +482,8 @@ Status WebDavBackend::createDir(std::string_view path)
     auto response = send("MKCOL", path, {}, true);
     if (!response)
         return std::move(response).error();
+    if (response->status == 207)
+        return multistatus(*response, "MKCOL", path);
     if (!success(*response))
         return fail(*response, "MKCOL"); // 405: something has that name; 409: no parent
     return {};

@@ -70,6 +70,9 @@ private:
     // it is (not a collection) when asked without a trailing '/'. Servers that answer for
     // what a link points to cannot be checked: WebDAV has no other way to tell.
     Status confirmFolder(std::string_view dir, std::string_view within);
+    // A 207 answering `method` on `path`: nothing when every member it lists succeeded, else
+    // the first failure, with the member's path and status.
+    Status multistatus(const http::Response &response, std::string_view method, std::string_view path) const;
     // MOVE or COPY that never replaces a directory, and a file only when `overwrite`.
     Status relocate(std::string_view method, std::string_view from, std::string_view to, bool overwrite);
 

@@ -54,4 +54,25 @@ Error webdavError(const http::Response &response, const ErrorContext &context, s
     }
 }
 
+Error memberError(long status, std::string_view where, std::size_t others, const ErrorContext &context)
+{
+    const std::string method(context.method);
+    const std::string said = " (in the server's 207 Multi-Status"
+        + (others ? ", with " + std::to_string(others) + (others == 1 ? " other failure)" : " other failures)")
+                  : std::string(")"));
+    if (status == 0)
+        return make(ErrorKind::Corrupt, method + " did not say what became of " + std::string(where) + said, false);
+    http::Response member;
+    member.status = status;
+    Error e = webdavError(member, context);
+    // Callers read AlreadyExists and NotFound as news of the request's own destination or
+    // source ("nothing was moved"): a member's 412 or 404 says neither, and part of the
+    // request may have been done.
+    const bool misleading = e.kind() == ErrorKind::AlreadyExists || e.kind() == ErrorKind::NotFound;
+    return make(misleading ? ErrorKind::Unexpected : e.kind(),
+                method + " failed for " + std::string(where) + " with HTTP " + std::to_string(status) + said + ": "
+                    + e.cause(),
+                e.temporary());
+}
+
 } // namespace strata::webdav

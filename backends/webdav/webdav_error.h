@@ -19,4 +19,10 @@ struct ErrorContext {
 // multistatus that is malformed or cut short (xmlProblem) reported as Corrupt.
 Error webdavError(const http::Response &response, const ErrorContext &context, std::string_view xmlProblem = {});
 
+// A member of a 207 Multi-Status that failed (`status`, 0 when its answer gave none): the
+// request failed there, said with the member's path (`where`, as it may be printed), its
+// status and how many `others` failed too, of the kind the status alone would have had
+// (Unexpected for a 412 or 404: not news of the request's own destination or source).
+Error memberError(long status, std::string_view where, std::size_t others, const ErrorContext &context);
+
 } // namespace strata::webdav

@@ -159,6 +159,7 @@ void MultistatusParser::startElement()
     if (m_depth == 2 && name == QLatin1String("response")) {
         m_inResponse = true;
         m_resource = DavResource{};
+        m_ownStatus = m_propstatOutcome = 0;
     } else if (!m_inResponse) {
         return;
     } else if (name == QLatin1String("propstat")) {
@@ -196,10 +197,12 @@ void MultistatusParser::endElement()
     switch (m_field) {
     case Field::Href: m_resource.href = std::string(text); break;
     case Field::Status:
-        if (m_inPropstat)
+        if (m_inPropstat) {
             m_props.status = statusOf(text);
-        else
-            m_resource.found = statusOf(text) / 100 == 2;
+        } else {
+            m_ownStatus = statusOf(text);
+            m_resource.found = m_ownStatus / 100 == 2;
+        }
         break;
     case Field::Length: {
         std::uint64_t length = 0;
@@ -217,6 +220,8 @@ void MultistatusParser::endElement()
         m_inResourcetype = false;
     } else if (name == QLatin1String("propstat")) {
         m_inPropstat = false;
+        if (m_propstatOutcome / 100 == 2 || m_propstatOutcome == 0)
+            m_propstatOutcome = m_props.status;
         if (m_props.status / 100 == 2) {
             m_resource.collection = m_resource.collection || m_props.collection;
             if (m_props.length)
@@ -228,6 +233,7 @@ void MultistatusParser::endElement()
         }
     } else if (name == QLatin1String("response") && m_depth == 1) {
         m_inResponse = false;
+        m_resource.status = m_ownStatus ? m_ownStatus : m_propstatOutcome;
         m_onResource(std::move(m_resource));
     }
 }

@@ -18,6 +18,10 @@ struct DavResource {
     std::optional<std::uint64_t> length; // getcontentlength
     std::optional<std::int64_t> mtimeNs; // getlastmodified
     std::string etag;                    // getetag, quotes kept (as GET's ETag header has them)
+    // What the member's answer says of it, for a request on many resources (a collection's
+    // MOVE, COPY, DELETE): its own <D:status> code, else the first <D:propstat> status that
+    // is no success, else 200 when every propstat succeeded; 0 when it says nothing.
+    long status = 0;
 };
 
 // Parses a PROPFIND multistatus as it arrives, in pieces of any size, handing over each
@@ -58,6 +62,8 @@ private:
         std::string etag;
         long status = 200;
     };
+    long m_ownStatus = 0;       // the current response's own <D:status>
+    long m_propstatOutcome = 0; // 200 once a propstat succeeded, its code once one failed
 
     bool parse();
     void startElement();

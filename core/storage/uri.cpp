@@ -311,6 +311,23 @@ bool isLoopbackHost(std::string_view host)
     return host == "localhost" || host == "::1" || host.starts_with("127.");
 }
 
+bool namesHost(std::string_view named, const Uri &uri)
+{
+    auto lower = [](std::string_view text) {
+        std::string out(text);
+        std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        return out;
+    };
+    if (named.empty())
+        return false;
+    const std::string given = lower(named);
+    const std::string bare = lower(uri.host());
+    const std::string bracketed =
+        bare.find(':') != std::string::npos && !bare.starts_with('[') ? "[" + bare + "]" : bare;
+    const std::string withPort = uri.port() ? bracketed + ":" + std::to_string(*uri.port()) : bracketed;
+    return given == withPort || given == bare || given == "[" + bare + "]";
+}
+
 std::optional<std::string> scpStyleUri(std::string_view text)
 {
     // user@host:path, host without '/', and no "scheme://": scp's own rule (a colon

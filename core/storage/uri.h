@@ -85,4 +85,9 @@ bool isSecretQueryKey(std::string_view key);
 // traffic there never leaves it.
 bool isLoopbackHost(std::string_view host);
 
+// Whether `named` (what a person gave a credential for: "host", "host:port", "[::1]:22",
+// in any case) names the URI's server as the URI writes it. Empty names nothing: a
+// password given for one server is never sent to another.
+bool namesHost(std::string_view named, const Uri &uri);
+
 } // namespace strata

@@ -11,6 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/checks.sh
 source "$here/../lib/checks.sh"
 fixture_env STRATA_SFTP_ENVFILE sshd
+export STRATA_SFTP_HOST # the fixture's server (127.0.0.1): STRATA_SFTP_PASSWORD below is given for it
 work=$(mktemp -d)
 trap 'rm -rf "$work" "${server_root:-/nonexistent}"' EXIT
 export HOME=$work/home

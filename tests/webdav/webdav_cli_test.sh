@@ -11,6 +11,8 @@
 #                  MOVE), then the same copy again: done, and the temporary file is gone
 #   lost-put       an upload's answer lost and the server down for a while: the copy completes
 #                  when it is back, and no temporary upload is left on it
+#   multistatus    mv and rm answered by a 207 Multi-Status holding a failure (webdav_stub.js):
+#                  exit 1 naming the member and its status
 set -u
 STRATA=$(readlink -f "$1")
 CASE=$2
@@ -247,13 +249,29 @@ case_lost_put() {
   [ "$left" = $'large.bin\nsmall.bin' ] && pass || fail "the server holds more than the two files: $(tr '\n' ' ' <<<"$left")"
 }
 
+case_multistatus() {
+  local stub_pid port
+  node "$HERE/webdav_stub.js" multistatus "$work/stub.log" >"$work/stub.port" &
+  stub_pid=$!
+  port=$(first_line "$work/stub.port") || { kill "$stub_pid"; fail "webdav_stub.js did not start"; return; }
+  local at="webdav://127.0.0.1:$port"
+  expect 1 "mv whose MOVE failed for a member" -- "$STRATA" mv "$at/src" "$at/dst"
+  contains "mv: the member and its status" "$err" "MOVE failed for /src/f.txt with HTTP 412 (in the server's 207 Multi-Status, with 1 other failure)"
+  one_error "mv multistatus" "$err"
+  expect 1 "rm whose DELETE failed" -- "$STRATA" rm "$at/locked.txt"
+  contains "rm: the member and its status" "$err" "DELETE failed for /locked.txt with HTTP 423"
+  expect 0 "mv whose members all succeeded" -- "$STRATA" mv "$at/ok" "$at/dst-ok"
+  kill "$stub_pid"; wait "$stub_pid" 2>/dev/null
+}
+
 case "$CASE" in
+  multistatus) case_multistatus ;;
   lost-put) case_lost_put ;;
   commands) case_commands ;;
   messages) case_messages ;;
   killed-upload) case_killed_upload ;;
   killed-before-move) case_killed_before_move ;;
-  *) echo "usage: webdav_cli_test.sh STRATA commands|messages|killed-upload|killed-before-move|lost-put" >&2; exit 2 ;;
+  *) echo "usage: webdav_cli_test.sh STRATA commands|messages|killed-upload|killed-before-move|lost-put|multistatus" >&2; exit 2 ;;
 esac
 
 echo "$checks checks passed, $failures failed"

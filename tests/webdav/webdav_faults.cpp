@@ -95,6 +95,7 @@ private Q_SLOTS:
     void redirectIsNamedWithoutItsQuery();
     void connectionResetIsTemporary();
     void onlyOurTemporaryUploadsAreDiscarded();
+    void failedMembersOfAMultistatusFail();
 
 private:
     // A URI on the shared lighttpd: `area` is open, auth or digest.
@@ -502,6 +503,30 @@ void WebDavFaults::connectionResetIsTemporary()
     REQUIRE_ERROR(stat, ErrorKind::Network, stub.hostPort());
     QVERIFY(stat.error().temporary());
     QCOMPARE(int(stub.requests().size()), RetryPolicy{}.maxAttempts);
+}
+
+void WebDavFaults::failedMembersOfAMultistatusFail()
+{
+    // A 207 answer to MOVE, COPY or DELETE lists what became of each member: one failure
+    // fails the request, named by the member's path and status (issue 42: mv said it moved
+    // a folder of which nothing moved).
+    OPEN_STUB("multistatus");
+    // The 424 of the collection follows from its member's 412: the 412 is the one named.
+    REQUIRE_ERROR(op.rename("/src", "/dst"), ErrorKind::Unexpected,
+                  "MOVE failed for /src/f.txt with HTTP 412 (in the server's 207 Multi-Status, with 1 other failure)");
+    REQUIRE_ERROR(op.copy("/src", "/dst"), ErrorKind::Unexpected,
+                  "COPY failed for /src/f.txt with HTTP 412 (in the server's 207 Multi-Status, with 1 other failure)");
+    REQUIRE_ERROR(op.remove("/locked.txt"), ErrorKind::Busy,
+                  "DELETE failed for /locked.txt with HTTP 423 (in the server's 207 Multi-Status): it is locked");
+    // A member's name is server text: escaped, never sent to a terminal as it came.
+    auto esc = op.rename("/esc", "/dst");
+    REQUIRE_ERROR(esc, ErrorKind::PermissionDenied, "MOVE failed for /esc/\\x1b[31mred with HTTP 403");
+    QVERIFY2(esc.error().message().find('\x1b') == std::string::npos, "an ESC byte reached the message");
+    REQUIRE_ERROR(op.rename("/silent", "/dst"), ErrorKind::Corrupt, "MOVE did not say what became of /silent");
+    REQUIRE_ERROR(op.rename("/broken", "/dst"), ErrorKind::Corrupt, "the server's MOVE answer is malformed");
+    // Every member succeeded: so did the request.
+    REQUIRE_OK(op.rename("/ok", "/dst-ok"));
+    REQUIRE_OK(op.copy("/ok", "/dst-ok"));
 }
 
 } // namespace strata

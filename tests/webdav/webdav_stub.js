@@ -13,6 +13,7 @@
 //   redirect   301 to /elsewhere/ (with a query that must not be printed)
 //   reset      closes the connection without an answer
 //   proxy      forwards every request to TARGET (http://127.0.0.1:PORT), recording it
+//   multistatus MOVE, COPY, DELETE and MKCOL answered 207 Multi-Status (see partial())
 'use strict';
 
 const fs = require('fs');
@@ -65,6 +66,40 @@ function outside(req, res, port) {
   res.end(multistatus(body));
 }
 
+// A server that does part of a request on many resources and says so in a 207: /src is a
+// collection holding f.txt, whose MOVE or COPY failed with 412 (the collection itself 424,
+// listed first); /locked.txt's DELETE failed with 423; /esc names a member with an ESC
+// byte; /silent a member with no status; /ok a MOVE or COPY whose every member succeeded;
+// /broken an answer cut short. PROPFIND knows /src, /src/f.txt and the *.txt files.
+function partial(req, res) {
+  const path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname).replace(/\/$/, '');
+  const failed = (href, line) => response(href, `<D:status>HTTP/1.1 ${line}</D:status>`);
+  let body;
+  if (req.method === 'PROPFIND') {
+    if (path === '/src') body = dir('/src/') + (req.headers.depth === '1' ? file('/src/f.txt', 3) : '');
+    else if (['/src/f.txt', '/locked.txt', '/ok', '/esc', '/silent', '/broken'].includes(path)) body = file(path, 3);
+    else { res.writeHead(404); return res.end(); }
+  } else if (path === '/ok') {
+    body = failed('/ok', '201 Created') + failed('/dst-ok/', '201 Created');
+  } else if (path === '/src') {
+    body = failed('/src/', '424 Failed Dependency') + failed('/src/f.txt', '412 Precondition Failed');
+  } else if (path === '/locked.txt') {
+    body = failed(`http://127.0.0.1:${req.socket.localPort}/locked.txt`, '423 Locked') +
+      '<D:responsedescription>locked by someone</D:responsedescription>';
+  } else if (path === '/esc') {
+    body = failed('/esc/%1b%5b31mred', '403 Forbidden');
+  } else if (path === '/silent') {
+    body = response('/silent', '');
+  } else if (path === '/broken') {
+    res.writeHead(207, { 'Content-Type': 'application/xml; charset=utf-8' });
+    return res.end('<?xml version="1.0"?>\n<D:multistatus xmlns:D="DAV:"><D:response><D:href>/broken</D:href>');
+  } else {
+    res.writeHead(500); return res.end();
+  }
+  res.writeHead(207, { 'Content-Type': 'application/xml; charset=utf-8' });
+  res.end(multistatus(body));
+}
+
 const proxy = (req, res) => require('../lib/stub_proxy.js')(target, req, res);
 
 const server = http.createServer((req, res) => {
@@ -78,6 +113,7 @@ const server = http.createServer((req, res) => {
       return res.end('<!DOCTYPE html>\n<html><head><title>Welcome</title></head><body><h1>It works!</h1></body></html>\n');
     }
     if (mode === 'outside') return outside(req, res, port);
+    if (mode === 'multistatus') return partial(req, res);
     if (mode === 'longhref') {
       res.writeHead(207, { 'Content-Type': 'application/xml; charset=utf-8' });
       return res.end(multistatus(dir('/dir/') + file('/dir/' + 'x'.repeat(100 * 1024), 1)));

@@ -152,7 +152,7 @@ const std::vector<CommandSpec> &commands()
         {
             std::vector<Option> o = walkOptions;
             o.push_back({"max-depth", "Go at most N levels below URI.", "N"});
-            o.push_back({"json", "One JSON object per line: path, kind, size, allocated, depth."});
+            o.push_back({"json", "One JSON object per line: path, path_raw, uri, kind, size, allocated, depth."});
             l.push_back({"walk", "URI", "Print every path below URI (like find URI -mindepth 1), fast, in parallel.", o,
                          1, 1, &commandWalk});
         }
@@ -170,7 +170,7 @@ const std::vector<CommandSpec> &commands()
             o.push_back({"type", "Only files (f), directories (d) or symbolic links (l).", "f|d|l"});
             o.push_back({"min-depth", "Test nothing above N levels below URI (1: not URI itself).", "N"});
             o.push_back({"max-depth", "Go at most N levels below URI.", "N"});
-            o.push_back({"json", "One JSON object per line: path, kind, size, modified, depth."});
+            o.push_back({"json", "One JSON object per line: path, path_raw, uri, kind, size, modified, depth."});
             l.push_back({"find", "URI",
                          "Search below URI by name, size, time and kind, in parallel on any storage (answers as GNU "
                          "find's).",

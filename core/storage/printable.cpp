@@ -1,6 +1,6 @@
 #include "core/storage/printable.h"
 
-#include <cstdint>
+#include "core/io/utf8.h"
 
 namespace strata {
 
@@ -12,21 +12,12 @@ std::size_t printableSequence(std::string_view text, std::size_t i)
     const auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x20 && c < 0x7f)
         return 1;
-    const std::size_t len = (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || i + len > text.size())
+    if (c < 0x80)
         return 0;
-    std::uint32_t cp = c & (0xff >> (len + 1));
-    for (std::size_t k = 1; k < len; ++k) {
-        const auto b = static_cast<unsigned char>(text[i + k]);
-        if ((b & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (b & 0x3f);
-    }
-    // Overlong forms, surrogates, out of range and the C1 controls are escaped.
-    static constexpr std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+    const Utf8Char u = decodeUtf8(text, i);
+    if (u.codePoint >= 0x80 && u.codePoint <= 0x9f)
         return 0;
-    return len;
+    return u.length;
 }
 
 } // namespace

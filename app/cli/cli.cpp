@@ -278,14 +278,17 @@ const std::vector<CommandSpec> &commands()
                      2, -1, &commandCp});
         l.push_back({"mv", "SRC… DST", "Move objects or trees: a rename on one backend, else copy then remove.",
                      with({{"overwrite", "Replace objects that exist at the destination."},
-                           {{"n", "no-clobber"}, "Never replace an existing object."}},
+                           {{"n", "no-clobber"}, "Never replace an existing object."},
+                           {"no-preserve-root",
+                            "Allow moving the root of a local file system (file:///), or into it with --overwrite."}},
                           transferOptions),
                      2, -1, &commandMv});
         l.push_back(
             {"sync", "SRC DST", "Make DST like SRC: copy what is missing or differs (size, time).",
              with({{"dry-run", "Print what would be done; change nothing."},
                    {"delete", "Also delete what DST has and SRC does not."},
-                   {{"c", "checksum"}, "Compare files of the same size by checksum instead of modification time."}},
+                   {{"c", "checksum"}, "Compare files of the same size by checksum instead of modification time."},
+                   {"no-preserve-root", "Allow --delete on the root of a local file system (file:///)."}},
                   transferOptions),
              2, 2, &commandSync});
         l.push_back({"diff",

@@ -172,6 +172,8 @@ int runTransfer(Context &context, const ArgParser &parser, TransferMode mode)
         options.dryRun = parser.isSet("dry-run");
         options.compareContent = parser.isSet("checksum");
     }
+    if (mode != TransferMode::Copy)
+        options.allowLocalRoot = parser.isSet("no-preserve-root");
     if (parser.isSet("ignore-case"))
         options.destinationIgnoresCase = true;
     if (parser.isSet("preserve")) {
@@ -268,11 +270,21 @@ int commandMv(Context &context, const ArgParser &parser)
     if (args.size() == 2) {
         auto src = context.open(args[0]);
         auto dst = src ? context.open(args[1]) : src;
+        const bool replace = parser.isSet("overwrite") && !parser.isSet("no-clobber");
+        const bool allowRoot = parser.isSet("no-preserve-root");
+        if (src && dst) {
+            // As the transfer's planner does: refused before anything is looked at.
+            if (auto st = src->op->guardLocalRoot(src->path, "move it (a move removes its source)", "move", allowRoot);
+                !st)
+                return context.fail(st.error());
+            if (auto st = dst->op->guardLocalRoot(dst->path, "replace what is in it", "move to", allowRoot || !replace);
+                !st)
+                return context.fail(st.error());
+        }
         if (src && dst && src->sameBackend(*dst) && src->op->capabilities().has(Capability::Rename)) {
             std::string target = dst->path;
             if (auto there = dst->op->stat(target); there && there->isDir())
                 target = joinPath(dst->path, baseName(src->path));
-            const bool replace = parser.isSet("overwrite") && !parser.isSet("no-clobber");
             auto st = src->op->rename(src->path, target, replace);
             if (st)
                 return Success;

@@ -117,7 +117,8 @@ QString manPage()
         "only "
         "to the server STRATA_FTP_HOST names; else a machine entry of \\fI~/.netrc\\fR.\n"
         ".TP\n\\fBSTRATA_SFTP_PASSWORD\\fR\nAn SSH password, or the passphrase of a key.\n"
-        ".TP\n\\fBSTRATA_STATE_DIR\\fR\nWhere transfer journals are kept (default \\fI~/.local/state/strata\\fR).\n"
+        ".TP\n\\fBSTRATA_STATE_DIR\\fR\nWhere transfer journals are kept (default \\fI~/.local/state/strata\\fR); "
+        "refused when another user owns it or others can write to it.\n"
         ".TP\n\\fBhttp_proxy\\fR, \\fBhttps_proxy\\fR, \\fBall_proxy\\fR, \\fBno_proxy\\fR\nHTTP proxies, as libcurl "
         "reads them.\n");
     t += QStringLiteral(

@@ -102,7 +102,7 @@ void Context::warn(std::string_view message)
 
 int Context::usage(const std::string &message)
 {
-    write(err, "strata " + commandName + ": " + message + "\nTry 'strata " + commandName + " --help'.\n");
+    write(err, "strata " + commandName + ": " + printable(message) + "\nTry 'strata " + commandName + " --help'.\n");
     return Usage;
 }
 
@@ -387,7 +387,7 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
             write(out, globalHelp());
             return Success;
         } else {
-            write(err, "strata: unknown option '" + a + "'\n\n" + globalHelp());
+            write(err, "strata: unknown option '" + printable(a) + "'\n\n" + globalHelp());
             return Usage;
         }
     }
@@ -406,7 +406,7 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
         it != all.end())
         spec = &*it;
     if (!spec) {
-        write(err, "strata: unknown command '" + name + "'\n\n" + globalHelp());
+        write(err, "strata: unknown command '" + printable(name) + "'\n\n" + globalHelp());
         return Usage;
     }
 
@@ -419,7 +419,7 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
     std::vector<std::string> commandArgs(args.begin() + 1, args.end());
     commandArgs[0] = "strata " + name;
     if (!parser.parse(commandArgs)) {
-        write(err, "strata " + name + ": " + parser.errorText() + "\nTry 'strata " + name + " --help'.\n");
+        write(err, "strata " + name + ": " + printable(parser.errorText()) + "\nTry 'strata " + name + " --help'.\n");
         return Usage;
     }
     if (parser.isSet("help")) {
@@ -434,7 +434,8 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
     OperatorOptions options;
     if (verbose || parser.isSet("verbose"))
         options.log = [err](std::string_view line) {
-            std::fprintf(err, "strata: %.*s\n", int(line.size()), line.data());
+            // A line holds names and server text (an error's cause, a redirect's Location).
+            write(err, "strata: " + printable(line) + "\n");
         };
     Registry registry(std::move(options));
     registerBackends(registry);

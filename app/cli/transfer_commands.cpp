@@ -5,6 +5,7 @@
 #include "app/cli/interrupt_watch.h"
 #include "core/storage/path.h"
 #include "core/storage/printable.h"
+#include "core/storage/state_folder.h"
 #include "core/transfer/transfer_queue.h"
 
 #include <algorithm>
@@ -230,9 +231,14 @@ int runTransfer(Context &context, const ArgParser &parser, TransferMode mode)
         if (progressFd < 0 || ::fcntl(progressFd, F_GETFD) == -1)
             return context.usage("--progress-fd takes the number of an open file descriptor");
     }
+    const std::string journals = options.dryRun ? std::string() : defaultJournalDir();
+    if (!journals.empty())
+        for (const std::string &dir : {std::string(parentPath(journals)), journals})
+            if (auto st = checkStateFolder(dir); !st)
+                return context.fail(st.error());
     ProgressBar bar(context.err, !json && (parser.isSet("progress") || ::isatty(fileno(context.err))), progressFd);
     InterruptWatch interrupts;
-    TransferQueue queue(context.registry, QueueOptions{options.dryRun ? std::string() : defaultJournalDir(), 1}, &bar);
+    TransferQueue queue(context.registry, QueueOptions{journals, 1}, &bar);
     queue.restore();
     std::string id;
     if (auto earlier = queue.findByIdentity(spec.identity())) {

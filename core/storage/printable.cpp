@@ -6,7 +6,17 @@ namespace strata {
 
 namespace {
 
-// Length of the valid UTF-8 sequence at text[i] that is not a C1 control, or 0.
+// Invisible characters that reorder or break the text around them: the bidirectional marks,
+// embeddings, overrides and isolates (U+202E shows "exe.txt" as "txt.exe") and the line and
+// paragraph separators. Shown as \u escapes, like control characters.
+bool isDisguising(char32_t cp)
+{
+    return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e)
+        || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+// Length of the valid UTF-8 sequence at text[i] that is not a C1 control or a disguising
+// character, or 0.
 std::size_t printableSequence(std::string_view text, std::size_t i)
 {
     const auto c = static_cast<unsigned char>(text[i]);
@@ -15,7 +25,7 @@ std::size_t printableSequence(std::string_view text, std::size_t i)
     if (c < 0x80)
         return 0;
     const Utf8Char u = decodeUtf8(text, i);
-    if (u.codePoint >= 0x80 && u.codePoint <= 0x9f)
+    if ((u.codePoint >= 0x80 && u.codePoint <= 0x9f) || isDisguising(u.codePoint))
         return 0;
     return u.length;
 }
@@ -52,6 +62,13 @@ void appendPrintable(std::string &out, std::string_view text)
         if (n > 0) {
             out.append(text.substr(i, n));
             i += n;
+            continue;
+        }
+        if (const Utf8Char u = decodeUtf8(text, i); isDisguising(u.codePoint)) {
+            out += "\\u";
+            for (int shift = 12; shift >= 0; shift -= 4)
+                out += kHex[(u.codePoint >> shift) & 15];
+            i += u.length;
             continue;
         }
         const auto c = static_cast<unsigned char>(text[i++]);

@@ -118,9 +118,21 @@ QString manPage()
         "to the server STRATA_FTP_HOST names; else a machine entry of \\fI~/.netrc\\fR.\n"
         ".TP\n\\fBSTRATA_SFTP_HOST\\fR, \\fBSTRATA_SFTP_PASSWORD\\fR\nAn SSH password, or the passphrase of a "
         "key, used only for the server STRATA_SFTP_HOST names (host or host:port, as the URI writes it).\n"
-        ".TP\n\\fBSTRATA_STATE_DIR\\fR\nWhere transfer journals are kept (default \\fI~/.local/state/strata\\fR).\n"
+        ".TP\n\\fBSTRATA_STATE_DIR\\fR\nWhere transfer journals are kept (default \\fI~/.local/state/strata\\fR); "
+        "refused when another user owns it or others can write to it.\n"
         ".TP\n\\fBhttp_proxy\\fR, \\fBhttps_proxy\\fR, \\fBall_proxy\\fR, \\fBno_proxy\\fR\nHTTP proxies, as libcurl "
         "reads them.\n");
+    t += QStringLiteral(
+        ".SH JSON OUTPUT\nWith \\fB\\-\\-json\\fR, names and paths are exact. Each is given twice: as text "
+        "(\\fBname\\fR, \\fBpath\\fR, \\fBtarget\\fR, \\fBroot\\fR; a byte that is not UTF\\-8 shows as U+FFFD) "
+        "and byte for byte (\\fBname_raw\\fR, \\fBpath_raw\\fR, \\fBtarget_raw\\fR, \\fBroot_raw\\fR: the same text "
+        "with \\fB%\\fR and every byte that is not UTF\\-8 written as \\fB%\\fR\\fIXX\\fR, so "
+        "\\fBold%FF.log\\fR is not \\fBold\\[uFFFD].log\\fR). A \\fBuri\\fR is percent\\-encoded the same way "
+        "and every command takes it back:\n.nf\n"
+        "strata ls \\-\\-json DIR | jq \\-r '.entries[] | select(.name_raw == \"old%FF.log\") | .uri' | xargs \\-d "
+        "'\\\\n' strata "
+        "rm\n"
+        ".fi\n");
     t += QStringLiteral(".SH EXIT STATUS\n0 success, 1 an operation failed, 2 the command line was wrong, "
                         "130 a transfer was interrupted and can be resumed by running the same command again.\n");
     t += QStringLiteral(

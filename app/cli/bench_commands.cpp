@@ -7,6 +7,9 @@
 #include "core/bench/bench_runner.h"
 #include "core/bench/benchstat.h"
 #include "core/bench/go_bench.h"
+#include "core/storage/path.h"
+#include "core/storage/printable.h"
+#include "core/storage/state_folder.h"
 
 #include <algorithm>
 #include <cctype>
@@ -423,9 +426,16 @@ int commandBench(Context &context, const ArgParser &parser)
     // The history the GUI picks runs from: one Go text file per target and run.
     const std::string dir = benchHistoryDir();
     std::error_code ignored;
-    std::filesystem::create_directories(dir, ignored);
+    Status safe;
+    for (const std::string &folder : {std::string(parentPath(dir)), dir})
+        if (safe)
+            safe = checkStateFolder(folder);
+    if (!safe)
+        context.warn("the run is not kept in the history: " + safe.error().message());
+    else
+        std::filesystem::create_directories(dir, ignored);
     const std::string stamp = utcStamp();
-    for (std::size_t i = 0; i < locations.size(); ++i) {
+    for (std::size_t i = 0; safe && i < locations.size(); ++i) {
         std::ofstream(dir + "/" + historyFileName(stamp + (i ? "-vs" : ""), label, locations[i].display()),
                       std::ios::binary)
             << texts[i];
@@ -538,9 +548,9 @@ int commandBenchstat(Context &context, const ArgParser &parser)
         if (!results)
             return context.fail(results.error().withContext("read", path));
         for (const auto &w : warnings)
-            write(context.err, "strata benchstat: " + path + ": " + w + "\n");
+            write(context.err, "strata benchstat: " + printable(path) + ": " + printable(w) + "\n");
         if (results->empty())
-            write(context.err, "strata benchstat: " + path + " holds no benchmark results\n");
+            write(context.err, "strata benchstat: " + printable(path) + " holds no benchmark results\n");
         inputs.push_back({path, std::move(*results)});
     }
     const auto report = benchstat(inputs, options);
@@ -551,7 +561,7 @@ int commandBenchstat(Context &context, const ArgParser &parser)
         std::vector<std::string> warnings;
         out = formatBenchstatCsv(report, &warnings);
         for (const auto &w : warnings)
-            write(context.err, "strata benchstat: " + w + "\n");
+            write(context.err, "strata benchstat: " + printable(w) + "\n");
     } else {
         out = formatBenchstatText(report);
     }

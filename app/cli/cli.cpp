@@ -102,7 +102,7 @@ void Context::warn(std::string_view message)
 
 int Context::usage(const std::string &message)
 {
-    write(err, "strata " + commandName + ": " + message + "\nTry 'strata " + commandName + " --help'.\n");
+    write(err, "strata " + commandName + ": " + printable(message) + "\nTry 'strata " + commandName + " --help'.\n");
     return Usage;
 }
 
@@ -152,7 +152,7 @@ const std::vector<CommandSpec> &commands()
         {
             std::vector<Option> o = walkOptions;
             o.push_back({"max-depth", "Go at most N levels below URI.", "N"});
-            o.push_back({"json", "One JSON object per line: path, kind, size, allocated, depth."});
+            o.push_back({"json", "One JSON object per line: path, path_raw, uri, kind, size, allocated, depth."});
             l.push_back({"walk", "URI", "Print every path below URI (like find URI -mindepth 1), fast, in parallel.", o,
                          1, 1, &commandWalk});
         }
@@ -170,7 +170,7 @@ const std::vector<CommandSpec> &commands()
             o.push_back({"type", "Only files (f), directories (d) or symbolic links (l).", "f|d|l"});
             o.push_back({"min-depth", "Test nothing above N levels below URI (1: not URI itself).", "N"});
             o.push_back({"max-depth", "Go at most N levels below URI.", "N"});
-            o.push_back({"json", "One JSON object per line: path, kind, size, modified, depth."});
+            o.push_back({"json", "One JSON object per line: path, path_raw, uri, kind, size, modified, depth."});
             l.push_back({"find", "URI",
                          "Search below URI by name, size, time and kind, in parallel on any storage (answers as GNU "
                          "find's).",
@@ -278,14 +278,17 @@ const std::vector<CommandSpec> &commands()
                      2, -1, &commandCp});
         l.push_back({"mv", "SRC… DST", "Move objects or trees: a rename on one backend, else copy then remove.",
                      with({{"overwrite", "Replace objects that exist at the destination."},
-                           {{"n", "no-clobber"}, "Never replace an existing object."}},
+                           {{"n", "no-clobber"}, "Never replace an existing object."},
+                           {"no-preserve-root",
+                            "Allow moving the root of a local file system (file:///), or into it with --overwrite."}},
                           transferOptions),
                      2, -1, &commandMv});
         l.push_back(
             {"sync", "SRC DST", "Make DST like SRC: copy what is missing or differs (size, time).",
              with({{"dry-run", "Print what would be done; change nothing."},
                    {"delete", "Also delete what DST has and SRC does not."},
-                   {{"c", "checksum"}, "Compare files of the same size by checksum instead of modification time."}},
+                   {{"c", "checksum"}, "Compare files of the same size by checksum instead of modification time."},
+                   {"no-preserve-root", "Allow --delete on the root of a local file system (file:///)."}},
                   transferOptions),
              2, 2, &commandSync});
         l.push_back({"diff",
@@ -384,7 +387,7 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
             write(out, globalHelp());
             return Success;
         } else {
-            write(err, "strata: unknown option '" + a + "'\n\n" + globalHelp());
+            write(err, "strata: unknown option '" + printable(a) + "'\n\n" + globalHelp());
             return Usage;
         }
     }
@@ -403,7 +406,7 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
         it != all.end())
         spec = &*it;
     if (!spec) {
-        write(err, "strata: unknown command '" + name + "'\n\n" + globalHelp());
+        write(err, "strata: unknown command '" + printable(name) + "'\n\n" + globalHelp());
         return Usage;
     }
 
@@ -416,7 +419,7 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
     std::vector<std::string> commandArgs(args.begin() + 1, args.end());
     commandArgs[0] = "strata " + name;
     if (!parser.parse(commandArgs)) {
-        write(err, "strata " + name + ": " + parser.errorText() + "\nTry 'strata " + name + " --help'.\n");
+        write(err, "strata " + name + ": " + printable(parser.errorText()) + "\nTry 'strata " + name + " --help'.\n");
         return Usage;
     }
     if (parser.isSet("help")) {
@@ -431,7 +434,8 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
     OperatorOptions options;
     if (verbose || parser.isSet("verbose"))
         options.log = [err](std::string_view line) {
-            std::fprintf(err, "strata: %.*s\n", int(line.size()), line.data());
+            // A line holds names and server text (an error's cause, a redirect's Location).
+            write(err, "strata: " + printable(line) + "\n");
         };
     Registry registry(std::move(options));
     registerBackends(registry);

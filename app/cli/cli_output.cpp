@@ -88,8 +88,8 @@ std::string modeString(const Entry &entry)
 json::Object toJson(const Entry &entry, const std::string &uri)
 {
     json::Object o;
-    o["name"] = entry.name;
-    o["path"] = entry.path;
+    json::setExact(o, "name", entry.name);
+    json::setExact(o, "path", entry.path);
     o["uri"] = uri;
     o["kind"] = toString(entry.kind);
     o["size"] = entry.size;
@@ -106,7 +106,7 @@ json::Object toJson(const Entry &entry, const std::string &uri)
     if (!entry.contentHash.empty())
         o["hash"] = entry.contentHash;
     if (!entry.symlinkTarget.empty())
-        o["target"] = entry.symlinkTarget;
+        json::setExact(o, "target", entry.symlinkTarget);
     return o;
 }
 

@@ -67,7 +67,8 @@ int commandDiff(Context &context, const ArgParser &parser)
     if (json) {
         json::Array differences;
         for (const auto &d : cmp->differences) {
-            json::Object item{{"path", d.path}, {"change", std::string(toString(d.kind))}};
+            json::Object item{{"change", std::string(toString(d.kind))}};
+            json::setExact(item, "path", d.path);
             if (d.kind != FolderDifference::Kind::OnlyB)
                 item["a"] = sideJson(d.a);
             if (d.kind != FolderDifference::Kind::OnlyA)
@@ -76,9 +77,11 @@ int commandDiff(Context &context, const ArgParser &parser)
         }
         json::Array errors;
         for (const auto *list : {&cmp->errorsA, &cmp->errorsB})
-            for (const auto &e : *list)
-                errors.push_back(json::Object{
-                    {"side", list == &cmp->errorsA ? "a" : "b"}, {"path", e.path}, {"message", e.message}});
+            for (const auto &e : *list) {
+                json::Object o{{"side", list == &cmp->errorsA ? "a" : "b"}, {"message", e.message}};
+                json::setExact(o, "path", e.path);
+                errors.push_back(std::move(o));
+            }
         writeJson(context.out,
                   json::Object{{"a", nameA},
                                {"b", nameB},

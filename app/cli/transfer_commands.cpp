@@ -5,6 +5,7 @@
 #include "app/cli/interrupt_watch.h"
 #include "core/storage/path.h"
 #include "core/storage/printable.h"
+#include "core/storage/state_folder.h"
 #include "core/transfer/transfer_queue.h"
 
 #include <algorithm>
@@ -172,6 +173,8 @@ int runTransfer(Context &context, const ArgParser &parser, TransferMode mode)
         options.dryRun = parser.isSet("dry-run");
         options.compareContent = parser.isSet("checksum");
     }
+    if (mode != TransferMode::Copy)
+        options.allowLocalRoot = parser.isSet("no-preserve-root");
     if (parser.isSet("ignore-case"))
         options.destinationIgnoresCase = true;
     if (parser.isSet("preserve")) {
@@ -228,9 +231,14 @@ int runTransfer(Context &context, const ArgParser &parser, TransferMode mode)
         if (progressFd < 0 || ::fcntl(progressFd, F_GETFD) == -1)
             return context.usage("--progress-fd takes the number of an open file descriptor");
     }
+    const std::string journals = options.dryRun ? std::string() : defaultJournalDir();
+    if (!journals.empty())
+        for (const std::string &dir : {std::string(parentPath(journals)), journals})
+            if (auto st = checkStateFolder(dir); !st)
+                return context.fail(st.error());
     ProgressBar bar(context.err, !json && (parser.isSet("progress") || ::isatty(fileno(context.err))), progressFd);
     InterruptWatch interrupts;
-    TransferQueue queue(context.registry, QueueOptions{options.dryRun ? std::string() : defaultJournalDir(), 1}, &bar);
+    TransferQueue queue(context.registry, QueueOptions{journals, 1}, &bar);
     queue.restore();
     std::string id;
     if (auto earlier = queue.findByIdentity(spec.identity())) {
@@ -268,11 +276,21 @@ int commandMv(Context &context, const ArgParser &parser)
     if (args.size() == 2) {
         auto src = context.open(args[0]);
         auto dst = src ? context.open(args[1]) : src;
+        const bool replace = parser.isSet("overwrite") && !parser.isSet("no-clobber");
+        const bool allowRoot = parser.isSet("no-preserve-root");
+        if (src && dst) {
+            // As the transfer's planner does: refused before anything is looked at.
+            if (auto st = src->op->guardLocalRoot(src->path, "move it (a move removes its source)", "move", allowRoot);
+                !st)
+                return context.fail(st.error());
+            if (auto st = dst->op->guardLocalRoot(dst->path, "replace what is in it", "move to", allowRoot || !replace);
+                !st)
+                return context.fail(st.error());
+        }
         if (src && dst && src->sameBackend(*dst) && src->op->capabilities().has(Capability::Rename)) {
             std::string target = dst->path;
             if (auto there = dst->op->stat(target); there && there->isDir())
                 target = joinPath(dst->path, baseName(src->path));
-            const bool replace = parser.isSet("overwrite") && !parser.isSet("no-clobber");
             auto st = src->op->rename(src->path, target, replace);
             if (st)
                 return Success;

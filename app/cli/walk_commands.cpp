@@ -113,6 +113,12 @@ std::string printPrefix(const Location &loc, const std::string &argument)
     return loc.path == "/" ? std::string() : loc.path;
 }
 
+// The path of `relative` (as a walk names it) below `dir`.
+std::string below(const std::string &dir, std::string_view relative)
+{
+    return relative.empty() ? dir : joinPath(dir, relative);
+}
+
 } // namespace
 
 int commandWalk(Context &context, const ArgParser &parser)
@@ -144,6 +150,10 @@ int commandWalk(Context &context, const ArgParser &parser)
                 full.push_back('/');
                 full.append(e.path);
                 out += json::quoted(full);
+                out += ",\"path_raw\":";
+                out += json::quoted(json::exactText(full));
+                out += ",\"uri\":";
+                out += json::quoted(loc->op->display(below(loc->path, e.path)));
                 out += ",\"kind\":\"";
                 out += kindName(e.kind);
                 out += "\",\"size\":";
@@ -267,13 +277,13 @@ int commandFind(Context &context, const ArgParser &parser)
             path.append(relative);
         }
         if (json) {
-            json::write(out,
-                        json::Object{{"path", path},
-                                     {"kind", std::string(toString(kind))},
-                                     {"size", size},
-                                     {"modified", isoTime(mtimeNs)},
-                                     {"depth", depth}},
-                        json::Format::Compact);
+            json::Object o{{"uri", loc->op->display(below(loc->path, relative))},
+                           {"kind", std::string(toString(kind))},
+                           {"size", size},
+                           {"modified", isoTime(mtimeNs)},
+                           {"depth", depth}};
+            json::setExact(o, "path", path);
+            json::write(out, o, json::Format::Compact);
             out += '\n';
         } else {
             appendPrintable(out, path); // a name cannot drive the terminal
@@ -344,15 +354,18 @@ void printComparison(Context &context, const Scan &before, const Scan &after, co
         json::Array changes;
         for (std::size_t i = 0; i < shown; ++i) {
             const ScanChange &c = cmp.changes[i];
-            changes.push_back(json::Object{{"path", c.path},
-                                           {"kind", toString(c.entryKind)},
-                                           {"change", toString(c.kind)},
-                                           {"before", c.before},
-                                           {"after", c.after},
-                                           {"delta", c.delta()}});
+            json::Object o{{"kind", toString(c.entryKind)},
+                           {"change", toString(c.kind)},
+                           {"before", c.before},
+                           {"after", c.after},
+                           {"delta", c.delta()}};
+            json::setExact(o, "path", c.path);
+            changes.push_back(std::move(o));
         }
         const auto side = [](const Scan &scan, std::uint64_t total) {
-            return json::Object{{"root", scan.root}, {"taken", isoSeconds(scan.takenNs)}, {"bytes", total}};
+            json::Object o{{"taken", isoSeconds(scan.takenNs)}, {"bytes", total}};
+            json::setExact(o, "root", scan.root);
+            return o;
         };
         writeJson(context.out,
                   json::Object{{"before", side(before, cmp.before)},
@@ -506,15 +519,17 @@ int commandDu(Context &context, const ArgParser &parser)
     };
     if (json) {
         json::Array array;
-        for (const auto *d : shown)
-            array.push_back(json::Object{{"path", pathOf(*d)},
-                                         {"bytes", d->bytes},
-                                         {"allocated", d->allocated},
-                                         {"files", d->files},
-                                         {"dirs", d->dirs}});
+        for (const auto *d : shown) {
+            json::Object o{{"bytes", d->bytes}, {"allocated", d->allocated}, {"files", d->files}, {"dirs", d->dirs}};
+            json::setExact(o, "path", pathOf(*d));
+            array.push_back(std::move(o));
+        }
         json::Array errors;
-        for (const auto &e : summary->errors)
-            errors.push_back(json::Object{{"path", e.path}, {"message", e.message}});
+        for (const auto &e : summary->errors) {
+            json::Object o{{"message", e.message}};
+            json::setExact(o, "path", e.path);
+            errors.push_back(std::move(o));
+        }
         json::Object out{{"path", root},
                          {"bytes", summary->bytes},
                          {"allocated", summary->allocated},
@@ -526,6 +541,7 @@ int commandDu(Context &context, const ArgParser &parser)
                          {"excluded", summary->excluded},
                          {"directories", std::move(array)},
                          {"errors", std::move(errors)}};
+        out["path_raw"] = json::exactText(root);
         if (parser.isSet("kept"))
             out["kept"] = keptJson;
         writeJson(context.out, out);

@@ -35,6 +35,13 @@ std::optional<Value> parse(std::string_view text, std::string *error = nullptr);
 // A JSON string literal, quotes included (for output written a line at a time).
 std::string quoted(std::string_view text);
 
+// `text` byte for byte in a JSON string: '%' and every byte that is not part of valid UTF-8
+// written as %XX ("old%FF.log" is old\xff.log, "100%25" is "100%"); everything else as it is.
+std::string exactText(std::string_view text);
+// Sets `key` to `text` as people read it (a byte that is not UTF-8 shows as U+FFFD) and
+// `key`_raw to exactText(text): the --json form of every name and path.
+void setExact(Object &object, const std::string &key, std::string_view text);
+
 // Member `key` of an object when it has the type of `fallback`; `fallback` otherwise (a
 // missing member, another type, or a value that is no object).
 template <typename T>

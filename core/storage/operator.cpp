@@ -227,11 +227,8 @@ Status Operator::remove(std::string_view path)
 Status Operator::removeAll(std::string_view path, const RemoveAllOptions &options)
 {
     STRATA_CHECKED(p, "remove", path);
-    if (p == "/" && localPath(p) && !options.allowLocalRoot)
-        return Error(ErrorKind::InvalidInput,
-                     "it is the root of the file system; refusing to remove it recursively "
-                     "(use --no-preserve-root to override)")
-            .withContext("remove", display(p));
+    if (auto st = guardLocalRoot(p, "remove it recursively", "remove", options.allowLocalRoot); !st)
+        return st;
     auto entry = stat(p);
     if (!entry)
         return entry.error().kind() == ErrorKind::NotFound ? Status{} : Status(std::move(entry).error());
@@ -246,6 +243,17 @@ Status Operator::removeAll(std::string_view path, const RemoveAllOptions &option
     // Below what was named (or `within`), every removal resolves its path through no symlink.
     const std::string within = options.within.empty() ? dir : options.within;
     return removeTree(dir, within, options);
+}
+
+Status Operator::guardLocalRoot(std::string_view path, std::string_view doing, std::string_view operation,
+                                bool allowed) const
+{
+    if (allowed || path != "/" || !localPath(path))
+        return {};
+    return Error(ErrorKind::InvalidInput,
+                 "it is the root of the file system; refusing to " + std::string(doing)
+                     + " (use --no-preserve-root to override)")
+        .withContext(operation, display(path));
 }
 
 Status Operator::listTree(const std::string &dir, const RemoveAllOptions &options)

@@ -72,6 +72,11 @@ public:
     // goes, whatever a listing says; a folder the storage keeps listing after its children
     // were removed stops the removal instead of looping.
     Status removeAll(std::string_view path, const RemoveAllOptions &options = {});
+    // Refuses what would remove or replace things in a local file system's root (rm -r,
+    // sync --delete, mv: `doing` says which) unless `allowed` (--no-preserve-root).
+    // `path` is normal; any other path, or the root of other storage, passes.
+    Status guardLocalRoot(std::string_view path, std::string_view doing, std::string_view operation,
+                          bool allowed) const;
     Status createDir(std::string_view path, bool parents = false);
     // Fails with AlreadyExists when something is at `to`, unless `replace`.
     Status rename(std::string_view from, std::string_view to, bool replace = false);

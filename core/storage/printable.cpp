@@ -1,32 +1,33 @@
 #include "core/storage/printable.h"
 
-#include <cstdint>
+#include "core/io/utf8.h"
 
 namespace strata {
 
 namespace {
 
-// Length of the valid UTF-8 sequence at text[i] that is not a C1 control, or 0.
+// Invisible characters that reorder or break the text around them: the bidirectional marks,
+// embeddings, overrides and isolates (U+202E shows "exe.txt" as "txt.exe") and the line and
+// paragraph separators. Shown as \u escapes, like control characters.
+bool isDisguising(char32_t cp)
+{
+    return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x2028 && cp <= 0x202e)
+        || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+// Length of the valid UTF-8 sequence at text[i] that is not a C1 control or a disguising
+// character, or 0.
 std::size_t printableSequence(std::string_view text, std::size_t i)
 {
     const auto c = static_cast<unsigned char>(text[i]);
     if (c >= 0x20 && c < 0x7f)
         return 1;
-    const std::size_t len = (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (len == 0 || i + len > text.size())
+    if (c < 0x80)
         return 0;
-    std::uint32_t cp = c & (0xff >> (len + 1));
-    for (std::size_t k = 1; k < len; ++k) {
-        const auto b = static_cast<unsigned char>(text[i + k]);
-        if ((b & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (b & 0x3f);
-    }
-    // Overlong forms, surrogates, out of range and the C1 controls are escaped.
-    static constexpr std::uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+    const Utf8Char u = decodeUtf8(text, i);
+    if ((u.codePoint >= 0x80 && u.codePoint <= 0x9f) || isDisguising(u.codePoint))
         return 0;
-    return len;
+    return u.length;
 }
 
 } // namespace
@@ -61,6 +62,13 @@ void appendPrintable(std::string &out, std::string_view text)
         if (n > 0) {
             out.append(text.substr(i, n));
             i += n;
+            continue;
+        }
+        if (const Utf8Char u = decodeUtf8(text, i); isDisguising(u.codePoint)) {
+            out += "\\u";
+            for (int shift = 12; shift >= 0; shift -= 4)
+                out += kHex[(u.codePoint >> shift) & 15];
+            i += u.length;
             continue;
         }
         const auto c = static_cast<unsigned char>(text[i++]);

@@ -6,8 +6,10 @@
 namespace strata {
 
 // `text` as it may be written to a terminal: control characters (C0, DEL, C1) and bytes that
-// are not UTF-8 become visible escapes (\n, \t, \x1b, …), so a name a server sends cannot
-// move the cursor, clear the screen or forge a line. Printable UTF-8 is kept as it is.
+// are not UTF-8 become visible escapes (\n, \t, \x1b, …), and so do the invisible characters
+// that reorder or break text (bidirectional controls U+202A–U+202E, U+2066–U+2069, U+200E,
+// U+200F, U+061C; U+2028, U+2029: \u202e), so a name a server sends cannot move the cursor,
+// clear the screen, forge a line or disguise itself. Other UTF-8 is kept as it is.
 std::string printable(std::string_view text);
 
 // Whether printable(text) would change nothing (no allocation).

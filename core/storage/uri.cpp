@@ -1,5 +1,6 @@
 #include "core/storage/uri.h"
 
+#include "core/io/utf8.h"
 #include "core/storage/path.h"
 
 #include <algorithm>
@@ -65,14 +66,21 @@ std::string percentEncode(std::string_view text, std::string_view keep, bool kee
     static constexpr char hex[] = "0123456789ABCDEF";
     std::string out;
     out.reserve(text.size());
-    for (unsigned char c : text) {
-        if (isUnreserved(c) || keep.find(char(c)) != std::string_view::npos || (keepUtf8 && c >= 0x80)) {
-            out += char(c);
-        } else {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
+    for (std::size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        // Only whole UTF-8 characters are kept: a stray byte (old\xff.log) is encoded, so
+        // it does not read back as the same text as its U+FFFD twin.
+        const std::size_t kept = c >= 0x80 ? (keepUtf8 ? 1 : 0)
+                                           : isUnreserved(c) || keep.find(char(c)) != std::string_view::npos;
+        if (kept > 0) {
+            out.append(text.substr(i, kept));
+            i += kept;
+            continue;
         }
+        out += '%';
+        out += hex[c >> 4];
+        out += hex[c & 15];
+        ++i;
     }
     return out;
 }

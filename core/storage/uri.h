@@ -65,8 +65,9 @@ private:
     std::vector<QueryItem> m_query;
 };
 
-// Percent-encodes every byte outside the unreserved set and `keep`; bytes >= 0x80 are
-// kept as UTF-8 when keepUtf8 is set (IRI style, readable), else encoded.
+// Percent-encodes every byte outside the unreserved set and `keep`; valid UTF-8 characters
+// are kept when keepUtf8 is set (IRI style, readable), else encoded. Bytes that are no
+// UTF-8 are always encoded, so the text reads back byte for byte.
 std::string percentEncode(std::string_view text, std::string_view keep = {}, bool keepUtf8 = false);
 // Decodes %XX escapes; an encoded NUL is an error. Strict: a truncated or non-hex escape
 // is an error too. Lenient (names in paths): such a '%' is kept as the character itself.

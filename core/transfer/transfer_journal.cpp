@@ -1,5 +1,6 @@
 #include "core/transfer/transfer_journal.h"
 
+#include "core/storage/state_folder.h"
 #include "core/storage/uri.h"
 
 #include <algorithm>
@@ -48,6 +49,8 @@ std::string defaultJournalDir()
 Result<std::unique_ptr<TransferJournal>> TransferJournal::create(const std::string &dir, const std::string &jobId,
                                                                  const TransferSpec &spec)
 {
+    if (auto st = checkStateFolder(dir); !st)
+        return std::move(st).error();
     std::unique_ptr<TransferJournal> journal(new TransferJournal);
     journal->m_jobId = jobId;
     journal->m_spec = spec;

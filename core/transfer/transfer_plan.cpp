@@ -288,6 +288,30 @@ void refuseCaseCollisions(TransferPlan &plan, const Location &dst)
     plan.files = std::move(kept);
 }
 
+// A local file system's root, where the transfer would remove or replace what is in it,
+// is refused before anything is listed: a mistyped destination must not empty /.
+Status refuseLocalRoot(Registry &registry, const TransferSpec &spec, const Location &dst)
+{
+    const TransferOptions &o = spec.options;
+    if (o.mode == TransferMode::Sync && o.deleteExtra)
+        if (auto st =
+                dst.op->guardLocalRoot(dst.path, "delete what the source lacks from it", "sync to", o.allowLocalRoot);
+            !st)
+            return st;
+    if (o.mode != TransferMode::Move)
+        return {};
+    if (o.existing == ExistingPolicy::Overwrite)
+        if (auto st = dst.op->guardLocalRoot(dst.path, "replace what is in it", "move to", o.allowLocalRoot); !st)
+            return st;
+    for (const auto &source : spec.sources)
+        if (auto src = registry.open(source); src)
+            if (auto st =
+                    src->op->guardLocalRoot(src->path, "move it (a move removes its source)", "move", o.allowLocalRoot);
+                !st)
+                return st;
+    return {};
+}
+
 } // namespace
 
 Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, const std::stop_token &stop,
@@ -302,6 +326,8 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
     const bool sync = spec.options.mode == TransferMode::Sync;
     if (sync && spec.sources.size() != 1)
         return Error(ErrorKind::InvalidInput, "sync takes exactly one source");
+    if (auto st = refuseLocalRoot(registry, spec, *dst); !st)
+        return std::move(st).error();
     auto dstEntry = dst->op->stat(dst->path);
     if (!dstEntry && dstEntry.error().kind() != ErrorKind::NotFound)
         return std::move(dstEntry).error();

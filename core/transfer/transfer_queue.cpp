@@ -1,6 +1,7 @@
 #include "core/transfer/transfer_queue.h"
 
 #include "core/storage/random.h"
+#include "core/storage/state_folder.h"
 
 namespace strata {
 
@@ -77,7 +78,8 @@ Result<std::string> TransferQueue::enqueue(TransferSpec spec)
 std::vector<std::string> TransferQueue::restore()
 {
     std::vector<std::string> ids;
-    if (m_options.journalDir.empty())
+    // Journals in a folder others can write to may be theirs: none is resumed from it.
+    if (m_options.journalDir.empty() || !checkStateFolder(m_options.journalDir))
         return ids;
     for (const auto &path : TransferJournal::list(m_options.journalDir)) {
         auto journal = TransferJournal::load(path);

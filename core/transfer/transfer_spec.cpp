@@ -28,6 +28,8 @@ json::Object TransferSpec::toJson() const
     };
     if (o.preserveMode)
         opts.emplace("preserveMode", true);
+    if (o.allowLocalRoot)
+        opts.emplace("allowLocalRoot", true);
     if (o.destinationIgnoresCase)
         opts.emplace("destinationIgnoresCase", *o.destinationIgnoresCase);
     return {{"sources", std::move(src)}, {"destination", destination}, {"options", std::move(opts)}};
@@ -70,6 +72,7 @@ Result<TransferSpec> TransferSpec::fromJson(const json::Value &doc)
     t.zstdThreads = num("zstdThreads", t.zstdThreads);
     t.sync = flag("sync");
     t.preserveMode = flag("preserveMode");
+    t.allowLocalRoot = flag("allowLocalRoot");
     if (t.partSize == 0 || t.chunkSize == 0 || t.maxBytesInFlight < t.chunkSize || t.partsInFlight < 1)
         return Error(ErrorKind::Corrupt, "the transfer journal has impossible sizes");
     return spec;

@@ -39,6 +39,9 @@ struct TransferOptions {
     // Permission bits exactly as the source's (cp -p); else as cp gives them: the source's
     // bits masked by the umask, set-ID bits dropped; a replaced file keeps its own.
     bool preserveMode = false;
+    // sync --delete into, mv from, and mv --overwrite into a local file system's root are
+    // refused before anything is listed unless set (--no-preserve-root, as rm -r has it).
+    bool allowLocalRoot = false;
     // Whether destination names that differ only in case are one name (FAT, exFAT, NTFS,
     // SMB, casefold folders; a WebDAV server on Windows). Unset: found out where the
     // destination is a local folder, else no. Sources whose names would collide are refused.

@@ -37,6 +37,35 @@ contains "rm -r -f / refuses too" "$err" "--no-preserve-root"
 # Not recursive: the root is not a file to remove either.
 expect 1 "rm /" -- sandboxed "$STRATA" rm /
 
+# sync --delete, mv and mv --overwrite with the root: refused as rm -r is, before anything
+# is listed, copied or removed (issue 42).
+mkdir -p "$s/empty" "$s/movable"
+echo moved >"$s/movable/file"
+# refused WHAT CMD...: exit 1 with rm -r's reasons, and no listing or removal in the -v log.
+refused() {
+  local what=$1; shift
+  expect 1 "$what" -- sandboxed "$STRATA" -v "$@"
+  contains "$what says why" "$err" "root of the file system"
+  contains "$what says how" "$err" "--no-preserve-root"
+  lacks "$what removed nothing" "$err" "strata: remove "
+  lacks "$what listed nothing" "$err" "strata: list "
+  lacks "$what renamed nothing" "$err" "strata: rename "
+}
+for root in file:/// / file:///usr/.. /usr/../ // "file:///tmp/../." ; do
+  refused "sync --delete EMPTY $root" sync --delete "$s/empty" "$root"
+  refused "sync --delete --dry-run EMPTY $root" sync --delete --dry-run "$s/empty" "$root"
+  refused "mv $root" mv "$root" "$s/moved"
+  refused "mv --overwrite into $root" mv --overwrite "$s/movable" "$root"
+done
+refused "mv of the root among other sources" mv "$s/movable" / "$s/empty/"
+refused "mv of the root to another storage" mv / memory://elsewhere/
+refused "mv --overwrite into the root, from another storage" mv --overwrite memory://demo/ /
+[ "$(cat "$s/movable/file")" = moved ] && pass || fail "a refused mv moved its source"
+# The guard is about the root only: sync --delete into a folder deletes what the source lacks.
+mkdir -p "$s/mirror" && touch "$s/mirror/extra"
+expect 0 "sync --delete into a folder" -- sandboxed "$STRATA" sync --delete "$s/empty" "$s/mirror"
+[ ! -e "$s/mirror/extra" ] && pass || fail "sync --delete into a folder left what the source lacks"
+
 # A symlink to the root is removed as a link; nothing it points to is touched.
 mkdir -p "$work/scratch/keep"
 echo precious >"$work/scratch/keep/file"

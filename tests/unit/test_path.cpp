@@ -283,6 +283,19 @@ void TestPath::printable_data()
     QTest::newRow("cut UTF-8") << QByteArray("a\xe2\x82") << QByteArray("a\\xe2\\x82");
     QTest::newRow("overlong slash") << QByteArray("\xc0\xaf") << QByteArray("\\xc0\\xaf");
     QTest::newRow("NUL") << QByteArray("a\0b", 3) << QByteArray("a\\x00b");
+    // Invisible characters that reorder or break text: shown, not obeyed (issue 42).
+    QTest::newRow("right-to-left override") << QByteArray("invoice\xe2\x80\xae"
+                                                          "fdp.exe")
+                                            << QByteArray("invoice\\u202efdp.exe");
+    QTest::newRow("embeddings and isolates") << QByteArray(
+        "\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9")
+                                             << QByteArray("\\u202a\\u202b\\u202c\\u202d\\u2066\\u2067\\u2068\\u2069");
+    QTest::newRow("marks") << QByteArray("\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c") << QByteArray("\\u200e\\u200f\\u061c");
+    QTest::newRow("line and paragraph separators") << QByteArray("a\xe2\x80\xa8"
+                                                                 "b\xe2\x80\xa9")
+                                                   << QByteArray("a\\u2028b\\u2029");
+    QTest::newRow("neighbours kept") << QByteArray("\xe2\x80\x8d\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa")
+                                     << QByteArray("\xe2\x80\x8d\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa");
 }
 
 void TestPath::printable()

@@ -237,6 +237,14 @@ void TestUri::roundTripOfNames_data()
     QTest::newRow("at and colon") << QByteArray("user@host:1");
     QTest::newRow("newline") << QByteArray("line\nbreak");
     QTest::newRow("brackets") << QByteArray("[x]{y}<z>");
+    // Bytes that are no UTF-8 are encoded, so the text is UTF-8 (JSON can carry it) and
+    // a stray byte never reads back as its U+FFFD twin (issue 42).
+    QTest::newRow("stray byte") << QByteArray("old\xff.log");
+    QTest::newRow("U+FFFD") << QByteArray("old\xef\xbf\xbd.log");
+    QTest::newRow("cut short") << QByteArray("a\xc3");
+    QTest::newRow("overlong slash") << QByteArray("\xc0\xaf");
+    QTest::newRow("surrogate") << QByteArray("\xed\xa0\x80");
+    QTest::newRow("right-to-left override") << QByteArray("\xe2\x80\xaetxt.exe");
 }
 
 void TestUri::roundTripOfNames()
@@ -245,6 +253,7 @@ void TestUri::roundTripOfNames()
     const std::string path = "/dir/" + std::string(view(name));
 
     const std::string fileText = Uri::fromLocalPath(path).toString();
+    QCOMPARE(QString::fromUtf8(fileText).toUtf8(), QByteArray::fromStdString(fileText));
     auto file = Uri::parse(fileText);
     REQUIRE_OK(file);
     QCOMPARE(file->path(), path);
@@ -263,6 +272,16 @@ void TestUri::roundTripOfNames()
     QVERIFY(*back == memory);
     // The redacted form of a URI without secrets is the same URI.
     QCOMPARE(memory.redacted(), memory.toString());
+    // Every remote scheme reads its printed form back to the same bytes.
+    for (const char *scheme : {"s3", "sftp", "webdav", "webdavs", "ftp", "ftps"}) {
+        Uri remote = memory;
+        remote.setScheme(scheme);
+        const std::string text = remote.redacted();
+        QCOMPARE(QString::fromUtf8(text).toUtf8(), QByteArray::fromStdString(text));
+        auto parsed = Uri::parse(text);
+        REQUIRE_OK(parsed);
+        QCOMPARE(parsed->path(), path);
+    }
 
     auto decoded = percentDecode(percentEncode(std::string(view(name))));
     REQUIRE_OK(decoded);
@@ -277,6 +296,9 @@ void TestUri::percentEncodeSets()
     QCOMPARE(percentEncode("%"), std::string("%25"));
     QCOMPARE(percentEncode("é"), std::string("%C3%A9"));
     QCOMPARE(percentEncode("é", {}, true), std::string("é"));
+    QCOMPARE(percentEncode("old\xff.log", {}, true), std::string("old%FF.log"));
+    QCOMPARE(percentEncode("old\xef\xbf\xbd.log", {}, true), std::string("old\xef\xbf\xbd.log"));
+    QCOMPARE(percentEncode("\xc3(", {}, true), std::string("%C3%28"));
     QCOMPARE(percentEncode(std::string_view("\x01\x7f", 2)), std::string("%01%7F"));
     QCOMPARE(percentEncode(""), std::string());
 }

@@ -12,6 +12,8 @@
 //   status     answers the status named by the first path segment (/507/x: 507)
 //   redirect   301 to /elsewhere/ (with a query that must not be printed)
 //   reset      closes the connection without an answer
+//   escape     301 whose Location and reason phrase hold terminal escapes (ESC, BEL, CSI,
+//              U+202E), written raw: Node's own writer refuses control characters
 //   proxy      forwards every request to TARGET (http://127.0.0.1:PORT), recording it
 //   multistatus MOVE, COPY, DELETE and MKCOL answered 207 Multi-Status (see partial())
 'use strict';
@@ -142,6 +144,12 @@ const server = http.createServer((req, res) => {
       return res.end();
     }
     if (mode === 'reset') return req.socket.destroy();
+    if (mode === 'escape') {
+      const hostile = '\x1b[2J\x1b]0;owned\x07\x9b31m\u202Etxt.exe';
+      req.socket.end(Buffer.from(`HTTP/1.1 301 Moved ${hostile}\r\n` +
+        `Location: http://127.0.0.1:${port}/x${hostile}/\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`, 'utf8'));
+      return;
+    }
     res.writeHead(500);
     res.end();
   });

@@ -261,6 +261,21 @@ Uri Uri::withPath(std::string path) const
     return copy;
 }
 
+Uri Uri::child(std::string_view name) const
+{
+    Uri copy = asFolder();
+    copy.m_path += name;
+    return copy;
+}
+
+Uri Uri::asFolder() const
+{
+    Uri copy = *this;
+    if (!copy.m_path.ends_with('/'))
+        copy.m_path += '/';
+    return copy;
+}
+
 std::string Uri::format(bool redact) const
 {
     std::string out = m_scheme;

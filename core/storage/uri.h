@@ -45,6 +45,13 @@ public:
     void setPath(std::string path) { m_path = std::move(path); }
     void setQuery(std::vector<QueryItem> query) { m_query = std::move(query); }
     Uri withPath(std::string path) const;
+    // The same URI (query and all) naming `name` inside the folder this one names:
+    // "/a/b" or "/a/b/" with "c" gives "/a/b/c". The name is one segment, taken as it is
+    // ('%', '#', '?' and spaces are part of it); joining text onto a printed URI would
+    // instead append it to the last query value ("?identity=/k" + "/c").
+    Uri child(std::string_view name) const;
+    // The same URI (query and all) with its path ending in '/': a folder to copy into.
+    Uri asFolder() const;
 
     // The full URI, encoded, secrets included: for talking to libraries, never for people.
     std::string toString() const;

@@ -1,6 +1,7 @@
 // Uri parsing, printing and redaction; percent-encoding; hostile input.
 #include "tests/unit/unit_checks.h"
 
+#include "core/storage/path.h"
 #include "core/storage/uri.h"
 
 #include <QTest>
@@ -36,6 +37,8 @@ private Q_SLOTS:
     void secretQueryValuesRedacted_data();
     void secretQueryValuesRedacted();
     void queryValues();
+    void childAndFolderKeepTheQuery_data();
+    void childAndFolderKeepTheQuery();
     void bareAbsolutePathIsVerbatimFile();
     void roundTripOfNames_data();
     void roundTripOfNames();
@@ -209,6 +212,52 @@ void TestUri::queryValues()
     QCOMPARE(int(uri.query().size()), 4);
     // An encoded '&' or '=' in a value survives printing and parsing again.
     QCOMPARE(parsed(uri.toString()).queryValue("x"), std::optional<std::string>("a&b=c"));
+}
+
+// A name joined to a connection's URI goes into the path, whatever it holds; the options
+// stay as they were (appending text to the printed URI made "?identity=/k/key/").
+void TestUri::childAndFolderKeepTheQuery_data()
+{
+    QTest::addColumn<QByteArray>("folder");
+    QTest::addColumn<QByteArray>("name");
+    QTest::addColumn<QByteArray>("childPath");
+    QTest::newRow("sftp key file") << QByteArray("sftp://me@127.0.0.1:2222/upload?identity=/home/me/.ssh/id_ed25519")
+                                   << QByteArray("a.txt") << QByteArray("/upload/a.txt");
+    QTest::newRow("s3 endpoint and region")
+        << QByteArray("s3://bucket/?endpoint=http://127.0.0.1:4569&region=eu-west-1") << QByteArray("b.bin")
+        << QByteArray("/b.bin");
+    QTest::newRow("webdav options") << QByteArray("webdav://[::1]:8080/dav/?insecure=1&timeout=20") << QByteArray("c")
+                                    << QByteArray("/dav/c");
+    QTest::newRow("hostile name") << QByteArray("sftp://h/~/in?identity=/k%20ey%25#1")
+                                  << QByteArray("50% #1 ?x=y&z %41 \xc3\xa9t\xc3\xa9.txt")
+                                  << QByteArray("/~/in/50% #1 ?x=y&z %41 \xc3\xa9t\xc3\xa9.txt");
+    QTest::newRow("root") << QByteArray("memory://demo") << QByteArray("x") << QByteArray("/x");
+    QTest::newRow("file with '#' in the folder")
+        << QByteArray("/tmp/a#b") << QByteArray("c%d") << QByteArray("/tmp/a#b/c%d");
+}
+
+void TestUri::childAndFolderKeepTheQuery()
+{
+    QFETCH(QByteArray, folder);
+    QFETCH(QByteArray, name);
+    QFETCH(QByteArray, childPath);
+    const Uri dir = parsed(view(folder));
+    QVERIFY(!dir.scheme().empty());
+    const Uri child = dir.child(view(name));
+    QCOMPARE(child.path(), std::string(view(childPath)));
+    QCOMPARE(child.query(), dir.query());
+    QCOMPARE(child.withPath(dir.path()), dir);
+    // Printed and parsed again (as a transfer job keeps it): the same name, the same options.
+    const Uri back = parsed(child.toString());
+    QCOMPARE(back, child);
+    QCOMPARE(std::string(baseName(back.path())), std::string(view(name)));
+
+    const Uri into = dir.asFolder();
+    QVERIFY(into.path().ends_with('/'));
+    QCOMPARE(into.query(), dir.query());
+    QCOMPARE(into.asFolder(), into);
+    QCOMPARE(parsed(into.toString()), into);
+    QCOMPARE(into.child(view(name)), child);
 }
 
 void TestUri::bareAbsolutePathIsVerbatimFile()

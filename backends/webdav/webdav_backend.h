@@ -44,6 +44,11 @@ public:
     // MOVEs a finished upload to its name: never over a directory, over a file only when
     // `overwrite`; the temporary is removed when that fails.
     Status publish(std::string_view temp, std::string_view path, bool overwrite);
+    // Checks that folder `dir`, strictly below `within` (empty: no check), is a folder as the
+    // server answers for the name itself: lighttpd describes a symbolic link there as what
+    // it is (not a collection) when asked without a trailing '/'. Servers that answer for
+    // what a link points to cannot be checked: WebDAV has no other way to tell.
+    Status confirmFolder(std::string_view dir, std::string_view within);
     // Removes a temporary upload, best effort.
     void discard(std::string_view path);
     // The authentication scheme the server wants in `dir` (http::kAuth* bits; 0: the client's
@@ -65,11 +70,6 @@ private:
     // The children of `dir`, sorted by name.
     Result<ListingCache::Listing> listing(std::string_view dir, std::string_view within,
                                           std::vector<std::string> &skipped);
-    // Checks that folder `dir`, strictly below `within` (empty: no check), is a folder as the
-    // server answers for the name itself: lighttpd describes a symbolic link there as what
-    // it is (not a collection) when asked without a trailing '/'. Servers that answer for
-    // what a link points to cannot be checked: WebDAV has no other way to tell.
-    Status confirmFolder(std::string_view dir, std::string_view within);
     // A 207 answering `method` on `path`: nothing when every member it lists succeeded, else
     // the first failure, with the member's path and status.
     Status multistatus(const http::Response &response, std::string_view method, std::string_view path) const;

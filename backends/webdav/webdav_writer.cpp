@@ -106,6 +106,9 @@ Status WebDavWriter::commit()
                          + " announced");
     } else if (m_thread.joinable()) {
         sent = finishStream();
+        // Checked again before the MOVE: a folder on the way swapped for a link meanwhile.
+        if (sent)
+            sent = m_backend->confirmFolder(parentPath(m_path), m_options.confineBelow);
     } else {
         announce();
         http::Request request;

@@ -70,7 +70,7 @@ std::string percentEncode(std::string_view text, std::string_view keep, bool kee
         const auto c = static_cast<unsigned char>(text[i]);
         // Only whole UTF-8 characters are kept: a stray byte (old\xff.log) is encoded, so
         // it does not read back as the same text as its U+FFFD twin.
-        const std::size_t kept = c >= 0x80 ? (keepUtf8 ? 1 : 0)
+        const std::size_t kept = c >= 0x80 ? (keepUtf8 ? decodeUtf8(text, i).length : 0)
                                            : isUnreserved(c) || keep.find(char(c)) != std::string_view::npos;
         if (kept > 0) {
             out.append(text.substr(i, kept));

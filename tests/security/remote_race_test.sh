@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # A co-user of a shared server races `strata rm -r` (issue 42, item 1). While strata removes
-# /upload/RUN/t over SFTP or FTP, the test, acting as the co-user with the server's own
+# RUN/t over SFTP, FTP or WebDAV, the test, acting as the co-user with the server's own
 # files, moves a folder of t that is not yet removed out of the way and puts a symbolic
-# link to /upload/RUN/keep in its place, at a different moment each run (the folder being
-# removed, or the next one). Neither protocol has openat: the server resolves every name
+# link to RUN/keep in its place, at a different moment each run (the folder being
+# removed, or the next one). No protocol here has openat: the server resolves every name
 # again. Whatever strata does, nothing outside t may go: keep/ must hold exactly what it
 # held. The summary line counts runs, swaps made while strata ran, and swaps strata
 # detected (a non-zero exit naming the link). strata runs in a bubblewrap sandbox whose
 # file system is read-only but for a scratch folder, loopback kept.
 #
-# Usage: remote_race_test.sh STRATA sftp|ftp [RUNS]
+# Usage: remote_race_test.sh STRATA sftp|ftp|webdav [RUNS]
 set -u
 STRATA=$(readlink -f "$1")
 protocol=$2
@@ -35,7 +35,14 @@ ftp)
   uri="ftp://$STRATA_FTP_USER@$STRATA_FTP_HOST:$STRATA_FTP_PORT/upload/race-$$" query=""
   export STRATA_FTP_HOST STRATA_FTP_PASSWORD
   ;;
-*) echo "usage: remote_race_test.sh STRATA sftp|ftp [RUNS]"; exit 2 ;;
+webdav)
+  fixture_env STRATA_WEBDAV_ENVFILE lighttpd
+  root=$(cat "$(dirname "$STRATA_WEBDAV_ENVFILE")/lighttpd.datadir")/root
+  owner=$(stat -c %u:%g "$root/open")
+  base=$root/open/race-$$
+  uri="webdav://${STRATA_WEBDAV_ENDPOINT#http://}/open/race-$$" query=""
+  ;;
+*) echo "usage: remote_race_test.sh STRATA sftp|ftp|webdav [RUNS]"; exit 2 ;;
 esac
 mkdir -p "$base"
 s=$work/scratch

@@ -8,6 +8,7 @@
 #include "ui/bench_page.h"
 #include "ui/browser_pane.h"
 #include "ui/connection_prompts.h"
+#include "ui/launch_argument.h"
 #include "ui/main_window.h"
 
 #include <QApplication>
@@ -15,7 +16,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QTimer>
-#include <QUrl>
 
 namespace {
 
@@ -56,17 +56,15 @@ void openArguments(strata::MainWindow &window, const QStringList &arguments)
             window.showBenchmarks();
         } else if (a == QLatin1String("--usage")) {
             usage = true;
-        } else if (const QUrl url(a); usage) {
-            scan(a.contains(QLatin1String("://")) && !url.isLocalFile()
-                     ? a
-                     : localUri(url.isLocalFile() ? url.toLocalFile() : a));
-        } else if (a.contains(QLatin1String("://")) && url.isValid() && !url.isLocalFile()) {
+        } else if (const auto file = strata::localPathOf(a); usage) {
+            scan(!file && strata::writtenAsUri(a) ? a : localUri(file.value_or(a)));
+        } else if (!file && strata::writtenAsUri(a)) {
             // A storage URI (s3://, webdav://, nbd://, memory://): opened as given, off the GUI
             // thread; a wrong one shows its error in the pane.
             window.pane(0)->openUri(a);
         } else {
             // A path, or a file:// URI (as file managers pass them).
-            const QString path = url.isLocalFile() ? url.toLocalFile() : a;
+            const QString path = file.value_or(a);
             if (QFileInfo(path).isDir())
                 window.pane(0)->openUri(localUri(path));
             else if (isBenchmarkFile(path))

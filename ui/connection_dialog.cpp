@@ -16,8 +16,6 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QStackedWidget>
-#include <QUrl>
-#include <QUrlQuery>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -37,14 +35,38 @@ bool checked(const ConnectionDialog *d, const char *name)
     return box && box->isChecked();
 }
 
-// An http(s)://host[:port][/path] URL, or why not.
-QString badHttpUrl(const QString &value, const QString &what)
+// Host names and address literals as the forms take them (a '[' is added for IPv6).
+const QRegularExpression &hostCharacters()
 {
-    const QUrl url(value, QUrl::StrictMode);
-    if (!url.isValid() || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https"))
-        || url.host().isEmpty())
-        return ConnectionDialog::tr("%1 must be a URL like http://host:port or https://host").arg(what);
-    return {};
+    static const QRegularExpression chars(QStringLiteral("^[A-Za-z0-9_.:%-]+$"));
+    return chars;
+}
+
+// The host as a form field shows it: an IPv6 literal without its brackets.
+QString hostField(const Uri &uri)
+{
+    QString host = QString::fromStdString(uri.host());
+    if (host.startsWith(QLatin1Char('[')) && host.endsWith(QLatin1Char(']')))
+        host = host.mid(1, host.size() - 2);
+    return host;
+}
+
+// An http(s)://host[:port][/path] URL read as the backends read it (Uri, not QUrl: they
+// disagree on '%' and '#'), or the sentence saying why it is not one.
+Result<Uri> httpUrl(const QString &value, const QString &what)
+{
+    auto url = Uri::parse(value.toStdString());
+    const QString host = url && url->hasAuthority() ? hostField(*url) : QString();
+    if (!url || (url->scheme() != "http" && url->scheme() != "https") || !hostCharacters().match(host).hasMatch())
+        return Error(
+            ErrorKind::InvalidInput,
+            ConnectionDialog::tr("%1 must be a URL like http://host:port or https://host").arg(what).toStdString());
+    return url;
+}
+
+QString printed(const Uri &uri)
+{
+    return QString::fromStdString(uri.toString());
 }
 
 // A server's host and port fields: the host as a URI wants it ("[::1]" for an IPv6
@@ -56,13 +78,33 @@ struct Server {
 };
 Server serverOf(const QString &host, const QString &port, const QString &hostProblem)
 {
-    if (host.isEmpty() || !QRegularExpression(QStringLiteral("^[A-Za-z0-9_.:%-]+$")).match(host).hasMatch())
+    if (host.isEmpty() || !hostCharacters().match(host).hasMatch())
         return {{}, 0, hostProblem};
     bool ok = true;
     const int number = port.isEmpty() ? 0 : port.toInt(&ok);
     if (!ok || number < 0 || number > 65535)
         return {{}, 0, ConnectionDialog::tr("The port is a number from 1 to 65535")};
     return {host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host, number, {}};
+}
+
+// "scheme://[user@]host[:port]/" from checked fields: the server a path and options are
+// then set on, as values.
+Result<Uri> serverUri(const char *scheme, const QString &user, const Server &server)
+{
+    std::string text = std::string(scheme) + "://";
+    if (!user.isEmpty())
+        text += percentEncode(user.toStdString()) + '@';
+    text += server.host.toStdString();
+    if (server.port > 0)
+        text += ':' + std::to_string(server.port);
+    return Uri::parse(text + '/');
+}
+
+// The user a URI names, as the form shows it (decoded).
+QString userField(const Uri &uri)
+{
+    auto user = percentDecode(uri.userInfo(), Escapes::Lenient);
+    return QString::fromStdString(user ? *user : uri.userInfo());
 }
 
 struct TestOutcome {
@@ -217,46 +259,56 @@ ConnectionDialog::Built ConnectionDialog::build() const
         const QString store = text(this, "store");
         if (!QRegularExpression(QStringLiteral("^[A-Za-z0-9._-]+$")).match(store).hasMatch())
             return {{}, tr("The store name may use letters, digits, '.', '_' and '-'")};
-        return {QStringLiteral("memory://%1/").arg(store), {}};
+        Uri uri;
+        uri.setScheme("memory");
+        uri.setHost(store.toStdString());
+        uri.setPath("/");
+        return {printed(uri), {}};
     }
     case S3: {
         const QString bucket = text(this, "bucket");
         if (!QRegularExpression(QStringLiteral("^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")).match(bucket).hasMatch())
             return {{}, tr("A bucket name has 3 to 63 lower-case letters, digits, '.' or '-'")};
-        QString uri = QStringLiteral("s3://%1/%2").arg(bucket, text(this, "prefix"));
-        QStringList query;
+        QString prefix = text(this, "prefix");
+        while (prefix.startsWith(QLatin1Char('/')))
+            prefix.remove(0, 1);
+        Uri uri;
+        uri.setScheme("s3");
+        uri.setHost(bucket.toStdString());
+        uri.setPath('/' + prefix.toStdString()); // as typed: '%' and '#' are part of it
+        std::vector<Uri::QueryItem> query;
         if (const QString endpoint = text(this, "endpoint"); !endpoint.isEmpty()) {
-            if (QString bad = badHttpUrl(endpoint, tr("The endpoint")); !bad.isEmpty())
-                return {{}, bad};
-            query << QStringLiteral("endpoint=") + endpoint;
+            if (auto url = httpUrl(endpoint, tr("The endpoint")); !url)
+                return {{}, QString::fromStdString(url.error().cause())};
+            query.emplace_back("endpoint", endpoint.toStdString());
         }
         if (const QString region = text(this, "region"); !region.isEmpty()) {
             if (!QRegularExpression(QStringLiteral("^[a-z0-9-]+$")).match(region).hasMatch())
                 return {{}, tr("A region looks like us-east-1")};
-            query << QStringLiteral("region=") + region;
+            query.emplace_back("region", region.toStdString());
         }
         if (const QString profile = text(this, "profile"); !profile.isEmpty()) {
             if (!QRegularExpression(QStringLiteral("^[A-Za-z0-9_.-]+$")).match(profile).hasMatch())
                 return {{}, tr("A profile name uses letters, digits, '.', '_' and '-'")};
-            query << QStringLiteral("profile=") + profile;
+            query.emplace_back("profile", profile.toStdString());
         }
         if (checked(this, "anonymous"))
-            query << QStringLiteral("anonymous=1");
+            query.emplace_back("anonymous", "1");
         else if (text(this, "accessKey").isEmpty() != text(this, "secretKey").isEmpty())
             return {
                 {},
                 tr("Give both the access key and the secret key, or neither (then the environment or ~/.aws is used)")};
-        return {query.isEmpty() ? uri : uri + QLatin1Char('?') + query.join(QLatin1Char('&')), {}};
+        uri.setQuery(std::move(query));
+        return {printed(uri), {}};
     }
     case WebDav: {
-        const QString value = text(this, "url");
-        if (QString bad = badHttpUrl(value, tr("The URL")); !bad.isEmpty())
-            return {{}, bad};
-        QUrl url(value);
-        if (!url.userInfo().isEmpty())
+        auto url = httpUrl(text(this, "url"), tr("The URL"));
+        if (!url)
+            return {{}, QString::fromStdString(url.error().cause())};
+        if (url->hasUserInfo())
             return {{}, tr("Put the user name in the User field, not in the URL")};
-        url.setScheme(url.scheme() == QLatin1String("https") ? QStringLiteral("webdavs") : QStringLiteral("webdav"));
-        return {url.toString(), {}};
+        url->setScheme(url->scheme() == "https" ? "webdavs" : "webdav");
+        return {printed(*url), {}};
     }
     case Sftp: {
         const Server server = serverOf(text(this, "sshHost"), text(this, "sshPort"),
@@ -266,6 +318,9 @@ ConnectionDialog::Built ConnectionDialog::build() const
         const QString user = text(this, "sshUser");
         if (user.contains(QLatin1Char('@')) || user.contains(QLatin1Char(':')) || user.contains(QLatin1Char('/')))
             return {{}, tr("A user name has no '@', ':' or '/'")};
+        auto uri = serverUri("sftp", user, server);
+        if (!uri)
+            return {{}, tr("Give the server's host name or address, or a Host of ~/.ssh/config")};
         // Empty: the login folder; "~/x" and "x" below it; "/x" from the server's root.
         const QString folder = text(this, "sshFolder");
         QString path = QStringLiteral("/~");
@@ -275,18 +330,14 @@ ConnectionDialog::Built ConnectionDialog::build() const
             path = QStringLiteral("/") + folder;
         else if (!folder.isEmpty())
             path = QStringLiteral("/~/") + folder;
-        QString uri = QStringLiteral("sftp://")
-            + (user.isEmpty() ? QString()
-                              : QString::fromStdString(percentEncode(user.toStdString())) + QLatin1Char('@'))
-            + server.host + (server.port > 0 ? QLatin1Char(':') + QString::number(server.port) : QString())
-            + QString::fromStdString(percentEncode(path.toStdString(), "/~", true));
+        uri->setPath(path.toStdString());
         if (const QString key = text(this, "sshKey"); !key.isEmpty()) {
             if (!QDir::isAbsolutePath(QDir::fromNativeSeparators(key)) && !key.startsWith(QLatin1String("~/")))
                 return {{}, tr("The key file is an absolute path (or starts with ~/)")};
             const QString file = key.startsWith(QLatin1String("~/")) ? QDir::homePath() + key.mid(1) : key;
-            uri += QStringLiteral("?identity=") + QString::fromStdString(percentEncode(file.toStdString(), "/", true));
+            uri->setQuery({{"identity", file.toStdString()}});
         }
-        return {uri, {}};
+        return {printed(*uri), {}};
     }
     case Ftp: {
         const Server server =
@@ -302,27 +353,31 @@ ConnectionDialog::Built ConnectionDialog::build() const
             return {{}, tr("A CA file is for encrypted connections (FTPS)")};
         if (!ca.isEmpty() && !QDir::isAbsolutePath(ca) && !ca.startsWith(QLatin1String("~/")))
             return {{}, tr("The CA file is an absolute path (or starts with ~/)")};
+        auto uri = serverUri(tls ? "ftps" : "ftp", user, server);
+        if (!uri)
+            return {{}, tr("Give the server's host name or address")};
         // The folder is below the login folder, as FTP URLs have it.
         QString folder = text(this, "ftpFolder");
         while (folder.startsWith(QLatin1Char('/')))
             folder.remove(0, 1);
-        QString uri = (tls ? QStringLiteral("ftps://") : QStringLiteral("ftp://"))
-            + (user.isEmpty() ? QString()
-                              : QString::fromStdString(percentEncode(user.toStdString())) + QLatin1Char('@'))
-            + server.host + (server.port > 0 ? QLatin1Char(':') + QString::number(server.port) : QString())
-            + QLatin1Char('/') + QString::fromStdString(percentEncode(folder.toStdString(), "/", true));
+        uri->setPath('/' + folder.toStdString());
         if (!ca.isEmpty()) {
             const QString file = ca.startsWith(QLatin1String("~/")) ? QDir::homePath() + ca.mid(1) : ca;
-            uri += QStringLiteral("?ca=") + QString::fromStdString(percentEncode(file.toStdString(), "/", true));
+            uri->setQuery({{"ca", file.toStdString()}});
         }
-        return {uri, {}};
+        return {printed(*uri), {}};
     }
     case Nbd: {
         const QString exportName = text(this, "export");
+        Uri uri;
+        uri.setPath('/' + exportName.toStdString());
         if (const QString socket = text(this, "socket"); !socket.isEmpty()) {
             if (!QDir::isAbsolutePath(socket))
                 return {{}, tr("The socket must be an absolute path")};
-            return {QStringLiteral("nbd+unix:///%1?socket=%2").arg(exportName, socket), {}};
+            uri.setScheme("nbd+unix");
+            uri.setHost({});
+            uri.setQuery({{"socket", socket.toStdString()}});
+            return {printed(uri), {}};
         }
         const QString host = text(this, "host");
         if (host.isEmpty() || host.contains(QLatin1Char('/')))
@@ -331,8 +386,11 @@ ConnectionDialog::Built ConnectionDialog::build() const
         const int port = text(this, "port").isEmpty() ? 10809 : text(this, "port").toInt(&ok);
         if (!ok || port < 1 || port > 65535)
             return {{}, tr("The port is a number from 1 to 65535")};
-        const QString h = host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host;
-        return {QStringLiteral("nbd://%1:%2/%3").arg(h).arg(port).arg(exportName), {}};
+        uri.setScheme("nbd");
+        uri.setHost(
+            (host.contains(QLatin1Char(':')) ? QLatin1Char('[') + host + QLatin1Char(']') : host).toStdString());
+        uri.setPort(std::uint16_t(port));
+        return {printed(uri), {}};
     }
     }
     return {{}, tr("Choose a kind of storage")};
@@ -365,7 +423,9 @@ void ConnectionDialog::setProfile(const ConnectionProfile &profile)
         if (auto *edit = qobject_cast<QLineEdit *>(field(QLatin1String(name))))
             edit->setText(value);
     };
-    const QUrl url(profile.uri);
+    auto option = [&uri](const char *key) {
+        return QString::fromStdString(uri->queryValue(key).value_or(std::string()));
+    };
     const QString path = QString::fromStdString(uri->path());
     if (scheme == QLatin1String("file")) {
         setKind(LocalFolder);
@@ -375,46 +435,45 @@ void ConnectionDialog::setProfile(const ConnectionProfile &profile)
         set("store", QString::fromStdString(uri->host()));
     } else if (scheme == QLatin1String("s3")) {
         setKind(S3);
-        const QUrlQuery query(url);
         set("bucket", QString::fromStdString(uri->host()));
         set("prefix", path.mid(1));
-        set("endpoint", query.queryItemValue(QStringLiteral("endpoint"), QUrl::FullyDecoded));
-        set("region", query.queryItemValue(QStringLiteral("region")));
-        set("profile", query.queryItemValue(QStringLiteral("profile")));
+        set("endpoint", option("endpoint"));
+        set("region", option("region"));
+        set("profile", option("profile"));
         set("accessKey", profile.user);
         if (auto *box = qobject_cast<QCheckBox *>(field(QStringLiteral("anonymous"))))
-            box->setChecked(query.hasQueryItem(QStringLiteral("anonymous")));
+            box->setChecked(uri->queryValue("anonymous").has_value());
     } else if (scheme.startsWith(QLatin1String("webdav"))) {
         setKind(WebDav);
-        QUrl http = url;
-        http.setScheme(scheme == QLatin1String("webdavs") ? QStringLiteral("https") : QStringLiteral("http"));
-        set("url", http.toString());
+        Uri http = *uri;
+        http.setScheme(scheme == QLatin1String("webdavs") ? "https" : "http");
+        set("url", printed(http));
         set("user", profile.user);
     } else if (scheme == QLatin1String("sftp")) {
         setKind(Sftp);
-        set("sshHost", QString::fromStdString(uri->host()));
+        set("sshHost", hostField(*uri));
         set("sshPort", uri->port() ? QString::number(*uri->port()) : QString());
-        set("sshUser", profile.user.isEmpty() ? QString::fromStdString(uri->userInfo()) : profile.user);
+        set("sshUser", profile.user.isEmpty() ? userField(*uri) : profile.user);
         set("sshFolder",
             path == QLatin1String("/~")                 ? QString()
                 : path.startsWith(QLatin1String("/~/")) ? path.mid(3)
                                                         : path);
-        set("sshKey", QString::fromStdString(uri->queryValue("identity").value_or(std::string())));
+        set("sshKey", option("identity"));
     } else if (scheme == QLatin1String("ftp") || scheme == QLatin1String("ftps")) {
         setKind(Ftp);
-        set("ftpHost", QString::fromStdString(uri->host()));
+        set("ftpHost", hostField(*uri));
         set("ftpPort", uri->port() ? QString::number(*uri->port()) : QString());
-        set("ftpUser", profile.user.isEmpty() ? QString::fromStdString(uri->userInfo()) : profile.user);
+        set("ftpUser", profile.user.isEmpty() ? userField(*uri) : profile.user);
         set("ftpFolder", path.mid(1));
-        set("ftpCa", QString::fromStdString(uri->queryValue("ca").value_or(std::string())));
+        set("ftpCa", option("ca"));
         if (auto *box = qobject_cast<QCheckBox *>(field(QStringLiteral("ftpTls"))))
             box->setChecked(scheme == QLatin1String("ftps"));
     } else if (scheme.startsWith(QLatin1String("nbd"))) {
         setKind(Nbd);
-        set("host", url.host());
-        set("port", url.port() > 0 ? QString::number(url.port()) : QString());
+        set("host", hostField(*uri));
+        set("port", uri->port() ? QString::number(*uri->port()) : QString());
         set("export", path.mid(1));
-        set("socket", QUrlQuery(url).queryItemValue(QStringLiteral("socket")));
+        set("socket", option("socket"));
     }
     validate();
 }

@@ -77,7 +77,8 @@ MainWindow::MainWindow(Registry &registry, ConnectionDialog::RegistryMaker makeR
     m_usage->setRegistry(&registry);
     m_usage->setFileActions(m_actions);
     m_usage->setLocations(
-        {QUrl::fromLocalFile(QDir::homePath()).toString() + QLatin1Char('/'), QStringLiteral("memory://demo/")});
+        {QString::fromStdString(Uri::fromLocalPath(QDir::homePath().toStdString()).asFolder().toString()),
+         QStringLiteral("memory://demo/")});
     m_pages->addTab(m_usage, tr("&Usage"));
     connect(m_usage, &UsageView::openRequested, this, [this](const QString &uri) {
         m_pages->setCurrentIndex(0);
@@ -497,9 +498,7 @@ void MainWindow::runSync(const Location &source, const Location &target, const s
     for (auto &[folder, sources] : byFolder) {
         TransferSpec spec;
         spec.sources = std::move(sources);
-        spec.destination = target.op->uriFor(folder).toString();
-        if (!spec.destination.ends_with('/'))
-            spec.destination += '/';
+        spec.destination = target.op->uriFor(folder).asFolder().toString();
         spec.options.mode = TransferMode::Copy;
         spec.options.recursive = true;
         spec.options.existing = ExistingPolicy::Overwrite;

@@ -124,10 +124,14 @@ void TransferStarter::start(const QStringList &sources, const QString &destinati
 void TransferStarter::enqueue(const QStringList &sources, const QString &destinationDir, bool move, Conflict policy,
                               const QStringList &conflicts, const QStringList &freeNames)
 {
+    // The folder is a value: a name goes into its path, never after its options.
+    auto folder = Uri::parse(destinationDir.toStdString());
+    if (!folder) {
+        Q_EMIT notify(QString::fromStdString(folder.error().message()), true);
+        return;
+    }
     TransferSpec batch;
-    batch.destination = destinationDir.toStdString();
-    if (!batch.destination.ends_with('/'))
-        batch.destination += '/';
+    batch.destination = folder->asFolder().toString();
     batch.options.mode = move ? TransferMode::Move : TransferMode::Copy;
     batch.options.recursive = true;
     batch.options.existing = policy == Conflict::Skip ? ExistingPolicy::Skip : ExistingPolicy::Overwrite;
@@ -140,7 +144,7 @@ void TransferStarter::enqueue(const QStringList &sources, const QString &destina
             // Its own job, to the free name.
             TransferSpec renamed = batch;
             renamed.sources = {source.toStdString()};
-            renamed.destination = batch.destination + freeNames[conflict].toStdString();
+            renamed.destination = folder->child(freeNames[conflict].toStdString()).toString();
             renamed.options.existing = ExistingPolicy::Fail;
             specs.push_back(std::move(renamed));
         } else {

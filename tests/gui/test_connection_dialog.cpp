@@ -44,6 +44,8 @@ private Q_SLOTS:
     void validation();
     void testButtonReports();
     void editingAProfileRestoresItsFields();
+    void editingKeepsEveryNameAndOption_data();
+    void editingKeepsEveryNameAndOption();
     void profilesAndSecretsAreStoredApart();
     void sftpTestAsksAboutAnUnknownHostKey();
     void sftpAsksForAKeysPassphrase();
@@ -175,6 +177,23 @@ void TestConnectionDialog::validation_data()
     QTest::newRow("ftp user with :") << int(ConnectionDialog::Ftp) << "ftpHost=h;ftpUser=a:b"
                                      << ""
                                      << "user name" << QString();
+    // Names and options as values: '%' before hex digits, '#', '?', '&' and spaces stay
+    // part of the prefix, folder or option they are typed in.
+    QTest::newRow("s3 hostile prefix") << int(ConnectionDialog::S3)
+                                       << "bucket=b-1;prefix=a b%41#c?d&e;endpoint=http://127.0.0.1:9000"
+                                       << "s3://b-1/a%20b%2541%23c%3Fd&e?endpoint=http://127.0.0.1:9000"
+                                       << "" << QStringLiteral("b-1/a b%41#c?d&e on 127.0.0.1:9000");
+    QTest::newRow("nbd hostile socket") << int(ConnectionDialog::Nbd) << "host=;socket=/run/a&b #1%41.sock"
+                                        << "nbd+unix:///?socket=/run/a%26b%20%231%2541.sock"
+                                        << "" << QStringLiteral("a&b #1%41.sock");
+    QTest::newRow("sftp hostile folder and key")
+        << int(ConnectionDialog::Sftp) << "sshHost=h;sshFolder=/srv/50% #1 ?x;sshKey=/k/my key#1&2"
+        << "sftp://h/srv/50%25%20%231%20%3Fx?identity=/k/my%20key%231%262"
+        << "" << QStringLiteral("/srv/50% #1 ?x on h");
+    QTest::newRow("webdav hostile url with an option")
+        << int(ConnectionDialog::WebDav) << "url=http://h:8080/dav/100%25 %23 ?timeout=20"
+        << "webdav://h:8080/dav/100%25%20%23%20?timeout=20"
+        << "" << QStringLiteral("dav/100% #  on h:8080");
     QTest::newRow("nbd bad port") << int(ConnectionDialog::Nbd) << "host=h;port=70000"
                                   << ""
                                   << "port" << QString();
@@ -249,6 +268,47 @@ void TestConnectionDialog::editingAProfileRestoresItsFields()
     QCOMPARE(back.uri, QStringLiteral("s3://lab/runs?endpoint=http://127.0.0.1:4569&region=us-east-2"));
     QVERIFY(back.hasSecret);
     QCOMPARE(dialog.secret(), QStringLiteral("s3cr3t"));
+}
+
+// A saved connection opened for editing shows each part decoded in its field, and saved
+// again without a change is the very same URI (one parser for both: Uri, never QUrl).
+void TestConnectionDialog::editingKeepsEveryNameAndOption_data()
+{
+    QTest::addColumn<QString>("uri");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("s3 prefix") << "s3://b-1/a%20b%2541%23c%3Fd&e?endpoint=http://127.0.0.1:9000&region=eu-west-3"
+                               << "prefix" << QStringLiteral("a b%41#c?d&e");
+    QTest::newRow("s3 endpoint") << "s3://b-1/?endpoint=http://127.0.0.1:9000&region=eu-west-3"
+                                 << "endpoint" << QStringLiteral("http://127.0.0.1:9000");
+    QTest::newRow("nbd socket") << "nbd+unix:///?socket=/run/a%26b%20%231%2541.sock"
+                                << "socket" << QStringLiteral("/run/a&b #1%41.sock");
+    QTest::newRow("nbd ipv6") << "nbd://[::1]:10810/disk0"
+                              << "host" << QStringLiteral("::1");
+    QTest::newRow("sftp ipv6") << "sftp://[::1]:2222/~"
+                               << "sshHost" << QStringLiteral("::1");
+    QTest::newRow("sftp key") << "sftp://h/srv/50%25%20%231%20%3Fx?identity=/k/my%20key%231%262"
+                              << "sshKey" << QStringLiteral("/k/my key#1&2");
+    QTest::newRow("sftp folder") << "sftp://h/srv/50%25%20%231%20%3Fx?identity=/k/my%20key%231%262"
+                                 << "sshFolder" << QStringLiteral("/srv/50% #1 ?x");
+    QTest::newRow("ftps ca") << "ftps://h/pub%20%23?ca=/etc/ssl/a%26b.pem"
+                             << "ftpCa" << QStringLiteral("/etc/ssl/a&b.pem");
+    QTest::newRow("webdav") << "webdav://h:8080/dav/100%25%20%23%20?timeout=20"
+                            << "url" << QStringLiteral("http://h:8080/dav/100%25%20%23%20?timeout=20");
+}
+
+void TestConnectionDialog::editingKeepsEveryNameAndOption()
+{
+    QFETCH(QString, uri);
+    QFETCH(QString, field);
+    QFETCH(QString, shown);
+    ConnectionDialog dialog([] { return makeRegistry(); });
+    dialog.setProfile({QStringLiteral("id-2"), QStringLiteral("Edited"), uri, QString(), false});
+    auto *edit = qobject_cast<QLineEdit *>(dialog.field(field));
+    QVERIFY(edit);
+    QCOMPARE(edit->text(), shown);
+    QCOMPARE(dialog.build().problem, QString());
+    QCOMPARE(dialog.profile().uri, uri);
 }
 
 void TestConnectionDialog::profilesAndSecretsAreStoredApart()

@@ -10,6 +10,7 @@
 #include "ui/browser_pane.h"
 #include "ui/directory_model.h"
 #include "ui/file_actions.h"
+#include "ui/launch_argument.h"
 #include "ui/main_window.h"
 #include "ui/transfer_dock.h"
 #include "ui/transfer_queue_model.h"
@@ -57,6 +58,8 @@ private Q_SLOTS:
     void deleteStaysInsideWhateverTheListingSays();
     void twentyThousandFilesKeepTheWindowResponsive();
     void screenshotWithATransferRunning();
+    void launchArgumentsAreReadAsUris_data();
+    void launchArgumentsAreReadAsUris();
 
 private:
     void show(BrowserPane *pane, const QString &uri);
@@ -447,6 +450,32 @@ void TestMainWindow::screenshotWithATransferRunning()
     if (const QString dir = qEnvironmentVariable("STRATA_SCREENSHOT_DIR"); !dir.isEmpty())
         QVERIFY(picture.save(dir + QStringLiteral("/main-window.png")));
     QVERIFY(queue->cancel(queue->index(0, 0)).ok());
+}
+
+// `strata open ARG`: a file URI names the file the backends would open ('#' is part of a
+// name, not a fragment cutting it short); anything else written as a URI opens as given.
+void TestMainWindow::launchArgumentsAreReadAsUris_data()
+{
+    QTest::addColumn<QString>("argument");
+    QTest::addColumn<bool>("uri");
+    QTest::addColumn<QString>("local"); // empty: not a local file
+    QTest::newRow("file with '#'") << "file:///tmp/a#b c" << true << "/tmp/a#b c";
+    QTest::newRow("file with escapes") << "file:///tmp/x%41%23%25" << true << "/tmp/xA#%";
+    QTest::newRow("file with a lone '%'") << "file:///tmp/100%.txt" << true << "/tmp/100%.txt";
+    QTest::newRow("file, one slash") << "file:/tmp/one slash" << true << "/tmp/one slash";
+    QTest::newRow("storage") << "s3://b/k#1?endpoint=http://127.0.0.1:9000" << true << "";
+    QTest::newRow("bad file URI") << "file:relative" << true << "";
+    QTest::newRow("path with '#'") << "/tmp/plain#1" << false << "";
+    QTest::newRow("name with a colon") << "notes:v2.txt" << false << "";
+}
+
+void TestMainWindow::launchArgumentsAreReadAsUris()
+{
+    QFETCH(QString, argument);
+    QFETCH(bool, uri);
+    QFETCH(QString, local);
+    QCOMPARE(writtenAsUri(argument), uri);
+    QCOMPARE(localPathOf(argument).value_or(QString()), local);
 }
 
 } // namespace strata

@@ -81,6 +81,7 @@ const server = net.createServer(control => {
   };
   say('220 hostile stub');
   let buffer = '';
+  let cwd = '/'; // where CWD went: PWD names it, as a server that resolves folders does
   control.on('data', async chunk => {
     buffer += chunk;
     let eol;
@@ -98,9 +99,9 @@ const server = net.createServer(control => {
         case 'FEAT':
           say('211-Features:\r\n' + (mlsx ? ' MLST type*;size*;modify*;perm*;\r\n MLSD\r\n' : '') + ' SIZE\r\n REST STREAM\r\n211 End');
           break;
-        case 'PWD': say('257 "/" is the current folder'); break;
+        case 'PWD': say(`257 "${cwd}" is the current folder`); break;
         case 'TYPE': say('200 Type set'); break;
-        case 'CWD': dirs.has(path) ? say('250 OK') : say('550 No such folder'); break;
+        case 'CWD': if (dirs.has(path)) { cwd = path; say('250 OK'); } else say('550 No such folder'); break;
         case 'NOOP': say('200 OK'); break;
         case 'EPSV': { const port = await openPassive(); say(`229 Entering Extended Passive Mode (|||${port}|)`); break; }
         case 'PASV': { const port = await openPassive(); say(`227 Entering Passive Mode (127,0,0,1,${port >> 8},${port & 255})`); break; }

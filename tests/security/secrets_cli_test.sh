@@ -289,7 +289,6 @@ EOF
       pids+=("$pid")
       # Crashed once the copy is under way (its journal and progress written): a crash
       # before anything was printed or written would leave nothing to search.
-      rm -f "$work/log/crash-$kind-$sig.err"
       for ((i = 0; i < 200; i++)); do
         compgen -G "$STRATA_STATE_DIR/transfers/*.transfer.log" >/dev/null && grep -q ' of ' "$work/log/crash-$kind-$sig.err" 2>/dev/null && break
         sleep 0.05

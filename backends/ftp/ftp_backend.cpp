@@ -617,8 +617,6 @@ Result<std::unique_ptr<Writer>> FtpBackend::write(std::string_view path, const W
     const std::string where = serverPath(path);
     if (auto st = sendable(where); !st)
         return std::move(st).error();
-    if (auto st = confirmFolder(parentPath(path), options.confineBelow, "cannot write"); !st)
-        return std::move(st).error();
     // A round trip per file saved where nothing is expected (a fresh folder): commit still
     // never replaces what appeared meanwhile unless overwrite is set.
     auto existing = options.fresh ? Result<Entry>(Error(ErrorKind::NotFound)) : statServer(where, "cannot write");

@@ -255,8 +255,6 @@ Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const 
         return std::move(lease).error();
     Session &s = **lease;
     const std::string where = serverPath(path);
-    if (auto st = confirmFolder(s, parentPath(path), options.confineBelow, "cannot write"); !st)
-        return std::move(st).error();
     // A round trip per file saved where nothing is expected (a fresh folder): the rename
     // on commit still never replaces what appeared meanwhile unless overwrite is set.
     auto existing = options.fresh ? Result<Attributes>(Error(ErrorKind::NotFound)) : lstatOn(s, where, "cannot write");

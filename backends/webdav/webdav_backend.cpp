@@ -275,9 +275,6 @@ Result<std::size_t> WebDavBackend::readVersion(std::string_view path, std::uint6
 
 Result<std::unique_ptr<Writer>> WebDavBackend::write(std::string_view path, const WriteOptions &options)
 {
-    // The server resolves the folders on the way: the one it goes into must be a folder.
-    if (auto st = confirmFolder(parentPath(path), options.confineBelow); !st)
-        return std::move(st).error();
     // The MOVE that publishes the upload refuses to replace anything (Overwrite: F); a large
     // upload is also checked first, so its bytes are not sent only to be refused.
     if (!options.overwrite && !options.fresh && (!options.sizeHint || *options.sizeHint >= kEarlyCheckFrom)) {

@@ -61,6 +61,10 @@ Status WebDavWriter::startStream()
     auto scheme = m_backend->authSchemeFor(parentPath(m_path));
     if (!scheme)
         return std::move(scheme).error();
+    // A large body is not sent into a link planted where its folder was (checked again
+    // before the MOVE).
+    if (auto st = m_backend->confirmFolder(parentPath(m_path), m_options.confineBelow); !st)
+        return st;
     announce();
     http::Request request;
     request.source = [this](std::span<std::byte> out) { return pull(out); };
@@ -106,10 +110,17 @@ Status WebDavWriter::commit()
                          + " announced");
     } else if (m_thread.joinable()) {
         sent = finishStream();
-        // Checked again before the MOVE: a folder on the way swapped for a link meanwhile.
+        // The server resolves the folders on the way again for the MOVE: the one it goes
+        // into must still be a folder (a link swapped in sends nothing through it).
         if (sent)
             sent = m_backend->confirmFolder(parentPath(m_path), m_options.confineBelow);
     } else {
+        // Checked just before the upload and its MOVE: nothing goes through a link.
+        sent = m_backend->confirmFolder(parentPath(m_path), m_options.confineBelow);
+        if (!sent) {
+            m_buffer = {};
+            return sent; // nothing was sent
+        }
         announce();
         http::Request request;
         request.body = m_buffer;

@@ -3,7 +3,7 @@
 # RUN/t over SFTP, FTP or WebDAV, the test, acting as the co-user with the server's own
 # files, moves a folder of t that is not yet removed out of the way and puts a symbolic
 # link to RUN/keep in its place, at a different moment each run (the folder being
-# removed, or the next one). No protocol here has openat: the server resolves every name
+# removed, or one of the next two). No protocol here has openat: the server resolves every name
 # again. Whatever strata does, nothing outside t may go: keep/ must hold exactly what it
 # held. The summary line counts runs, swaps made while strata ran, and swaps strata
 # detected (a non-zero exit naming the link). strata runs in a bubblewrap sandbox whose
@@ -74,18 +74,18 @@ for run in $(seq 1 "$runs"); do
   make_tree
   sandboxed "$STRATA" rm -r "$uri/t$query" >"$work/out" 2>"$work/err" &
   pid=$!
-  # Vary the moment: once strata has removed 1 to 12 folders.
-  gone=$(( (run * 7) % 12 + 1 ))
+  # Vary the moment: once strata has removed 1 to 4 folders.
+  gone=$(( run % 4 + 1 ))
   for _ in $(seq 1 400); do
     kill -0 "$pid" 2>/dev/null || break
     left=$(ls "$base/t" 2>/dev/null | wc -l)
     [ "$left" -le $(( 40 - gone )) ] && break
-    sleep 0.01
+    sleep 0.005
   done
   swapped=""
   if kill -0 "$pid" 2>/dev/null; then
     mapfile -t left < <(cd "$base/t" 2>/dev/null && ls -d d* 2>/dev/null | sort)
-    pick=$(( run % 2 )) # the folder being removed now, or the next one
+    pick=$(( run % 3 )) # the folder being removed now, the next one or the one after
     [ "${#left[@]}" -le "$pick" ] && pick=0
     if [ "${#left[@]}" -gt 0 ]; then
       victim=${left[$pick]}

@@ -136,6 +136,10 @@ public:
         // and length set by name (libssh 0.10 sets none on an open file).
         if (m_handle.close() < 0)
             return fail(s.error("cannot write"), &s);
+        // Checked again before anything more is done by name: a folder on the way swapped
+        // for a link since the write began.
+        if (auto st = m_backend->confirmFolder(s, parentPath(m_path), m_options.confineBelow, "cannot publish"); !st)
+            return fail(std::move(st).error(), &s);
         sftp_attributes_struct attrs{};
         attrs.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
         attrs.permissions = m_mode;
@@ -150,9 +154,6 @@ public:
         if (auto st = setAttributes(s, m_temp, attrs, "cannot set the permissions"); !st)
             return fail(std::move(st).error(), &s);
         m_backend->pool().changed();
-        // Checked again: a folder on the way swapped for a link since the write began.
-        if (auto st = m_backend->confirmFolder(s, parentPath(m_path), m_options.confineBelow, "cannot publish"); !st)
-            return fail(std::move(st).error(), &s);
         if (auto st = renameOn(s, m_temp, m_backend->serverPath(m_path), m_options.overwrite, "cannot publish"); !st)
             return fail(std::move(st).error(), &s);
         m_finished = true;

@@ -75,6 +75,28 @@ for protocol in sftp ftp webdav; do
   after=$(cd "$base/elsewhere" && find . -printf '%p %s\n' | sort; cat "$base/elsewhere/a.txt")
   [ "$before" = "$after" ] && pass || fail "$protocol: cp -r wrote into the link's target: $after"
 
+  # 1b. A folder swapped for a link while a file is written into it: nothing is published
+  # through the link (the folder is checked again before the rename or MOVE).
+  mkdir -p "$base/slow/sub" && chown -R "$owner" "$base/slow"
+  mkdir -p "$s/slowsrc/sub" && head -c 1572864 /dev/urandom >"$s/slowsrc/sub/late.bin"
+  sandboxed "$STRATA" sync --bwlimit 512K "$s/slowsrc" "$uri/slow$query" >"$work/out" 2>"$work/err" &
+  pid=$!
+  # Once the write is under way: its temporary file is there (lighttpd makes it only when
+  # the whole body has arrived: a second into the 3 s upload instead).
+  for _ in $(seq 1 200); do
+    if [ "$protocol" = webdav ]; then sleep 1 && break; fi
+    ls -a "$base/slow/sub" | grep -q '^\.strata-' && break
+    sleep 0.02
+  done
+  mv "$base/slow/sub" "$base/slow-moved" && ln -s ../elsewhere "$base/slow/sub" && chown -h "$other" "$base/slow/sub"
+  wait "$pid"
+  rc=$?
+  [ "$rc" -eq 1 ] && grep -q "symbolic link" "$work/err" && pass \
+    || fail "$protocol: a folder swapped during the write: exit $rc: $(head -3 "$work/err")"
+  [ ! -e "$base/elsewhere/late.bin" ] && [ -z "$(ls -A "$base/elsewhere" | grep -v '^a.txt$')" ] && pass \
+    || fail "$protocol: something was published through the swapped link: $(ls -A "$base/elsewhere")"
+  [ ! -e "$base/slow-moved/late.bin" ] && pass || fail "$protocol: the file was published in the moved folder"
+
   # 2. Removing what holds a link removes the link, never its target.
   expect 0 "$protocol: rm -r of a link" -- sandboxed "$STRATA" rm -r "$uri/dst/sub$query"
   [ ! -L "$base/dst/sub" ] && [ -f "$base/elsewhere/a.txt" ] && pass || fail "$protocol: rm -r of a link"

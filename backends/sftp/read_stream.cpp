@@ -20,6 +20,19 @@ ReadStream::~ReadStream()
 
 void ReadStream::send(std::uint64_t limit)
 {
+    const std::size_t before = m_inFlight.size();
+    sendRequests(limit);
+    if (m_inFlight.size() > before) {
+        // The window holds every answer asked for, and one more request's worth.
+        std::uint64_t bytes = m_chunk;
+        for (const auto &r : m_inFlight)
+            bytes += r.length;
+        m_session.openWindow(bytes);
+    }
+}
+
+void ReadStream::sendRequests(std::uint64_t limit)
+{
     for (;;) {
         // Past the size the file was said to have, one request at a time (it may have grown).
         const bool past = m_size && m_sentTo >= *m_size;

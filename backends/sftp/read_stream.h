@@ -44,6 +44,7 @@ private:
         std::uint32_t length;
     };
     void send(std::uint64_t limit);
+    void sendRequests(std::uint64_t limit);
     void drain();
 
     Session &m_session;

@@ -276,6 +276,18 @@ Result<Config> parseConfig(const Uri &uri)
     return config;
 }
 
+void Session::openWindow(std::size_t bytes)
+{
+    // libssh grows the window to what a read asks when it is smaller (ssh_channel_read_timeout
+    // sends the window adjustment before it looks for data). A read of the stderr stream,
+    // with no wait: it takes nothing the SFTP replies need, and finds nothing to copy (the
+    // channel's callback drops stderr as it arrives: see open()).
+    if (!m_sftp || m_broken || bytes > UINT32_MAX)
+        return;
+    if (ssh_channel_read_timeout(m_sftp->channel, &m_windowByte, std::uint32_t(bytes), 1, 0) < 0)
+        m_broken = true;
+}
+
 void Session::settleReads()
 {
     if (m_read.stream && !m_broken)
@@ -314,6 +326,7 @@ Result<std::unique_ptr<Session>> Session::open(const Config &config, const Conne
         return std::move(st).error();
     Session &s = *session;
     s.m_sftp = sftp_new(s.m_ssh);
+    const auto asked = std::chrono::steady_clock::now();
     if (!s.m_sftp || sftp_init(s.m_sftp) != SSH_OK) {
         Error failed = s.error("the server offers no SFTP");
         s.m_broken = true;
@@ -326,6 +339,14 @@ Result<std::unique_ptr<Session>> Session::open(const Config &config, const Conne
         s.m_readChunk = 128 * 1024;
         s.m_readDepth = 32;
     }
+    s.m_roundTrip = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - asked);
+    // The server's stderr is dropped as it arrives (what came before, once here), so it
+    // never holds bytes for openWindow()'s read to copy.
+    ssh_callbacks_init(&s.m_channelCallbacks);
+    s.m_channelCallbacks.channel_data_function = +[](ssh_session, ssh_channel, void *, uint32_t len, int stderrData,
+                                                     void *) -> int { return stderrData ? int(len) : 0; };
+    ssh_set_channel_callbacks(s.m_sftp->channel, &s.m_channelCallbacks);
+    for (char dropped[256]; ssh_channel_read_nonblocking(s.m_sftp->channel, dropped, sizeof dropped, 1) > 0;) {}
     return session;
 }
 
@@ -673,14 +694,29 @@ Result<SessionPool::Lease> SessionPool::lease(std::string_view readPath, std::ui
         config = m_config;
     }
     std::string learned;
+    m_logins.acquire();
     auto session = Session::open(config, m_prompts, learned);
+    m_logins.release();
     if (!session)
         return std::move(session).error();
     if (!learned.empty()) {
         std::lock_guard lock(m_mutex);
         m_config.passphrase = std::move(learned);
     }
+    const std::int64_t us = (*session)->roundTrip().count();
+    for (auto known = m_roundTripUs.load(); known < 0 || us < known;)
+        if (m_roundTripUs.compare_exchange_weak(known, us))
+            break;
+    m_writeChunk = (*session)->writeChunk();
     return Lease(this, std::move(*session));
+}
+
+std::optional<std::chrono::microseconds> SessionPool::roundTrip() const
+{
+    const auto us = m_roundTripUs.load();
+    if (us < 0)
+        return std::nullopt;
+    return std::chrono::microseconds(us);
 }
 
 void SessionPool::giveBack(std::unique_ptr<Session> session)

@@ -282,6 +282,16 @@ public:
     // The bytes of reads in flight this storage needs to stay busy (a disk image server:
     // its connections x requests in flight x request size); 0 when it has no such need.
     virtual std::uint64_t preferredBytesInFlight() const { return 0; }
+    // How many ranges of one object this storage wants copied at once when it is read or
+    // written, to keep a distant link busy: an SFTP server 80 ms away answers one write
+    // per connection per round trip, so a file written over 4 connections moves 4 requests
+    // per round trip. 0: no wish beyond TransferOptions::partsInFlight. It may change as
+    // the storage learns its link (a round trip measured at login).
+    virtual std::size_t preferredStreams(Flow flow) const
+    {
+        (void)flow;
+        return 0;
+    }
     // Discards server-side state a writer of `path` announced with WriteOptions::onPending
     // and did not finish (a killed process's multipart upload). Best effort. Default: none.
     virtual void discardPending(std::string_view path, const std::string &token)

@@ -66,6 +66,7 @@ public:
     std::size_t preferredIoSize() const override { return m_inner->preferredIoSize(); }
     std::uint64_t preferredBytesInFlight() const override { return m_inner->preferredBytesInFlight(); }
     bool oneStreamPerObject(Flow flow) const override { return m_inner->oneStreamPerObject(flow); }
+    std::size_t preferredStreams(Flow flow) const override { return m_inner->preferredStreams(flow); }
     std::optional<std::string> localPath(std::string_view path) const override { return m_inner->localPath(path); }
     bool namesIgnoreCase(std::string_view path) const override { return m_inner->namesIgnoreCase(path); }
     Result<std::string> shareLink(std::string_view path, std::chrono::seconds lifetime) const override

@@ -41,6 +41,7 @@ public:
     std::size_t preferredIoSize() const { return m_stack->preferredIoSize(); }
     std::uint64_t preferredBytesInFlight() const { return m_stack->preferredBytesInFlight(); }
     bool oneStreamPerObject(Backend::Flow flow) const { return m_stack->oneStreamPerObject(flow); }
+    std::size_t preferredStreams(Backend::Flow flow) const { return m_stack->preferredStreams(flow); }
     void willRead(std::string_view path, std::span<const Extent> ranges) { m_stack->willRead(path, ranges); }
     void discardPending(std::string_view path, const std::string &token) { m_stack->discardPending(path, token); }
     Uri uriFor(std::string_view path) const { return m_stack->uriFor(path); }

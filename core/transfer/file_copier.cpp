@@ -114,10 +114,10 @@ Result<FileOutcome> FileCopier::run()
     // However large the source says it is, the parts stay a bounded list: past a million
     // parts they grow instead.
     constexpr std::uint64_t kMostParts = 1u << 20;
-    const std::uint64_t partSize = std::max(options.partSize, (size + kMostParts - 1) / kMostParts);
+    m_partSize = std::max(partSizeFor(size, positional), (size + kMostParts - 1) / kMostParts);
     for (const auto &e : data)
-        for (std::uint64_t off = e.offset; off < e.end(); off += partSize)
-            m_parts.push_back({off, std::min(partSize, e.end() - off)});
+        for (std::uint64_t off = e.offset; off < e.end(); off += m_partSize)
+            m_parts.push_back({off, std::min(m_partSize, e.end() - off)});
 
     WriteOptions writeOptions;
     writeOptions.sizeHint = size;
@@ -143,6 +143,25 @@ Result<FileOutcome> FileCopier::run()
         m_outcome.warnings.push_back("the partial file an earlier run kept for " + m_dst.display(m_task.dstPath)
                                      + " was left alone (" + why + "); the file was copied from its start");
     return copyRanges(**writer, positional);
+}
+
+// The configured part size, or smaller (whole chunks) where a storage wants more ranges of
+// one file at once than it would have parts: a 64 MiB file goes to an SFTP server 80 ms away
+// in 16 parts of 4 MiB written side by side, not 2 of 32 MiB (each part's connection moves
+// one write request per round trip). The journal keeps the size a file's parts were cut
+// to: a run that cuts them otherwise starts the file again.
+std::uint64_t FileCopier::partSizeFor(std::uint64_t size, bool positional) const
+{
+    const auto &options = m_ctx.options;
+    const bool oneStream =
+        m_src.oneStreamPerObject(Backend::Flow::Reading) || m_dst.oneStreamPerObject(Backend::Flow::Writing);
+    const std::size_t streams =
+        std::max(m_src.preferredStreams(Backend::Flow::Reading), m_dst.preferredStreams(Backend::Flow::Writing));
+    if (!positional || oneStream || streams < 2)
+        return options.partSize;
+    const std::uint64_t chunk = options.chunkSize;
+    const std::uint64_t even = (size / streams + chunk - 1) / chunk * chunk;
+    return std::min(options.partSize, std::max(chunk, even));
 }
 
 // Records what server-side state a writer leaves (see WriteOptions::onPending): here, for
@@ -173,7 +192,7 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
     std::map<std::size_t, TransferJournal::PartRecord> done;
     const bool resumable = m_ctx.journal && writer.keepsPartialState();
     if (resumable) {
-        done = m_ctx.journal->partsDone(m_task.dstPath, size, mtime);
+        done = m_ctx.journal->partsDone(m_task.dstPath, size, mtime, m_partSize);
         // The partial file may have been removed or cut short since (cleaned up, lost in
         // a crash): parts it does not reach are copied again, never trusted.
         const auto held = partialLength(writer);
@@ -193,7 +212,7 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
             m_appendedUpTo = held.value_or(0);
         }
         if (done.empty())
-            m_ctx.journal->beginFile(m_task.dstPath, size, mtime);
+            m_ctx.journal->beginFile(m_task.dstPath, size, mtime, m_partSize);
     }
     // Holes are never copied but count as done: a sparse copy ends at 100 %, not 1 %.
     std::uint64_t dataBytes = 0;

@@ -77,12 +77,14 @@ private:
     Status finish(Writer &writer, std::uint64_t expectedSize, bool checkSize);
     Error failure(Error error) const;
     std::function<void(const std::string &)> pendingRecorder() const;
+    std::uint64_t partSizeFor(std::uint64_t size, bool positional) const;
 
     const FileTask &m_task;
     Operator &m_src;
     Operator &m_dst;
     CopyContext &m_ctx;
     std::vector<Part> m_parts;
+    std::uint64_t m_partSize = 0;
     std::unique_ptr<Reader> m_reader; // the source, opened once for the whole file
     FileOutcome m_outcome;
     // An appending writer's partial file already holds the bytes up to here.

@@ -292,9 +292,11 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
     // flight stay bounded by maxBytesInFlight either way.
     std::size_t chunk = options.chunkSize;
     std::uint64_t appetite = 0;
+    std::size_t streams = dst.preferredStreams(Backend::Flow::Writing);
     for (const auto &task : plan.files) {
         chunk = std::max(chunk, std::min<std::size_t>(task.srcOp->preferredIoSize(), options.maxBytesInFlight));
         appetite = std::max(appetite, task.srcOp->preferredBytesInFlight());
+        streams = std::max(streams, task.srcOp->preferredStreams(Backend::Flow::Reading));
     }
     const std::size_t bufferCount = std::size_t(std::max<std::uint64_t>(1, options.maxBytesInFlight / chunk));
     BufferPool buffers(chunk, bufferCount);
@@ -307,6 +309,9 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
     std::size_t parts = std::size_t(std::max(1, options.partsInFlight));
     if (appetite > 0)
         parts = std::max(parts, std::min<std::size_t>(bufferCount, std::size_t((2 * appetite + chunk - 1) / chunk)));
+    // A storage far away that wants more ranges of a file at once (FileCopier splits the
+    // file into that many parts).
+    parts = std::max(parts, std::min(bufferCount, streams));
     WorkerPool partWorkers(parts);
     Throttle throttle(options.bandwidthLimit);
     CopyContext context{options,

@@ -187,6 +187,8 @@ void TransferJournal::replay(std::FILE *f)
         } else if (tag == "S") {
             FileState state;
             in >> state.size >> state.mtimeNs;
+            if (!(in >> state.partSize))
+                state.partSize = 0;
             m_files[path] = std::move(state);
         } else if (tag == "P") {
             std::size_t part = 0;
@@ -279,20 +281,25 @@ std::optional<bool> TransferJournal::destinationIsDir() const
     return m_destinationIsDir;
 }
 
-void TransferJournal::beginFile(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs)
+void TransferJournal::beginFile(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs,
+                                std::uint64_t partSize)
 {
     std::lock_guard lock(m_mutex);
-    m_files[dstPath] = FileState{size, mtimeNs, {}};
-    append("S " + encode(dstPath) + " " + std::to_string(size) + " " + std::to_string(mtimeNs) + "\n");
+    m_files[dstPath] = FileState{size, mtimeNs, partSize, {}};
+    append("S " + encode(dstPath) + " " + std::to_string(size) + " " + std::to_string(mtimeNs) + " "
+           + std::to_string(partSize) + "\n");
 }
 
-std::map<std::size_t, TransferJournal::PartRecord>
-TransferJournal::partsDone(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs) const
+std::map<std::size_t, TransferJournal::PartRecord> TransferJournal::partsDone(const std::string &dstPath,
+                                                                              std::uint64_t size, std::int64_t mtimeNs,
+                                                                              std::uint64_t partSize) const
 {
     std::lock_guard lock(m_mutex);
     auto it = m_files.find(dstPath);
     if (it == m_files.end() || it->second.size != size || it->second.mtimeNs != mtimeNs)
         return {};
+    if ((it->second.partSize ? it->second.partSize : m_spec.options.partSize) != partSize)
+        return {}; // cut otherwise: part N is not the same range
     return it->second.parts;
 }
 

@@ -55,10 +55,11 @@ public:
     std::optional<bool> destinationIsDir() const;
     // Starts (or restarts) the part log of a file of this size and mtime; parts recorded
     // for another version of the source are forgotten.
-    void beginFile(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs);
-    // Parts of the same version already written, by part index.
-    std::map<std::size_t, PartRecord> partsDone(const std::string &dstPath, std::uint64_t size,
-                                                std::int64_t mtimeNs) const;
+    // `partSize`: what the file was cut into (the spec's, or smaller for a distant storage).
+    void beginFile(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs, std::uint64_t partSize);
+    // Parts of the same version, cut the same way, already written, by part index.
+    std::map<std::size_t, PartRecord> partsDone(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs,
+                                                std::uint64_t partSize) const;
     void markPartDone(const std::string &dstPath, std::size_t part, const std::string &hash);
     // Destinations started (they may have partial files) and not finished.
     std::vector<std::string> filesBegun() const;
@@ -74,6 +75,7 @@ private:
     struct FileState {
         std::uint64_t size = 0;
         std::int64_t mtimeNs = 0;
+        std::uint64_t partSize = 0; // 0: a journal from before part sizes were logged (the spec's)
         std::map<std::size_t, PartRecord> parts;
     };
 

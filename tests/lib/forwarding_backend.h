@@ -71,6 +71,7 @@ public:
     }
     std::size_t preferredIoSize() const override { return m_inner->preferredIoSize(); }
     std::uint64_t preferredBytesInFlight() const override { return m_inner->preferredBytesInFlight(); }
+    std::size_t preferredStreams(Flow flow) const override { return m_inner->preferredStreams(flow); }
     void willRead(std::string_view path, std::span<const Extent> ranges) override { m_inner->willRead(path, ranges); }
     void discardPending(std::string_view path, const std::string &token) override
     {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <thread>
 
 namespace strata::test {
 
@@ -101,6 +102,13 @@ Result<ListPage> FakeBackend::list(std::string_view dir, const ListOptions &)
 
 Result<std::size_t> FakeBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
 {
+    if (m_streams > 0) {
+        // A round trip away: the reads of the parts in flight overlap.
+        const std::size_t now = ++m_readsNow;
+        for (auto most = m_mostReads.load(); now > most && !m_mostReads.compare_exchange_weak(most, now);) {}
+        std::this_thread::sleep_for(std::chrono::milliseconds(3));
+        --m_readsNow;
+    }
     std::lock_guard lock(m_mutex);
     const std::string p(path);
     if (m_denied.count(p))

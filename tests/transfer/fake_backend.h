@@ -28,6 +28,11 @@ public:
     // Served as FTP and SFTP are: one stream per object, parts one after another.
     void setOneStream(bool one) { m_oneStream = one; }
     bool oneStreamPerObject(Flow) const override { return m_oneStream; }
+    // Served as a distant server is: `streams` ranges of a file wanted at once, each read
+    // taking a few milliseconds (0: as any store). Counts the reads under way together.
+    void setStreams(std::size_t streams) { m_streams = streams; }
+    std::size_t preferredStreams(Flow flow) const override { return flow == Flow::Reading ? m_streams.load() : 0; }
+    std::size_t mostReadsAtOnce() const { return m_mostReads.load(); }
 
     Capabilities capabilities() const override;
     Uri uriFor(std::string_view path) const override;
@@ -47,6 +52,8 @@ private:
     std::set<std::string> m_denied;
     std::map<std::string, std::pair<int, std::uint64_t>> m_flaky; // times left, from
     std::atomic<bool> m_oneStream{false};
+    std::atomic<std::size_t> m_streams{0};
+    std::atomic<std::size_t> m_readsNow{0}, m_mostReads{0};
 };
 
 // Serves one FakeBackend for every fake:// URI.

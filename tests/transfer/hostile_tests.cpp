@@ -197,6 +197,28 @@ void TransferSuite::flakyReadsAreRetried()
     QVERIFY2(out.report.bytesCopied <= 300'000, std::to_string(out.report.bytesCopied).c_str());
 }
 
+void TransferSuite::distantSourceReadInFinerParts()
+{
+    // A storage that wants 8 ranges of a file at once (an SFTP server far away): a 24 MiB
+    // file, below the 32 MiB part size, is cut into 8 parts of 3 MiB read side by side even
+    // with one part in flight asked for, and arrives whole. A destination written in order
+    // (FTP) or one stream per object takes it in one part, one read at a time.
+    m_fake->setStreams(8);
+    m_fake->addFile("/far.bin", pattern(24u << 20, 24));
+    auto o = options();
+    o.partSize = 32u << 20;
+    o.partsInFlight = 1;
+    REQUIRE_COMPLETED(run(spec({"fake://store/far.bin"}, m_dst->uri("far.bin"), o)));
+    QCOMPARE(digest(m_dst->op(), m_dst->path("far.bin")), digest(*m_registry->open("fake://store/")->op, "/far.bin"));
+    const bool sideBySide = m_dst->op().capabilities().has(Capability::PositionalWrite)
+        && !m_dst->op().oneStreamPerObject(Backend::Flow::Writing);
+    const auto most = m_fake->mostReadsAtOnce();
+    if (sideBySide)
+        QVERIFY2(most >= 4, std::to_string(most).c_str());
+    else
+        QCOMPARE(most, std::size_t(1));
+}
+
 void TransferSuite::oneStreamSourcesOverlapSafely()
 {
     // A source of one stream per object (FTP, SFTP) has each buffer written on a part

@@ -127,6 +127,7 @@ private Q_SLOTS:
     void blockedDirectoryFailsItsFilesOnly();
     void flakyReadsAreRetried();
     void oneStreamSourcesOverlapSafely();
+    void distantSourceReadInFinerParts();
     void unreachableStorageStopsTrying();
     void destinationFullFailsThatFile();
     void linksAreNamedNotFollowed();

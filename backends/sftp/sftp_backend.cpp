@@ -74,14 +74,7 @@ Result<std::shared_ptr<SftpBackend>> SftpBackend::open(Config config, Connection
 
 std::size_t SftpBackend::preferredStreams(Flow flow) const
 {
-    const auto rtt = m_pool.roundTrip();
-    if (flow != Flow::Writing || !rtt)
-        return 0;
-    // One write of writeChunk per connection per round trip: connections x chunk / rtt.
-    constexpr double kRate = 100e6; // bytes per second worth keeping in flight
-    constexpr std::size_t kMost = 16;
-    const double wanted = kRate * std::chrono::duration<double>(*rtt).count() / double(m_pool.writeChunk());
-    return wanted < 2 ? 0 : std::min(kMost, std::size_t(wanted + 0.999));
+    return flow == Flow::Writing ? m_pool.writeStreams() : 0;
 }
 
 Capabilities SftpBackend::capabilities() const

@@ -33,8 +33,7 @@ public:
     // written side by side, each on a connection of its own, or a distant server would
     // take one request per round trip.
     bool oneStreamPerObject(Flow flow) const override { return flow == Flow::Reading; }
-    // Writes: as many connections as keep ~100 MB/s of write requests in flight over the
-    // round trip measured at login (at most 16; none asked for below 2.5 ms).
+    // Writes: SessionPool::writeStreams().
     std::size_t preferredStreams(Flow flow) const override;
 
     Result<Entry> stat(std::string_view path) override;

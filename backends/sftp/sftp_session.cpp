@@ -325,8 +325,13 @@ Result<std::unique_ptr<Session>> Session::open(const Config &config, const Conne
     if (auto st = session->login(config, prompts.passphrase, learned); !st)
         return std::move(st).error();
     Session &s = *session;
+    // The round trip: the shorter of the last login steps, requests the server answers at
+    // once (the channel's open and its subsystem request, two round trips; SFTP's INIT,
+    // one): a busy machine delays one now and then.
+    using Clock = std::chrono::steady_clock;
+    const auto opening = Clock::now();
     s.m_sftp = sftp_new(s.m_ssh);
-    const auto asked = std::chrono::steady_clock::now();
+    const auto asked = Clock::now();
     if (!s.m_sftp || sftp_init(s.m_sftp) != SSH_OK) {
         Error failed = s.error("the server offers no SFTP");
         s.m_broken = true;
@@ -339,7 +344,8 @@ Result<std::unique_ptr<Session>> Session::open(const Config &config, const Conne
         s.m_readChunk = 128 * 1024;
         s.m_readDepth = 32;
     }
-    s.m_roundTrip = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - asked);
+    s.m_roundTrip =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::min(Clock::now() - asked, (asked - opening) / 2));
     // The server's stderr is dropped as it arrives (what came before, once here), so it
     // never holds bytes for openWindow()'s read to copy.
     ssh_callbacks_init(&s.m_channelCallbacks);
@@ -719,12 +725,24 @@ std::optional<std::chrono::microseconds> SessionPool::roundTrip() const
     return std::chrono::microseconds(us);
 }
 
+std::size_t SessionPool::writeStreams() const
+{
+    const auto rtt = roundTrip();
+    if (!rtt)
+        return 0;
+    constexpr double kRate = 100e6; // bytes per second worth keeping in flight
+    constexpr std::size_t kMost = 16;
+    const double wanted = kRate * std::chrono::duration<double>(*rtt).count() / double(writeChunk());
+    return wanted < 4 ? 0 : std::min(kMost, std::size_t(wanted + 0.999)); // 4: the engine's own default
+}
+
 void SessionPool::giveBack(std::unique_ptr<Session> session)
 {
     if (session->broken())
         return;
+    const std::size_t keep = std::max(m_config.connections, writeStreams());
     std::lock_guard lock(m_mutex);
-    if (m_idle.size() < m_config.connections)
+    if (m_idle.size() < keep)
         m_idle.push_back(std::move(session));
 }
 

@@ -152,6 +152,11 @@ public:
     // first; and the write size of that server.
     std::optional<std::chrono::microseconds> roundTrip() const;
     std::size_t writeChunk() const { return m_writeChunk.load(); }
+    // Connections a large file is written over at once: as many as keep ~100 MB/s of write
+    // requests in flight over roundTrip() (one write per connection per round trip), at
+    // most 16; 0 below four (a server nearby: the engine's 4 parts in flight). As many are
+    // kept idle for the next file.
+    std::size_t writeStreams() const;
 
 private:
     void giveBack(std::unique_ptr<Session> session);

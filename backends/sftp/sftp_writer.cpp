@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 namespace strata::sftp {
@@ -202,7 +203,9 @@ private:
         SessionPool::Lease lease;
         Handle handle; // closed before the connection goes back
     };
-    // Closes the sides' handles: each close's answer says whether its writes landed.
+    // Closes the sides' handles: each close's answer says whether its writes landed. Each
+    // side is a connection of its own, so they are closed at once, one round trip for all
+    // (one after another, 16 sides 80 ms away took 1.3 s).
     Status closeSides()
     {
         std::vector<std::unique_ptr<Side>> sides;
@@ -210,10 +213,18 @@ private:
             std::lock_guard lock(m_sidesMutex);
             sides.swap(m_sides);
         }
+        std::vector<int> closed(sides.size());
+        {
+            std::vector<std::jthread> closers;
+            for (std::size_t i = 1; i < sides.size(); ++i)
+                closers.emplace_back([&sides, &closed, i] { closed[i] = sides[i]->handle.close(); });
+            if (!sides.empty())
+                closed[0] = sides[0]->handle.close();
+        }
         Status result;
-        for (auto &side : sides)
-            if (side->handle.close() < 0 && result)
-                result = side->lease->error("cannot write");
+        for (std::size_t i = 0; i < sides.size(); ++i)
+            if (closed[i] < 0 && result)
+                result = sides[i]->lease->error("cannot write");
         return result;
     }
 

@@ -285,7 +285,7 @@ public:
     // How many ranges of one object this storage wants copied at once when it is read or
     // written, to keep a distant link busy: an SFTP server 80 ms away answers one write
     // per connection per round trip, so a file written over 4 connections moves 4 requests
-    // per round trip. 0: no wish beyond TransferOptions::partsInFlight. It may change as
+    // per round trip. 0: no wish (TransferOptions::partsInFlight, set, wins). It may change as
     // the storage learns its link (a round trip measured at login).
     virtual std::size_t preferredStreams(Flow flow) const
     {

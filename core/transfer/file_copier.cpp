@@ -114,7 +114,9 @@ Result<FileOutcome> FileCopier::run()
     // However large the source says it is, the parts stay a bounded list: past a million
     // parts they grow instead.
     constexpr std::uint64_t kMostParts = 1u << 20;
-    m_partSize = std::max(partSizeFor(size, positional), (size + kMostParts - 1) / kMostParts);
+    const auto begun =
+        m_ctx.journal ? m_ctx.journal->partSize(m_task.dstPath, size, m_task.source.mtimeNs.value_or(0)) : std::nullopt;
+    m_partSize = begun ? *begun : std::max(partSizeFor(size, positional), (size + kMostParts - 1) / kMostParts);
     for (const auto &e : data)
         for (std::uint64_t off = e.offset; off < e.end(); off += m_partSize)
             m_parts.push_back({off, std::min(m_partSize, e.end() - off)});
@@ -149,7 +151,7 @@ Result<FileOutcome> FileCopier::run()
 // one file at once than it would have parts: a 64 MiB file goes to an SFTP server 80 ms away
 // in 16 parts of 4 MiB written side by side, not 2 of 32 MiB (each part's connection moves
 // one write request per round trip). The journal keeps the size a file's parts were cut
-// to: a run that cuts them otherwise starts the file again.
+// to, and a resumed run cuts them the same way (the round trip it measures may differ).
 std::uint64_t FileCopier::partSizeFor(std::uint64_t size, bool positional) const
 {
     const auto &options = m_ctx.options;
@@ -157,7 +159,7 @@ std::uint64_t FileCopier::partSizeFor(std::uint64_t size, bool positional) const
         m_src.oneStreamPerObject(Backend::Flow::Reading) || m_dst.oneStreamPerObject(Backend::Flow::Writing);
     const std::size_t streams =
         std::max(m_src.preferredStreams(Backend::Flow::Reading), m_dst.preferredStreams(Backend::Flow::Writing));
-    if (!positional || oneStream || streams < 2)
+    if (!positional || oneStream || streams < 2 || options.partsInFlight > 0)
         return options.partSize;
     const std::uint64_t chunk = options.chunkSize;
     const std::uint64_t even = (size / streams + chunk - 1) / chunk * chunk;

@@ -290,6 +290,16 @@ void TransferJournal::beginFile(const std::string &dstPath, std::uint64_t size, 
            + std::to_string(partSize) + "\n");
 }
 
+std::optional<std::uint64_t> TransferJournal::partSize(const std::string &dstPath, std::uint64_t size,
+                                                       std::int64_t mtimeNs) const
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_files.find(dstPath);
+    if (it == m_files.end() || it->second.size != size || it->second.mtimeNs != mtimeNs)
+        return std::nullopt;
+    return it->second.partSize ? it->second.partSize : m_spec.options.partSize;
+}
+
 std::map<std::size_t, TransferJournal::PartRecord> TransferJournal::partsDone(const std::string &dstPath,
                                                                               std::uint64_t size, std::int64_t mtimeNs,
                                                                               std::uint64_t partSize) const

@@ -57,6 +57,9 @@ public:
     // for another version of the source are forgotten.
     // `partSize`: what the file was cut into (the spec's, or smaller for a distant storage).
     void beginFile(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs, std::uint64_t partSize);
+    // The part size an earlier run cut this version of the file to, if it began it: a
+    // resumed run cuts it the same way, whatever the link says now.
+    std::optional<std::uint64_t> partSize(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs) const;
     // Parts of the same version, cut the same way, already written, by part index.
     std::map<std::size_t, PartRecord> partsDone(const std::string &dstPath, std::uint64_t size, std::int64_t mtimeNs,
                                                 std::uint64_t partSize) const;

@@ -73,7 +73,7 @@ Result<TransferSpec> TransferSpec::fromJson(const json::Value &doc)
     t.sync = flag("sync");
     t.preserveMode = flag("preserveMode");
     t.allowLocalRoot = flag("allowLocalRoot");
-    if (t.partSize == 0 || t.chunkSize == 0 || t.maxBytesInFlight < t.chunkSize || t.partsInFlight < 1)
+    if (t.partSize == 0 || t.chunkSize == 0 || t.maxBytesInFlight < t.chunkSize || t.partsInFlight < 0)
         return Error(ErrorKind::Corrupt, "the transfer journal has impossible sizes");
     return spec;
 }

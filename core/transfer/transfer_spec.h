@@ -23,12 +23,14 @@ struct TransferOptions {
     TransferMode mode = TransferMode::Copy;
     bool recursive = false;
     ExistingPolicy existing = ExistingPolicy::Fail;
-    bool verify = false;                        // re-read the destination and compare checksums
-    bool deleteExtra = false;                   // sync: remove destination objects the source lacks
-    bool dryRun = false;                        // sync: report, change nothing
-    bool compareContent = false;                // sync: same size is compared by checksum, not by time
-    int jobs = 0;                               // files in flight; 0 picks a default for the backends
-    int partsInFlight = 4;                      // ranges of one large object copied at once
+    bool verify = false;         // re-read the destination and compare checksums
+    bool deleteExtra = false;    // sync: remove destination objects the source lacks
+    bool dryRun = false;         // sync: report, change nothing
+    bool compareContent = false; // sync: same size is compared by checksum, not by time
+    int jobs = 0;                // files in flight; 0 picks a default for the backends
+    // Ranges of one large object copied at once; 0: 4, or as many as a distant storage
+    // wants (Backend::preferredStreams, with the file cut into that many parts).
+    int partsInFlight = 0;
     std::uint64_t partSize = 32u << 20;         // large objects are split into parts this big
     std::uint32_t chunkSize = 1u << 20;         // one buffer: the unit of a read and a write
     std::uint64_t maxBytesInFlight = 64u << 20; // buffers in use at once, whatever the file count

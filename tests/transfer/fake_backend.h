@@ -30,7 +30,11 @@ public:
     bool oneStreamPerObject(Flow) const override { return m_oneStream; }
     // Served as a distant server is: `streams` ranges of a file wanted at once, each read
     // taking a few milliseconds (0: as any store). Counts the reads under way together.
-    void setStreams(std::size_t streams) { m_streams = streams; }
+    void setStreams(std::size_t streams)
+    {
+        m_streams = streams;
+        m_mostReads = 0;
+    }
     std::size_t preferredStreams(Flow flow) const override { return flow == Flow::Reading ? m_streams.load() : 0; }
     std::size_t mostReadsAtOnce() const { return m_mostReads.load(); }
 

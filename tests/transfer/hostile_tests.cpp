@@ -200,14 +200,13 @@ void TransferSuite::flakyReadsAreRetried()
 void TransferSuite::distantSourceReadInFinerParts()
 {
     // A storage that wants 8 ranges of a file at once (an SFTP server far away): a 24 MiB
-    // file, below the 32 MiB part size, is cut into 8 parts of 3 MiB read side by side even
-    // with one part in flight asked for, and arrives whole. A destination written in order
-    // (FTP) or one stream per object takes it in one part, one read at a time.
+    // file, below the 32 MiB part size, is cut into 8 parts of 3 MiB read side by side, and
+    // arrives whole. A destination written in order (FTP) or one stream per object takes
+    // it in one part, one read at a time, and so does a job that says how many parts.
     m_fake->setStreams(8);
     m_fake->addFile("/far.bin", pattern(24u << 20, 24));
     auto o = options();
     o.partSize = 32u << 20;
-    o.partsInFlight = 1;
     REQUIRE_COMPLETED(run(spec({"fake://store/far.bin"}, m_dst->uri("far.bin"), o)));
     QCOMPARE(digest(m_dst->op(), m_dst->path("far.bin")), digest(*m_registry->open("fake://store/")->op, "/far.bin"));
     const bool sideBySide = m_dst->op().capabilities().has(Capability::PositionalWrite)
@@ -217,6 +216,36 @@ void TransferSuite::distantSourceReadInFinerParts()
         QVERIFY2(most >= 4, std::to_string(most).c_str());
     else
         QCOMPARE(most, std::size_t(1));
+    m_fake->setStreams(8); // counted afresh
+    o.partsInFlight = 1;
+    REQUIRE_COMPLETED(run(spec({"fake://store/far.bin"}, m_dst->uri("again.bin"), o)));
+    QCOMPARE(m_fake->mostReadsAtOnce(), std::size_t(1));
+}
+
+void TransferSuite::resumedCopyIsCutAsBefore()
+{
+    // A copy begun when the source wanted 8 streams (48 MiB in 8 parts of 6 MiB, two at a
+    // time: two buffers) and resumed when it wants none (the round trip measured again):
+    // the resumed run cuts the file as the first did, so the parts done are kept. (A
+    // destination written in order takes it in 32 MiB parts: none is whole at the pause.)
+    const bool keeps = keepsPartialState(m_dst->op(), m_dst->path())
+        && m_dst->op().capabilities().has(Capability::PositionalWrite)
+        && !m_dst->op().oneStreamPerObject(Backend::Flow::Writing);
+    m_fake->setStreams(8);
+    m_fake->addFile("/cut.bin", pattern(48u << 20, 48));
+    auto o = options();
+    o.partSize = 32u << 20;
+    o.maxBytesInFlight = 2u << 20;
+    o.bandwidthLimit = 48'000'000;
+    const auto id = start(spec({"fake://store/cut.bin"}, m_dst->uri("cut.bin"), o));
+    QVERIFY(pauseAfter(id, 26u << 20));
+    m_fake->setStreams(0);
+    auto out = resumeUnthrottled(id, o);
+    REQUIRE_COMPLETED(out);
+    QCOMPARE(digest(m_dst->op(), m_dst->path("cut.bin")), digest(*m_registry->open("fake://store/")->op, "/cut.bin"));
+    QCOMPARE(out.report.bytesCopied + out.report.bytesResumed, std::uint64_t(48u << 20));
+    if (keeps)
+        QVERIFY2(out.report.bytesResumed >= (12u << 20), std::to_string(out.report.bytesResumed).c_str());
 }
 
 void TransferSuite::oneStreamSourcesOverlapSafely()

@@ -42,6 +42,9 @@ void TestTransferJournal::partsSurviveAReload()
     const auto parts = (*again)->partsDone("/big.bin", 64u << 20, 7, 4u << 20);
     QCOMPARE(parts.size(), std::size_t(1));
     QCOMPARE(parts.at(3).hash, std::string("abc"));
+    // A resumed run cuts the file as the first did.
+    QCOMPARE((*again)->partSize("/big.bin", 64u << 20, 7), std::optional<std::uint64_t>(4u << 20));
+    QCOMPARE((*again)->partSize("/big.bin", 64u << 20, 8), std::optional<std::uint64_t>()); // another version
 }
 
 void TestTransferJournal::partsCutOtherwiseAreNotTrusted()
@@ -75,6 +78,7 @@ void TestTransferJournal::aJournalWithoutPartSizesMeansTheSpecs()
     auto old = TransferJournal::load(path);
     QVERIFY(old.ok());
     QCOMPARE((*old)->partsDone("/big.bin", 64u << 20, 7, 8u << 20).size(), std::size_t(1));
+    QCOMPARE((*old)->partSize("/big.bin", 64u << 20, 7), std::optional<std::uint64_t>(8u << 20));
     QVERIFY((*old)->partsDone("/big.bin", 64u << 20, 7, 4u << 20).empty());
 }
 

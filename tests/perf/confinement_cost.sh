@@ -25,19 +25,14 @@ start_perf_server sshd confinecost
 source "$work/server/sshd.env"
 mkdir -p "$work/data/small/sub"
 for i in $(seq -w 1 "$files"); do head -c 4096 /dev/urandom >"$work/data/small/sub/f$i"; done
-proxy_pid=""
-stop_proxy() { [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null; proxy_pid=""; }
-trap 'stop_proxy; perf_cleanup' EXIT
 echo "strata: $STRATA; $files x 4 KiB up to sshd on 127.0.0.1; $runs runs each"
 printf '%-6s %-10s %s\n' rtt case seconds
 declare -A result
 for rtt in ${RTTS:-0 20 80}; do
   port=$STRATA_SFTP_PORT
   if [ "$rtt" != 0 ]; then
-    node "$perf_root/tests/perf/delay_proxy.js" "$STRATA_SFTP_PORT" $((rtt / 2)) >"$work/proxy.out" &
-    proxy_pid=$!
-    for _ in $(seq 1 100); do grep -q listening "$work/proxy.out" && break; sleep 0.05; done
-    port=$(awk '{print $2}' "$work/proxy.out")
+    start_delay_proxy "$STRATA_SFTP_PORT" $((rtt / 2))
+    port=$proxy_port
   fi
   uri() { echo "sftp://$STRATA_SFTP_USER@127.0.0.1:$port/upload/$1?identity=$STRATA_SFTP_KEY&known-hosts=$STRATA_SFTP_KNOWN_HOSTS"; }
   for case in checked unchecked; do
@@ -57,7 +52,7 @@ for rtt in ${RTTS:-0 20 80}; do
     done
     result[$rtt.$case]=$(printf '%s\n' "${times[@]}" | median)
   done
-  stop_proxy
+  stop_delay_proxy
 done
 echo
 printf '%-6s %10s %10s %8s\n' rtt checked unchecked ratio

@@ -34,19 +34,7 @@ port=$STRATA_FTP_PORT user=$STRATA_FTP_USER ca=$STRATA_FTP_CA
 root=$STRATA_FTP_ROOT/upload # the server's folder, seen from here (for the untimed clean-up)
 tls=${FTPS:-0}
 
-export RCLONE_CONFIG_FTP_TYPE=ftp RCLONE_CONFIG_FTP_HOST=127.0.0.1 RCLONE_CONFIG_FTP_PORT=$port \
-  RCLONE_CONFIG_FTP_USER=$user RCLONE_CONFIG_FTP_PASS
-RCLONE_CONFIG_FTP_PASS=$(rclone --config /dev/null obscure "$STRATA_FTP_PASSWORD")
-curl_tls=()
-if [ "$tls" = 1 ]; then
-  export RCLONE_CONFIG_FTP_EXPLICIT_TLS=true SSL_CERT_FILE=$ca # rclone (Go) trusts the fixture's CA
-  curl_tls=(--ssl-reqd --cacert "$ca")
-fi
-rcl() { rclone --config /dev/null "$@"; }
-furi() { if [ "$tls" = 1 ]; then echo "ftps://$user@127.0.0.1:$port/upload/$1?ca=$ca"; else echo "ftp://$user@127.0.0.1:$port/upload/$1"; fi; }
-# curlftp ARGS...: the curl tool with the fixture's login and no ~/.curlrc.
-curlftp() { curl -q -s -S --noproxy '*' -u "$user:$STRATA_FTP_PASSWORD" "${curl_tls[@]}" "$@"; }
-curlftp8() { curlftp -Z --parallel-max 8 "$@"; }
+peers_ftp
 
 echo "strata: $STRATA ($("$STRATA" --version 2>&1 | head -1))"
 echo "curl:   $(curl --version | head -1) (one invocation per set, 8 files at a time)"
@@ -58,31 +46,6 @@ declare -A set_files=([large]=1 [small]=2000) set_kib=([large]=$((${LARGE_MIB:-1
 read -ra sets <<<"${SETS-large small}"
 make_set_data small "${sets[@]}" # small always: the loopback check uses it
 
-# Each tool's upload of DIR into PREFIX leaves the files at PREFIX/<basename DIR>/...;
-# its download of PREFIX/<set> makes the local folder OUT/<set>.
-up_strata() { "$STRATA" cp -r "$1" "$(furi "$2/")"; }
-down_strata() { "$STRATA" cp -r "$(furi "$1")" "$2/"; }
-up_curl() {
-  local args=() f base="ftp://127.0.0.1:$port/upload/$2/$(basename "$1")"
-  for f in "$1"/*; do args+=(-T "$f" "$base/${f##*/}"); done
-  curlftp8 --ftp-create-dirs "${args[@]}"
-}
-down_curl() {
-  local args=() name out="$2/$(basename "$1")"
-  mkdir -p "$out"
-  # The names from the server's listing (NLST): what a user of the curl tool would do.
-  while IFS= read -r name; do
-    name=${name%$'\r'}
-    # (The fixture lists dot files, "." and ".." among them.)
-    [ -n "$name" ] && [ "$name" != . ] && [ "$name" != .. ] && args+=(-o "$out/$name" "ftp://127.0.0.1:$port/upload/$1/$name")
-  done < <(curlftp -l "ftp://127.0.0.1:$port/upload/$1/")
-  curlftp8 "${args[@]}"
-}
-up_rclone() { rcl copy "$1" "ftp:/upload/$2/$(basename "$1")"; }
-down_rclone() { rcl copy "ftp:/upload/$1" "$2/$(basename "$1")"; }
-export STRATA port user tls ca STRATA_FTP_PASSWORD
-export -f rcl furi curlftp curlftp8 up_strata down_strata up_curl down_curl up_rclone down_rclone
-export curl_tls
 warm() { drop_caches; }
 purge() { rm -rf "${root:?}/$1"; }
 

@@ -23,49 +23,14 @@ source "$(dirname "$0")/lib.sh"
 runs=${1:-5}
 [ -n "${STRATA_STATE_DIR:-}" ] && own_state=0 || own_state=1
 perf_setup
-servers=$perf_root/tests/servers/s3rver.sh
-"$servers" install
-work=$(mktemp -d "${PERF_DIR:-/var/tmp}/strata-s3perf-XXXXXX")
-cleanup() {
-  "$servers" stop "$work/server" || true
-  rm -rf "$work"
-  if [ "$own_state" = 1 ]; then
-    case "$STRATA_STATE_DIR" in /tmp/strata-perf-state-*) rm -rf "$STRATA_STATE_DIR" ;; esac
-  fi
-}
-trap cleanup EXIT
-
-# --- only 127.0.0.1, and none of the user's settings
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-export no_proxy=127.0.0.1,localhost NO_PROXY=127.0.0.1,localhost
-unset AWS_PROFILE AWS_DEFAULT_PROFILE AWS_SESSION_TOKEN AWS_SECURITY_TOKEN AWS_ENDPOINT_URL \
-  AWS_ENDPOINT_URL_S3 AWS_CA_BUNDLE AWS_ROLE_ARN AWS_WEB_IDENTITY_TOKEN_FILE \
-  AWS_CONTAINER_CREDENTIALS_RELATIVE_URI AWS_CONTAINER_CREDENTIALS_FULL_URI
-export AWS_EC2_METADATA_DISABLED=true
-export AWS_ACCESS_KEY_ID=S3RVER AWS_SECRET_ACCESS_KEY=S3RVER
-export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
-export AWS_PAGER="" AWS_CLI_AUTO_PROMPT=off
-mkdir -p "$work/aws"
-export AWS_CONFIG_FILE=$work/aws/config AWS_SHARED_CREDENTIALS_FILE=$work/aws/credentials
-: >"$AWS_SHARED_CREDENTIALS_FILE"
-# Prefer Debian's aws-cli (scripts/bootstrap perf installs it) over one earlier on PATH.
-AWS_CLI=${AWS_CLI:-$( [ -x /usr/bin/aws ] && echo /usr/bin/aws || command -v aws )}
-[ -n "$AWS_CLI" ] || { echo "aws-cli is missing: scripts/bootstrap perf installs it" >&2; exit 1; }
-"$AWS_CLI" configure set default.s3.addressing_style path # s3rver answers path style only
-
-endpoint=$("$servers" start "$work/server" 2>"$work/server-start.log") \
-  || { cat "$work/server-start.log" >&2; exit 1; }
+"$perf_root/tests/servers/s3rver.sh" install
+perf_workdir s3perf # HOME in it: no config of the user's
+s3_peer_env "$work/aws"
+perf_server_start s3rver "$work/server"
 [[ $endpoint =~ ^http://127\.0\.0\.1:[0-9]+$ ]] || { echo "unexpected endpoint '$endpoint'" >&2; exit 1; }
 bucket=strata-test
 
-# rclone: a remote named s3r from the environment alone; --config /dev/null reads no file.
-export RCLONE_CONFIG_S3R_TYPE=s3 RCLONE_CONFIG_S3R_PROVIDER=Other RCLONE_CONFIG_S3R_ENDPOINT=$endpoint
-export RCLONE_CONFIG_S3R_ACCESS_KEY_ID=S3RVER RCLONE_CONFIG_S3R_SECRET_ACCESS_KEY=S3RVER
-export RCLONE_CONFIG_S3R_FORCE_PATH_STYLE=true RCLONE_CONFIG_S3R_REGION=us-east-1
-export RCLONE_CONFIG_S3R_ENV_AUTH=false
-rcl() { rclone --config /dev/null "$@"; }
-awss3() { "$AWS_CLI" --endpoint-url "$endpoint" s3 "$@"; }
-suri() { echo "s3://$bucket/$1?endpoint=$endpoint"; } # strata's URI of a key or prefix
+peers_s3
 
 echo "strata: $STRATA ($("$STRATA" --version 2>&1 | head -1))"
 echo "rclone: $(rcl version 2>/dev/null | head -1) (default --transfers 4, --checkers 8)"
@@ -78,17 +43,6 @@ declare -A set_files=([small]=200 [medium]=20 [large]=4) set_kib=([small]=4 [med
 read -ra sets <<<"${SETS-small medium large}"
 make_set_data small medium large # all three: the loopback check uses the small one
 
-# Each tool's upload of DIR into PREFIX leaves the objects at PREFIX/<basename DIR>/...;
-# its download of PREFIX/<set> makes the local directory OUT/<set>.
-up_strata() { "$STRATA" cp -r ${STRATA_JOBS:+--jobs "$STRATA_JOBS"} "$1" "$(suri "$2/")"; }
-up_rclone() { rcl copy "$1" "s3r:$bucket/$2/$(basename "$1")"; }
-up_aws()    { awss3 cp --recursive --only-show-errors "$1" "s3://$bucket/$2/$(basename "$1")/"; }
-down_strata() { "$STRATA" cp -r ${STRATA_JOBS:+--jobs "$STRATA_JOBS"} "$(suri "$1")" "$2/"; }
-down_rclone() { rcl copy "s3r:$bucket/$1" "$2/$(basename "$1")"; }
-down_aws()    { awss3 cp --recursive --only-show-errors "s3://$bucket/$1/" "$2/$(basename "$1")/"; }
-# loopback_only runs them in a child shell.
-export STRATA AWS_CLI endpoint bucket
-export -f rcl awss3 suri up_strata up_rclone up_aws down_strata down_rclone down_aws
 # The cache is dropped before each run, then every tool is loaded once (aws-cli is a Python
 # program: paging its modules in would otherwise count against its first transfer).
 warm() { drop_caches; "$AWS_CLI" --version >/dev/null 2>&1 || true; }
@@ -119,11 +73,11 @@ keys=$(awss3 ls --recursive "s3://$bucket/tree/listing/" | wc -l)
 printf 'listing: 10000 keys in 1000 prefixes uploaded once by rclone --transfers 16 in %.1f s (not in the table)\n' "$t"
 
 # strata ls -R lists the whole tree, flat (pages of 1000 keys, no delimiter), like the peers.
-list_strata() { "$STRATA" ls -R "$(suri tree/listing/)"; }
+list_strata() { "$STRATA" ls -R "$(uri tree/listing/)"; }
 list_rclone() { rcl lsf -R "s3r:$bucket/tree/listing"; }
 list_aws()    { awss3 ls --recursive "s3://$bucket/tree/listing/"; }
 echo "listing commands (one recursive listing each):"
-echo "  strata: strata ls -R '$(suri tree/listing/)'  (flat: pages of 1000 keys, no delimiter)"
+echo "  strata: strata ls -R '$(uri tree/listing/)'  (flat: pages of 1000 keys, no delimiter)"
 echo "  rclone: rclone --config /dev/null lsf -R s3r:$bucket/tree/listing  (rclone lists flat here: pages of 1000 keys, no delimiter)"
 echo "  aws:    aws --endpoint-url $endpoint s3 ls --recursive s3://$bucket/tree/listing/  (flat, pages of 1000 keys)"
 # Each must see all 10 000 keys (rclone -R also prints the 1 000 directories, ending in /).
@@ -135,8 +89,7 @@ for n in "$n_strata" "$n_rclone" "$n_aws"; do
   [ "$n" = 10000 ] || { echo "a listing did not see the 10000 keys" >&2; exit 1; }
 done
 for ((i = 1; i <= runs; i++)); do
-  order=("${tools[@]:$(( (i - 1) % 3 ))}" "${tools[@]:0:$(( (i - 1) % 3 ))}")
-  for tool in "${order[@]}"; do
+  for tool in $(rotated "$i"); do
     warm; t=$(time_cmd "list_$tool")
     results["listing,$tool"]+="$t "
     printf '%-7s run %d %-7s %7.3f s\n' listing "$i" "$tool" "$t"

@@ -29,12 +29,7 @@ source "$work/server/sshd.env"
 key=$STRATA_SFTP_KEY known=$STRATA_SFTP_KNOWN_HOSTS port=$STRATA_SFTP_PORT user=$STRATA_SFTP_USER
 root=$STRATA_SFTP_ROOT/upload # the server's folder, seen from here (for the untimed clean-up)
 
-export RCLONE_CONFIG_SSH_TYPE=sftp RCLONE_CONFIG_SSH_HOST=127.0.0.1 RCLONE_CONFIG_SSH_PORT=$port \
-  RCLONE_CONFIG_SSH_USER=$user RCLONE_CONFIG_SSH_KEY_FILE=$key RCLONE_CONFIG_SSH_KNOWN_HOSTS_FILE=$known
-rcl() { rclone --config /dev/null "$@"; }
-suri() { echo "sftp://$user@127.0.0.1:$port/upload/$1?identity=$key&known-hosts=$known"; }
-sftpb() { sftp -q -b - -P "$port" -i "$key" -o IdentitiesOnly=yes -o BatchMode=yes -o UserKnownHostsFile="$known" \
-  -o StrictHostKeyChecking=yes "$user@127.0.0.1"; }
+peers_sftp
 
 echo "strata: $STRATA ($("$STRATA" --version 2>&1 | head -1))"
 echo "sftp:   $(ssh -V 2>&1) (defaults: 64 requests of 32 KiB in flight, one file at a time)"
@@ -46,21 +41,6 @@ declare -A set_files=([large]=1 [small]=2000) set_kib=([large]=$((${LARGE_MIB:-1
 read -ra sets <<<"${SETS-large small}"
 make_set_data small "${sets[@]}" # small always: the loopback check uses it
 
-# Each tool's upload of DIR into PREFIX leaves the files at PREFIX/<basename DIR>/...;
-# its download of PREFIX/<set> makes the local folder OUT/<set>.
-up_strata() { "$STRATA" cp -r "$1" "$(suri "$2/")"; }
-down_strata() { "$STRATA" cp -r "$(suri "$1")" "$2/"; }
-up_sftp() {
-  local parts="" p
-  IFS=/ read -ra p <<<"$2"
-  for ((i = 0; i < ${#p[@]}; i++)); do parts+="${parts:+/}${p[i]}"; echo "-mkdir /upload/$parts"; done | sftpb >/dev/null
-  printf 'put -r %s /upload/%s/\n' "$1" "$2" | sftpb
-}
-down_sftp() { printf 'get -r /upload/%s %s/\n' "$1" "$2" | sftpb; }
-up_rclone() { rcl copy "$1" "ssh:/upload/$2/$(basename "$1")"; }
-down_rclone() { rcl copy "ssh:/upload/$1" "$2/$(basename "$1")"; }
-export STRATA key known port user
-export -f rcl suri sftpb up_strata down_strata up_sftp down_sftp up_rclone down_rclone
 warm() { drop_caches; sftp -V >/dev/null 2>&1 || true; }
 purge() { rm -rf "${root:?}/$1"; }
 

@@ -24,35 +24,17 @@ source "$(dirname "$0")/lib.sh"
 runs=${1:-5}
 [ -n "${STRATA_STATE_DIR:-}" ] && own_state=0 || own_state=1
 perf_setup
-servers=$perf_root/tests/servers/lighttpd.sh
-"$servers" check
-work=$(mktemp -d "${PERF_DIR:-/var/tmp}/strata-davperf-XXXXXX")
-cleanup() {
-  "$servers" stop "$work/server" || true
-  rm -rf "$work"
-  if [ "$own_state" = 1 ]; then
-    case "$STRATA_STATE_DIR" in /tmp/strata-perf-state-*) rm -rf "$STRATA_STATE_DIR" ;; esac
-  fi
-}
-trap cleanup EXIT
+"$perf_root/tests/servers/lighttpd.sh" check
+perf_workdir davperf # HOME in it: no ~/.netrc, ~/.curlrc or rclone config of the user's
 
 # --- only 127.0.0.1, and none of the user's settings
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 export no_proxy=127.0.0.1,localhost NO_PROXY=127.0.0.1,localhost
 unset STRATA_WEBDAV_USER STRATA_WEBDAV_PASSWORD
-export HOME=$work/home # no ~/.netrc, ~/.curlrc or rclone config of the user's
-mkdir -p "$HOME"
 
-endpoint=$("$servers" start "$work/server" 2>"$work/server-start.log") \
-  || { cat "$work/server-start.log" >&2; exit 1; }
+perf_server_start lighttpd "$work/server"
 [[ $endpoint =~ ^http://127\.0\.0\.1:[0-9]+$ ]] || { echo "unexpected endpoint '$endpoint'" >&2; exit 1; }
-host=${endpoint#http://}
-
-# rclone: a remote named dav from the environment alone; --config /dev/null reads no file.
-export RCLONE_CONFIG_DAV_TYPE=webdav RCLONE_CONFIG_DAV_URL=$endpoint/open RCLONE_CONFIG_DAV_VENDOR=other
-rcl() { rclone --config /dev/null "$@"; }
-wuri() { echo "webdav://$host/open/$1"; } # strata's URI of a path in the open area
-curlq() { curl -q -sS --fail --noproxy '*' "$@"; }
+peers_webdav
 
 echo "strata: $STRATA ($("$STRATA" --version 2>&1 | head -1))"
 echo "rclone: $(rcl version 2>/dev/null | head -1) (default --transfers 4, --checkers 8)"
@@ -65,30 +47,6 @@ declare -A set_files=([small]=200 [medium]=20 [large]=4) set_kib=([small]=4 [med
 read -ra sets <<<"${SETS-small medium large}"
 make_set_data small medium large # all three: the loopback check uses the small one
 
-# Each tool's upload of DIR into PREFIX leaves the files at PREFIX/<basename DIR>/...;
-# its download of PREFIX/<set> makes the local directory OUT/<set>.
-up_strata() { "$STRATA" cp -r ${STRATA_JOBS:+--jobs "$STRATA_JOBS"} "$1" "$(wuri "$2/")"; }
-up_rclone() { rcl copy "$1" "dav:$2/$(basename "$1")"; }
-up_curl() {
-  local url=$endpoint/open/$2/$(basename "$1")/ files
-  curlq -X MKCOL "$endpoint/open/$2/" -o /dev/null 2>/dev/null || true # the prefix may exist
-  curlq -X MKCOL "$url" -o /dev/null
-  files=$(cd "$1" && ls | paste -sd, -)
-  (cd "$1" && curlq -T "{$files}" "$url" -o /dev/null)
-}
-down_strata() { "$STRATA" cp -r ${STRATA_JOBS:+--jobs "$STRATA_JOBS"} "$(wuri "$1")" "$2/"; }
-down_rclone() { rcl copy "dav:$1" "$2/$(basename "$1")"; }
-down_curl() {
-  # The names come from a PROPFIND, as a client that knows nothing else would get them.
-  local out=$2/$(basename "$1") urls=()
-  mkdir -p "$out"
-  mapfile -t urls < <(curlq -X PROPFIND -H 'Depth: 1' "$endpoint/open/$1/" \
-    | grep -o '<D:href>[^<]*</D:href>' | sed 's|<D:href>\(.*\)</D:href>|\1|' | grep -v '/$' | sed "s|^|$endpoint|")
-  curlq --output-dir "$out" --remote-name-all "${urls[@]}"
-}
-# loopback_only runs them in a child shell.
-export STRATA endpoint host
-export -f rcl wuri curlq up_strata up_rclone up_curl down_strata down_rclone down_curl
 warm() { drop_caches; curl --version >/dev/null; }
 
 tools=(strata rclone curl)

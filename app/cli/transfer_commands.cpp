@@ -98,10 +98,10 @@ private:
     bool m_shown = false;
 };
 
-// Temporary failures and the requests tried again after them (by the storage layers, a
-// backend or the copier), said as they happen: a server that stopped answering shows
-// within its timeout, not when the last retry gives up (retry_note.h). A text said less
-// than 10 s ago is not said again.
+// Timeouts and the requests tried again after them (by the storage layers, a backend or
+// the copier), said as they happen: a server that stopped answering shows within its
+// timeout, not when the last retry gives up (retry_note.h). A text said less than 10 s
+// ago is not said again.
 class RetryNotes {
 public:
     explicit RetryNotes(ProgressBar &bar) : m_bar(bar) { listenForRetries(&RetryNotes::heard, this); }
@@ -305,7 +305,6 @@ int runTransfer(Context &context, const ArgParser &parser, TransferMode mode)
     // The journal is written line by line as the job goes, so the same command resumes
     // either way, and what the job had not written yet is what a rerun writes.
     using Clock = std::chrono::steady_clock;
-    constexpr auto kCutAfter = std::chrono::milliseconds(500), kEndAfter = std::chrono::milliseconds(1800);
     std::optional<Clock::time_point> interrupted;
     bool cut = false;
     while (!queue.waitFor(id, std::chrono::milliseconds(50))) {
@@ -314,15 +313,13 @@ int runTransfer(Context &context, const ArgParser &parser, TransferMode mode)
             (void)queue.pause(id);
         }
         const auto waited = interrupted ? Clock::now() - *interrupted : Clock::duration::zero();
-        if (interrupted && !cut && waited >= kCutAfter) {
+        if (interrupted && !cut && waited >= InterruptWatch::kCutAfter) {
             context.registry.hangUp();
             cut = true;
         }
-        if (interrupted && waited >= kEndAfter) {
+        if (interrupted && waited >= InterruptWatch::kEndAfter) {
             bar.end();
-            write(context.err, interruptedNote(id));
-            std::fflush(nullptr);
-            std::_Exit(130); // threads still in a library call: no destructor may wait for them
+            InterruptWatch::endNow(context.err, interruptedNote(id));
         }
     }
     bar.end();

@@ -69,7 +69,7 @@ void SocketWatch::begin(int fd)
         sigset_t all, old;
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old);
-        m_thread = std::jthread([this](std::stop_token stop) { run(std::move(stop)); });
+        m_thread = std::jthread([this](const std::stop_token &stop) { run(stop); });
         pthread_sigmask(SIG_SETMASK, &old, nullptr);
     }
     m_changed.notify_all();
@@ -115,7 +115,7 @@ void SocketWatch::shut(int fd, Socket &socket, Cut why)
     ::shutdown(fd, SHUT_RDWR);
 }
 
-void SocketWatch::run(std::stop_token stop)
+void SocketWatch::run(const std::stop_token &stop)
 {
     // Looked at four times per timeout (at most every 250 ms): a stall is cut within a
     // quarter of the timeout after it is due.

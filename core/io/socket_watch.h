@@ -52,7 +52,7 @@ private:
         std::chrono::steady_clock::time_point since;
         Cut cut = Cut::No;
     };
-    void run(std::stop_token stop);
+    void run(const std::stop_token &stop);
     void shut(int fd, Socket &socket, Cut why);
 
     std::chrono::milliseconds m_timeout{0};

@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <cstdlib>
 #include <fcntl.h>
 #include <mutex>
 #include <optional>

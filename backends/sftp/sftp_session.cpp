@@ -235,8 +235,8 @@ Result<Config> parseConfig(const Uri &uri)
             config.connections = *n;
         } else if (key == "timeout") {
             auto n = number(value, 1, 3600, "timeout");
-            if (!n)
-                return std::move(n).error();
+            if (!n) // said as every backend says it (http::timeoutOption)
+                return Error(ErrorKind::InvalidInput, "timeout must be a number of seconds from 1 to 3600");
             config.timeoutMs = int(*n) * 1000;
             config.connectTimeoutMs = std::min(config.timeoutMs, 10000);
         } else {
@@ -297,11 +297,12 @@ Session::~Session()
         // not a wait. On a working one, the wait is watched.
         Busy busy(*this);
         closeRead();
+        if (m_sftp)
+            sftp_free(m_sftp); // closes the channel: a message to the server
+        m_sftp = nullptr;
+        if (m_ssh && !broken())
+            ssh_disconnect(m_ssh);
     }
-    if (m_sftp)
-        sftp_free(m_sftp);
-    if (m_ssh && !broken())
-        ssh_disconnect(m_ssh);
     if (m_ssh)
         ssh_free(m_ssh); // closes its descriptor of the socket
     if (m_fd >= 0) {

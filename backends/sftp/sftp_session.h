@@ -39,8 +39,8 @@ struct Config {
 // identity=PATH, known-hosts=PATH, ssh-config=PATH (instead of ~/.ssh/config),
 // connections=N (1..64), timeout=SECONDS (1..3600: how long a request may move no byte;
 // the TCP connect waits as long, up to 10 s, unless ~/.ssh/config's ConnectTimeout says
-// otherwise). The password is STRATA_SFTP_PASSWORD when
-// STRATA_SFTP_HOST names the URI's server ("host" or "host:port"), else none.
+// otherwise). The password is STRATA_SFTP_PASSWORD when STRATA_SFTP_HOST names the URI's
+// server ("host" or "host:port"), else none.
 Result<Config> parseConfig(const Uri &uri);
 
 class ReadStream;

@@ -154,6 +154,10 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     addLine(m_pages->widget(S3), QStringLiteral("accessKey"), tr("&Access key:"), tr("empty: environment or ~/.aws"));
     addLine(m_pages->widget(S3), QStringLiteral("secretKey"), tr("&Secret key:"), QString())
         ->setEchoMode(QLineEdit::Password);
+    // A request that moves no byte for this long fails (?timeout=); WebDAV's is an option of
+    // its URL.
+    const QString timeoutHint = tr("seconds without a byte before a request fails (empty: 30)");
+    addLine(m_pages->widget(S3), QStringLiteral("s3Timeout"), tr("Time&out:"), timeoutHint);
     auto *anonymous = new QCheckBox(tr("Public bucket (no credentials)"), m_pages->widget(S3));
     anonymous->setObjectName(QStringLiteral("anonymous"));
     static_cast<QFormLayout *>(m_pages->widget(S3)->layout())->addRow(QString(), anonymous);
@@ -177,6 +181,7 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     addLine(m_pages->widget(Sftp), QStringLiteral("sshPassword"), tr("Pass&word:"),
             tr("the password, or the key's passphrase"))
         ->setEchoMode(QLineEdit::Password);
+    addLine(m_pages->widget(Sftp), QStringLiteral("sshTimeout"), tr("Time&out:"), timeoutHint);
     addLine(m_pages->widget(Ftp), QStringLiteral("ftpHost"), tr("&Host:"), QStringLiteral("ftp.example.org"));
     addLine(m_pages->widget(Ftp), QStringLiteral("ftpPort"), tr("&Port:"), QStringLiteral("21"));
     addLine(m_pages->widget(Ftp), QStringLiteral("ftpUser"), tr("&User:"), tr("empty: anonymous"));
@@ -189,6 +194,7 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     static_cast<QFormLayout *>(m_pages->widget(Ftp)->layout())->addRow(QString(), tls);
     connect(tls, &QCheckBox::toggled, this, &ConnectionDialog::validate);
     addLine(m_pages->widget(Ftp), QStringLiteral("ftpCa"), tr("&CA file:"), tr("optional: a PEM file to trust"));
+    addLine(m_pages->widget(Ftp), QStringLiteral("ftpTimeout"), tr("Time&out:"), timeoutHint);
     layout->addWidget(m_pages);
 
     m_problem = new QLabel(this);
@@ -246,6 +252,18 @@ void ConnectionDialog::setKind(Kind kind)
 
 ConnectionDialog::Built ConnectionDialog::build() const
 {
+    // A Timeout field, when filled: ?timeout=SECONDS, or what is wrong with it.
+    const auto timeout = [this](const char *name, std::vector<Uri::QueryItem> &query) -> QString {
+        const QString value = text(this, name);
+        if (value.isEmpty())
+            return {};
+        bool ok = false;
+        const int seconds = value.toInt(&ok);
+        if (!ok || seconds < 1 || seconds > 3600)
+            return tr("The timeout is a number of seconds from 1 to 3600");
+        query.emplace_back("timeout", std::to_string(seconds));
+        return {};
+    };
     switch (Kind(m_kind->currentIndex())) {
     case LocalFolder: {
         QString path = text(this, "path");
@@ -292,6 +310,8 @@ ConnectionDialog::Built ConnectionDialog::build() const
                 return {{}, tr("A profile name uses letters, digits, '.', '_' and '-'")};
             query.emplace_back("profile", profile.toStdString());
         }
+        if (const QString wrong = timeout("s3Timeout", query); !wrong.isEmpty())
+            return {{}, wrong};
         if (checked(this, "anonymous"))
             query.emplace_back("anonymous", "1");
         else if (text(this, "accessKey").isEmpty() != text(this, "secretKey").isEmpty())
@@ -331,12 +351,17 @@ ConnectionDialog::Built ConnectionDialog::build() const
         else if (!folder.isEmpty())
             path = QStringLiteral("/~/") + folder;
         uri->setPath(path.toStdString());
+        std::vector<Uri::QueryItem> query;
         if (const QString key = text(this, "sshKey"); !key.isEmpty()) {
             if (!QDir::isAbsolutePath(QDir::fromNativeSeparators(key)) && !key.startsWith(QLatin1String("~/")))
                 return {{}, tr("The key file is an absolute path (or starts with ~/)")};
             const QString file = key.startsWith(QLatin1String("~/")) ? QDir::homePath() + key.mid(1) : key;
-            uri->setQuery({{"identity", file.toStdString()}});
+            query.emplace_back("identity", file.toStdString());
         }
+        if (const QString wrong = timeout("sshTimeout", query); !wrong.isEmpty())
+            return {{}, wrong};
+        if (!query.empty())
+            uri->setQuery(std::move(query));
         return {printed(*uri), {}};
     }
     case Ftp: {
@@ -361,10 +386,15 @@ ConnectionDialog::Built ConnectionDialog::build() const
         while (folder.startsWith(QLatin1Char('/')))
             folder.remove(0, 1);
         uri->setPath('/' + folder.toStdString());
+        std::vector<Uri::QueryItem> query;
         if (!ca.isEmpty()) {
             const QString file = ca.startsWith(QLatin1String("~/")) ? QDir::homePath() + ca.mid(1) : ca;
-            uri->setQuery({{"ca", file.toStdString()}});
+            query.emplace_back("ca", file.toStdString());
         }
+        if (const QString wrong = timeout("ftpTimeout", query); !wrong.isEmpty())
+            return {{}, wrong};
+        if (!query.empty())
+            uri->setQuery(std::move(query));
         return {printed(*uri), {}};
     }
     case Nbd: {
@@ -440,6 +470,7 @@ void ConnectionDialog::setProfile(const ConnectionProfile &profile)
         set("endpoint", option("endpoint"));
         set("region", option("region"));
         set("profile", option("profile"));
+        set("s3Timeout", option("timeout"));
         set("accessKey", profile.user);
         if (auto *box = qobject_cast<QCheckBox *>(field(QStringLiteral("anonymous"))))
             box->setChecked(uri->queryValue("anonymous").has_value());
@@ -459,6 +490,7 @@ void ConnectionDialog::setProfile(const ConnectionProfile &profile)
                 : path.startsWith(QLatin1String("/~/")) ? path.mid(3)
                                                         : path);
         set("sshKey", option("identity"));
+        set("sshTimeout", option("timeout"));
     } else if (scheme == QLatin1String("ftp") || scheme == QLatin1String("ftps")) {
         setKind(Ftp);
         set("ftpHost", hostField(*uri));
@@ -466,6 +498,7 @@ void ConnectionDialog::setProfile(const ConnectionProfile &profile)
         set("ftpUser", profile.user.isEmpty() ? userField(*uri) : profile.user);
         set("ftpFolder", path.mid(1));
         set("ftpCa", option("ca"));
+        set("ftpTimeout", option("timeout"));
         if (auto *box = qobject_cast<QCheckBox *>(field(QStringLiteral("ftpTls"))))
             box->setChecked(scheme == QLatin1String("ftps"));
     } else if (scheme.startsWith(QLatin1String("nbd"))) {

@@ -1,9 +1,13 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <functional>
+#include <string>
 #include <thread>
 
 #include <pthread.h>
@@ -13,8 +17,22 @@ namespace strata::cli {
 // Ctrl-C and SIGTERM call a handler (a transfer pauses, a benchmark stops and cleans up)
 // instead of killing the process mid-write. Either a thread waits for them (watch()), or
 // the caller asks now and then (arrived(): no thread, for a caller that waits anyway).
+// A transfer ends within 2 s of the signal, whatever a library waits for: still running
+// kCutAfter later, it has its connections cut (Registry::hangUp()), and at kEndAfter it
+// ends where it stands (endNow()). A benchmark removes what it wrote first, as long as
+// that takes (each request at most the location's timeout).
 class InterruptWatch {
 public:
+    static constexpr std::chrono::milliseconds kCutAfter{500}, kEndAfter{1800};
+    // Ends the process at once with status 130 after `line` (threads still in a library
+    // call: no destructor may wait for them).
+    [[noreturn]] static void endNow(std::FILE *err, const std::string &line)
+    {
+        std::fputs(line.c_str(), err);
+        std::fflush(nullptr);
+        std::_Exit(130);
+    }
+
     InterruptWatch()
     {
         sigemptyset(&m_set);

@@ -5,6 +5,7 @@
 #include "app/cli/interrupt_watch.h"
 #include "core/storage/path.h"
 #include "core/storage/printable.h"
+#include "core/storage/retry_note.h"
 #include "core/storage/state_folder.h"
 #include "core/transfer/transfer_queue.h"
 
@@ -15,6 +16,7 @@
 #include <csignal>
 #include <fcntl.h>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -61,6 +63,14 @@ public:
         m_shown = false;
     }
 
+    // A line of its own above the bar (drawn again with the next progress).
+    void note(const std::string &line)
+    {
+        std::lock_guard lock(m_mutex);
+        write(m_err, (m_shown ? "\r\033[K" : "") + line + "\n");
+        m_shown = false;
+    }
+
 private:
     // "N/100" once per percent reached, on its own line (nbdcopy's --progress=FD format).
     void machineProgress(const TransferProgress &p)
@@ -87,6 +97,35 @@ private:
     bool m_shown = false;
 };
 
+// Timeouts and the requests tried again after them (by the storage layers, a backend or
+// the copier), said as they happen: a server that stopped answering shows within its
+// timeout, not when the last retry gives up (retry_note.h). A text said less than 10 s
+// ago is not said again.
+class RetryNotes {
+public:
+    explicit RetryNotes(ProgressBar &bar) : m_bar(bar) { listenForRetries(&RetryNotes::heard, this); }
+    ~RetryNotes() { listenForRetries(nullptr, nullptr); }
+    RetryNotes(const RetryNotes &) = delete;
+    RetryNotes &operator=(const RetryNotes &) = delete;
+
+private:
+    static void heard(void *self, const char *text) { static_cast<RetryNotes *>(self)->say(text); }
+    void say(std::string_view text) // one at a time (retry_note_hooks.cpp)
+    {
+        const auto now = std::chrono::steady_clock::now();
+        if (text == m_last && now - m_when < std::chrono::seconds(10))
+            return;
+        m_last = text;
+        m_when = now;
+        // A cause holds server text: escaped, as every line of ours.
+        m_bar.note("strata: note: " + printable(text));
+    }
+
+    ProgressBar &m_bar;
+    std::string m_last;
+    std::chrono::steady_clock::time_point m_when;
+};
+
 Result<std::string> uriOf(Context &context, const std::string &argument)
 {
     auto loc = context.open(argument);
@@ -104,6 +143,11 @@ Result<std::string> uriOf(Context &context, const std::string &argument)
     if ((bare == "." || bare.ends_with("/.") || bare.ends_with("/./")) && !uri.path().ends_with("/."))
         uri.setPath((uri.path().ends_with('/') ? uri.path() : uri.path() + "/") + ".");
     return uri.toString();
+}
+
+std::string interruptedNote(const std::string &id)
+{
+    return "strata: interrupted; run the same command again to resume where it stopped (job " + id + ")\n";
 }
 
 int printReport(Context &context, const TransferReport &report, bool json, bool interrupted, const std::string &id)
@@ -144,8 +188,7 @@ int printReport(Context &context, const TransferReport &report, bool json, bool 
                          (unsigned long long)report.filesCopied));
     }
     if (interrupted) {
-        write(context.err,
-              "strata: interrupted; run the same command again to resume where it stopped (job " + id + ")\n");
+        write(context.err, interruptedNote(id));
         return 130;
     }
     switch (report.state) {
@@ -238,6 +281,7 @@ int runTransfer(Context &context, const ArgParser &parser, TransferMode mode)
                 return context.fail(st.error());
     ProgressBar bar(context.err, !json && (parser.isSet("progress") || ::isatty(fileno(context.err))), progressFd);
     InterruptWatch interrupts;
+    RetryNotes notes(bar);
     TransferQueue queue(context.registry, QueueOptions{journals, 1}, &bar);
     queue.restore();
     std::string id;
@@ -253,10 +297,30 @@ int runTransfer(Context &context, const ArgParser &parser, TransferMode mode)
         id = *created;
     }
     // This thread only waits: it looks for Ctrl-C meanwhile (a pause within 50 ms) rather
-    // than start a thread to watch for it.
-    while (!queue.waitFor(id, std::chrono::milliseconds(50)))
-        if (interrupts.arrived())
+    // than start a thread to watch for it. A pause is over within 2 s, whatever a library
+    // waits for: past kCutAfter every connection is cut (Registry::hangUp(); the requests
+    // waiting fail at once, writers suspend as for any failure), and past kEndAfter (a DNS
+    // lookup, a server that took a socket we do not know) the process ends as it stands.
+    // The journal is written line by line as the job goes, so the same command resumes
+    // either way, and what the job had not written yet is what a rerun writes.
+    using Clock = std::chrono::steady_clock;
+    std::optional<Clock::time_point> interrupted;
+    bool cut = false;
+    while (!queue.waitFor(id, std::chrono::milliseconds(50))) {
+        if (!interrupted && interrupts.arrived()) {
+            interrupted = Clock::now();
             (void)queue.pause(id);
+        }
+        const auto waited = interrupted ? Clock::now() - *interrupted : Clock::duration::zero();
+        if (interrupted && !cut && waited >= InterruptWatch::kCutAfter) {
+            context.registry.hangUp();
+            cut = true;
+        }
+        if (interrupted && waited >= InterruptWatch::kEndAfter) {
+            bar.end();
+            InterruptWatch::endNow(context.err, interruptedNote(id));
+        }
+    }
     bar.end();
     auto report = queue.report(id);
     return printReport(context, report ? *report : TransferReport{}, json, interrupts.interrupted(), id);

@@ -276,7 +276,8 @@ public:
             stop();
         // A connection the pool kept may have been closed by the server meanwhile, or a
         // stream broken midway: a temporary failure is tried once more on a new stream
-        // from the same offset (this read's bytes so far are dropped).
+        // from the same offset (this read's bytes so far are dropped). Not a server that
+        // stopped answering: that is said when it happens, and retried as any request.
         for (int attempt = 0;; ++attempt) {
             if (!m_lease) {
                 m_lease.emplace(m_backend->pool().lease());
@@ -286,7 +287,7 @@ public:
             auto n = (*m_lease)->retrieve(buffer, "cannot read");
             if (!n) {
                 stop();
-                if (attempt == 0 && n.error().temporary())
+                if (attempt == 0 && n.error().temporary() && n.error().kind() != ErrorKind::Timeout)
                     continue;
                 return notFoundOrFolder(std::move(n).error());
             }

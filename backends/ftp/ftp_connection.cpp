@@ -74,8 +74,9 @@ Status sendable(std::string_view serverPath)
     return {};
 }
 
-Connection::Connection(const Config &config)
-    : m_config(config), m_curl((http::initialiseCurl(), curl_easy_init())), m_multi(curl_multi_init())
+Connection::Connection(const Config &config, SocketWatch &sockets)
+    : m_config(config), m_sockets(sockets), m_curl((http::initialiseCurl(), curl_easy_init())),
+      m_multi(curl_multi_init())
 {
 }
 
@@ -89,6 +90,15 @@ Connection::~Connection()
 
 bool Connection::step(CURLcode &rc)
 {
+    curl_off_t received = 0, sent = 0;
+    curl_easy_getinfo(m_curl, CURLINFO_SIZE_DOWNLOAD_T, &received);
+    curl_easy_getinfo(m_curl, CURLINFO_SIZE_UPLOAD_T, &sent);
+    m_clock.count(std::uint64_t(received) + std::uint64_t(sent));
+    // The process is ending, or nothing moved for the timeout: no further turn of the loop.
+    if (m_sockets.hungUp() || m_clock.expired()) {
+        rc = CURLE_ABORTED_BY_CALLBACK;
+        return true;
+    }
     int running = 1;
     if (curl_multi_perform(m_multi, &running) != CURLM_OK) {
         rc = CURLE_FAILED_INIT;
@@ -134,6 +144,7 @@ CURLcode Connection::run()
 std::size_t Connection::onReply(char *data, std::size_t size, std::size_t count, void *self)
 {
     auto *c = static_cast<Connection *>(self);
+    c->m_clock.moved();
     if (c->m_replies.size() < (1u << 20))
         c->m_replies.append(data, size * count);
     return size * count;
@@ -144,6 +155,8 @@ void Connection::begin(const std::string &url)
     CURL *c = m_curl;
     // Keeps the open connection (and TLS session): only the options go back to defaults.
     curl_easy_reset(c);
+    http::watchSockets(c, m_sockets);
+    m_clock = http::StallClock(std::chrono::seconds(m_config.timeoutSeconds));
     m_replies.clear();
     m_error[0] = '\0';
     m_url = url;
@@ -159,11 +172,13 @@ void Connection::begin(const std::string &url)
     // An FTP URI names an FTP server: no environment proxy in between (an HTTP proxy cannot
     // pass RNFR, MKD and the like, and the traffic goes only where the URI says).
     curl_easy_setopt(c, CURLOPT_PROXY, "");
+    // A server that stops answering fails by m_clock (step()); libcurl's own timers, a
+    // second later, catch one that drips.
     const long timeout = m_config.timeoutSeconds;
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, std::min(timeout, 10L));
-    curl_easy_setopt(c, CURLOPT_SERVER_RESPONSE_TIMEOUT, timeout);
+    curl_easy_setopt(c, CURLOPT_SERVER_RESPONSE_TIMEOUT, timeout + 1);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, timeout);
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, timeout + 1);
     curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(c, CURLOPT_FTP_FILEMETHOD, long(CURLFTPMETHOD_NOCWD));
     curl_easy_setopt(c, CURLOPT_FTP_USE_EPSV, 1L);
@@ -217,6 +232,22 @@ Status Connection::outcome(CURLcode rc, std::string_view what)
         e.setTemporary(temporary);
         return Status(std::move(e));
     };
+    // Cut by hangUp(): whatever libcurl says of the dead sockets, the process is ending.
+    if (m_sockets.hungUp()) {
+        Error e = interrupted();
+        return e.setCause(std::string(what) + ": " + e.cause());
+    }
+    // Nothing moved for the timeout (our clock), or libcurl's own timer ran out on a
+    // connection that stands (a reply that never came, a transfer that dripped): the
+    // server did not answer. A connection not made in time is said as such below.
+    curl_off_t connectedAfter = 0;
+    long made = 0;
+    curl_easy_getinfo(m_curl, CURLINFO_CONNECT_TIME_T, &connectedAfter);
+    curl_easy_getinfo(m_curl, CURLINFO_NUM_CONNECTS, &made);
+    if (m_clock.hasExpired() || (rc == CURLE_OPERATION_TIMEDOUT && (made == 0 || connectedAfter > 0))) {
+        Error e = noAnswer(where, m_clock.limit());
+        return e.setCause(std::string(what) + ": " + e.cause());
+    }
     switch (rc) {
     case CURLE_LOGIN_DENIED:
         return fail(ErrorKind::PermissionDenied,
@@ -225,7 +256,8 @@ Status Connection::outcome(CURLcode rc, std::string_view what)
     case CURLE_COULDNT_RESOLVE_HOST: return fail(ErrorKind::Network, "cannot find the server " + where, true);
     case CURLE_COULDNT_CONNECT:
         return fail(ErrorKind::Network, "cannot connect to " + where + " (" + detail + ")", true);
-    case CURLE_OPERATION_TIMEDOUT: return fail(ErrorKind::Timeout, "the server stopped answering" + said, true);
+    case CURLE_OPERATION_TIMEDOUT:
+        return fail(ErrorKind::Timeout, "cannot connect to " + where + " in time (" + detail + ")", true);
     case CURLE_USE_SSL_FAILED:
         return fail(ErrorKind::Unsupported,
                     "the server does not offer TLS (AUTH TLS)" + said + "; ftp:// is unencrypted");
@@ -240,7 +272,7 @@ Status Connection::outcome(CURLcode rc, std::string_view what)
     case CURLE_REMOTE_ACCESS_DENIED: return fail(ErrorKind::PermissionDenied, "the server refused" + said);
     case CURLE_REMOTE_DISK_FULL: return fail(ErrorKind::NoSpace, "the server is out of space" + said);
     case CURLE_ABORTED_BY_CALLBACK:
-    case CURLE_READ_ERROR: return fail(ErrorKind::Cancelled, "stopped");
+    case CURLE_READ_ERROR: return fail(ErrorKind::Cancelled, "interrupted");
     case CURLE_FTP_COULDNT_RETR_FILE:
     case CURLE_QUOTE_ERROR:
     case CURLE_UPLOAD_FAILED: m_failedReply = reply; return replyError(code, what);
@@ -447,6 +479,7 @@ Result<std::size_t> Connection::retrieve(std::span<std::byte> into, std::string_
     if (got < into.size() && !r.finished) {
         r.into = into;
         r.got = got;
+        m_clock.moved(); // the time between two reads was the caller's
         if (r.paused) {
             r.paused = false;
             curl_easy_pause(m_curl, CURLPAUSE_CONT); // may hand over the bytes it kept at once
@@ -484,6 +517,7 @@ void Connection::endRetrieve(bool atExpectedEnd)
         return;
     if (!r.finished && atExpectedEnd && r.spillAt == r.spill.size()) {
         r.atEnd = true;
+        m_clock.moved();
         if (r.paused) {
             r.paused = false;
             curl_easy_pause(m_curl, CURLPAUSE_CONT);
@@ -514,11 +548,16 @@ Status Connection::store(const std::string &serverPath, bool append,
     if (post.head)
         curl_easy_setopt(m_curl, CURLOPT_POSTQUOTE, post.head);
     using Source = std::function<std::optional<std::size_t>(std::span<std::byte>)>;
-    curl_easy_setopt(m_curl, CURLOPT_READDATA, &source);
+    struct Pull {
+        const Source &source;
+        http::StallClock &clock;
+    } pull{source, m_clock};
+    curl_easy_setopt(m_curl, CURLOPT_READDATA, &pull);
     curl_easy_setopt(
         m_curl, CURLOPT_READFUNCTION, +[](char *data, std::size_t size, std::size_t count, void *user) -> std::size_t {
-            const auto &pull = *static_cast<const Source *>(user);
-            auto n = pull(std::span(reinterpret_cast<std::byte *>(data), size * count));
+            auto &p = *static_cast<Pull *>(user);
+            auto n = p.source(std::span(reinterpret_cast<std::byte *>(data), size * count));
+            p.clock.moved(); // the wait for the writer's bytes was not the server's silence
             return n ? *n : std::size_t(CURL_READFUNC_ABORT);
         });
     return perform(what);
@@ -566,7 +605,7 @@ ConnectionPool::Lease ConnectionPool::lease(bool longLived)
         return Lease(*this, std::move(c), longLived);
     }
     lock.unlock();
-    return Lease(*this, std::make_unique<Connection>(m_config), longLived);
+    return Lease(*this, std::make_unique<Connection>(m_config, m_sockets), longLived);
 }
 
 void ConnectionPool::give(std::unique_ptr<Connection> c, bool longLived)

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "backends/ftp/ftp_config.h"
+#include "backends/http/stall_clock.h"
+#include "core/io/socket_watch.h"
 #include "core/storage/result.h"
 
 #include <curl/curl.h>
@@ -22,7 +24,8 @@ namespace strata::ftp {
 // no CWD (CURLFTPMETHOD_NOCWD): a connection's current folder never matters.
 class Connection {
 public:
-    explicit Connection(const Config &config);
+    // Its sockets (control and data) are in `sockets`, the pool's: hangUp() cuts them.
+    Connection(const Config &config, SocketWatch &sockets);
     ~Connection();
     Connection(const Connection &) = delete;
     Connection &operator=(const Connection &) = delete;
@@ -80,12 +83,14 @@ private:
     static std::size_t onReply(char *data, std::size_t size, std::size_t count, void *self);
 
     const Config &m_config;
+    SocketWatch &m_sockets;
     CURL *m_curl;
     CURLM *m_multi; // its connection cache keeps the control connection between requests
     std::string m_url;
     std::string m_replies;
     char m_error[CURL_ERROR_SIZE] = {};
     CURLcode m_last = CURLE_OK; // of the last perform
+    http::StallClock m_clock;   // the request's: nothing moved for the timeout ends it
     bool m_reusable = true;
     std::string m_failedReply; // its reply line, printable
     struct Retrieve {
@@ -137,11 +142,14 @@ public:
     // longLived: for a streamed upload (outside the count, never waits).
     Lease lease(bool longLived = false);
     const Config &config() const { return m_config; }
+    // Cuts every connection; every request from now on fails at once (Backend::hangUp()).
+    void hangUp() { m_sockets.hangUp(); }
 
 private:
     void give(std::unique_ptr<Connection> c, bool longLived);
 
     Config m_config;
+    SocketWatch m_sockets; // outlives the connections (they close their sockets into it)
     std::mutex m_mutex;
     std::condition_variable m_cv;
     std::vector<std::unique_ptr<Connection>> m_free;

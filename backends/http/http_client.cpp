@@ -1,6 +1,7 @@
 #include "backends/http/http_client.h"
 
 #include "backends/http/response_body.h"
+#include "backends/http/stall_clock.h"
 #include "core/bench/first_byte.h"
 #include "core/storage/printable.h"
 #include "core/storage/uri.h"
@@ -12,6 +13,9 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+
+#include <sys/socket.h>
+#include <unistd.h>
 
 namespace strata::http {
 
@@ -54,6 +58,7 @@ struct Transfer {
     ResponseBody body;
     std::size_t sent = 0;
     long offered = 0; // CURLAUTH_* schemes a 401 answer named
+    StallClock clock = StallClock();
 };
 
 std::size_t onWrite(char *data, std::size_t size, std::size_t count, void *user)
@@ -70,6 +75,7 @@ std::size_t onRead(char *buffer, std::size_t size, std::size_t count, void *user
     auto *t = static_cast<Transfer *>(user);
     if (t->request->source) {
         const std::size_t n = t->request->source({reinterpret_cast<std::byte *>(buffer), size * count});
+        t->clock.moved(); // the wait for our own producer was not the server's silence
         return n == Request::kAbortBody ? std::size_t(CURL_READFUNC_ABORT) : n;
     }
     const auto &body = t->request->body;
@@ -95,6 +101,7 @@ int onSeek(void *user, curl_off_t offset, int origin)
 std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user)
 {
     auto *t = static_cast<Transfer *>(user);
+    t->clock.moved();
     std::string_view line(data, size * count);
     if (line.starts_with("HTTP/")) {
         t->response->headers.clear(); // a new response (after 100-continue or a redirect)
@@ -140,7 +147,31 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
     return size * count;
 }
 
+curl_socket_t openSocket(void *sockets, curlsocktype, curl_sockaddr *address)
+{
+    const int fd = ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    if (fd < 0)
+        return CURL_SOCKET_BAD;
+    static_cast<SocketWatch *>(sockets)->add(fd);
+    return fd;
+}
+
+int closeSocket(void *sockets, curl_socket_t fd)
+{
+    static_cast<SocketWatch *>(sockets)->remove(fd);
+    return ::close(fd);
+}
+
 } // namespace
+
+void watchSockets(void *handle, SocketWatch &sockets)
+{
+    CURL *c = static_cast<CURL *>(handle);
+    curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, &openSocket);
+    curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &sockets);
+    curl_easy_setopt(c, CURLOPT_CLOSESOCKETFUNCTION, &closeSocket);
+    curl_easy_setopt(c, CURLOPT_CLOSESOCKETDATA, &sockets);
+}
 
 void initialiseCurl()
 {
@@ -152,13 +183,17 @@ void initialiseCurl()
 namespace {
 
 // A transport failure, named after the host of url.
-Error transportError(CURLcode code, const char *detail, std::string_view url)
+// `stalled`: the request moved nothing for that long (onProgress ended it).
+Error transportError(CURLcode code, const char *detail, std::string_view url,
+                     std::optional<std::chrono::seconds> stalled)
 {
     std::string host(url);
     if (auto p = host.find("://"); p != std::string::npos)
         host = host.substr(p + 3);
     host = host.substr(0, host.find('/'));
     const std::string why = std::string(*detail ? detail : curl_easy_strerror(code));
+    if (stalled)
+        return noAnswer(host, *stalled);
     switch (code) {
     case CURLE_COULDNT_CONNECT:
         return Error(ErrorKind::Network, "cannot connect to " + host + ": " + why).setTemporary(true);
@@ -255,16 +290,26 @@ struct Client::Handle {
     long authSchemes = -1;         // offered by the last request (-1: none yet, -2: it ended in a 401)
     Buffers buffers;               // the buffer sizes set
 
-    Handle(const ClientOptions &options) : curl(curl_easy_init())
+    CURLM *multi = nullptr; // its own, as curl_easy_perform keeps one: the connection cache
+    SocketWatch &sockets;   // the client's
+
+    Handle(const ClientOptions &options, SocketWatch &watch)
+        : curl(curl_easy_init()), multi(curl_multi_init()), sockets(watch)
     {
         if (curl)
             configure(options);
     }
     ~Handle()
     {
+        if (multi)
+            curl_multi_cleanup(multi); // closes the connection it kept
         if (curl)
             curl_easy_cleanup(curl);
     }
+    // Runs the request set on `curl` to its end: libcurl's easy loop, looking at the stall
+    // clock and the hang-up at least every 250 ms (curl_easy_perform's progress callback
+    // comes once a second when nothing moves).
+    CURLcode run();
     void configure(const ClientOptions &options);
     void setMethod(const Request &request);
     void setHeaders(const Request &request, std::string_view userAgentLine);
@@ -288,11 +333,16 @@ bool Response::htmlBody() const
 void Client::Handle::configure(const ClientOptions &options)
 {
     CURL *c = curl;
+    watchSockets(c, sockets);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errorBuffer);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, long(options.connectTimeout.count()));
+    // Less than a byte a second over the stall time (a server that drips) fails too. One
+    // that stops dead fails by the transfer's clock (run()), a second sooner: it is said
+    // as what it is.
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, long(options.stallTimeout.count()));
+    curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME,
+                     long(options.stallTimeout.count() > 0 ? options.stallTimeout.count() + 1 : 0));
     curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     // The path goes out exactly as built (and signed): curl must not squash "/./" or "/../".
@@ -390,6 +440,40 @@ void Client::Handle::setHeaders(const Request &request, std::string_view userAge
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, nodes.data());
 }
 
+CURLcode Client::Handle::run()
+{
+    if (!multi || curl_multi_add_handle(multi, curl) != CURLM_OK)
+        return CURLE_FAILED_INIT;
+    CURLcode rc = CURLE_FAILED_INIT;
+    for (;;) {
+        int running = 0;
+        if (curl_multi_perform(multi, &running) != CURLM_OK)
+            break;
+        bool done = false;
+        int left = 0;
+        while (CURLMsg *msg = curl_multi_info_read(multi, &left))
+            if (msg->msg == CURLMSG_DONE) {
+                rc = msg->data.result;
+                done = true;
+            }
+        if (done || !running)
+            break;
+        curl_off_t received = 0, sent = 0;
+        curl_easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &received);
+        curl_easy_getinfo(curl, CURLINFO_SIZE_UPLOAD_T, &sent);
+        transfer.clock.count(std::uint64_t(received) + std::uint64_t(sent));
+        // Nothing moved for the stall time, or the process is ending: the request ends here.
+        if (sockets.hungUp() || transfer.clock.expired()) {
+            rc = CURLE_ABORTED_BY_CALLBACK;
+            break;
+        }
+        if (curl_multi_poll(multi, nullptr, 0, 250, nullptr) != CURLM_OK)
+            break;
+    }
+    curl_multi_remove_handle(multi, curl);
+    return rc;
+}
+
 static_assert(kAuthBasic == long(CURLAUTH_BASIC) && kAuthDigest == long(CURLAUTH_DIGEST));
 constexpr long kAnyScheme = kAuthBasic | kAuthDigest;
 
@@ -411,7 +495,7 @@ std::unique_ptr<Client::Handle> Client::take()
             return h;
         }
     }
-    return std::make_unique<Handle>(m_options);
+    return std::make_unique<Handle>(m_options, m_sockets);
 }
 
 void Client::give(std::unique_ptr<Handle> handle)
@@ -441,6 +525,8 @@ Result<Response> Client::perform(const Request &request)
 
 Result<Response> Client::performOnce(const Request &request, long authSchemes)
 {
+    if (m_sockets.hungUp())
+        return interrupted();
     auto handle = take();
     CURL *c = handle->curl;
     if (!c)
@@ -458,6 +544,7 @@ Result<Response> Client::performOnce(const Request &request, long authSchemes)
         curl_easy_setopt(c, CURLOPT_HTTPAUTH, authSchemes);
     }
     handle->transfer = Transfer{&request, &response, ResponseBody(&request, &response)};
+    handle->transfer.clock = StallClock(m_options.stallTimeout);
     handle->errorBuffer[0] = '\0';
     handle->url.assign(request.url);
     if (authenticates() && !m_options.user.empty() && m_options.password.empty() && m_options.netrc) {
@@ -472,8 +559,9 @@ Result<Response> Client::performOnce(const Request &request, long authSchemes)
     if (const Buffers wanted = buffersFor(request); !(wanted == handle->buffers))
         handle->setBuffers(wanted);
 
-    const CURLcode code = curl_easy_perform(c);
+    const CURLcode code = handle->run();
     const long offered = handle->transfer.offered;
+    const bool stalled = handle->transfer.clock.hasExpired();
     handle->transfer = Transfer{}; // the request and response are the caller's: no dangling pointers
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
     if (response.status == 401)
@@ -499,7 +587,10 @@ Result<Response> Client::performOnce(const Request &request, long authSchemes)
         handle.reset();
         if (code == CURLE_WRITE_ERROR && request.into.empty())
             return Error(ErrorKind::Corrupt, "the server's answer is larger than expected");
-        return transportError(code, detail.c_str(), request.url);
+        if (m_sockets.hungUp())
+            return interrupted();
+        return transportError(code, detail.c_str(), request.url,
+                              stalled ? std::optional(m_options.stallTimeout) : std::nullopt);
     }
     give(std::move(handle));
     return response;

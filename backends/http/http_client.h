@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/io/socket_watch.h"
 #include "core/storage/result.h"
 
 #include <array>
@@ -113,6 +114,11 @@ struct ClientOptions {
 // of ours calls it: curl_global_init is not thread-safe in libcurl 7.88).
 void initialiseCurl();
 
+// Makes every socket libcurl opens for `handle` one of `sockets` (CURLOPT_OPENSOCKETFUNCTION
+// and CLOSESOCKETFUNCTION), so that SocketWatch::hangUp() cuts its connections. `handle` is
+// a CURL *; `sockets` outlives every connection it made.
+void watchSockets(void *handle, SocketWatch &sockets);
+
 // Blocking HTTP over libcurl, with a pool of easy handles whose kept-alive connections
 // are reused across requests and threads. Thread-safe.
 class Client {
@@ -123,8 +129,12 @@ public:
     Client &operator=(const Client &) = delete;
 
     // A transport failure (no connection, reset, timeout, TLS) is an Error; any HTTP
-    // status, 4xx and 5xx included, is a Response for the caller to interpret.
+    // status, 4xx and 5xx included, is a Response for the caller to interpret. A request
+    // that moves no byte for ClientOptions::stallTimeout fails as noAnswer().
     Result<Response> perform(const Request &request);
+    // Cuts every connection and fails every request from now on, in flight or not
+    // (Cancelled): Backend::hangUp().
+    void hangUp() { m_sockets.hangUp(); }
 
 private:
     struct Handle;
@@ -135,6 +145,7 @@ private:
 
     ClientOptions m_options;
     std::string m_userAgentLine; // "User-Agent: strata", sent as one of our header lines
+    SocketWatch m_sockets;       // outlives the handles (their connections close into it)
     std::mutex m_mutex;
     std::vector<std::unique_ptr<Handle>> m_free;
     // Basic | Digest until the server asked for a scheme; while it has asked for only that

@@ -56,6 +56,7 @@ public:
     Result<std::string> shareLink(std::string_view path, std::chrono::seconds lifetime) const override;
     // Aborts the multipart upload `token` of `path` (a killed run's).
     void discardPending(std::string_view path, const std::string &token) override;
+    void hangUp() override { m_client->hangUp(); }
 
     // Sends a call (signed unless anonymous) and returns the raw answer.
     Result<http::Response> send(const Call &call);

@@ -25,12 +25,18 @@ public:
         : m_lease(std::move(lease)), m_stream(std::make_unique<ReadStream>(*m_lease, handle.release(), 0, size)),
           m_path(std::move(path))
     {
+        m_lease.idle(); // watched while a call of ours waits on it, not while the copier writes
     }
-    ~SftpReader() override { m_stream.reset(); } // before the connection goes back
+    ~SftpReader() override
+    {
+        Session::Busy busy(*m_lease);
+        m_stream.reset(); // before the connection goes back
+    }
 
     Result<std::size_t> read(std::uint64_t offset, std::span<std::byte> buffer) override
     {
         std::lock_guard lock(m_mutex);
+        Session::Busy busy(*m_lease);
         return m_stream->read(offset, buffer);
     }
     Status copyRangeTo(std::uint64_t, std::uint64_t, Writer &) override
@@ -40,6 +46,7 @@ public:
     Result<Entry> stat() override
     {
         std::lock_guard lock(m_mutex);
+        Session::Busy busy(*m_lease);
         m_stream->settle(); // no request before the reads in flight are in
         auto attrs = fstatOn(*m_lease, m_stream->file(), "cannot stat");
         if (!attrs)

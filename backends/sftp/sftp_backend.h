@@ -52,6 +52,7 @@ public:
     // Removes the temporary file a killed writer of `path` announced (WriteOptions::onPending);
     // only a name of ours (".strata-DIGITS.part"), whatever the journal says.
     void discardPending(std::string_view path, const std::string &token) override;
+    void hangUp() override { m_pool.hangUp(); }
 
     // The server's name for a backend path (below the login folder for sftp://host/~/…).
     std::string serverPath(std::string_view path) const;

@@ -235,9 +235,10 @@ Result<Config> parseConfig(const Uri &uri)
             config.connections = *n;
         } else if (key == "timeout") {
             auto n = number(value, 1, 3600, "timeout");
-            if (!n)
-                return std::move(n).error();
+            if (!n) // said as every backend says it (http::timeoutOption)
+                return Error(ErrorKind::InvalidInput, "timeout must be a number of seconds from 1 to 3600");
             config.timeoutMs = int(*n) * 1000;
+            config.connectTimeoutMs = std::min(config.timeoutMs, 10000);
         } else {
             return Error(ErrorKind::InvalidInput,
                          "unknown sftp:// option '" + key
@@ -250,8 +251,8 @@ Result<Config> parseConfig(const Uri &uri)
     config.host = host.hostName.empty() ? config.alias : host.hostName;
     config.user = !uri.userInfo().empty() ? uri.userInfo() : !host.user.empty() ? host.user : context.localUser;
     config.port = uri.port().value_or(host.port.value_or(22));
-    if (host.connectTimeout && !uri.queryValue("timeout"))
-        config.timeoutMs = *host.connectTimeout * 1000;
+    if (host.connectTimeout)
+        config.connectTimeoutMs = *host.connectTimeout * 1000;
     if (!identity.empty())
         config.identityFiles.push_back(identity);
     config.identityFiles.insert(config.identityFiles.end(), host.identityFiles.begin(), host.identityFiles.end());
@@ -302,29 +303,67 @@ void Session::closeRead()
 
 Session::~Session()
 {
-    // On a broken connection the stream neither drains nor closes its file (a request could
-    // wait on a server that went silent): libssh's small handle struct is left, not a wait.
-    closeRead();
-    if (m_sftp)
-        sftp_free(m_sftp);
-    if (m_ssh) {
-        if (!m_broken)
+    {
+        // On a broken connection the stream neither drains nor closes its file (a request
+        // could wait on a server that went silent): libssh's small handle struct is left,
+        // not a wait. On a working one, the wait is watched.
+        Busy busy(*this);
+        closeRead();
+        if (m_sftp)
+            sftp_free(m_sftp); // closes the channel: a message to the server
+        m_sftp = nullptr;
+        if (m_ssh && !broken())
             ssh_disconnect(m_ssh);
-        ssh_free(m_ssh); // closes the socket
+    }
+    if (m_ssh)
+        ssh_free(m_ssh); // closes its descriptor of the socket
+    if (m_fd >= 0) {
+        m_watch->remove(m_fd); // before the number may be handed out again
+        ::close(m_fd);
     }
 }
 
+void Session::watch(bool waiting)
+{
+    if (m_fd < 0)
+        return;
+    if (waiting)
+        m_watch->begin(m_fd);
+    else
+        m_watch->end(m_fd);
+}
+
+Error Session::lost(std::string_view what)
+{
+    m_broken = true;
+    Error e = cut() == SocketWatch::Cut::HungUp ? interrupted()
+                                                : noAnswer(m_server, std::chrono::milliseconds(m_watch->timeout()));
+    return e.setCause(std::string(what) + ": " + e.cause());
+}
+
 Result<std::unique_ptr<Session>> Session::open(const Config &config, const ConnectionPrompts &prompts,
-                                               std::string &learned)
+                                               std::string &learned, SocketWatch &watch)
 {
     std::unique_ptr<Session> session(new Session);
-    if (auto st = session->connect(config); !st)
-        return std::move(st).error();
-    if (auto st = session->checkHostKey(config, prompts.hostKey); !st)
-        return std::move(st).error();
-    if (auto st = session->login(config, prompts.passphrase, learned); !st)
-        return std::move(st).error();
     Session &s = *session;
+    s.m_watch = &watch;
+    // The server as the URI names it, port included: two servers of one host are told apart.
+    s.m_server = config.alias + (config.uri.port() ? ":" + std::to_string(*config.uri.port()) : std::string());
+    // A server that stops answering during the login fails it as it would fail a request.
+    const auto fail = [&s](Status st) -> Error {
+        return s.cut() != SocketWatch::Cut::No ? s.lost("cannot connect") : std::move(st).error();
+    };
+    // Watched from the moment the TCP connection stands (connect()) to the end of the login.
+    struct Unwatch {
+        Session &s;
+        ~Unwatch() { s.watch(false); }
+    } unwatch{s};
+    if (auto st = s.connect(config); !st)
+        return fail(std::move(st));
+    if (auto st = s.checkHostKey(config, prompts.hostKey); !st)
+        return fail(std::move(st));
+    if (auto st = s.login(config, prompts.passphrase, learned); !st)
+        return fail(std::move(st));
     // The round trip: the shorter of the last login steps, requests the server answers at
     // once (the channel's open and its subsystem request, two round trips; SFTP's INIT,
     // one): a busy machine delays one now and then.
@@ -371,10 +410,11 @@ Status Session::connect(const Config &config)
         int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
         if (fd < 0)
             continue;
+        m_watch->add(fd); // hangUp() ends the connect too
         int rc = ::connect(fd, a->ai_addr, a->ai_addrlen);
         if (rc != 0 && errno == EINPROGRESS) {
             pollfd p{fd, POLLOUT, 0};
-            rc = ::poll(&p, 1, config.timeoutMs);
+            rc = ::poll(&p, 1, config.connectTimeoutMs);
             int err = rc == 0 ? ETIMEDOUT : 0;
             socklen_t len = sizeof err;
             if (rc > 0)
@@ -384,20 +424,22 @@ Status Session::connect(const Config &config)
         }
         if (rc != 0) {
             lastErrno = errno;
+            m_watch->remove(fd);
             ::close(fd);
             continue;
         }
         ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
         int one = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        // A server that vanishes (no answer, no reset) fails the connection after the
-        // timeout: libssh waits for an SFTP answer as long as the socket lives.
+        // An idle connection to a server that vanished (no answer, no reset) fails: the
+        // kernel's probes go unanswered. A request waiting is the watch's (SocketWatch),
+        // which cuts it first: the TCP timeout is twice as long.
         ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
         const int idle = std::max(1, config.timeoutMs / 3000), count = 3;
         ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
         ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &idle, sizeof idle);
         ::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof count);
-        const unsigned userTimeout = unsigned(config.timeoutMs);
+        const unsigned userTimeout = unsigned(config.timeoutMs) * 2;
         ::setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &userTimeout, sizeof userTimeout);
         socket = fd;
     }
@@ -405,12 +447,19 @@ Status Session::connect(const Config &config)
     if (socket < 0)
         return errorFromErrno(lastErrno, "cannot connect to " + where).setTemporary(true);
 
-    m_ssh = ssh_new();
+    // libssh gets a descriptor of its own, which it closes when it sees the connection end
+    // (before the session goes): the number the watch knows stays ours until ~Session, so
+    // it never names a socket opened meanwhile. Both name one socket: a shutdown reaches both.
+    m_fd = socket;
+    watch(true);
+    int forLibssh = ::fcntl(socket, F_DUPFD_CLOEXEC, 0);
+    m_ssh = forLibssh >= 0 ? ssh_new() : nullptr;
     if (!m_ssh) {
-        ::close(socket);
+        if (forLibssh >= 0)
+            ::close(forLibssh);
         return Error(ErrorKind::Unexpected, "libssh could not make a session");
     }
-    ssh_options_set(m_ssh, SSH_OPTIONS_FD, &socket); // libssh closes it with the session
+    ssh_options_set(m_ssh, SSH_OPTIONS_FD, &forLibssh); // libssh closes it
     // Its own reading of ~/.ssh/config is off: parseConfig read it (and the URI's options).
     const bool no = false;
     ssh_options_set(m_ssh, SSH_OPTIONS_PROCESS_CONFIG, &no);
@@ -418,7 +467,9 @@ Status Session::connect(const Config &config)
     const unsigned port = config.port;
     ssh_options_set(m_ssh, SSH_OPTIONS_PORT, &port);
     ssh_options_set(m_ssh, SSH_OPTIONS_USER, config.user.c_str());
-    const long seconds = std::max(1L, long(config.timeoutMs + 999) / 1000);
+    // libssh's own limit on a wait, twice the watch's: a silent server is the watch's to
+    // cut, with its message.
+    const long seconds = 2 * std::max(1L, long(config.timeoutMs + 999) / 1000);
     ssh_options_set(m_ssh, SSH_OPTIONS_TIMEOUT, &seconds);
     // The host key types known for this server first (libssh reads the first known_hosts
     // file for them), as OpenSSH orders them: the key sent is the one `ssh` recorded.
@@ -485,7 +536,7 @@ Status Session::checkHostKey(const Config &config, const HostKeyPrompt &prompt)
     }
     const std::string &store = config.knownHostsFiles.front();
     HostKeyQuestion question{label, kind, print, store};
-    if (!prompt || prompt(question) != HostKeyAnswer::Accept) {
+    if (!prompt || unwatched([&] { return prompt(question); }) != HostKeyAnswer::Accept) {
         m_broken = true;
         return Error(ErrorKind::PermissionDenied,
                      "the host key of " + label + " is not known (" + kind + " key " + print + ", in no file of "
@@ -522,7 +573,9 @@ Status Session::loginWithKey(const Config &config, const std::string &file, cons
     const char *secret = locked && !given.empty() ? given.c_str() : nullptr;
     std::optional<std::string> answer;
     // A key that needs a passphrase none was given for: asked, once per pool.
-    if (locked && !secret && prompt && (answer = prompt(PassphraseQuestion{file, config.user + "@" + config.host})))
+    if (locked && !secret && prompt && (answer = unwatched([&] {
+                                            return prompt(PassphraseQuestion{file, config.user + "@" + config.host});
+                                        })))
         secret = answer->c_str();
     if (locked && !secret) {
         tried.push_back(file + " (it needs a passphrase)");
@@ -615,9 +668,7 @@ Status Session::login(const Config &config, const PassphrasePrompt &prompt, std:
     std::string list;
     for (const auto &t : tried)
         list += (list.empty() ? "" : ", ") + t;
-    // The server as the URI names it, port included: two servers of one host are told apart.
-    const std::string server =
-        config.alias + (config.uri.port() ? ":" + std::to_string(*config.uri.port()) : std::string());
+    const std::string &server = m_server;
     return Error(ErrorKind::PermissionDenied,
                  user + "@" + server + " refused the login (it takes " + methodNames(methods) + "; tried "
                      + (list.empty() ? "nothing: no key found and no password given" : list)
@@ -640,6 +691,8 @@ Result<std::string> Session::home()
 
 Error Session::error(std::string_view what)
 {
+    if (cut() != SocketWatch::Cut::No)
+        return lost(what);
     // A status the server answered the request with; anything else broke the connection.
     const int code = m_sftp ? sftp_get_error(m_sftp) : SSH_FX_OK;
     // A channel the server closed (TCP still up) fails every later request alike.
@@ -677,8 +730,13 @@ Error Session::error(std::string_view what)
 
 Result<SessionPool::Lease> SessionPool::lease(std::string_view readPath, std::uint64_t offset)
 {
+    std::unique_ptr<Session> idle;
+    Config config;
     {
         std::lock_guard lock(m_mutex);
+        if (m_watch.hungUp())
+            return interrupted().setCause("cannot connect: interrupted");
+        std::erase_if(m_idle, [](const auto &session) { return session->broken(); }); // cut while idle
         if (!m_idle.empty()) {
             auto pick = m_idle.end() - 1;
             if (!readPath.empty())
@@ -686,22 +744,22 @@ Result<SessionPool::Lease> SessionPool::lease(std::string_view readPath, std::ui
                     if (const auto &open = (*it)->openRead();
                         open.stream && open.path == readPath && open.stream->next() == offset)
                         pick = it;
-            auto session = std::move(*pick);
+            idle = std::move(*pick);
             m_idle.erase(pick);
-            const auto &open = session->openRead();
-            if (!(open.stream && open.path == readPath && open.stream->next() == offset))
-                session->settleReads(); // something else is asked of it first
-            return Lease(this, std::move(session));
+        } else {
+            config = m_config;
         }
     }
-    Config config;
-    {
-        std::lock_guard lock(m_mutex);
-        config = m_config;
+    if (idle) {
+        Lease lease(this, std::move(idle)); // watched from here: settling waits for answers
+        const auto &open = lease->openRead();
+        if (!(open.stream && open.path == readPath && open.stream->next() == offset))
+            lease->settleReads(); // something else is asked of it first
+        return lease;
     }
     std::string learned;
     m_logins.acquire();
-    auto session = Session::open(config, m_prompts, learned);
+    auto session = Session::open(config, m_prompts, learned, m_watch);
     m_logins.release();
     if (!session)
         return std::move(session).error();

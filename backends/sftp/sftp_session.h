@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/io/socket_watch.h"
 #include "core/storage/registry.h"
 
 #include <libssh/callbacks.h>
@@ -30,15 +31,18 @@ struct Config {
     bool identitiesOnly = false;              // only identityFiles: no agent, no default keys
     std::vector<std::string> knownHostsFiles; // the first one receives accepted keys
     std::size_t connections = 8;              // kept open for reuse when idle
-    int timeoutMs = 30000;                    // connect and every request
+    int timeoutMs = 30000;                    // a request that moves no byte for this long fails (?timeout=)
+    int connectTimeoutMs = 10000;             // ConnectTimeout, else the timeout up to 10 s
     std::string password;                     // a password or a key's passphrase, for this server only; never printed
     std::string passphrase;                   // a key's, as a person answered it; never sent as a password
 };
 
 // Checks an sftp:// URI and reads what ~/.ssh/config says about its host. Query keys:
 // identity=PATH, known-hosts=PATH, ssh-config=PATH (instead of ~/.ssh/config),
-// connections=N (1..64), timeout=SECONDS. The password is STRATA_SFTP_PASSWORD when
-// STRATA_SFTP_HOST names the URI's server ("host" or "host:port"), else none.
+// connections=N (1..64), timeout=SECONDS (1..3600: how long a request may move no byte;
+// the TCP connect waits as long, up to 10 s, unless ~/.ssh/config's ConnectTimeout says
+// otherwise). The password is STRATA_SFTP_PASSWORD when STRATA_SFTP_HOST names the URI's
+// server ("host" or "host:port"), else none.
 Result<Config> parseConfig(const Uri &uri);
 
 class ReadStream;
@@ -51,17 +55,33 @@ public:
     Session &operator=(const Session &) = delete;
 
     // Connects, checks the server's host key (known_hosts; an unknown key goes to `prompt`,
-    // a changed key is always refused) and logs in.
+    // a changed key is always refused) and logs in. Its socket is in `watch` (the pool's)
+    // from the start: a silent server fails it after the timeout, hangUp() at once.
     // A key's passphrase asked of a person is kept in `learned` for the pool's next logins.
     static Result<std::unique_ptr<Session>> open(const Config &config, const ConnectionPrompts &prompts,
-                                                 std::string &learned);
+                                                 std::string &learned, SocketWatch &watch);
+
+    // While it lives, a request waits on this connection: the pool's watch cuts it when no
+    // byte moves for the timeout (nested ones count once). A lease is one until idle().
+    class Busy {
+    public:
+        explicit Busy(Session &s) : m_s(s) { m_s.watch(true); }
+        ~Busy() { m_s.watch(false); }
+        Busy(const Busy &) = delete;
+        Busy &operator=(const Busy &) = delete;
+
+    private:
+        Session &m_s;
+    };
 
     ssh_session ssh() const { return m_ssh; }
     sftp_session sftp() const { return m_sftp; }
     // The error of the call that just failed as an Error: the server's status for the
     // request, or a broken connection (marked, so the session is not reused).
+    // A connection the watch cut fails every request with why: no answer for the timeout
+    // (Timeout, temporary), or the process ending (Cancelled).
     Error error(std::string_view what);
-    bool broken() const { return m_broken; }
+    bool broken() const { return m_broken || cut() != SocketWatch::Cut::No; }
     // The login folder (realpath of "."), asked once.
     Result<std::string> home();
     // The most one write request carries: what the server says it takes (OpenSSH announces
@@ -93,7 +113,21 @@ public:
     void settleReads();
 
 private:
+    friend class SessionPool; // its leases are watched
     Session() = default;
+    void watch(bool waiting);
+    // Asks a person (a host key, a passphrase): no request waits meanwhile, however long.
+    template <typename F>
+    auto unwatched(F ask)
+    {
+        watch(false);
+        auto answer = ask();
+        watch(true);
+        return answer;
+    }
+    SocketWatch::Cut cut() const { return m_fd >= 0 ? m_watch->cut(m_fd) : SocketWatch::Cut::No; }
+    // The error of a connection the watch cut (marked broken).
+    Error lost(std::string_view what);
     Status connect(const Config &config);
     Status checkHostKey(const Config &config, const HostKeyPrompt &prompt);
     Status login(const Config &config, const PassphrasePrompt &prompt, std::string &learned);
@@ -102,6 +136,9 @@ private:
 
     ssh_session m_ssh = nullptr;
     sftp_session m_sftp = nullptr;
+    SocketWatch *m_watch = nullptr;
+    int m_fd = -1;        // the socket (libssh has a copy of its own), in m_watch until ~Session
+    std::string m_server; // as the URI names it, for messages
     bool m_broken = false;
     std::string m_home;
     std::size_t m_writeChunk = 32 * 1024;
@@ -123,21 +160,35 @@ public:
     {
     }
 
+    // A connection taken for a request: watched (Session::Busy) from the start.
     class Lease {
     public:
-        Lease(SessionPool *pool, std::unique_ptr<Session> session) : m_pool(pool), m_session(std::move(session)) {}
+        Lease(SessionPool *pool, std::unique_ptr<Session> session) : m_pool(pool), m_session(std::move(session))
+        {
+            m_session->watch(true);
+        }
         Lease(Lease &&) = default;
         ~Lease()
         {
-            if (m_session)
-                m_pool->giveBack(std::move(m_session));
+            if (!m_session)
+                return;
+            idle();
+            m_pool->giveBack(std::move(m_session));
         }
         Session *operator->() const { return m_session.get(); }
         Session &operator*() const { return *m_session; }
+        // Kept between requests (a writer's, a reader's): watched only within a Session::Busy.
+        void idle()
+        {
+            if (m_busy)
+                m_session->watch(false);
+            m_busy = false;
+        }
 
     private:
         SessionPool *m_pool;
         std::unique_ptr<Session> m_session;
+        bool m_busy = true;
     };
 
     // An idle connection (the one still holding `readPath` open at `offset`, when there is
@@ -157,12 +208,15 @@ public:
     // most 16; 0 below four (a server nearby: the engine's 4 parts in flight). As many are
     // kept idle for the next file.
     std::size_t writeStreams() const;
+    // Cuts every connection and refuses new ones (Backend::hangUp()).
+    void hangUp() { m_watch.hangUp(); }
 
 private:
     void giveBack(std::unique_ptr<Session> session);
 
     Config m_config;
     ConnectionPrompts m_prompts;
+    SocketWatch m_watch{std::chrono::milliseconds(m_config.timeoutMs)}; // outlives every session
     std::mutex m_mutex;
     std::vector<std::unique_ptr<Session>> m_idle;
     std::atomic<std::uint64_t> m_generation{0};

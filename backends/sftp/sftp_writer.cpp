@@ -23,6 +23,9 @@ public:
           m_options(std::move(options)), m_mode(mode), m_resumable(resumable), m_partial(length), m_appendAt(length),
           m_lease(std::move(lease)), m_handle(std::move(handle))
     {
+        // Kept between writes: watched while a call of ours waits on it (Session::Busy),
+        // not while the copier reads what comes next.
+        m_lease->idle();
         sftp_seek64(m_handle.get(), m_appendAt);
     }
     ~SftpWriter() override
@@ -34,12 +37,16 @@ public:
     Status write(std::span<const std::byte> data) override
     {
         std::lock_guard lock(m_mutex);
-        if (!m_lease || !m_handle) {
-            m_handle.reset();
+        if (!m_lease || !m_handle || (*m_lease)->broken()) {
+            closeHandle();
             auto lease = m_backend->pool().lease();
             if (!lease)
                 return std::move(lease).error();
             m_lease.emplace(std::move(*lease));
+            m_lease->idle();
+        }
+        Session::Busy busy(**m_lease);
+        if (!m_handle) {
             auto h = openOn(**m_lease, m_temp, O_WRONLY, 0, "cannot write");
             if (!h)
                 return std::move(h).error();
@@ -57,14 +64,22 @@ public:
         // The handle that made the file, where no other part is using it (one part at a
         // time, as a small file is written: no second connection, no second open).
         if (std::unique_lock lock(m_mutex, std::try_to_lock); lock.owns_lock() && m_lease && m_handle) {
-            sftp_seek64(m_handle.get(), offset);
-            return writeAll(**m_lease, m_handle.get(), data, "cannot write");
+            if (!(*m_lease)->broken()) {
+                Session::Busy busy(**m_lease);
+                sftp_seek64(m_handle.get(), offset);
+                return writeAll(**m_lease, m_handle.get(), data, "cannot write");
+            }
+            // A connection that broke is never written to again (a retry would fail at once):
+            // this part goes to a connection of its own.
+            closeHandle();
+            m_lease.reset();
         }
         // Else a connection of its own with the file open on it, kept for the next part's
         // writes: parts written from several threads go out side by side.
         std::unique_ptr<Side> side;
         {
             std::lock_guard lock(m_sidesMutex);
+            std::erase_if(m_sides, [](const auto &idle) { return idle->lease->broken(); });
             if (!m_sides.empty()) {
                 side = std::move(m_sides.back());
                 m_sides.pop_back();
@@ -78,10 +93,14 @@ public:
             if (!h)
                 return std::move(h).error();
             side = std::make_unique<Side>(Side{std::move(*lease), std::move(*h)});
+            side->lease.idle();
         }
-        sftp_seek64(side->handle.get(), offset);
-        if (auto st = writeAll(*side->lease, side->handle.get(), data, "cannot write"); !st)
-            return st; // the side goes: its connection may be broken
+        {
+            Session::Busy busy(*side->lease);
+            sftp_seek64(side->handle.get(), offset);
+            if (auto st = writeAll(*side->lease, side->handle.get(), data, "cannot write"); !st)
+                return st; // the side goes: its connection may be broken
+        }
         std::lock_guard lock(m_sidesMutex);
         m_sides.push_back(std::move(side));
         return {};
@@ -120,6 +139,7 @@ public:
             lease.emplace(std::move(*fresh));
         }
         Session &s = **lease;
+        Session::Busy busy(s);
         if (auto st = closeSides(); !st)
             return fail(std::move(st).error(), &s);
         if (m_options.sync) {
@@ -168,14 +188,16 @@ public:
             return;
         m_finished = true;
         (void)closeSides();
-        m_handle.reset();
+        closeHandle();
         auto lease = m_lease ? std::move(m_lease) : std::optional<SessionPool::Lease>();
         m_lease.reset();
         if (!lease)
             if (auto fresh = m_backend->pool().lease())
                 lease.emplace(std::move(*fresh));
-        if (lease && !(*lease)->broken())
+        if (lease && !(*lease)->broken()) {
+            Session::Busy busy(**lease);
             (void)removeFile(**lease, m_temp);
+        }
     }
 
     void suspend() override
@@ -185,7 +207,7 @@ public:
         std::lock_guard lock(m_mutex);
         m_finished = true;
         (void)closeSides();
-        m_handle.reset();
+        closeHandle();
         m_lease.reset();
     }
 
@@ -213,19 +235,36 @@ private:
             std::lock_guard lock(m_sidesMutex);
             sides.swap(m_sides);
         }
-        std::vector<int> closed(sides.size());
+        std::vector<Status> closed(sides.size());
+        const auto close = [&sides, &closed](std::size_t i) {
+            Session::Busy busy(*sides[i]->lease); // a close waits for an answer: watched
+            if (sides[i]->handle.close() < 0)
+                closed[i] = sides[i]->lease->error("cannot write");
+        };
         {
             std::vector<std::jthread> closers;
             for (std::size_t i = 1; i < sides.size(); ++i)
-                closers.emplace_back([&sides, &closed, i] { closed[i] = sides[i]->handle.close(); });
+                closers.emplace_back(close, i);
             if (!sides.empty())
-                closed[0] = sides[0]->handle.close();
+                close(0);
         }
-        Status result;
-        for (std::size_t i = 0; i < sides.size(); ++i)
-            if (closed[i] < 0 && result)
-                result = sides[i]->lease->error("cannot write");
-        return result;
+        for (auto &st : closed)
+            if (!st)
+                return st;
+        return {};
+    }
+
+    // Closes the file on the writer's own connection, watched (the close waits for an answer).
+    void closeHandle()
+    {
+        if (!m_handle)
+            return;
+        if (!m_lease) {
+            m_handle.reset();
+            return;
+        }
+        Session::Busy busy(**m_lease);
+        m_handle.reset();
     }
 
     // A failed commit leaves no temporary file (a resumable one stays for the next try).

@@ -33,6 +33,7 @@ public:
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
     Status put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options) override;
     void discardPending(std::string_view path, const std::string &token) override;
+    void hangUp() override { m_client->hangUp(); }
     Status remove(std::string_view path, std::string_view within) override;
     Status removeMany(std::span<const std::string> paths, std::string_view within) override;
     Status createDir(std::string_view path) override;

@@ -307,6 +307,10 @@ public:
         (void)path;
         return false;
     }
+    // Ends every request in flight at once and refuses later ones (Cancelled): the process
+    // is ending and waits for no server, whatever a library waits for. Connections are cut,
+    // not closed politely. Default: nothing (local storage answers promptly).
+    virtual void hangUp() {}
     // The local file system path of `path` when this storage is the local file system
     // (fast paths such as the tree walker use it); nullopt elsewhere.
     virtual std::optional<std::string> localPath(std::string_view path) const

@@ -69,6 +69,7 @@ public:
     std::size_t preferredStreams(Flow flow) const override { return m_inner->preferredStreams(flow); }
     std::optional<std::string> localPath(std::string_view path) const override { return m_inner->localPath(path); }
     bool namesIgnoreCase(std::string_view path) const override { return m_inner->namesIgnoreCase(path); }
+    void hangUp() override { m_inner->hangUp(); }
     Result<std::string> shareLink(std::string_view path, std::chrono::seconds lifetime) const override
     {
         return m_inner->shareLink(path, lifetime);

@@ -21,11 +21,20 @@ LoggingLayer::LoggingLayer(std::shared_ptr<Backend> inner, LogSink sink)
 
 Outcome LoggingLayer::around(const Call &call, Next next)
 {
-    // What follows the URI on the line; chunks written into a writer are not logged.
+    const auto start = std::chrono::steady_clock::now();
+    // Chunks written into a writer are logged only when they fail (a server that stopped
+    // answering shows when it does, not at the abort): no text is made for the others.
+    if (call.op == Operation::WriterWrite || call.op == Operation::WriterWriteAt) {
+        Outcome outcome = next();
+        if (!outcome.status.ok())
+            emit(call, range(call), outcome, start);
+        return outcome;
+    }
+    // What follows the URI on the line.
     std::string extra;
     switch (call.op) {
     case Operation::WriterWrite:
-    case Operation::WriterWriteAt: return next();
+    case Operation::WriterWriteAt: break;
     case Operation::List: extra = call.recursive ? "(recursive)" : ""; break;
     case Operation::Read:
     case Operation::ReaderRead:
@@ -64,8 +73,14 @@ Outcome LoggingLayer::around(const Call &call, Next next)
     case Operation::DiscardPending:
     case Operation::Count_: break;
     }
-    const auto start = std::chrono::steady_clock::now();
     Outcome outcome = next();
+    emit(call, extra, outcome, start);
+    return outcome;
+}
+
+void LoggingLayer::emit(const Call &call, const std::string &extra, const Outcome &outcome,
+                        std::chrono::steady_clock::time_point start)
+{
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::string line(toString(call.op));
     line += ' ';
@@ -84,7 +99,6 @@ Outcome LoggingLayer::around(const Call &call, Next next)
     std::snprintf(took, sizeof took, " %.2f ms", ms);
     line += took;
     m_sink(line);
-    return outcome;
 }
 
 } // namespace strata

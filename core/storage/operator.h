@@ -47,6 +47,7 @@ public:
     Uri uriFor(std::string_view path) const { return m_stack->uriFor(path); }
     std::optional<std::string> localPath(std::string_view path) const { return m_stack->localPath(path); }
     bool namesIgnoreCase(std::string_view path) const { return m_stack->namesIgnoreCase(path); }
+    void hangUp() { m_stack->hangUp(); } // Backend::hangUp()
     // The URI of `path` as people may see it (secrets removed).
     std::string display(std::string_view path) const { return uriFor(path).redacted(); }
 

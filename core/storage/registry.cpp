@@ -71,9 +71,24 @@ Result<Location> Registry::open(const Uri &uri)
         return std::move(backend.error()).withContext("open", uri.redacted());
     auto made = std::make_shared<Operator>(std::move(*backend), m_options);
     lock.lock();
+    if (m_hungUp)
+        made->hangUp(); // opened while the process ends: no request waits on it either
     // Opened meanwhile by another thread: theirs is kept, ours dropped.
     auto cached = m_operators.try_emplace(target->key, std::move(made)).first;
     return Location{cached->second, std::move(*path)};
+}
+
+void Registry::hangUp()
+{
+    std::vector<std::shared_ptr<Operator>> open;
+    {
+        std::lock_guard lock(m_mutex);
+        m_hungUp = true;
+        for (const auto &[key, op] : m_operators)
+            open.push_back(op);
+    }
+    for (const auto &op : open)
+        op->hangUp();
 }
 
 Status Registry::setSecret(std::string_view uriText, ConnectionSecret secret)

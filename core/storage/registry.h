@@ -105,6 +105,8 @@ public:
     Status setSecret(std::string_view uriText, ConnectionSecret secret);
     // Who answers what connections ask, for every factory (see ConnectionPrompts).
     void setPrompts(const ConnectionPrompts &prompts);
+    // Backend::hangUp() of every instance open: the process is ending.
+    void hangUp();
 
 private:
     OperatorOptions m_options;
@@ -113,6 +115,7 @@ private:
     std::map<std::string, std::shared_ptr<Operator>, std::less<>> m_operators;
     std::map<std::string, ConnectionSecret, std::less<>> m_secrets; // by instance key
     ConnectionPrompts m_prompts;
+    bool m_hungUp = false;
 };
 
 } // namespace strata

@@ -1,6 +1,7 @@
 #include "core/storage/retrier.h"
 
 #include "core/storage/random.h"
+#include "core/storage/retry_note.h"
 
 #include <algorithm>
 #include <cmath>
@@ -41,8 +42,18 @@ bool Retrier::again(Error &error, int attempt, std::chrono::steady_clock::time_p
                        + std::to_string(m_policy.budget.count()) + " ms spent");
         return false;
     }
+    noteRetry(error);
     m_policy.sleep(wait);
     return true;
+}
+
+std::string retryNoteText(const Error &error)
+{
+    std::string text;
+    if (!error.operation().empty())
+        text = "cannot " + error.operation() + (error.uri().empty() ? "" : " " + error.uri()) + ": ";
+    text += error.cause().empty() ? std::string(describe(error.kind())) : error.cause();
+    return text;
 }
 
 } // namespace strata

@@ -1,6 +1,7 @@
 #include "core/transfer/file_copier.h"
 
 #include "core/io/hash.h"
+#include "core/storage/retry_note.h"
 #include "core/transfer/transfer_job.h"
 #include "core/transfer/zstd_stream.h"
 
@@ -281,7 +282,9 @@ Result<FileOutcome> FileCopier::copyRanges(Writer &writer, bool positional)
         group.wait();
     }
     if (firstError) {
-        // Paused or temporarily failed: keep what was written for the next attempt.
+        // Paused or temporarily failed: keep what was written for the next attempt. A
+        // temporary failure is said first: putting a writer aside may wait on the server.
+        noteTemporaryFailure(failure(*firstError));
         if (firstError->kind() == ErrorKind::Cancelled || firstError->temporary())
             writer.suspend();
         else
@@ -314,6 +317,7 @@ Status FileCopier::writeChunk(Writer &writer, std::uint64_t pos, std::span<const
     for (int again = 1; !st && positional && again < kWriteAttempts && st.error().temporary()
          && st.error().kind() != ErrorKind::Cancelled && !m_ctx.stop.stop_requested();
          ++again, pause *= 2) {
+        noteRetry(st.error());
         std::this_thread::sleep_for(pause);
         st = writer.writeAt(pos, chunk);
     }

@@ -4,6 +4,7 @@
 #include "core/io/file_mode.h"
 #include "core/io/hash.h"
 #include "core/storage/path.h"
+#include "core/storage/retry_note.h"
 #include "core/transfer/file_copier.h"
 #include "core/transfer/transfer_plan.h"
 #include "core/transfer/zstd_stream.h"
@@ -525,6 +526,7 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
         maybePublished = maybePublished || copier.reachedCommit();
         if (auto done = findPublished())
             return *done;
+        noteRetry(outcome.error());
         if (!pauseUnlessStopped(pause, context.stop))
             return outcome;
         pause *= 2;

@@ -194,6 +194,20 @@ void TestConnectionDialog::validation_data()
         << int(ConnectionDialog::WebDav) << "url=http://h:8080/dav/100%25 %23 ?timeout=20"
         << "webdav://h:8080/dav/100%25%20%23%20?timeout=20"
         << "" << QStringLiteral("dav/100% #  on h:8080");
+    // How long a request may move no byte (issue 43): ?timeout=, as the command line has it.
+    QTest::newRow("sftp timeout") << int(ConnectionDialog::Sftp) << "sshHost=h;sshTimeout=7"
+                                  << "sftp://h/~?timeout=7"
+                                  << "" << QStringLiteral("h");
+    QTest::newRow("ftp ca and timeout") << int(ConnectionDialog::Ftp)
+                                        << "ftpHost=h;ftpCa=/etc/ssl/lab.pem;ftpTimeout=90"
+                                        << "ftps://h/?ca=/etc/ssl/lab.pem&timeout=90"
+                                        << "" << QStringLiteral("h (FTPS)");
+    QTest::newRow("s3 timeout") << int(ConnectionDialog::S3) << "bucket=ok-bucket;s3Timeout=5"
+                                << "s3://ok-bucket/?timeout=5"
+                                << "" << QStringLiteral("ok-bucket on S3");
+    QTest::newRow("s3 bad timeout") << int(ConnectionDialog::S3) << "bucket=ok-bucket;s3Timeout=0"
+                                    << ""
+                                    << "timeout" << QString();
     QTest::newRow("nbd bad port") << int(ConnectionDialog::Nbd) << "host=h;port=70000"
                                   << ""
                                   << "port" << QString();
@@ -293,6 +307,10 @@ void TestConnectionDialog::editingKeepsEveryNameAndOption_data()
                                  << "sshFolder" << QStringLiteral("/srv/50% #1 ?x");
     QTest::newRow("ftps ca") << "ftps://h/pub%20%23?ca=/etc/ssl/a%26b.pem"
                              << "ftpCa" << QStringLiteral("/etc/ssl/a&b.pem");
+    QTest::newRow("sftp timeout") << "sftp://h/~?identity=/k/id&timeout=7"
+                                  << "sshTimeout" << QStringLiteral("7");
+    QTest::newRow("ftp timeout") << "ftp://h/?timeout=5"
+                                 << "ftpTimeout" << QStringLiteral("5");
     QTest::newRow("webdav") << "webdav://h:8080/dav/100%25%20%23%20?timeout=20"
                             << "url" << QStringLiteral("http://h:8080/dav/100%25%20%23%20?timeout=20");
 }

@@ -376,7 +376,7 @@ void S3Faults::stalledServerTimesOut()
     timer.start();
     auto stat = op.stat("/stalled.txt");
     const qint64 ms = timer.elapsed();
-    REQUIRE_ERROR(stat, ErrorKind::Timeout, stub.hostPort() + " did not answer in time");
+    REQUIRE_ERROR(stat, ErrorKind::Timeout, "no answer from " + stub.hostPort() + " for 2 s");
     // A timeout is temporary: the retry layer tries again, each time on a new connection,
     // until its attempts run out: ~2 s an attempt plus backoff.
     const auto attempts = stub.requests().size();

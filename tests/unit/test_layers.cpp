@@ -346,6 +346,29 @@ private Q_SLOTS:
         }
     }
 
+    void loggingLogsFailedChunks()
+    {
+        // A chunk that fails has its own line (a stalled upload shows when it stalls).
+        for (Operation op : {Operation::WriterWrite, Operation::WriterWriteAt}) {
+            auto backend = std::make_shared<CountingBackend>();
+            backend->counts.failFirst = true;
+            std::vector<std::string> lines;
+            auto logging = std::make_shared<LoggingLayer>(backend, [&](std::string_view l) { lines.emplace_back(l); });
+            (void)logging->write("/w", {}); // the first opening fails too
+            auto writer = logging->write("/w", {});
+            REQUIRE_OK(writer);
+            const std::array<std::byte, 16> buffer{};
+            QVERIFY(!(op == Operation::WriterWrite ? (*writer)->write(buffer) : (*writer)->writeAt(16, buffer)));
+            const std::string name(toString(op));
+            QVERIFY2(std::any_of(lines.begin(), lines.end(),
+                                 [&](const std::string &l) {
+                                     return l.starts_with(name + " mem://test/w [")
+                                         && l.find(" failed: network (first attempt of") != std::string::npos;
+                                 }),
+                     name.c_str());
+        }
+    }
+
     void retriesWhatMayRunTwice()
     {
         const std::set<Operation> once{

@@ -125,8 +125,10 @@ public:
             sent = m_backend->pool().lease()->store(m_temp, m_resumable, m_buffer,
                                                     checkFirst ? std::vector<std::string>() : publish, "cannot write");
             m_buffer = {};
-            if (sent && !checkFirst)
+            if (sent && !checkFirst) {
+                confirm(total);
                 return {};
+            }
         }
         if (sent && checkFirst) {
             auto there = m_backend->statServer(m_backend->serverPath(m_path), "cannot publish");
@@ -143,6 +145,7 @@ public:
             discard();
             return sent;
         }
+        confirm(total);
         return {};
     }
 
@@ -180,9 +183,20 @@ public:
     }
     std::string refusedPartial() const override { return m_refusedPartial; }
     void setRefusedPartial(std::string why) { m_refusedPartial = std::move(why); }
-    std::optional<std::uint64_t> committedSize() const override { return std::nullopt; }
+    // The server's 226 came after every byte (libcurl fails a STOR otherwise): the size
+    // is known without asking again.
+    std::optional<std::uint64_t> committedSize() const override { return m_committed; }
 
 private:
+    // A file stored from its start (STOR) holds what was sent once the 226 came; one
+    // appended to (APPE) is stat'ed by the caller as before (the kept part was measured
+    // earlier).
+    void confirm(std::uint64_t total)
+    {
+        if (!m_resumable)
+            m_committed = total;
+    }
+
     // Checked again just before the rename: a folder on the way swapped for a link since
     // the write began.
     Status confirmFolder()
@@ -254,6 +268,7 @@ private:
     http::UploadPipe m_pipe;
     std::thread m_thread; // runs the streamed STOR
     std::string m_refusedPartial;
+    std::optional<std::uint64_t> m_committed; // bytes the published file holds
 };
 
 // A file read in order, as a copy reads it: one RETR streams the whole file over the
@@ -340,6 +355,9 @@ Result<std::shared_ptr<FtpBackend>> FtpBackend::open(Config config)
     auto lease = backend->m_pool.lease();
     if (auto st = lease->commands({"FEAT"}, "cannot connect"); !st)
         return std::move(st).error();
+    // The login's replies came a round trip apart.
+    if (auto rtt = lease->shortestExchange())
+        backend->m_pool.learnRoundTrip(*rtt);
     // FEAT's answer: one feature per line, each line starting with a blank.
     forEachLine(lease->replies(), [&](std::string_view line) {
         if (line.empty() || line.front() != ' ')

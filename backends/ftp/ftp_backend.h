@@ -34,6 +34,8 @@ public:
     Capabilities capabilities() const override;
     Uri uriFor(std::string_view path) const override;
     std::size_t preferredIoSize() const override { return 8u << 20; }
+    // Far away, more files side by side (ConnectionPool::learnRoundTrip); else no wish.
+    std::size_t preferredStreams(Flow) const override { return m_pool.limit() > 8 ? m_pool.limit() : 0; }
 
     Result<Entry> stat(std::string_view path) override;
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override;

@@ -42,6 +42,7 @@ Result<Config> parseConfig(const Uri &uri)
         if (ec != std::errc() || end != n->data() + n->size() || value < 1 || value > 16)
             return Error(ErrorKind::InvalidInput, "?connections= is a number from 1 to 16");
         config.connections = value;
+        config.connectionsGiven = true;
     }
     if ((config.insecure || !config.caFile.empty()) && !config.tls)
         return Error(ErrorKind::InvalidInput, "?ca= and ?insecure= are for ftps:// (plain ftp:// has no TLS)");
@@ -61,7 +62,7 @@ Result<Config> parseConfig(const Uri &uri)
         options.emplace_back("insecure", "1");
     if (config.timeoutSeconds != 30)
         options.emplace_back("timeout", std::to_string(config.timeoutSeconds));
-    if (config.connections != 8)
+    if (config.connectionsGiven)
         options.emplace_back("connections", std::to_string(config.connections));
     config.base = uri.withPath("/");
     config.base.setQuery(std::move(options));

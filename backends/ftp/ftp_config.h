@@ -19,12 +19,15 @@ struct Config {
     // STRATA_FTP_PASSWORD, taken only when STRATA_FTP_HOST names this host (or host:port),
     // or the keychain's secret; ~/.netrc fills in what is missing.
     std::string password;
-    bool netrc = false;       // ~/.netrc names the host
-    std::string caFile;       // ?ca=FILE: trust the certificates in this PEM file
-    bool insecure = false;    // ?insecure=1: TLS certificates not verified
-    int timeoutSeconds = 30;  // ?timeout=: a request that moves nothing for this long fails
-    unsigned connections = 8; // ?connections=N (1 to 16): control connections in use at once
-    Uri base;                 // the URI people see, at the server's root, no secret
+    bool netrc = false;      // ~/.netrc names the host
+    std::string caFile;      // ?ca=FILE: trust the certificates in this PEM file
+    bool insecure = false;   // ?insecure=1: TLS certificates not verified
+    int timeoutSeconds = 30; // ?timeout=: a request that moves nothing for this long fails
+    // ?connections=N (1 to 16): control connections in use at once. Not given: 8, or 16 for
+    // a server at least 5 ms away (ConnectionPool::learnRoundTrip).
+    unsigned connections = 8;
+    bool connectionsGiven = false;
+    Uri base; // the URI people see, at the server's root, no secret
 
     // "ftp://host:port": what every request URL starts with (TLS is asked for by option).
     std::string origin() const { return "ftp://" + hostPort; }

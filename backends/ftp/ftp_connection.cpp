@@ -3,6 +3,7 @@
 #include "backends/http/http_client.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 namespace strata::ftp {
@@ -147,7 +148,24 @@ std::size_t Connection::onReply(char *data, std::size_t size, std::size_t count,
     c->m_clock.moved();
     if (c->m_replies.size() < (1u << 20))
         c->m_replies.append(data, size * count);
+    // A final reply ("230 ..."; "211-" opens a longer one). Within one request only: a
+    // transfer's "150" and "226" may come together.
+    const std::string_view line(data, size * count);
+    if (line.size() >= 4 && line[3] == ' ' && std::isdigit(static_cast<unsigned char>(line[0]))) {
+        const auto now = std::chrono::steady_clock::now();
+        if (c->m_lastReply != std::chrono::steady_clock::time_point{})
+            c->m_shortest =
+                std::min(c->m_shortest, std::chrono::duration_cast<std::chrono::microseconds>(now - c->m_lastReply));
+        c->m_lastReply = now;
+    }
     return size * count;
+}
+
+std::optional<std::chrono::microseconds> Connection::shortestExchange() const
+{
+    if (m_shortest == std::chrono::microseconds::max())
+        return std::nullopt;
+    return m_shortest;
 }
 
 void Connection::begin(const std::string &url)
@@ -158,6 +176,8 @@ void Connection::begin(const std::string &url)
     http::watchSockets(c, m_sockets);
     m_clock = http::StallClock(std::chrono::seconds(m_config.timeoutSeconds));
     m_replies.clear();
+    m_lastReply = {};
+    m_shortest = std::chrono::microseconds::max();
     m_error[0] = '\0';
     m_url = url;
     // libcurl 7.88 reads ~/.netrc only when no CURLOPT_USERNAME is set: the user then goes
@@ -215,8 +235,10 @@ Status Connection::perform(std::string_view what)
 Status Connection::outcome(CURLcode rc, std::string_view what)
 {
     m_last = rc;
-    if (rc == CURLE_OK)
+    if (rc == CURLE_OK) {
+        m_loggedIn = true;
         return {};
+    }
     // A request that failed may leave a reply unread (libcurl 7.88 sends ABOR in places and
     // does not wait for Pure-FTPd's second reply to it): the next request on the connection
     // would take that reply for its own. Such a connection is not used again.
@@ -236,6 +258,16 @@ Status Connection::outcome(CURLcode rc, std::string_view what)
     if (m_sockets.hungUp()) {
         Error e = interrupted();
         return e.setCause(std::string(what) + ": " + e.cause());
+    }
+    // A server that allows so many connections (Pure-FTPd's MaxClientsPerIP, 8 on cPanel)
+    // refuses one more before the login with 421 (libcurl says "timeout"): the pool keeps
+    // to those it has (refusedAtLogin()), and the request is tried again on one of them.
+    // Later, a 421 is the server closing the connection (its idle timeout, a restart).
+    if (code == 421) {
+        if (m_loggedIn)
+            return fail(ErrorKind::Network, "the server closed the connection" + said, true);
+        m_refusedAtLogin = true;
+        return fail(ErrorKind::Busy, "the server takes no more connections from us for now" + said, true);
     }
     // Nothing moved for the timeout (our clock), or libcurl's own timer ran out on a
     // connection that stands (a reply that never came, a transfer that dripped): the
@@ -427,8 +459,15 @@ Result<std::size_t> Connection::read(const std::string &serverPath, std::uint64_
 void Connection::beginRetrieve(const std::string &serverPath, std::uint64_t offset)
 {
     begin(m_config.origin() + urlPath(serverPath));
-    const std::string range = std::to_string(offset) + "-";
-    curl_easy_setopt(m_curl, CURLOPT_RANGE, range.c_str()); // copied by libcurl
+    if (offset > 0) {
+        const std::string range = std::to_string(offset) + "-";
+        curl_easy_setopt(m_curl, CURLOPT_RANGE, range.c_str()); // copied by libcurl
+    } else {
+        // From the start: RETR at once, without libcurl's SIZE first (a round trip per
+        // file; the reader knows the listed size and stops at it). libcurl skips REST on
+        // this path too, so only here.
+        curl_easy_setopt(m_curl, CURLOPT_IGNORE_CONTENT_LENGTH, 1L);
+    }
     curl_easy_setopt(m_curl, CURLOPT_WRITEDATA, this);
     curl_easy_setopt(m_curl, CURLOPT_WRITEFUNCTION, &Connection::onRetrieved);
     m_retrieve = {};
@@ -594,7 +633,7 @@ ConnectionPool::Lease ConnectionPool::lease(bool longLived)
         // First come, first served: a request arriving now never takes the connection a
         // waiting one was woken for.
         const std::uint64_t ticket = m_nextTicket++;
-        m_cv.wait(lock, [&] { return ticket == m_serving && (!m_free.empty() || m_inUse < m_config.connections); });
+        m_cv.wait(lock, [&] { return ticket == m_serving && (!m_free.empty() || m_inUse < m_limit.load()); });
         ++m_serving;
         ++m_inUse;
         m_cv.notify_all();
@@ -608,11 +647,24 @@ ConnectionPool::Lease ConnectionPool::lease(bool longLived)
     return Lease(*this, std::make_unique<Connection>(m_config, m_sockets), longLived);
 }
 
+void ConnectionPool::learnRoundTrip(std::chrono::microseconds rtt)
+{
+    if (m_config.connectionsGiven || rtt < std::chrono::milliseconds(5))
+        return;
+    std::lock_guard lock(m_mutex);
+    m_limit = 16;
+    m_cv.notify_all();
+}
+
 void ConnectionPool::give(std::unique_ptr<Connection> c, bool longLived)
 {
     std::lock_guard lock(m_mutex);
     --(longLived ? m_longLived : m_inUse);
-    if (c->reusable() && m_free.size() + m_inUse < m_config.connections)
+    // Refused while others stand: as many as stand are the server's limit for us. (None
+    // standing: the server is full of other clients; the retry will tell.)
+    if (const unsigned standing = m_inUse + unsigned(m_free.size()); c->refusedAtLogin() && standing > 0)
+        m_limit = std::min(m_limit.load(), standing);
+    if (c->reusable() && m_free.size() + m_inUse < m_limit.load())
         m_free.push_back(std::move(c));
     m_cv.notify_all();
 }

@@ -7,11 +7,14 @@
 
 #include <curl/curl.h>
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -63,11 +66,17 @@ public:
 
     // The control replies of the last request, line by line as the server sent them.
     const std::string &replies() const { return m_replies; }
+    // The shortest time from one final reply to the next in the last request: a command
+    // sent on a reply and answered at once (a login's USER, PASS, PWD, FEAT), so one round
+    // trip. None before two replies. (A transfer's "150" and "226" may come together.)
+    std::optional<std::chrono::microseconds> shortestExchange() const;
     // The folder the server put us in at login (PWD), once a request logged in.
     std::string entryPath();
     // False once a request may have left the control connection out of step (a reply
     // unread): the pool closes it instead of keeping it.
     bool reusable() const { return m_reusable; }
+    // The server refused this connection before its login (421: too many from us).
+    bool refusedAtLogin() const { return m_refusedAtLogin; }
 
 private:
     void begin(const std::string &url);
@@ -92,7 +101,11 @@ private:
     CURLcode m_last = CURLE_OK; // of the last perform
     http::StallClock m_clock;   // the request's: nothing moved for the timeout ends it
     bool m_reusable = true;
-    std::string m_failedReply; // its reply line, printable
+    bool m_loggedIn = false;                             // a request succeeded on it
+    bool m_refusedAtLogin = false;                       // 421 before that
+    std::string m_failedReply;                           // its reply line, printable
+    std::chrono::steady_clock::time_point m_lastReply{}; // of the last final reply line
+    std::chrono::microseconds m_shortest = std::chrono::microseconds::max();
     struct Retrieve {
         bool active = false;   // the handle is in the multi handle
         bool finished = false; // and its request ended, with `result`
@@ -142,6 +155,13 @@ public:
     // longLived: for a streamed upload (outside the count, never waits).
     Lease lease(bool longLived = false);
     const Config &config() const { return m_config; }
+    // A login's TCP handshake took `rtt`: a server 5 ms or more away gets twice the
+    // connections (16) unless ?connections= says how many. Each file costs a connection
+    // about eight round trips (EPSV, the data connection, STOR and its 226, the check that
+    // nothing took the name, MFMT, RNFR, RNTO), so far away files go side by side.
+    void learnRoundTrip(std::chrono::microseconds rtt);
+    // Connections it may use at once (the engine keeps as many files in flight).
+    unsigned limit() const { return m_limit.load(); }
     // Cuts every connection; every request from now on fails at once (Backend::hangUp()).
     void hangUp() { m_sockets.hangUp(); }
 
@@ -149,6 +169,7 @@ private:
     void give(std::unique_ptr<Connection> c, bool longLived);
 
     Config m_config;
+    std::atomic<unsigned> m_limit{m_config.connections};
     SocketWatch m_sockets; // outlives the connections (they close their sockets into it)
     std::mutex m_mutex;
     std::condition_variable m_cv;

@@ -282,11 +282,13 @@ public:
     // The bytes of reads in flight this storage needs to stay busy (a disk image server:
     // its connections x requests in flight x request size); 0 when it has no such need.
     virtual std::uint64_t preferredBytesInFlight() const { return 0; }
-    // How many ranges of one object this storage wants copied at once when it is read or
-    // written, to keep a distant link busy: an SFTP server 80 ms away answers one write
-    // per connection per round trip, so a file written over 4 connections moves 4 requests
-    // per round trip. 0: no wish (TransferOptions::partsInFlight, set, wins). It may change as
-    // the storage learns its link (a round trip measured at login).
+    // How many connections this storage wants busy at once when it is read or written, to
+    // keep a distant link busy: an SFTP server 80 ms away answers one write per connection
+    // per round trip, so a file written over 4 connections moves 4 requests per round trip.
+    // A copy cuts a large file into that many ranges (unless oneStreamPerObject) and keeps
+    // at least that many files in flight. 0: no wish (TransferOptions::partsInFlight and
+    // jobs, set, win). It may change as the storage learns its link (a round trip measured
+    // at login).
     virtual std::size_t preferredStreams(Flow flow) const
     {
         (void)flow;

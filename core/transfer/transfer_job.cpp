@@ -9,6 +9,7 @@
 #include "core/transfer/transfer_plan.h"
 #include "core/transfer/zstd_stream.h"
 
+#include <bit>
 #include <condition_variable>
 
 namespace strata {
@@ -286,23 +287,30 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
             }
         }
     }
-    const std::size_t jobs = options.jobs > 0 ? std::size_t(options.jobs) : 8;
-    // This thread copies files too: one thread fewer to start, none for a single file.
-    WorkerPool fileWorkers(std::min(jobs, std::max<std::size_t>(1, plan.files.size())) - 1);
     // Network sources read in the larger pieces they prefer (fewer requests); the bytes in
     // flight stay bounded by maxBytesInFlight either way.
-    std::size_t chunk = options.chunkSize;
+    std::size_t preferred = 0;
     std::uint64_t appetite = 0;
     std::size_t streams = dst.preferredStreams(Backend::Flow::Writing);
     // A distant destination written side by side takes its larger pieces too: SFTP sends
     // a 1 MiB buffer in 5 writes of at most 255 KiB, one round trip each, a 4 MiB one in 17.
     if (streams > 0 && options.partsInFlight == 0)
-        chunk = std::max(chunk, std::min<std::size_t>(dst.preferredIoSize(), options.maxBytesInFlight));
+        preferred = dst.preferredIoSize();
     for (const auto &task : plan.files) {
-        chunk = std::max(chunk, std::min<std::size_t>(task.srcOp->preferredIoSize(), options.maxBytesInFlight));
+        preferred = std::max(preferred, task.srcOp->preferredIoSize());
         appetite = std::max(appetite, task.srcOp->preferredBytesInFlight());
         streams = std::max(streams, task.srcOp->preferredStreams(Backend::Flow::Reading));
     }
+    // Files in flight: 8, or as many connections as a distant storage wants busy (each file
+    // costs an FTP connection some eight round trips, an SFTP one five), unless the job says.
+    const std::size_t jobs = options.jobs > 0 ? std::size_t(options.jobs) : std::max<std::size_t>(8, streams);
+    const std::size_t filesAtOnce = std::min(jobs, std::max<std::size_t>(1, plan.files.size()));
+    // This thread copies files too: one thread fewer to start, none for a single file.
+    WorkerPool fileWorkers(filesAtOnce - 1);
+    // Each file in flight can have a buffer: the larger pieces shrink to fit, to a power of
+    // two (16 FTP files at once would otherwise wait for 8 buffers of 8 MiB).
+    const std::size_t chunk = std::max<std::size_t>(
+        options.chunkSize, std::bit_floor(std::min<std::uint64_t>(preferred, options.maxBytesInFlight / filesAtOnce)));
     const std::size_t bufferCount = std::size_t(std::max<std::uint64_t>(1, options.maxBytesInFlight / chunk));
     BufferPool buffers(chunk, bufferCount);
     // A source that wants many requests in flight (a disk image server: connections x

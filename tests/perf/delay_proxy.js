@@ -15,7 +15,11 @@
 // checks the same certificate) and speaks TLS to the server, to go on reading the replies;
 // data connections pass as they are, TLS end to end.
 //
-// Usage: node delay_proxy.js TARGET-PORT DELAY_MS [--cap-mbit N] [--ftp [--tls PEM]]
+// --most FILE: FILE holds the most connections to the listening port open at once so far,
+// and after a blank the number made in all (a test's check of how many a client uses; FTP
+// data connections not counted).
+//
+// Usage: node delay_proxy.js TARGET-PORT DELAY_MS [--cap-mbit N] [--ftp [--tls PEM]] [--most FILE]
 // Prints "listening PORT" once it listens on 127.0.0.1; stopped by its PID.
 'use strict';
 
@@ -28,16 +32,17 @@ const HOST = '127.0.0.1';
 const WINDOW = 4 << 20;
 
 const usage = () => {
-  process.stderr.write('usage: node delay_proxy.js TARGET-PORT DELAY_MS [--cap-mbit N] [--ftp [--tls PEM]]\n');
+  process.stderr.write('usage: node delay_proxy.js TARGET-PORT DELAY_MS [--cap-mbit N] [--ftp [--tls PEM]] [--most FILE]\n');
   process.exit(2);
 };
 const argv = process.argv.slice(2);
 const [targetPort, delayMs] = argv.slice(0, 2).map(Number);
-let capMbit = 0, ftp = false, pem = null;
+let capMbit = 0, ftp = false, pem = null, mostFile = null;
 for (let i = 2; i < argv.length; i++) {
   if (argv[i] === '--cap-mbit') capMbit = Number(argv[++i]);
   else if (argv[i] === '--ftp') ftp = true;
   else if (argv[i] === '--tls' && argv[i + 1]) pem = fs.readFileSync(argv[++i]);
+  else if (argv[i] === '--most' && argv[i + 1]) mostFile = argv[++i];
   else usage();
 }
 if (!(targetPort > 0) || !(delayMs >= 0) || !(capMbit >= 0) || (pem && !ftp)) usage();
@@ -176,5 +181,13 @@ function ftpControl(far, server) {
   };
 }
 
-const proxy = net.createServer({ allowHalfOpen: true }, client => relay(client, targetPort, ftp ? ftpControl : pipeBoth));
+let openNow = 0, most = 0, made = 0;
+const proxy = net.createServer({ allowHalfOpen: true }, client => {
+  if (mostFile) {
+    most = Math.max(most, ++openNow);
+    fs.writeFileSync(mostFile, `${most} ${++made}\n`);
+    client.on('close', () => openNow--);
+  }
+  relay(client, targetPort, ftp ? ftpControl : pipeBoth);
+});
 proxy.listen(0, HOST, () => console.log(`listening ${proxy.address().port}`));

@@ -14,6 +14,8 @@
 #        pureftpd.sh crash DIR  kill -9 the server and its sessions, keeping port and data
 #        pureftpd.sh revive DIR start a crashed server again on the same port and data
 #
+# PUREFTPD_PER_IP=N (start): at most N connections from one address (default 400).
+#
 # Pure-FTPd retitles itself "pure-ftpd (SERVER)": a process is ours when its environment
 # holds STRATA_FIXTURE=DIR (a reused PID is never signalled).
 set -euo pipefail
@@ -85,7 +87,7 @@ launch() {
   # From /: its unprivileged half (nobody) must be able to stand in its working folder.
   (cd / && STRATA_FIXTURE=$dir exec setsid "$PUREFTPD" --bind "127.0.0.1,$port" --login "puredb:$dir/users.pdb" \
     --passiveportrange "$from:$((from + 999))" --forcepassiveip 127.0.0.1 --noanonymous --tls 1 \
-    --certfile "$dir/cert.pem" --limitrecursion 2000000:16 --displaydotfiles --chrooteveryone --dontresolve -c 400 -C 400 \
+    --certfile "$dir/cert.pem" --limitrecursion 2000000:16 --displaydotfiles --chrooteveryone --dontresolve -c 400 -C "${PUREFTPD_PER_IP:-400}" \
     </dev/null >>"$dir/pureftpd.log" 2>&1) &
   echo $! >"$dir/pureftpd.pid"
 }

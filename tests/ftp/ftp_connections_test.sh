@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# How many FTP connections a copy uses (issue 43), on real Pure-FTPd servers, counted by
+# tests/perf/delay_proxy.js in front of them:
+# 1. A server 20 ms away (the pureftpd fixture behind a 10 ms each way proxy): a copy of many
+#    small files goes over 16 control connections, not 8; `?connections=4` keeps to 4.
+# 2. A server that allows 3 connections from one address (its own Pure-FTPd, -C 3): the 5
+#    refused with 421 lower the pool's limit and are not tried again; the copy succeeds up
+#    and down, byte for byte.
+# Usage: ftp_connections_test.sh STRATA
+set -uo pipefail
+strata=$1
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/checks.sh
+source "$here/../lib/checks.sh"
+fixture_env STRATA_FTP_ENVFILE pureftpd
+password=$STRATA_FTP_PASSWORD user=$STRATA_FTP_USER
+work=$(mktemp -d)
+run=run-$$-$RANDOM # a folder of this run's own on the shared fixture
+server_root=$STRATA_FTP_ROOT/upload/$run
+proxy_pid= own= pport= most=0 made=0
+cleanup() {
+  [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null
+  [ -n "$own" ] && "$here/../servers/pureftpd.sh" stop "$own" >/dev/null 2>&1
+  rm -rf "$work" "$server_root"
+}
+trap cleanup EXIT
+export HOME=$work/home
+mkdir -p "$HOME" "$server_root" "$work/src"
+chown nobody:nogroup "$server_root" 2>/dev/null || true # the server writes as nobody
+for i in $(seq 1 64); do head -c $((1000 + i * 37)) /dev/urandom >"$work/src/f$i"; done
+
+# proxied SERVER-PORT DELAY-MS: a delay proxy in front of the server, its port in $pport;
+# unproxied: stops it, the most connections it saw open at once in $most, all it saw in $made.
+proxied() {
+  rm -f "$work/most"
+  node "$here/../perf/delay_proxy.js" "$1" "$2" --ftp --most "$work/most" >"$work/proxy.out" 2>&1 &
+  proxy_pid=$!
+  pport=$(first_line "$work/proxy.out" | sed -n 's/^listening //p')
+  [ -n "$pport" ] || { fail "the delay proxy did not start: $(cat "$work/proxy.out")"; return 1; }
+}
+unproxied() {
+  kill "$proxy_pid" 2>/dev/null
+  wait "$proxy_pid" 2>/dev/null
+  proxy_pid=
+  read -r most made <"$work/most" || most=0 made=0
+}
+
+# 1. 20 ms away: 16 connections at once (the backend's first among them); 4 when the URI
+# says so.
+for want in 16 4; do
+  query=$([ "$want" = 4 ] && echo "?connections=4")
+  proxied "$STRATA_FTP_PORT" 10 || break
+  STRATA_FTP_HOST=127.0.0.1 STRATA_FTP_PASSWORD=$password expect 0 "64 files to a server 20 ms away$query" \
+    -- "$strata" cp -r "$work/src" "ftp://$user@127.0.0.1:$pport/upload/$run/c$want$query"
+  unproxied
+  if diff -r "$work/src" "$server_root/c$want" >/dev/null; then pass; else fail "c$want: the copy differs"; fi
+  if [ "$most" -ge $((want - 1)) ] && [ "$most" -le $((want + 1)) ]; then pass; else
+    fail "20 ms away$query: $most connections at once, wanted $want"
+  fi
+done
+
+# 2. A server that takes 3 connections from us, 8 wanted: the 5 refused (421) are not tried
+# again (24 connections were made before: each retry tried a new one), and the copy
+# succeeds both ways.
+own=$work/own
+if ! PUREFTPD_PER_IP=3 "$here/../servers/pureftpd.sh" start "$own" >"$work/own.out" 2>&1; then
+  fail "could not start a Pure-FTPd with -C 3: $(cat "$work/own.out")"
+  own=
+elif proxied "$(sed -n 's/^STRATA_FTP_PORT=//p' "$own/pureftpd.env")" 0; then
+  # shellcheck disable=SC1091
+  source "$own/pureftpd.env"
+  export STRATA_FTP_HOST STRATA_FTP_PASSWORD
+  limited=ftp://$STRATA_FTP_USER@127.0.0.1:$pport/upload
+  expect 0 "64 files up to a server allowing 3 connections" -- "$strata" cp -r "$work/src" "$limited/up"
+  unproxied
+  if diff -r "$work/src" "$STRATA_FTP_ROOT/upload/up" >/dev/null; then pass; else fail "limited upload differs"; fi
+  if [ "$made" -le 10 ]; then pass; else fail "a server allowing 3: $made connections made, wanted 8 (3 + 5 refused)"; fi
+  lacks "no partial file left" "$(ls -a "$STRATA_FTP_ROOT/upload/up")" ".part"
+  expect 0 "64 files down from it" -- "$strata" cp -r "ftp://$STRATA_FTP_USER@127.0.0.1:$STRATA_FTP_PORT/upload/up" "$work/down"
+  if diff -r "$work/src" "$work/down" >/dev/null; then pass; else fail "limited download differs"; fi
+fi
+finish

@@ -189,11 +189,11 @@ public:
 
 private:
     // A file stored from its start (STOR) holds what was sent once the 226 came; one
-    // appended to (APPE) is stat'ed by the caller as before (the kept part was measured
-    // earlier).
+    // appended to a kept part (APPE) is stat'ed by the caller as before (the part was
+    // measured earlier).
     void confirm(std::uint64_t total)
     {
-        if (!m_resumable)
+        if (!m_resumable || m_partial == 0)
             m_committed = total;
     }
 

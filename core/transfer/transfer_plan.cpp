@@ -425,7 +425,10 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
                     there = &existing;
                 }
             }
-            planner.addFile(src->op, *entry, target, there);
+            // Nothing was at the destination a moment ago (the stat above): the write skips
+            // its own look (a round trip on a remote store); the commit still never replaces
+            // what appeared meanwhile unless asked to.
+            planner.addFile(src->op, *entry, target, there, !sync && !dstEntry);
         } else {
             plan.notCopied.push_back({src->display(), "not a regular file or directory"});
         }

@@ -16,7 +16,7 @@ struct FileTask {
     std::string srcPath;
     std::string dstPath;
     Entry source;
-    bool fresh = false; // its directory did not exist when planned: nothing to overwrite, no check needed
+    bool fresh = false; // it or its directory did not exist when planned: nothing to overwrite, no check needed
 };
 
 // Everything a job will do, found before any byte moves.

@@ -310,8 +310,15 @@ Result<std::unique_ptr<Writer>> SftpBackend::write(std::string_view path, const 
             if (h) {
                 temp = std::move(name);
                 handle = std::move(*h);
-            } else if (s.broken() || !exists(lstatOn(s, name, "cannot write")))
+            } else if (s.broken()) {
+                // The server may have made the file before the connection went, its answer
+                // lost: the name is ours (random), so an empty file there goes, on another
+                // connection (a retry picks a new name; this one would stay behind).
+                discardUnanswered(name);
+                return std::move(h).error();
+            } else if (!exists(lstatOn(s, name, "cannot write"))) {
                 return std::move(h).error(); // a real failure, not a name taken
+            }
         }
         if (temp.empty())
             return Error(ErrorKind::Unexpected, "cannot write: no free temporary name");
@@ -512,6 +519,16 @@ Status SftpBackend::setPermissions(std::string_view path, std::uint32_t mode, st
     change.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
     change.permissions = mode & 07777;
     return setAttributes(s, where, change, "cannot change the permissions");
+}
+
+void SftpBackend::discardUnanswered(const std::string &temp)
+{
+    auto lease = m_pool.lease();
+    if (!lease)
+        return;
+    // Only an empty regular file: nothing was written through a handle we never had.
+    if (auto a = lstatOn(**lease, temp, "cannot write"); a && (a->permissions & kTypeBits) == kRegular && a->size == 0)
+        (void)removeFile(**lease, temp);
 }
 
 void SftpBackend::discardPending(std::string_view path, const std::string &token)

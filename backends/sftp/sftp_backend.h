@@ -65,6 +65,9 @@ public:
     SessionPool &pool() { return m_pool; }
 
 private:
+    // Removes temporary file `temp` (a server path) if an open that created it lost its
+    // answer with its connection: only an empty regular file.
+    void discardUnanswered(const std::string &temp);
     SftpBackend(Config config, ConnectionPrompts prompts) : m_pool(std::move(config), std::move(prompts)) {}
     Result<ListingCache::Listing> listAll(std::string_view dir, std::string_view within,
                                           std::vector<std::string> &skipped);

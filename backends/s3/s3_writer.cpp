@@ -108,23 +108,37 @@ Status S3Writer::write(std::span<const std::byte> data)
     if (auto st = failed(); !st)
         return st;
     m_sent += data.size();
-    m_buffer.insert(m_buffer.end(), data.begin(), data.end());
+    // An object announced larger than one PUT takes starts its multipart upload with its
+    // first bytes, and each part goes as soon as it is full: no 16 MiB held back first
+    // (a 64 MiB upload waited 0.2 s on loopback before its first request).
+    const bool large = m_options.sizeHint && *m_options.sizeHint > kSinglePutLimit;
     if (m_uploadId.empty()) {
-        if (m_buffer.size() <= std::max(kSinglePutLimit, m_partSize))
+        if (!large && m_buffer.size() + data.size() <= std::max(kSinglePutLimit, m_partSize)) {
+            m_buffer.insert(m_buffer.end(), data.begin(), data.end());
             return {};
+        }
         if (auto st = startUpload(); !st)
             return st;
     }
-    // Whole parts go out as soon as they are complete; the rest waits for more.
-    std::size_t at = 0;
-    while (m_buffer.size() - at >= m_partSize) {
-        std::vector<std::byte> part(m_buffer.begin() + std::ptrdiff_t(at),
-                                    m_buffer.begin() + std::ptrdiff_t(at + m_partSize));
-        at += m_partSize;
-        if (auto st = sendPart(std::move(part)); !st)
-            return st;
+    // Filled part by part: a full buffer is handed over as it is, no copy.
+    while (!data.empty()) {
+        if (m_buffer.capacity() < m_partSize)
+            m_buffer.reserve(m_partSize);
+        const std::size_t n = std::min(data.size(), m_partSize - std::min(m_partSize, m_buffer.size()));
+        m_buffer.insert(m_buffer.end(), data.begin(), data.begin() + std::ptrdiff_t(n));
+        data = data.subspan(n);
+        while (m_buffer.size() >= m_partSize) {
+            std::vector<std::byte> part;
+            if (m_buffer.size() == m_partSize) {
+                part.swap(m_buffer);
+            } else { // more than a part kept before the upload started
+                part.assign(m_buffer.begin(), m_buffer.begin() + std::ptrdiff_t(m_partSize));
+                m_buffer.erase(m_buffer.begin(), m_buffer.begin() + std::ptrdiff_t(m_partSize));
+            }
+            if (auto st = sendPart(std::move(part)); !st)
+                return st;
+        }
     }
-    m_buffer.erase(m_buffer.begin(), m_buffer.begin() + std::ptrdiff_t(at));
     return {};
 }
 

@@ -222,6 +222,34 @@ void TransferSuite::distantSourceReadInFinerParts()
     QCOMPARE(m_fake->mostReadsAtOnce(), std::size_t(1));
 }
 
+void TransferSuite::distantSourceHasMoreFilesInFlight()
+{
+    // A storage that wants 16 connections busy (an FTP server far away, whose files cost a
+    // connection some eight round trips each): 48 small files go 16 at a time, not the
+    // default 8, and all arrive; a job that says --jobs 4 keeps to 4.
+    m_fake->setStreams(16);
+    m_fake->addDir("/many");
+    for (int i = 0; i < 48; ++i)
+        m_fake->addFile("/many/f" + std::to_string(i), pattern(4096 + std::size_t(i), std::uint8_t(i)));
+    auto o = options();
+    o.recursive = true;
+    REQUIRE_COMPLETED(run(spec({"fake://store/many"}, m_dst->uri("many"), o)));
+    for (int i = 0; i < 48; ++i) {
+        const std::string name = "f" + std::to_string(i);
+        QCOMPARE(digest(m_dst->op(), m_dst->path("many/" + name)),
+                 digest(*m_registry->open("fake://store/")->op, "/many/" + name));
+    }
+    // Counted where the reads are most of a file's time: a local or memory destination.
+    // (Into a server, each file's few-millisecond read seldom meets another's.)
+    const bool readsDominate = m_dst->localPath().has_value() || m_dst->uri().starts_with("memory:");
+    const auto most = m_fake->mostReadsAtOnce();
+    QVERIFY2(most <= 16 && (most > 8 || !readsDominate), std::to_string(most).c_str());
+    m_fake->setStreams(16); // counted afresh
+    o.jobs = 4;
+    REQUIRE_COMPLETED(run(spec({"fake://store/many"}, m_dst->uri("four"), o)));
+    QVERIFY2(m_fake->mostReadsAtOnce() <= 4, std::to_string(m_fake->mostReadsAtOnce()).c_str());
+}
+
 void TransferSuite::resumedCopyIsCutAsBefore()
 {
     // A copy begun when the source wanted 8 streams (48 MiB in 8 parts of 6 MiB, two at a

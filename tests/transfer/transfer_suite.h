@@ -128,6 +128,7 @@ private Q_SLOTS:
     void flakyReadsAreRetried();
     void oneStreamSourcesOverlapSafely();
     void distantSourceReadInFinerParts();
+    void distantSourceHasMoreFilesInFlight();
     void resumedCopyIsCutAsBefore();
     void unreachableStorageStopsTrying();
     void destinationFullFailsThatFile();

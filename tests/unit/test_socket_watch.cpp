@@ -47,6 +47,30 @@ struct Connection {
     bool ok() const { return listener >= 0 && client >= 0 && server >= 0; }
 };
 
+// A connection whose client side `watch` watches and waits on from the start; given back
+// (end, remove) at the end of the test.
+struct Watched {
+    Connection c;
+    SocketWatch &watch;
+    bool waiting = true;
+    explicit Watched(SocketWatch &w) : watch(w)
+    {
+        watch.add(c.client);
+        watch.begin(c.client);
+    }
+    ~Watched()
+    {
+        end();
+        watch.remove(c.client);
+    }
+    void end()
+    {
+        if (waiting)
+            watch.end(c.client);
+        waiting = false;
+    }
+};
+
 // How long a recv on `fd` waits before it returns (0 at a shut-down socket).
 qint64 recvReturnsAfter(int fd, ssize_t &got)
 {
@@ -65,27 +89,22 @@ class TestSocketWatch : public QObject {
 private Q_SLOTS:
     void silentPeerIsCutAfterTheTimeout()
     {
-        Connection c;
-        QVERIFY(c.ok());
         SocketWatch watch(400ms);
-        watch.add(c.client);
-        watch.begin(c.client);
+        Watched w(watch);
+        QVERIFY(w.c.ok());
         ssize_t got = -1;
-        const qint64 ms = recvReturnsAfter(c.client, got); // waits for an answer that never comes
+        const qint64 ms = recvReturnsAfter(w.c.client, got); // waits for an answer that never comes
         QCOMPARE(got, ssize_t(0));
         QVERIFY2(ms >= 380 && ms < 400 + 250, std::to_string(ms).c_str());
-        QCOMPARE(watch.cut(c.client), SocketWatch::Cut::Stalled);
-        watch.end(c.client);
-        watch.remove(c.client);
+        QCOMPARE(watch.cut(w.c.client), SocketWatch::Cut::Stalled);
     }
 
     void bytesMovingKeepItAlive()
     {
-        Connection c;
-        QVERIFY(c.ok());
         SocketWatch watch(300ms);
-        watch.add(c.client);
-        watch.begin(c.client);
+        Watched w(watch);
+        const Connection &c = w.c;
+        QVERIFY(c.ok());
         // The peer answers a byte every 100 ms for a second: three timeouts long, never cut.
         std::jthread peer([&] {
             for (int i = 0; i < 10; ++i) {
@@ -101,21 +120,16 @@ private Q_SLOTS:
             total += std::size_t(n);
         }
         QCOMPARE(watch.cut(c.client), SocketWatch::Cut::No);
-        watch.end(c.client);
-        watch.remove(c.client);
     }
 
     void nothingWaitingIsNeverCut()
     {
-        Connection c;
-        QVERIFY(c.ok());
         SocketWatch watch(100ms);
-        watch.add(c.client);
-        watch.begin(c.client);
-        watch.end(c.client); // a lease given back: idle connections are not watched
+        Watched w(watch);
+        QVERIFY(w.c.ok());
+        w.end(); // a lease given back: idle connections are not watched
         std::this_thread::sleep_for(400ms);
-        QCOMPARE(watch.cut(c.client), SocketWatch::Cut::No);
-        watch.remove(c.client);
+        QCOMPARE(watch.cut(w.c.client), SocketWatch::Cut::No);
     }
 
     void hangUpCutsEverySocketAtOnce()

@@ -550,16 +550,46 @@ Result<Entry> FtpBackend::stat(std::string_view path)
     return e;
 }
 
-Result<ListingCache::Listing> FtpBackend::listAll(std::string_view dir, std::string_view within,
-                                                  std::vector<std::string> &skipped)
+Status FtpBackend::listAll(const std::string &dir, const std::string &within, const ListingCache::Sink &sink,
+                           std::vector<std::string> &skipped)
 {
     const std::string where = serverPath(dir);
     if (auto st = sendable(where); !st)
         return std::move(st).error();
     if (auto st = confirmFolder(dir, within, "cannot list"); !st)
         return std::move(st).error();
-    std::string text;
-    if (auto st = m_pool.lease()->listing(where, m_features.mlsd, text, "cannot list"); !st) {
+    // A removal's listing (`within`) is handed over whole, after the check at its end; a
+    // browser's as its lines arrive. A server may answer MLSD of a file with that file:
+    // entries wait until the answer is known to be a folder's (its "cdir" line, or two).
+    const bool whole = !within.empty();
+    std::vector<Entry> batch;
+    std::size_t taken = 0;
+    bool folder = !m_features.mlsd;
+    const std::time_t now = std::time(nullptr);
+    const auto take = [&](std::string_view lines) {
+        forEachLine(lines, [&](std::string_view line) {
+            folder = folder || line.find("type=cdir") != std::string_view::npos;
+            auto listed = m_features.mlsd ? parseMlsxLine(line) : parseListLine(line, now);
+            if (!listed || listed->self)
+                return;
+            // A name is data: one that would be another path is reported, never followed.
+            if (!isPathName(listed->name)) {
+                skipped.push_back(std::move(listed->name));
+                return;
+            }
+            Entry e = std::move(listed->entry);
+            e.path = joinPath(dir, listed->name);
+            e.name = std::move(listed->name);
+            batch.push_back(std::move(e));
+            ++taken;
+        });
+        if (whole || batch.empty() || !(folder || taken > 1))
+            return true;
+        const bool wanted = sink(batch);
+        batch.clear();
+        return wanted;
+    };
+    if (auto st = m_pool.lease()->listing(where, m_features.mlsd, take, "cannot list"); !st) {
         // Say what is there instead: a file is no folder, a missing folder is missing.
         auto there = statServer(where, "cannot list");
         if (there && !there->isDir())
@@ -568,41 +598,21 @@ Result<ListingCache::Listing> FtpBackend::listAll(std::string_view dir, std::str
             return std::move(there).error();
         return std::move(st).error();
     }
-    std::vector<Entry> entries;
-    const std::time_t now = std::time(nullptr);
-    forEachLine(text, [&](std::string_view line) {
-        auto listed = m_features.mlsd ? parseMlsxLine(line) : parseListLine(line, now);
-        if (!listed || listed->self)
-            return;
-        // A name is data: one that would be another path is reported, never followed.
-        if (!isPathName(listed->name)) {
-            skipped.push_back(std::move(listed->name));
-            return;
-        }
-        Entry e = std::move(listed->entry);
-        e.path = joinPath(dir, listed->name);
-        e.name = std::move(listed->name);
-        entries.push_back(std::move(e));
-    });
-    // A server may answer MLSD of a file with that file: only a folder is listed.
-    if (entries.size() == 1 && m_features.mlsd && text.find("type=cdir") == std::string::npos) {
+    if (!folder && taken == 1) {
         if (auto there = statServer(where, "cannot list"); there && !there->isDir())
             return Error(ErrorKind::NotDirectory, "cannot list: not a folder");
     }
     // A link swapped in after the check above made this the listing of another folder.
     if (auto st = confirmFolder(dir, within, "cannot list"); !st)
         return std::move(st).error();
-    std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.name < b.name; });
-    entries.erase(
-        std::unique(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.name == b.name; }),
-        entries.end());
-    return ListingCache::Listing(std::make_shared<const std::vector<Entry>>(std::move(entries)));
+    if (!batch.empty())
+        sink(batch);
+    return {};
 }
 
 Result<ListPage> FtpBackend::list(std::string_view dir, const ListOptions &options)
 {
-    return m_listings.page(options,
-                           [&](std::vector<std::string> &skipped) { return listAll(dir, options.within, skipped); });
+    return m_listings.pageOf(this, &FtpBackend::listAll, dir, options);
 }
 
 Result<std::size_t> FtpBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)

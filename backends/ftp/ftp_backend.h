@@ -51,6 +51,7 @@ public:
     // Removes the temporary file a killed writer of `path` announced (WriteOptions::onPending);
     // only a name of ours (".strata-DIGITS.part"), whatever the journal says.
     void discardPending(std::string_view path, const std::string &token) override;
+    ~FtpBackend() override { m_listings.stop(); } // its readers use the pool
     void hangUp() override { m_pool.hangUp(); }
 
     // The server's name for a backend path (below the folder the login starts in).
@@ -68,8 +69,9 @@ public:
 
 private:
     explicit FtpBackend(Config config) : m_pool(std::move(config)) {}
-    Result<ListingCache::Listing> listAll(std::string_view dir, std::string_view within,
-                                          std::vector<std::string> &skipped);
+    // The folder's entries, in batches as they arrive, to `sink` (see ListingCache).
+    Status listAll(const std::string &dir, const std::string &within, const ListingCache::Sink &sink,
+                   std::vector<std::string> &skipped);
     // The folder the server goes into for `where` (CWD, then PWD).
     Result<std::string> resolvedFolder(const std::string &where, std::string_view what);
     // What MLST says of one server path.

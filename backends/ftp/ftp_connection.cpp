@@ -12,6 +12,8 @@ namespace {
 
 // A listing larger than this is refused rather than kept (about 4 million names).
 constexpr std::size_t kMaxListing = 512u << 20;
+// A line of a listing longer than this is no listing.
+constexpr std::size_t kMaxListingLine = 64u << 10;
 // Receive and send buffers: the default 16 KiB means a callback per 16 KiB of a
 // gigabyte; 512 KiB moved a 1 GiB file on loopback in fewer system calls.
 constexpr long kBuffer = 512 << 10;
@@ -399,29 +401,60 @@ Status Connection::commands(const std::vector<std::string> &lines, std::string_v
     return {};
 }
 
-Status Connection::listing(const std::string &serverDir, bool mlsd, std::string &out, std::string_view what)
+Status Connection::listing(const std::string &serverDir, bool mlsd, const OnLines &onLines, std::string_view what)
 {
     begin(m_config.origin() + urlPath(serverDir) + (serverDir == "/" ? "" : "/"));
     if (mlsd)
         curl_easy_setopt(m_curl, CURLOPT_CUSTOMREQUEST, "MLSD");
-    out.clear();
     struct Sink {
-        std::string *out;
-        bool tooLarge = false;
-    } sink{&out};
+        const OnLines *onLines;
+        std::string partial; // a line not yet ended
+        bool tooLong = false;
+    } sink{&onLines, {}, false};
     curl_easy_setopt(m_curl, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(
         m_curl, CURLOPT_WRITEFUNCTION, +[](char *data, std::size_t size, std::size_t count, void *user) -> std::size_t {
             auto *s = static_cast<Sink *>(user);
-            if (s->out->size() + size * count > kMaxListing) {
-                s->tooLarge = true;
-                return 0;
+            const std::string_view text(data, size * count);
+            const auto end = text.rfind('\n');
+            if (end == std::string_view::npos) {
+                s->tooLong = s->partial.size() + text.size() > kMaxListingLine;
+                s->partial.append(text);
+                return s->tooLong ? 0 : text.size();
             }
-            s->out->append(data, size * count);
-            return size * count;
+            bool wanted;
+            if (s->partial.empty()) {
+                wanted = (*s->onLines)(text.substr(0, end + 1));
+            } else {
+                s->partial.append(text.substr(0, end + 1));
+                wanted = (*s->onLines)(s->partial);
+                s->partial.clear();
+            }
+            s->partial.assign(text.substr(end + 1));
+            return wanted ? text.size() : 0;
         });
     auto st = perform(what);
-    if (sink.tooLarge)
+    if (sink.tooLong)
+        return Error(ErrorKind::Corrupt, std::string(what) + ": the server sent a listing line longer than 64 KiB");
+    if (st && !sink.partial.empty() && !onLines(sink.partial)) // the last line, unended
+        return Error(ErrorKind::Cancelled, std::string(what) + ": stopped");
+    return st;
+}
+
+Status Connection::listing(const std::string &serverDir, bool mlsd, std::string &out, std::string_view what)
+{
+    out.clear();
+    bool tooLarge = false;
+    auto st = listing(
+        serverDir, mlsd,
+        [&](std::string_view lines) {
+            tooLarge = out.size() + lines.size() > kMaxListing;
+            if (!tooLarge)
+                out.append(lines);
+            return !tooLarge;
+        },
+        what);
+    if (tooLarge)
         return Error(ErrorKind::Unsupported, std::string(what) + ": the folder's listing is larger than 512 MiB");
     return st;
 }

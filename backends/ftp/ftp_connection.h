@@ -38,7 +38,10 @@ public:
     // sent: follow a command only with ones that fail harmlessly after it). The server's
     // replies land in replies().
     Status commands(const std::vector<std::string> &lines, std::string_view what);
-    // A listing of a folder (MLSD, or LIST when `mlsd` is false) into `out`.
+    // A listing of a folder (MLSD, or LIST when `mlsd` is false): whole lines handed to
+    // `onLines` as they arrive (false stops it), or all of it into `out`.
+    using OnLines = std::function<bool(std::string_view lines)>;
+    Status listing(const std::string &serverDir, bool mlsd, const OnLines &onLines, std::string_view what);
     Status listing(const std::string &serverDir, bool mlsd, std::string &out, std::string_view what);
     // Up to buffer.size() bytes at offset; fewer only at the end; 0 at or past it.
     Result<std::size_t> read(const std::string &serverPath, std::uint64_t offset, std::span<std::byte> buffer,

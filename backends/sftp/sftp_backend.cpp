@@ -135,8 +135,8 @@ Result<Entry> SftpBackend::stat(std::string_view path)
     return e;
 }
 
-Result<ListingCache::Listing> SftpBackend::listAll(std::string_view dir, std::string_view within,
-                                                   std::vector<std::string> &skipped)
+Status SftpBackend::listAll(const std::string &dir, const std::string &within, const ListingCache::Sink &sink,
+                            std::vector<std::string> &skipped)
 {
     auto lease = m_pool.lease();
     if (!lease)
@@ -154,7 +154,18 @@ Result<ListingCache::Listing> SftpBackend::listAll(std::string_view dir, std::st
             return Error(ErrorKind::NotDirectory, "cannot list: not a folder");
         return failed;
     }
-    std::vector<Entry> entries;
+    // A removal's listing (`within`) is handed over whole, after the check at its end; a
+    // browser's batch by batch, each READDIR answer as it is read.
+    const bool whole = !within.empty();
+    std::vector<Entry> batch;
+    const auto hand = [&] {
+        for (auto &e : batch)
+            if (e.kind == EntryKind::Symlink)
+                e.symlinkTarget = readlinkOn(s, serverPath(e.path));
+        const bool wanted = sink(batch);
+        batch.clear();
+        return wanted;
+    };
     for (;;) {
         sftp_attributes read = sftp_readdir(s.sftp(), handle);
         if (!read) {
@@ -167,32 +178,28 @@ Result<ListingCache::Listing> SftpBackend::listAll(std::string_view dir, std::st
         }
         std::string leaf = read->name ? read->name : "";
         const Attributes attrs = taken(read);
-        if (leaf == "." || leaf == "..")
-            continue;
         // A name is data: one that would be another path is reported, never followed.
-        if (leaf.empty() || leaf.find('/') != std::string::npos || leaf.find('\0') != std::string::npos) {
+        if (leaf.empty() || leaf.find('/') != std::string::npos || leaf.find('\0') != std::string::npos)
             skipped.push_back(std::move(leaf));
-            continue;
-        }
-        std::string path = joinPath(dir, leaf);
-        Entry e = entryOf(std::move(leaf), std::move(path), attrs);
-        entries.push_back(std::move(e));
+        else if (leaf != "." && leaf != "..")
+            batch.push_back(entryOf(leaf, joinPath(dir, leaf), attrs));
+        // libssh's count of the entries left from the last READDIR answer: none, the
+        // next sftp_readdir is another round trip.
+        if (!whole && handle->count == 0 && !batch.empty() && !hand())
+            break;
     }
     sftp_closedir(handle);
     // A link swapped in after the check above made this the listing of another folder.
     if (auto st = confirmFolder(s, dir, within, "cannot list"); !st)
         return std::move(st).error();
-    for (auto &e : entries)
-        if (e.kind == EntryKind::Symlink)
-            e.symlinkTarget = readlinkOn(s, serverPath(e.path));
-    std::sort(entries.begin(), entries.end(), [](const Entry &a, const Entry &b) { return a.name < b.name; });
-    return ListingCache::Listing(std::make_shared<const std::vector<Entry>>(std::move(entries)));
+    if (!batch.empty())
+        hand();
+    return {};
 }
 
 Result<ListPage> SftpBackend::list(std::string_view dir, const ListOptions &options)
 {
-    return m_listings.page(options,
-                           [&](std::vector<std::string> &skipped) { return listAll(dir, options.within, skipped); });
+    return m_listings.pageOf(this, &SftpBackend::listAll, dir, options);
 }
 
 Result<std::size_t> SftpBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)

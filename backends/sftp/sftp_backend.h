@@ -52,6 +52,7 @@ public:
     // Removes the temporary file a killed writer of `path` announced (WriteOptions::onPending);
     // only a name of ours (".strata-DIGITS.part"), whatever the journal says.
     void discardPending(std::string_view path, const std::string &token) override;
+    ~SftpBackend() override { m_listings.stop(); } // its readers use what follows
     void hangUp() override { m_pool.hangUp(); }
 
     // The server's name for a backend path (below the login folder for sftp://host/~/…).
@@ -69,8 +70,9 @@ private:
     // answer with its connection: only an empty regular file.
     void discardUnanswered(const std::string &temp);
     SftpBackend(Config config, ConnectionPrompts prompts) : m_pool(std::move(config), std::move(prompts)) {}
-    Result<ListingCache::Listing> listAll(std::string_view dir, std::string_view within,
-                                          std::vector<std::string> &skipped);
+    // The folder's entries, each batch the server sends to `sink` (see ListingCache).
+    Status listAll(const std::string &dir, const std::string &within, const ListingCache::Sink &sink,
+                   std::vector<std::string> &skipped);
     // The partial file an earlier writer kept under `temp`, opened for writing (its length
     // in `length`), or a new one there. What is under the name is taken only when it is ours
     // as we left it (ownFile()): else it is left alone, `refused` says why and the handle

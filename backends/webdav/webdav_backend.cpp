@@ -117,7 +117,7 @@ Status WebDavBackend::multistatus(const http::Response &response, std::string_vi
 }
 
 Status WebDavBackend::propfind(std::string_view path, int depth, const OnResource &onResource,
-                               std::vector<std::string> *skipped)
+                               std::vector<std::string> *skipped, const std::function<bool()> &fed)
 {
     std::string head; // the answer's first bytes: what came instead of a multistatus, if it did
     MultistatusParser parser([&](DavResource &&resource) {
@@ -133,7 +133,7 @@ Status WebDavBackend::propfind(std::string_view path, int depth, const OnResourc
     request.body = std::as_bytes(std::span(kPropfindBody.data(), kPropfindBody.size()));
     request.sink = [&](std::string_view data) {
         head.append(data.substr(0, std::min(data.size(), 512 - std::min<std::size_t>(512, head.size()))));
-        return parser.feed(data);
+        return parser.feed(data) && (!fed || fed());
     };
     // No trailing '/' at first (a file's URL has none); a server that wants one for a
     // collection redirects there.
@@ -194,11 +194,21 @@ Status WebDavBackend::confirmFolder(std::string_view dir, std::string_view withi
     return {};
 }
 
-Result<ListingCache::Listing> WebDavBackend::listing(std::string_view dir, std::string_view within,
-                                                     std::vector<std::string> &skipped)
+Status WebDavBackend::listing(const std::string &dir, const std::string &within, const ListingCache::Sink &sink,
+                              std::vector<std::string> &skipped)
 {
-    auto entries = std::make_shared<std::vector<Entry>>();
+    // A removal's listing (`within`) is handed over whole, after the answer is known to be
+    // a collection's; a browser's as it arrives, once the collection's own resource says so.
+    const bool whole = !within.empty();
+    std::vector<Entry> batch;
     bool self = false, selfIsCollection = false;
+    const auto hand = [&] {
+        if (whole || batch.empty() || !selfIsCollection)
+            return true;
+        const bool wanted = sink(batch);
+        batch.clear();
+        return wanted;
+    };
     auto st = propfind(
         dir, 1,
         [&](std::string at, DavResource &&resource) {
@@ -206,27 +216,23 @@ Result<ListingCache::Listing> WebDavBackend::listing(std::string_view dir, std::
                 self = true;
                 selfIsCollection = resource.collection;
             } else if (resource.found && parentPath(at) == dir) {
-                entries->push_back(entryOf(std::move(at), resource));
+                batch.push_back(entryOf(std::move(at), resource));
             } // anything else is outside the collection asked for: ignored
         },
-        &skipped);
+        &skipped, hand);
     if (!st)
         return std::move(st).error();
     // Asked without a trailing '/', lighttpd answers for a link itself: not a collection.
     if (self && !selfIsCollection)
         return !within.empty() && isStrictlyBelow(dir, within) ? plantedLinkError(dir) : Error(ErrorKind::NotDirectory);
-    std::sort(entries->begin(), entries->end(), [](const Entry &a, const Entry &b) { return a.name < b.name; });
-    // A server listing a child twice must not make us list it twice.
-    entries->erase(
-        std::unique(entries->begin(), entries->end(), [](const Entry &a, const Entry &b) { return a.name == b.name; }),
-        entries->end());
-    return ListingCache::Listing(std::move(entries));
+    if (!batch.empty())
+        sink(batch);
+    return {};
 }
 
 Result<ListPage> WebDavBackend::list(std::string_view dir, const ListOptions &options)
 {
-    return m_listings.page(options,
-                           [&](std::vector<std::string> &skipped) { return listing(dir, options.within, skipped); });
+    return m_listings.pageOf(this, &WebDavBackend::listing, dir, options);
 }
 
 Result<std::size_t> WebDavBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)

@@ -33,6 +33,7 @@ public:
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
     Status put(std::string_view path, std::span<const std::byte> data, const WriteOptions &options) override;
     void discardPending(std::string_view path, const std::string &token) override;
+    ~WebDavBackend() override { m_listings.stop(); } // its readers use the client
     void hangUp() override { m_client->hangUp(); }
     Status remove(std::string_view path, std::string_view within) override;
     Status removeMany(std::span<const std::string> paths, std::string_view within) override;
@@ -66,11 +67,12 @@ private:
     Error fail(const http::Response &response, std::string_view method, std::string_view xmlProblem = {}) const;
     // PROPFIND at Depth 0 or 1; every resource of the answer on this server, with its path.
     // Hrefs that name no path of ours go to `skipped` (as sent) when given, else are dropped.
+    // `fed`, when given, runs after each piece of the answer is parsed; false stops it.
     Status propfind(std::string_view path, int depth, const OnResource &onResource,
-                    std::vector<std::string> *skipped = nullptr);
-    // The children of `dir`, sorted by name.
-    Result<ListingCache::Listing> listing(std::string_view dir, std::string_view within,
-                                          std::vector<std::string> &skipped);
+                    std::vector<std::string> *skipped = nullptr, const std::function<bool()> &fed = {});
+    // The children of `dir`, in batches as they arrive, to `sink` (see ListingCache).
+    Status listing(const std::string &dir, const std::string &within, const ListingCache::Sink &sink,
+                   std::vector<std::string> &skipped);
     // A 207 answering `method` on `path`: nothing when every member it lists succeeded, else
     // the first failure, with the member's path and status.
     Status multistatus(const http::Response &response, std::string_view method, std::string_view path) const;

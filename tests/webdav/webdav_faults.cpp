@@ -375,6 +375,7 @@ void WebDavFaults::tenThousandEntriesInOnePropfind()
     do {
         auto page = root->op->list(root->path, options);
         REQUIRE_OK(page);
+        QVERIFY(page->entries.size() <= options.pageSize);
         for (const auto &e : page->entries)
             seen[e.name] = e.size;
         total += page->entries.size();
@@ -385,8 +386,9 @@ void WebDavFaults::tenThousandEntriesInOnePropfind()
     QCOMPARE(seen.size(), expected.size()); // ...nothing lost
     for (const auto &name : expected)
         QVERIFY2(seen.count(name) && seen[name] == name.size(), name.c_str());
-    QCOMPARE(pages, std::size_t(10));
-    // Ten pages from one PROPFIND: the listing is kept between pages.
+    // Pages as the answer arrives (ten at least) from one PROPFIND: the listing is kept
+    // between pages.
+    QVERIFY(pages >= 10);
     QCOMPARE(proxy.requests(), std::vector<std::string>{"PROPFIND /open/" + m_prefix + "/many"});
 }
 

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <condition_variable>
+#include <iterator>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -16,25 +18,42 @@ namespace strata {
 struct ListingCache::Listing {
     std::mutex mutex;
     std::condition_variable arrived;
-    std::vector<Entry> entries; // as the server sent them, each name once
-    std::vector<std::string> skipped;
+    std::vector<Entry> entries;       // as the server sent them, each name once
+    std::vector<std::string> skipped; // names that are no path, as they arrived
+    std::size_t skippedOut = 0;       // how many of them pages have handed out
     bool done = false;
     std::optional<Error> error;
     std::atomic<bool> cancelled{false};
+    // Streamed: a reader whose pages nobody asked for in `abandonAfter` (and nobody waits
+    // for) stops, so a folder browsed away from does not keep its connection reading.
+    bool watched = false;
+    std::chrono::milliseconds abandonAfter{0};
+    std::chrono::steady_clock::time_point servedAt = std::chrono::steady_clock::now();
+    int waiting = 0;
+    bool abandoned = false;                // stopped so: a later page reads the folder again
     std::thread reader;                    // joined once done (retire) or at stop()
     std::unordered_set<std::string> names; // the reader's own: what it already took
 
     // The reader's work: the whole folder, batch by batch, into `entries`.
     void read(const ListAll &listAll)
     {
-        std::vector<std::string> leftOut;
-        const Sink sink = [this](std::vector<Entry> &batch) {
+        std::vector<std::string> leftOut; // the reader's: moved over with each batch
+        const auto takeLeftOut = [&] {
+            std::move(leftOut.begin(), leftOut.end(), std::back_inserter(skipped));
+            leftOut.clear();
+        };
+        const Sink sink = [&](std::vector<Entry> &batch) {
             if (cancelled.load(std::memory_order_relaxed))
                 return false;
             std::lock_guard lock(mutex);
+            if (watched && waiting == 0 && std::chrono::steady_clock::now() - servedAt > abandonAfter) {
+                cancelled = abandoned = true;
+                return false;
+            }
             for (auto &e : batch)
                 if (names.insert(e.name).second) // a server listing a child twice lists it once here
                     entries.push_back(std::move(e));
+            takeLeftOut();
             arrived.notify_all();
             return true;
         };
@@ -44,7 +63,7 @@ struct ListingCache::Listing {
             error = std::move(st).error();
         else if (cancelled)
             error = Error(ErrorKind::Cancelled, "the listing was stopped");
-        skipped = std::move(leftOut);
+        takeLeftOut();
         done = true;
         arrived.notify_all();
     }
@@ -84,7 +103,9 @@ void join(std::thread &reader)
 ListingCache::Shared ListingCache::start(ListAll listAll, bool stream)
 {
     auto listing = std::make_shared<Listing>();
+    listing->abandonAfter = m_abandonAfter;
     if (stream) {
+        listing->watched = true;
         try {
             listing->reader =
                 std::thread([listing = listing.get(), listAll = std::move(listAll)] { listing->read(listAll); });
@@ -109,6 +130,13 @@ Result<ListPage> ListingCache::page(const ListOptions &options, ListAll listAll,
         id = token->id;
         from = token->count;
         listing = find(id);
+        if (listing && [&] {
+                std::lock_guard lock(listing->mutex);
+                return listing->abandoned;
+            }()) {
+            drop(id);
+            listing = nullptr;
+        }
         if (!listing) { // pushed out, failed, or another instance's: read it again, whole
             id.clear();
             listing = start(std::move(listAll), false);
@@ -131,7 +159,10 @@ Result<ListPage> ListingCache::page(const ListOptions &options, ListAll listAll,
     bool last = false;
     {
         std::unique_lock lock(listing->mutex);
+        ++listing->waiting;
         listing->arrived.wait(lock, [&] { return listing->done || listing->entries.size() > from; });
+        --listing->waiting;
+        listing->servedAt = std::chrono::steady_clock::now();
         if (listing->error) {
             Error failed = *listing->error;
             lock.unlock();
@@ -145,9 +176,11 @@ Result<ListPage> ListingCache::page(const ListOptions &options, ListAll listAll,
         const std::size_t to = std::min(entries.size(), from + std::max<std::size_t>(options.pageSize, 1));
         page.entries.assign(entries.begin() + std::ptrdiff_t(from), entries.begin() + std::ptrdiff_t(to));
         last = listing->done && to == entries.size();
-        if (last)
-            page.skipped = listing->skipped;
-        else
+        // The names left out so far, each handed out once (a page read again after an
+        // error may miss some: they are a warning, not data).
+        page.skipped.assign(listing->skipped.begin() + std::ptrdiff_t(listing->skippedOut), listing->skipped.end());
+        listing->skippedOut = listing->skipped.size();
+        if (!last)
             page.nextPageToken = std::to_string(to) + "\n" + (to ? entries[to - 1].name : std::string());
     }
     if (last) {

@@ -2,6 +2,7 @@
 
 #include "core/storage/backend.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <list>
@@ -31,7 +32,12 @@ public:
     // `skipped`. An error after some batches fails the listing.
     using ListAll = std::function<Status(const Sink &sink, std::vector<std::string> &skipped)>;
 
-    ListingCache() = default;
+    // A streamed listing nobody asks pages of for `abandonAfter` stops being read (a page
+    // asked for later reads the folder again).
+    explicit ListingCache(std::chrono::milliseconds abandonAfter = std::chrono::seconds(30))
+        : m_abandonAfter(abandonAfter)
+    {
+    }
     ~ListingCache() { stop(); }
     ListingCache(const ListingCache &) = delete;
     ListingCache &operator=(const ListingCache &) = delete;
@@ -78,6 +84,7 @@ private:
     std::list<std::pair<std::string, Shared>> m_listings; // least recently used first
     std::vector<Shared> m_retired;                        // cancelled, maybe still reading
     std::uint64_t m_next = 0;
+    const std::chrono::milliseconds m_abandonAfter;
 };
 
 } // namespace strata

@@ -87,12 +87,13 @@ private Q_SLOTS:
     void pagesOfTheSizeAsked();
     void serverOrderEachNameOnce();
     void emptyFolderIsOneEmptyPage();
-    void skippedNamesComeWithTheLastPage();
+    void skippedNamesComeOnce();
     void errorMidwayFailsThenResumes();
     void pushedOutListingIsReadAgainAndResumed();
     void changedFolderOnResumeIsAnError();
     void foreignTokenIsRefused();
     void abandonedListingStopsItsReader();
+    void listingNobodyReadsStopsAfterAWhile();
 };
 
 // The first page holds what arrived first while the rest is still on its way: the reader
@@ -168,25 +169,44 @@ void TestListingCache::emptyFolderIsOneEmptyPage()
     }
 }
 
-void TestListingCache::skippedNamesComeWithTheLastPage()
+// Names that are no path come with the page served after they arrived, each once.
+void TestListingCache::skippedNamesComeOnce()
 {
-    ListingCache cache;
-    auto listAll = [](const ListingCache::Sink &sink, std::vector<std::string> &skipped) -> Status {
-        auto batch = named("e", 0, 5);
-        sink(batch);
-        skipped.push_back("a/b");
-        return {};
-    };
-    ListOptions options;
-    options.pageSize = 3;
-    auto first = cache.page(options, listAll, false);
-    REQUIRE_OK(first);
-    QVERIFY(first->skipped.empty());
-    options.pageToken = first->nextPageToken;
-    auto last = cache.page(options, listAll, false);
-    REQUIRE_OK(last);
-    QVERIFY(last->nextPageToken.empty());
-    QCOMPARE(last->skipped, std::vector<std::string>{"a/b"});
+    for (const bool stream : {false, true}) {
+        ListingCache cache;
+        std::promise<void> firstPageOut;
+        auto released = firstPageOut.get_future().share();
+        auto listAll = [stream, released](const ListingCache::Sink &sink, std::vector<std::string> &skipped) -> Status {
+            skipped.push_back("a/b");
+            auto batch = named("e", 0, 5);
+            sink(batch);
+            if (stream)
+                released.wait_for(std::chrono::seconds(20));
+            skipped.push_back("c/d");
+            return {};
+        };
+        ListOptions options;
+        options.pageSize = 3;
+        auto first = cache.page(options, listAll, stream);
+        REQUIRE_OK(first);
+        // Read whole first, everything left out is known by the first page.
+        const std::vector<std::string> firstSkipped =
+            stream ? std::vector<std::string>{"a/b"} : std::vector<std::string>{"a/b", "c/d"};
+        QCOMPARE(first->skipped, firstSkipped);
+        if (stream)
+            firstPageOut.set_value();
+        std::vector<std::string> later;
+        options.pageToken = first->nextPageToken;
+        while (!options.pageToken.empty()) {
+            auto page = cache.page(options, listAll, stream);
+            REQUIRE_OK(page);
+            later.insert(later.end(), page->skipped.begin(), page->skipped.end());
+            options.pageToken = page->nextPageToken;
+        }
+        const std::vector<std::string> laterSkipped =
+            stream ? std::vector<std::string>{"c/d"} : std::vector<std::string>{};
+        QCOMPARE(later, laterSkipped);
+    }
 }
 
 // A listing that breaks after its first batch fails its next page; asked again with the
@@ -314,6 +334,43 @@ void TestListingCache::abandonedListingStopsItsReader()
     const int seen = batches.load();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     QCOMPARE(batches.load(), seen); // nothing reads any more
+}
+
+// A streamed listing whose next page nobody asks for stops reading after `abandonAfter`
+// (a browser moved on); asked for later, its next page reads the folder again and goes on.
+void TestListingCache::listingNobodyReadsStopsAfterAWhile()
+{
+    ListingCache cache(std::chrono::milliseconds(50));
+    std::atomic<int> reads = 0, batches = 0;
+    auto slow = [&](const ListingCache::Sink &sink, std::vector<std::string> &) -> Status {
+        ++reads;
+        for (int i = 0; i < 100; ++i) {
+            auto batch = named("e", i * 10, i * 10 + 10);
+            ++batches;
+            if (!sink(batch))
+                return Error(ErrorKind::Cancelled, "stopped");
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return {};
+    };
+    ListOptions options;
+    options.pageSize = 5;
+    auto first = cache.page(options, slow, true);
+    REQUIRE_OK(first);
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    const int seen = batches.load();
+    QVERIFY2(seen < 50, std::to_string(seen).c_str()); // 100 batches take 1 s: it stopped
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    QCOMPARE(batches.load(), seen);
+    std::vector<std::string> names;
+    for (const auto &e : first->entries)
+        names.push_back(e.name);
+    options.pageToken = first->nextPageToken;
+    options.pageSize = 1000;
+    pagesAfter(cache, options, slow, true, names);
+    QCOMPARE(reads.load(), 2);
+    QCOMPARE(names.size(), std::size_t(1000));
+    QCOMPARE(std::set<std::string>(names.begin(), names.end()).size(), std::size_t(1000));
 }
 
 } // namespace strata

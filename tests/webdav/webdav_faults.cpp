@@ -427,11 +427,17 @@ void WebDavFaults::answersPastTheLimitsAreRefused()
 void WebDavFaults::hrefsOutsideTheCollectionAreIgnored()
 {
     OPEN_STUB("outside");
-    // Hrefs that are no path of normal form are named, as sent, in the page's skipped list.
-    auto page = op.list("/dir");
-    REQUIRE_OK(page);
+    // Hrefs that are no path of normal form are named, as sent, in the pages' skipped lists.
+    std::vector<std::string> skipped;
+    ListOptions options;
+    do {
+        auto page = op.list("/dir", options);
+        REQUIRE_OK(page);
+        skipped.insert(skipped.end(), page->skipped.begin(), page->skipped.end());
+        options.pageToken = page->nextPageToken;
+    } while (!options.pageToken.empty());
     for (const char *raw : {"/dir//double", "/dir/./dot", "/dir/x/../y", "/dir/sub//", "/dir/a%2Fb.txt", "/dir/.."})
-        QVERIFY2(std::find(page->skipped.begin(), page->skipped.end(), raw) != page->skipped.end(), raw);
+        QVERIFY2(std::find(skipped.begin(), skipped.end(), raw) != skipped.end(), raw);
     auto listed = op.listAll("/dir");
     REQUIRE_OK(listed);
     std::map<std::string, std::pair<EntryKind, std::uint64_t>> got;

@@ -362,12 +362,19 @@ Status Operator::createDir(std::string_view path, bool parents)
     if (p == "/")
         return parents ? Status{} : Status(Error(ErrorKind::AlreadyExists).withContext("create directory", display(p)));
     if (parents) {
+        // Made at once where its parent stands (a copy makes its folders parents first):
+        // one round trip per folder, not a look at it and at its parent before.
+        auto made = m_stack->createDir(p);
+        if (made)
+            return {};
         auto existing = m_stack->stat(p);
         if (existing) {
             if (existing->isDir())
                 return {};
             return Error(ErrorKind::NotDirectory, "a file has that name").withContext("create directory", display(p));
         }
+        if (made.error().kind() == ErrorKind::AlreadyExists)
+            return withContext(std::move(made), "create directory", *this, p); // there, and gone again
         if (auto st = createDir(parentPath(p), true); !st)
             return st;
         auto st = m_stack->createDir(p);

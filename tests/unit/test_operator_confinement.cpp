@@ -77,6 +77,23 @@ public:
     }
 };
 
+// Counts the stats and folder creations the Operator asks of the storage.
+class AskCounter final : public testing::ForwardingBackend {
+public:
+    using ForwardingBackend::ForwardingBackend;
+    int stats = 0, creations = 0;
+    Result<Entry> stat(std::string_view path) override
+    {
+        ++stats;
+        return ForwardingBackend::stat(path);
+    }
+    Status createDir(std::string_view path) override
+    {
+        ++creations;
+        return ForwardingBackend::createDir(path);
+    }
+};
+
 Entry entry(std::string name, std::string path, EntryKind kind = EntryKind::File)
 {
     Entry e;
@@ -105,6 +122,7 @@ private Q_SLOTS:
     void expectedRealPaths_data();
     void expectedRealPaths();
     void realPathCacheKeepsOneTop();
+    void createDirWithParentsAsksOncePerFolder();
 
 private:
     void put(const std::string &path) { REQUIRE_OK(m_op->writeAll(path, std::as_bytes(std::span("x", 1)))); }
@@ -304,6 +322,26 @@ void TestOperatorConfinement::realPathCacheKeepsOneTop()
     QVERIFY(!cache.find("/b")); // another top is asked again
     cache.keep("/b", "/real/b");
     QVERIFY(!cache.find("/a"));
+}
+
+// A folder whose parent stands is made with one request (a copy makes its folders parents
+// first: a distant server pays one round trip each, not three); what is in the way is said.
+void TestOperatorConfinement::createDirWithParentsAsksOncePerFolder()
+{
+    auto counter = std::make_shared<AskCounter>(std::make_shared<MemoryBackend>("mkdir"));
+    Operator op(counter);
+    REQUIRE_OK(op.createDir("/a", true));
+    REQUIRE_OK(op.createDir("/a/b", true));
+    QCOMPARE(counter->creations, 2);
+    QCOMPARE(counter->stats, 0);
+    REQUIRE_OK(op.createDir("/x/y/z", true)); // parents missing: made on the way
+    QVERIFY(op.stat("/x/y").ok() && op.stat("/x/y")->isDir());
+    QVERIFY(op.stat("/x/y/z").ok() && op.stat("/x/y/z")->isDir());
+    REQUIRE_OK(op.createDir("/a/b", true)); // already there: fine
+    REQUIRE_OK(op.writeAll("/f", std::as_bytes(std::span("x", 1))));
+    REQUIRE_KIND(op.createDir("/f", true), ErrorKind::NotDirectory);
+    QVERIFY(!op.createDir("/f/g", true).ok());
+    QVERIFY(op.stat("/f")->isFile()); // left as it was
 }
 
 } // namespace strata

@@ -109,9 +109,12 @@ extern "C" __attribute__((visibility("default"))) int strata_gui_main(int argc, 
     window.show();
     openArguments(window, QApplication::arguments());
     // STRATA_SCREENSHOT=file.png: save a picture of the window once it is drawn, then quit
-    // (for checking the GUI headless and for the AppStream screenshots).
+    // (for checking the GUI headless and for the AppStream screenshots), 800 ms after the
+    // start or STRATA_SCREENSHOT_DELAY_MS (a distant storage's first rows come later).
     if (const QString shot = qEnvironmentVariable("STRATA_SCREENSHOT"); !shot.isEmpty()) {
-        QTimer::singleShot(800, &window, [&window, shot] {
+        bool given = false;
+        const int delay = qEnvironmentVariableIntValue("STRATA_SCREENSHOT_DELAY_MS", &given);
+        QTimer::singleShot(given ? delay : 800, &window, [&window, shot] {
             const bool saved = window.grab().save(shot);
             QApplication::exit(saved ? 0 : 1);
         });

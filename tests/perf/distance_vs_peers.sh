@@ -15,7 +15,8 @@
 #   webdav  rclone, curl (one connection, one file after another) lighttpd, its open area
 #   s3      rclone, aws-cli                                       s3rver
 # rclone runs with its defaults (--transfers 4), Strata with its own (--jobs 8).
-# Listings: `strata ls` against `ls -1` in sftp, `rclone lsf`, `curl -l` (NLST) and
+# Listings: `strata ls` against `ls -1` in sftp, `rclone lsf` (FTP too: the goal's peer),
+# `curl -l` (NLST: names only, which Pure-FTPd answers without a stat per entry) and
 # `lftp cls -1`, curl PROPFIND (Depth 1: lighttpd refuses a PROPFIND without it),
 # `aws s3 ls`; each must show all the entries (checked once per tool and RTT, untimed).
 # Every run goes into a fresh folder on the server and a fresh local folder; each download
@@ -87,7 +88,7 @@ setup_ftp() {
   source "$work/ftp/pureftpd.env"
   target=$STRATA_FTP_PORT user=$STRATA_FTP_USER ca=$STRATA_FTP_CA root=$STRATA_FTP_ROOT/upload tls=0
   export STRATA_FTP_PASSWORD
-  tools=(strata curl lftp) proxy_args=(--ftp)
+  tools=(strata curl lftp) list_tools=(strata curl lftp rclone) proxy_args=(--ftp)
   if has_case list && [ ! -d "$root/list" ]; then
     list_seed "$root/list"
     chown -R nobody:nogroup "$root/list" 2>/dev/null || true # the server's user
@@ -107,6 +108,7 @@ via_ftp() {
   down_lftp() { lftpc "mirror --parallel=8 \"/upload/$1\" \"$2/$(basename "$1")\""; }
   list_curl() { curlftp -l "ftp://127.0.0.1:$port/upload/list/" | tr -d '\r' | grep -vxE '\.\.?'; }
   list_lftp() { lftpc "cls -1 /upload/list"; }
+  list_rclone() { rcl lsf ftp:/upload/list; }
   export -f lftpc up_lftp down_lftp
 }
 via_ftps() { via_ftp; }
@@ -170,14 +172,17 @@ for c in large small; do if has_case "$c"; then sets+=("$c"); fi; done
 make_set_data small "${sets[@]}" # small always: the loopback check uses it
 
 declare -A results all
-declare -A peers_of took
+declare -A peers_of list_peers_of took
 start_all=$SECONDS
 for backend in "${backends[@]}"; do
   start_backend=$SECONDS
   echo
   echo "== $backend"
+  list_tools=()
   "setup_$backend"
   peers_of[$backend]="${tools[*]:1}"
+  [ "${#list_tools[@]}" = 0 ] && list_tools=("${tools[@]}")
+  list_peers_of[$backend]="${list_tools[*]:1}"
   through_proxy "$backend" 0
   check_tools_loopback
   stop_delay_proxy
@@ -186,7 +191,11 @@ for backend in "${backends[@]}"; do
     through_proxy "$backend" "$rtt"
     results=()
     time_transfer_sets "$runs" ${sets[@]+"${sets[@]}"}
-    if has_case list; then time_listings "$runs" "$list_entries"; fi
+    if has_case list; then
+      transfer_tools=("${tools[@]}") tools=("${list_tools[@]}")
+      time_listings "$runs" "$list_entries"
+      tools=("${transfer_tools[@]}")
+    fi
     stop_delay_proxy
     for k in "${!results[@]}"; do all["$backend $rtt $k"]=${results[$k]}; done
   done
@@ -205,19 +214,37 @@ if has_case list; then rows+=(list); fi
 echo
 echo "== medians over $runs runs (seconds, lower is better); strata/best: Strata's over the fastest peer's"
 echo "   (below 1: Strata is faster). Cap: ${cap:-none}; large = ${LARGE_MIB:-64} MiB, small = ${set_files[small]} x ${set_kib[small]} KiB, list = $list_entries entries"
-printf '%-7s %-10s %4s %9s   %-17s %-17s %12s\n' backend case rtt strata peer peer strata/best
+most=2 # peer columns: as many as the backend with the most has
+for backend in "${backends[@]}"; do
+  for p in "${peers_of[$backend]}" "${list_peers_of[$backend]}"; do
+    read -ra ps <<<"$p"
+    ((${#ps[@]} > most)) && most=${#ps[@]}
+  done
+done
+row_line() { # BACKEND ROW RTT STRATA VERDICT CELL...
+  local line cells=("${@:6}")
+  while ((${#cells[@]} < most)); do cells+=(""); done
+  line=$(printf '%-7s %-10s %4s %9s  ' "$1" "$2" "$3" "$4")
+  for c in "${cells[@]}"; do line+=$(printf ' %-17s' "$c"); done
+  printf '%s %12s\n' "$line" "$5"
+}
+peer_heads=()
+for ((i = 0; i < most; i++)); do peer_heads+=(peer); done
+row_line backend case rtt strata strata/best "${peer_heads[@]}"
 for backend in "${backends[@]}"; do
   for row in "${rows[@]}"; do
+    peers=${peers_of[$backend]}
+    [ "$row" = list ] && peers=${list_peers_of[$backend]}
     for rtt in "${rtts[@]}"; do
       s=$(med "$backend $rtt $row,strata") best="" best_tool="" cells=()
-      for tool in ${peers_of[$backend]}; do
+      for tool in $peers; do
         m=$(med "$backend $rtt $row,$tool")
         cells+=("$(printf '%-7s %9s' "$tool" "$(seconds "$m")")")
         if [[ $m =~ ^[0-9.]+$ ]] && { [ -z "$best" ] || (( $(echo "$m < $best" | bc -l) )); }; then best=$m best_tool=$tool; fi
       done
       verdict="-"
       [[ $s =~ ^[0-9.]+$ ]] && [ -n "$best" ] && verdict="$(ratio "$s" "$best") $best_tool"
-      printf '%-7s %-10s %4s %9s   %-17s %-17s %12s\n' "$backend" "$row" "$rtt" "$(seconds "$s")" "${cells[@]}" "$verdict"
+      row_line "$backend" "$row" "$rtt" "$(seconds "$s")" "$verdict" "${cells[@]}"
     done
   done
 done

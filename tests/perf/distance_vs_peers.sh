@@ -137,8 +137,10 @@ setup_s3() {
   if [ "${S3_SERVER:-s3rver}" = rgw ]; then # Ceph's radosgw: a multipart upload's end costs it no copy
     perf_server_start rgw "$work/s3"
     # shellcheck disable=SC1091
-    AWS_ACCESS_KEY_ID=$(. "$work/s3/rgw.env" && echo "$AWS_ACCESS_KEY_ID")
-    AWS_SECRET_ACCESS_KEY=$(. "$work/s3/rgw.env" && echo "$AWS_SECRET_ACCESS_KEY")
+    {
+      AWS_ACCESS_KEY_ID=$(. "$work/s3/rgw.env" && echo "$AWS_ACCESS_KEY_ID")
+      AWS_SECRET_ACCESS_KEY=$(. "$work/s3/rgw.env" && echo "$AWS_SECRET_ACCESS_KEY")
+    }
   else
     "$perf_root/tests/servers/s3rver.sh" install
     perf_server_start s3rver "$work/s3"

@@ -564,6 +564,17 @@ Result<Response> Client::performOnce(const Request &request, long authSchemes)
     const bool stalled = handle->transfer.clock.hasExpired();
     handle->transfer = Transfer{}; // the request and response are the caller's: no dangling pointers
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
+    if (code == CURLE_OK) {
+        curl_off_t sent = 0, answered = 0; // microseconds from the request's start
+        curl_easy_getinfo(c, CURLINFO_PRETRANSFER_TIME_T, &sent);
+        curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME_T, &answered);
+        if (answered > sent && sent > 0) {
+            std::int64_t shortest = m_shortestAnswerUs.load(std::memory_order_relaxed);
+            while (answered - sent < shortest
+                   && !m_shortestAnswerUs.compare_exchange_weak(shortest, answered - sent, std::memory_order_relaxed)) {
+            }
+        }
+    }
     if (response.status == 401)
         handle->authSchemes = -2;
     response.authOffered = offered;

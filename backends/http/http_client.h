@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -135,8 +136,16 @@ public:
     // Cuts every connection and fails every request from now on, in flight or not
     // (Cancelled): Backend::hangUp().
     void hangUp() { m_sockets.hangUp(); }
+    // The shortest wait yet between a request sent and its answer's first byte: a round
+    // trip plus the server's quickest work (none before the first answer).
+    std::optional<std::chrono::microseconds> roundTrip() const
+    {
+        const auto us = m_shortestAnswerUs.load(std::memory_order_relaxed);
+        return us == kNoAnswerYet ? std::nullopt : std::optional(std::chrono::microseconds(us));
+    }
 
 private:
+    static constexpr std::int64_t kNoAnswerYet = INT64_MAX;
     struct Handle;
     std::unique_ptr<Handle> take();
     void give(std::unique_ptr<Handle> handle);
@@ -152,6 +161,16 @@ private:
     // one, it alone, so Basic credentials go with the first request instead of after a 401.
     std::atomic<long> m_authSchemes;
     std::atomic<long> m_seenSchemes{0};
+    std::atomic<std::int64_t> m_shortestAnswerUs{kNoAnswerYet};
 };
+
+// How many files a copy to this server keeps in flight (Backend::preferredStreams): 16
+// where the quickest answer took 8 ms or more (a distant server: each small file is a
+// round trip or two, as FTP's pool does far away), else no wish (the engine's 8).
+inline std::size_t distantStreams(const Client &client)
+{
+    const auto rtt = client.roundTrip();
+    return rtt && *rtt >= std::chrono::milliseconds(8) ? 16 : 0;
+}
 
 } // namespace strata::http

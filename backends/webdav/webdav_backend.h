@@ -24,6 +24,11 @@ public:
 
     Capabilities capabilities() const override;
     std::size_t preferredIoSize() const override { return 8u << 20; }
+    // Far away, more files in flight when written (reads keep theirs: ranged GETs).
+    std::size_t preferredStreams(Flow flow) const override
+    {
+        return flow == Flow::Writing ? http::distantStreams(*m_client) : 0;
+    }
     Uri uriFor(std::string_view path) const override;
     Result<Entry> stat(std::string_view path) override;
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override;

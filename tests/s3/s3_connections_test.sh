@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# How many files a copy to S3 keeps in flight (issue 43), on the s3rver fixture behind
+# tests/perf/delay_proxy.js, which counts the connections open at once:
+# 1. 20 ms away (10 ms each way): 64 small files go up over 16 connections, not the
+#    engine's 8 (each small file is a round trip or two: more in flight fill the link);
+# 2. on loopback (the proxy without delay): the engine's 8;
+# and each copy comes back down byte for byte.
+# Usage: s3_connections_test.sh STRATA
+set -uo pipefail
+strata=$1
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/checks.sh
+source "$here/../lib/checks.sh"
+fixture_env STRATA_S3_ENVFILE s3rver
+export AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_REGION
+work=$(mktemp -d)
+run=connections-$$-$RANDOM # this run's own prefix in the shared bucket
+proxy_pid= pport= most=0 made=0
+cleanup() {
+  [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null
+  "$strata" rm -r "s3://$STRATA_S3_BUCKET/$run?endpoint=$STRATA_S3_ENDPOINT" >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
+export HOME=$work/home
+mkdir -p "$HOME" "$work/src"
+for i in $(seq 1 64); do head -c $((1000 + i * 37)) /dev/urandom >"$work/src/f$i"; done
+
+# proxied DELAY-MS: a delay proxy in front of the server, its port in $pport; unproxied:
+# stops it, the most connections it saw open at once in $most, all it saw in $made.
+proxied() {
+  rm -f "$work/most"
+  node "$here/../perf/delay_proxy.js" "${STRATA_S3_ENDPOINT##*:}" "$1" --most "$work/most" >"$work/proxy.out" 2>&1 &
+  proxy_pid=$!
+  pport=$(first_line "$work/proxy.out" | sed -n 's/^listening //p')
+  [ -n "$pport" ] || { fail "the delay proxy did not start: $(cat "$work/proxy.out")"; return 1; }
+}
+unproxied() {
+  kill "$proxy_pid" 2>/dev/null
+  wait "$proxy_pid" 2>/dev/null
+  proxy_pid=
+  read -r most made <"$work/most" || most=0 made=0
+}
+
+for delay in 10 0; do
+  want=$([ "$delay" = 10 ] && echo 16 || echo 8)
+  proxied "$delay" || break
+  at="s3://$STRATA_S3_BUCKET/$run/d$delay?endpoint=http://127.0.0.1:$pport"
+  expect 0 "64 files to a server $((delay * 2)) ms away" -- "$strata" cp -r "$work/src" "$at"
+  unproxied
+  # One connection more may stand: the plan's own, before the files.
+  if [ "$most" -ge "$want" ] && [ "$most" -le $((want + 2)) ]; then pass; else
+    fail "$((delay * 2)) ms away: $most connections at once, wanted $want"
+  fi
+  expect 0 "the files back down" -- "$strata" cp -r "s3://$STRATA_S3_BUCKET/$run/d$delay?endpoint=$STRATA_S3_ENDPOINT" "$work/down$delay"
+  if diff -r "$work/src" "$work/down$delay" >/dev/null; then pass; else
+    fail "$((delay * 2)) ms away: the copy differs"
+  fi
+done
+finish

@@ -29,27 +29,11 @@ mkdir -p "$HOME" "$server_root" "$work/src"
 chown nobody:nogroup "$server_root" 2>/dev/null || true # the server writes as nobody
 for i in $(seq 1 64); do head -c $((1000 + i * 37)) /dev/urandom >"$work/src/f$i"; done
 
-# proxied SERVER-PORT DELAY-MS: a delay proxy in front of the server, its port in $pport;
-# unproxied: stops it, the most connections it saw open at once in $most, all it saw in $made.
-proxied() {
-  rm -f "$work/most"
-  node "$here/../perf/delay_proxy.js" "$1" "$2" --ftp --most "$work/most" >"$work/proxy.out" 2>&1 &
-  proxy_pid=$!
-  pport=$(first_line "$work/proxy.out" | sed -n 's/^listening //p')
-  [ -n "$pport" ] || { fail "the delay proxy did not start: $(cat "$work/proxy.out")"; return 1; }
-}
-unproxied() {
-  kill "$proxy_pid" 2>/dev/null
-  wait "$proxy_pid" 2>/dev/null
-  proxy_pid=
-  read -r most made <"$work/most" || most=0 made=0
-}
-
 # 1. 20 ms away: 16 connections at once (the backend's first among them); 4 when the URI
 # says so.
 for want in 16 4; do
   query=$([ "$want" = 4 ] && echo "?connections=4")
-  proxied "$STRATA_FTP_PORT" 10 || break
+  proxied "$STRATA_FTP_PORT" 10 --ftp || break
   STRATA_FTP_HOST=127.0.0.1 STRATA_FTP_PASSWORD=$password expect 0 "64 files to a server 20 ms away$query" \
     -- "$strata" cp -r "$work/src" "ftp://$user@127.0.0.1:$pport/upload/$run/c$want$query"
   unproxied
@@ -66,7 +50,7 @@ own=$work/own
 if ! PUREFTPD_PER_IP=3 "$here/../servers/pureftpd.sh" start "$own" >"$work/own.out" 2>&1; then
   fail "could not start a Pure-FTPd with -C 3: $(cat "$work/own.out")"
   own=
-elif proxied "$(sed -n 's/^STRATA_FTP_PORT=//p' "$own/pureftpd.env")" 0; then
+elif proxied "$(sed -n 's/^STRATA_FTP_PORT=//p' "$own/pureftpd.env")" 0 --ftp; then
   # shellcheck disable=SC1091
   source "$own/pureftpd.env"
   export STRATA_FTP_HOST STRATA_FTP_PASSWORD

@@ -53,6 +53,24 @@ first_line() {
 
 # fixture_env VAR FIXTURE: sources the env file whose path the fixture's CTest hook put in
 # $VAR (STRATA_FTP_ENVFILE…); exits 1 naming FIXTURE when there is none.
+# proxied TARGET-PORT DELAY-MS [PROXY-OPTIONS...]: tests/perf/delay_proxy.js in front of
+# 127.0.0.1:TARGET-PORT, counting connections into $work/most (the caller's $work); its port
+# in $pport, its PID in $proxy_pid. unproxied: stops it; the most connections it saw open at
+# once in $most, all it saw made in $made.
+proxied() {
+  rm -f "$work/most" "$work/proxy.out" # the last proxy's port is not this one's
+  node "$(dirname "${BASH_SOURCE[0]}")/../perf/delay_proxy.js" "$@" --most "$work/most" >"$work/proxy.out" 2>&1 &
+  proxy_pid=$!
+  pport=$(first_line "$work/proxy.out" | sed -n 's/^listening //p')
+  [ -n "$pport" ] || { fail "the delay proxy did not start: $(cat "$work/proxy.out")"; return 1; }
+}
+unproxied() {
+  kill "$proxy_pid" 2>/dev/null
+  wait "$proxy_pid" 2>/dev/null
+  proxy_pid=
+  read -r most made <"$work/most" || most=0 made=0
+}
+
 fixture_env() {
   local file=${!1:-}
   [ -n "$file" ] && [ -f "$file" ] || { echo "no $2 fixture ($1)"; exit 1; }

@@ -26,25 +26,9 @@ export HOME=$work/home
 mkdir -p "$HOME" "$work/src"
 for i in $(seq 1 64); do head -c $((1000 + i * 37)) /dev/urandom >"$work/src/f$i"; done
 
-# proxied DELAY-MS: a delay proxy in front of the server, its port in $pport; unproxied:
-# stops it, the most connections it saw open at once in $most, all it saw in $made.
-proxied() {
-  rm -f "$work/most"
-  node "$here/../perf/delay_proxy.js" "${STRATA_S3_ENDPOINT##*:}" "$1" --most "$work/most" >"$work/proxy.out" 2>&1 &
-  proxy_pid=$!
-  pport=$(first_line "$work/proxy.out" | sed -n 's/^listening //p')
-  [ -n "$pport" ] || { fail "the delay proxy did not start: $(cat "$work/proxy.out")"; return 1; }
-}
-unproxied() {
-  kill "$proxy_pid" 2>/dev/null
-  wait "$proxy_pid" 2>/dev/null
-  proxy_pid=
-  read -r most made <"$work/most" || most=0 made=0
-}
-
 for delay in 10 0; do
   want=$([ "$delay" = 10 ] && echo 16 || echo 8)
-  proxied "$delay" || break
+  proxied "${STRATA_S3_ENDPOINT##*:}" "$delay" || break
   at="s3://$STRATA_S3_BUCKET/$run/d$delay?endpoint=http://127.0.0.1:$pport"
   expect 0 "64 files to a server $((delay * 2)) ms away" -- "$strata" cp -r "$work/src" "$at"
   unproxied

@@ -363,10 +363,15 @@ Status Operator::createDir(std::string_view path, bool parents)
         return parents ? Status{} : Status(Error(ErrorKind::AlreadyExists).withContext("create directory", display(p)));
     if (parents) {
         // Made at once where its parent stands (a copy makes its folders parents first):
-        // one round trip per folder, not a look at it and at its parent before.
-        auto made = m_stack->createDir(p);
-        if (made)
-            return {};
+        // one round trip per folder, not a look at it and at its parent before. Not on an
+        // object store: a marker is made without its parents, which get markers of their
+        // own below (an emptied parent stays listed).
+        Status made = Error(ErrorKind::NotFound);
+        if (capabilities().has(Capability::RealDirectories)) {
+            made = m_stack->createDir(p);
+            if (made)
+                return {};
+        }
         auto existing = m_stack->stat(p);
         if (existing) {
             if (existing->isDir())

@@ -409,13 +409,19 @@ Status Connection::listing(const std::string &serverDir, bool mlsd, const OnLine
     struct Sink {
         const OnLines *onLines;
         std::string partial; // a line not yet ended
-        bool tooLong = false;
-    } sink{&onLines, {}, false};
+        std::size_t total = 0;
+        bool tooLong = false, tooLarge = false;
+    } sink{&onLines, {}, 0, false, false};
     curl_easy_setopt(m_curl, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(
         m_curl, CURLOPT_WRITEFUNCTION, +[](char *data, std::size_t size, std::size_t count, void *user) -> std::size_t {
             auto *s = static_cast<Sink *>(user);
             const std::string_view text(data, size * count);
+            s->total += text.size();
+            if (s->total > kMaxListing) {
+                s->tooLarge = true;
+                return 0;
+            }
             const auto end = text.rfind('\n');
             if (end == std::string_view::npos) {
                 s->tooLong = s->partial.size() + text.size() > kMaxListingLine;
@@ -434,6 +440,8 @@ Status Connection::listing(const std::string &serverDir, bool mlsd, const OnLine
             return wanted ? text.size() : 0;
         });
     auto st = perform(what);
+    if (sink.tooLarge)
+        return Error(ErrorKind::Unsupported, std::string(what) + ": the folder's listing is larger than 512 MiB");
     if (sink.tooLong)
         return Error(ErrorKind::Corrupt, std::string(what) + ": the server sent a listing line longer than 64 KiB");
     if (st && !sink.partial.empty() && !onLines(sink.partial)) // the last line, unended
@@ -444,19 +452,13 @@ Status Connection::listing(const std::string &serverDir, bool mlsd, const OnLine
 Status Connection::listing(const std::string &serverDir, bool mlsd, std::string &out, std::string_view what)
 {
     out.clear();
-    bool tooLarge = false;
-    auto st = listing(
+    return listing(
         serverDir, mlsd,
         [&](std::string_view lines) {
-            tooLarge = out.size() + lines.size() > kMaxListing;
-            if (!tooLarge)
-                out.append(lines);
-            return !tooLarge;
+            out.append(lines);
+            return true;
         },
         what);
-    if (tooLarge)
-        return Error(ErrorKind::Unsupported, std::string(what) + ": the folder's listing is larger than 512 MiB");
-    return st;
 }
 
 Result<std::size_t> Connection::read(const std::string &serverPath, std::uint64_t offset, std::span<std::byte> buffer,

@@ -58,6 +58,7 @@ struct ListingCache::Listing {
             return true;
         };
         Status st = listAll(sink, leftOut);
+        names = {}; // read to the end: nothing more to tell apart
         std::lock_guard lock(mutex);
         if (!st)
             error = std::move(st).error();

@@ -106,7 +106,7 @@ Result<std::size_t> FakeBackend::read(std::string_view path, std::uint64_t offse
         // A round trip away: the reads of the parts in flight overlap.
         const std::size_t now = ++m_readsNow;
         for (auto most = m_mostReads.load(); now > most && !m_mostReads.compare_exchange_weak(most, now);) {}
-        std::this_thread::sleep_for(std::chrono::milliseconds(3));
+        std::this_thread::sleep_for(m_readTime.load());
         --m_readsNow;
     }
     std::lock_guard lock(m_mutex);

@@ -4,6 +4,7 @@
 #include "core/storage/registry.h"
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
@@ -29,10 +30,11 @@ public:
     void setOneStream(bool one) { m_oneStream = one; }
     bool oneStreamPerObject(Flow) const override { return m_oneStream; }
     // Served as a distant server is: `streams` ranges of a file wanted at once, each read
-    // taking a few milliseconds (0: as any store). Counts the reads under way together.
-    void setStreams(std::size_t streams)
+    // taking `readTime` (0 streams: as any store). Counts the reads under way together.
+    void setStreams(std::size_t streams, std::chrono::milliseconds readTime = std::chrono::milliseconds(3))
     {
         m_streams = streams;
+        m_readTime = readTime;
         m_mostReads = 0;
     }
     std::size_t preferredStreams(Flow flow) const override { return flow == Flow::Reading ? m_streams.load() : 0; }
@@ -58,6 +60,7 @@ private:
     std::atomic<bool> m_oneStream{false};
     std::atomic<std::size_t> m_streams{0};
     std::atomic<std::size_t> m_readsNow{0}, m_mostReads{0};
+    std::atomic<std::chrono::milliseconds> m_readTime{std::chrono::milliseconds(3)};
 };
 
 // Serves one FakeBackend for every fake:// URI.

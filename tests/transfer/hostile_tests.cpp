@@ -226,8 +226,10 @@ void TransferSuite::distantSourceHasMoreFilesInFlight()
 {
     // A storage that wants 16 connections busy (an FTP server far away, whose files cost a
     // connection some eight round trips each): 48 small files go 16 at a time, not the
-    // default 8, and all arrive; a job that says --jobs 4 keeps to 4.
-    m_fake->setStreams(16);
+    // default 8, and all arrive; a job that says --jobs 4 keeps to 4. Each read takes 40 ms,
+    // so the reads overlap even on a loaded machine (at 3 ms, CI saw no more than 8).
+    const auto readTime = std::chrono::milliseconds(40);
+    m_fake->setStreams(16, readTime);
     m_fake->addDir("/many");
     for (int i = 0; i < 48; ++i)
         m_fake->addFile("/many/f" + std::to_string(i), pattern(4096 + std::size_t(i), std::uint8_t(i)));
@@ -244,7 +246,7 @@ void TransferSuite::distantSourceHasMoreFilesInFlight()
     const bool readsDominate = m_dst->localPath().has_value() || m_dst->uri().starts_with("memory:");
     const auto most = m_fake->mostReadsAtOnce();
     QVERIFY2(most <= 16 && (most > 8 || !readsDominate), std::to_string(most).c_str());
-    m_fake->setStreams(16); // counted afresh
+    m_fake->setStreams(16, readTime); // counted afresh
     o.jobs = 4;
     REQUIRE_COMPLETED(run(spec({"fake://store/many"}, m_dst->uri("four"), o)));
     QVERIFY2(m_fake->mostReadsAtOnce() <= 4, std::to_string(m_fake->mostReadsAtOnce()).c_str());

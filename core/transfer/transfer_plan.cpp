@@ -401,8 +401,9 @@ Result<TransferPlan> planTransfer(Registry &registry, const TransferSpec &spec, 
                 if (std::find(plan.dirs.begin(), plan.dirs.end(), target) == plan.dirs.end())
                     plan.dirs.push_back(target);
             // A target that does not exist yet holds nothing to overwrite: its files skip
-            // the per-file existence check (one request each on remote stores).
-            const bool fresh = !sync && !dst->op->stat(target);
+            // the per-file existence check (one request each on remote stores). Nothing is
+            // under a destination found absent above: no second look.
+            const bool fresh = !sync && (!dstEntry || (target != dst->path && !dst->op->stat(target)));
             if (entry->mode && (fresh || (sync && !dstEntry) || spec.options.preserveMode))
                 plan.dirModes.emplace_back(target, *entry->mode);
             const bool flat =

@@ -10,6 +10,8 @@
 #include <cctype>
 #include <cstdio>
 #include <ctime>
+#include <future>
+#include <iterator>
 #include <thread>
 
 namespace strata::ftp {
@@ -93,6 +95,10 @@ public:
             if (!st)
                 return st;
         }
+        // The first look found the name taken or the folder swapped: the rest is not sent.
+        if (m_prepared.valid() && m_prepared.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+            if (auto early = m_prepared.get(); !early)
+                return early;
         return m_pipe.handOver(data);
     }
 
@@ -112,35 +118,37 @@ public:
         }
         // Where nothing may be replaced, look just before the rename (FTP's RNTO replaces).
         const bool checkFirst = !m_options.overwrite;
-        std::vector<std::string> publish = publishCommands();
         Status sent;
         if (m_thread.joinable()) {
-            sent = m_pipe.end();
+            // Streamed: the STOR's own connection sets time and mode after its 226 while
+            // the name and the folder are checked on another (made ready as the stream
+            // began): three round trips side by side, not six one after another.
+            sent = m_prepared.valid() ? m_prepared.get() : Status{};
+            auto checked = std::async(std::launch::async, [this, checkFirst] { return checkName(checkFirst); });
+            Status stored = m_pipe.end();
             m_thread.join();
+            Status named = checked.get();
+            if (sent)
+                sent = stored;
+            if (sent)
+                sent = named;
+            if (sent)
+                sent = m_backend->pool().lease()->commands(renameCommands(), "cannot publish");
         } else {
             if (!checkFirst)
                 if (auto st = confirmFolder(); !st)
                     return st; // nothing was sent
             announce();
-            sent = m_backend->pool().lease()->store(m_temp, m_resumable, m_buffer,
-                                                    checkFirst ? std::vector<std::string>() : publish, "cannot write");
+            std::vector<std::string> publish = timeAndMode();
+            if (!checkFirst)
+                std::ranges::move(renameCommands(), std::back_inserter(publish));
+            sent = m_backend->pool().lease()->store(m_temp, m_resumable, m_buffer, publish, "cannot write");
             m_buffer = {};
-            if (sent && !checkFirst) {
-                confirm(total);
-                return {};
-            }
+            if (sent && checkFirst)
+                sent = checkName(true);
+            if (sent && checkFirst)
+                sent = m_backend->pool().lease()->commands(renameCommands(), "cannot publish");
         }
-        if (sent && checkFirst) {
-            auto there = m_backend->statServer(m_backend->serverPath(m_path), "cannot publish");
-            if (there)
-                sent = Error(ErrorKind::AlreadyExists, "cannot publish: something has that name");
-            else if (there.error().kind() != ErrorKind::NotFound)
-                sent = std::move(there).error();
-        }
-        if (sent)
-            sent = confirmFolder();
-        if (sent)
-            sent = m_backend->pool().lease()->commands(publish, "cannot publish");
         if (!sent) {
             discard();
             return sent;
@@ -221,17 +229,36 @@ private:
         m_thread = std::thread([this] {
             auto lease = m_backend->pool().lease(true);
             m_pipe.finished(lease->store(
-                m_temp, m_resumable, [this](std::span<std::byte> out) { return m_pipe.pull(out); }, {},
+                m_temp, m_resumable, [this](std::span<std::byte> out) { return m_pipe.pull(out); }, timeAndMode(),
                 "cannot write"));
         });
+        // Looked at once now (a name taken or a folder swapped is known early), which also
+        // logs in the connection the commit checks on while the stream's sets time and mode.
+        m_prepared = std::async(std::launch::async, [this] { return checkName(!m_options.overwrite); });
     }
 
     void stopStream()
     {
-        if (!m_thread.joinable())
-            return;
-        m_pipe.cancel();
-        m_thread.join();
+        if (m_thread.joinable()) {
+            m_pipe.cancel();
+            m_thread.join();
+        }
+        if (m_prepared.valid())
+            m_prepared.wait();
+    }
+
+    // Nothing has the name (unless it may be replaced), and the folder is still the one
+    // named.
+    Status checkName(bool checkFirst)
+    {
+        if (checkFirst) {
+            auto there = m_backend->statServer(m_backend->serverPath(m_path), "cannot publish");
+            if (there)
+                return Error(ErrorKind::AlreadyExists, "cannot publish: something has that name");
+            if (there.error().kind() != ErrorKind::NotFound)
+                return std::move(there).error();
+        }
+        return confirmFolder();
     }
 
     // A failed commit leaves no temporary file (a resumable one stays for the next try).
@@ -241,17 +268,21 @@ private:
             (void)m_backend->pool().lease()->commands({"DELE " + m_temp}, "cannot remove the partial file");
     }
 
-    std::vector<std::string> publishCommands() const
+    // After the STOR, on its connection. '*': a server without MFMT or SITE CHMOD still
+    // takes the file.
+    std::vector<std::string> timeAndMode() const
     {
         std::vector<std::string> lines;
-        // '*': a server without MFMT or SITE CHMOD still takes the file.
         if (m_options.mtimeNs && m_backend->features().mfmt)
             lines.push_back("*MFMT " + formatFtpTime(*m_options.mtimeNs) + " " + m_temp);
         if (m_mode)
             lines.push_back("*SITE CHMOD " + octal(*m_mode) + " " + m_temp);
-        lines.push_back("RNFR " + m_temp);
-        lines.push_back("RNTO " + m_backend->serverPath(m_path));
         return lines;
+    }
+
+    std::vector<std::string> renameCommands() const
+    {
+        return {"RNFR " + m_temp, "RNTO " + m_backend->serverPath(m_path)};
     }
 
     std::shared_ptr<FtpBackend> m_backend;
@@ -269,6 +300,7 @@ private:
     std::thread m_thread; // runs the streamed STOR
     std::string m_refusedPartial;
     std::optional<std::uint64_t> m_committed; // bytes the published file holds
+    std::future<Status> m_prepared;           // the look taken as the stream began
 };
 
 // A file read in order, as a copy reads it: one RETR streams the whole file over the
@@ -768,6 +800,8 @@ Status FtpBackend::setPermissions(std::string_view path, std::uint32_t mode, std
     // SITE CHMOD follows a symlink: a link's target is never changed through it.
     if (there->kind == EntryKind::Symlink)
         return Error(ErrorKind::InvalidInput, "cannot change the permissions of a symlink");
+    if (there->mode && (*there->mode & 07777) == (mode & 07777))
+        return {}; // already so (a folder made with the server's usual 755): a round trip saved
     return m_pool.lease()->commands({"SITE CHMOD " + octal(mode) + " " + where}, "cannot change the permissions");
 }
 

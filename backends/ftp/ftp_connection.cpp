@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <thread>
 
 namespace strata::ftp {
 
@@ -661,6 +662,18 @@ std::string Connection::entryPath()
     if (curl_easy_getinfo(m_curl, CURLINFO_FTP_ENTRY_PATH, &path) != CURLE_OK || !path)
         return "/";
     return path;
+}
+
+ConnectionPool::~ConnectionPool()
+{
+    std::vector<std::thread> closing;
+    while (m_free.size() > 1) {
+        closing.emplace_back([c = std::move(m_free.back())]() mutable { c.reset(); });
+        m_free.pop_back();
+    }
+    m_free.clear();
+    for (auto &t : closing)
+        t.join();
 }
 
 ConnectionPool::Lease ConnectionPool::lease(bool longLived)

@@ -133,6 +133,10 @@ private:
 class ConnectionPool {
 public:
     explicit ConnectionPool(Config config) : m_config(std::move(config)) {}
+    // Each connection says QUIT and waits for its answer: side by side, one round trip in all.
+    ~ConnectionPool();
+    ConnectionPool(const ConnectionPool &) = delete;
+    ConnectionPool &operator=(const ConnectionPool &) = delete;
 
     class Lease {
     public:

@@ -522,6 +522,8 @@ Status SftpBackend::setPermissions(std::string_view path, std::uint32_t mode, st
     // SETSTAT follows a symlink: a link's target is never changed through it.
     if (kindOf(*attrs) == EntryKind::Symlink)
         return Error(ErrorKind::InvalidInput, "cannot change the permissions of a symlink");
+    if ((attrs->flags & SSH_FILEXFER_ATTR_PERMISSIONS) && (attrs->permissions & 07777) == (mode & 07777))
+        return {}; // already so: a round trip saved
     sftp_attributes_struct change{};
     change.flags = SSH_FILEXFER_ATTR_PERMISSIONS;
     change.permissions = mode & 07777;

@@ -9,12 +9,55 @@
 #include "core/transfer/transfer_plan.h"
 #include "core/transfer/zstd_stream.h"
 
+#include <algorithm>
 #include <bit>
 #include <condition_variable>
+#include <map>
 
 namespace strata {
 
 namespace {
+
+const std::string &pathOf(const std::string &path)
+{
+    return path;
+}
+const std::string &pathOf(const std::pair<std::string, std::uint32_t> &dirMode)
+{
+    return dirMode.first;
+}
+
+// Runs fn on each path a level at a time, the paths of one level side by side (at most
+// `jobs` at once), parents before children, or children first with deepestFirst; before
+// each level, on the calling thread, beforeLevel(). On storage without real folders every
+// path is one level. Stops between levels when asked.
+template <typename Path, typename Fn, typename Before>
+void byLevel(const std::vector<Path> &paths, bool realDirs, bool deepestFirst, std::size_t jobs,
+             const std::stop_token &stop, Fn fn, Before beforeLevel)
+{
+    std::map<std::size_t, std::vector<const Path *>> levels;
+    std::size_t widest = 0;
+    for (const auto &path : paths) {
+        auto &level = levels[realDirs ? std::size_t(std::ranges::count(pathOf(path), '/')) : 0];
+        level.push_back(&path);
+        widest = std::max(widest, level.size());
+    }
+    WorkerPool workers(std::min(jobs, widest) - std::min<std::size_t>(1, widest)); // the caller helps
+    const auto run = [&](const std::vector<const Path *> &level) {
+        beforeLevel();
+        TaskGroup group;
+        for (const Path *path : level)
+            workers.submit(group, [&fn, path] { fn(*path); });
+        workers.runUntilDone(group);
+    };
+    if (deepestFirst) {
+        for (auto it = levels.rbegin(); it != levels.rend() && !stop.stop_requested(); ++it)
+            run(it->second);
+    } else {
+        for (auto it = levels.begin(); it != levels.end() && !stop.stop_requested(); ++it)
+            run(it->second);
+    }
+}
 
 // Whether copies replace what is at the destination: otherwise a complete copy found where
 // an interrupted publish went can only be ours.
@@ -245,6 +288,46 @@ void TransferJob::run(Registry &registry, TransferObserver *observer, const std:
         observer->finished(m_id, report());
 }
 
+// Folders are made a level at a time, the folders of one level side by side (as many as
+// files in flight): a tree of 200 folders on a server 80 ms away took 16 s one after
+// another. Markers on an object store need no parents: one level. False when stopped.
+bool TransferJob::makeDirs(const TransferPlan &plan, bool realDirs,
+                           std::vector<std::pair<std::string, ErrorKind>> &failedDirs, TransferObserver *observer,
+                           const std::stop_token &stop)
+{
+    Operator &dst = *plan.dstOp;
+    std::mutex failedMutex;
+    std::vector<std::pair<std::string, ErrorKind>> failedBefore; // in the levels above
+    const auto make = [&](const std::string &dir) {
+        if (stop.stop_requested())
+            return;
+        for (const auto &failed : failedBefore)
+            if (isStrictlyBelow(dir, failed.first))
+                return; // said once, for the folder above
+        auto st = dst.createDir(dir, realDirs);
+        if (!st && !realDirs && st.error().kind() == ErrorKind::AlreadyExists)
+            return;
+        if (!st) {
+            {
+                std::lock_guard lock(failedMutex);
+                failedDirs.emplace_back(dir, st.error().kind());
+            }
+            addFailure({{}, dst.display(dir), st.error().kind(), st.error().message()}, observer);
+        } else {
+            std::lock_guard lock(m_mutex);
+            ++m_report.dirsCreated;
+        }
+    };
+    byLevel(plan.dirs, realDirs, false, jobCount(), stop, make, [&] { failedBefore = failedDirs; });
+    return !stop.stop_requested();
+}
+
+// Folders made or given their modes at once: as many as files in flight by default.
+std::size_t TransferJob::jobCount() const
+{
+    return m_spec.options.jobs > 0 ? std::size_t(m_spec.options.jobs) : 8;
+}
+
 bool TransferJob::worthResuming() const
 {
     std::lock_guard lock(m_mutex);
@@ -269,24 +352,8 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
                 return &failed;
         return nullptr;
     };
-    if (dst.capabilities().has(Capability::CreateDir)) {
-        for (const auto &dir : plan.dirs) {
-            if (stop.stop_requested())
-                return;
-            if (failedAbove(dir))
-                continue; // said once, for the folder above
-            auto st = dst.createDir(dir, realDirs);
-            if (!st && !realDirs && st.error().kind() == ErrorKind::AlreadyExists)
-                continue;
-            if (!st) {
-                failedDirs.emplace_back(dir, st.error().kind());
-                addFailure({{}, dst.display(dir), st.error().kind(), st.error().message()}, observer);
-            } else {
-                std::lock_guard lock(m_mutex);
-                ++m_report.dirsCreated;
-            }
-        }
-    }
+    if (dst.capabilities().has(Capability::CreateDir) && !makeDirs(plan, realDirs, failedDirs, observer, stop))
+        return;
     // Network sources read in the larger pieces they prefer (fewer requests); the bytes in
     // flight stay bounded by maxBytesInFlight either way.
     std::size_t preferred = 0;
@@ -566,14 +633,18 @@ void TransferJob::finishPlan(TransferPlan &plan, TransferObserver *observer, con
     }
     for (const auto &[op, dir] : plan.sourceDirs)
         (void)op->remove(dir); // only emptied directories go; others say DirectoryNotEmpty
-    // Deepest first, so a read-only folder is closed only after its children are done.
-    for (auto it = plan.dirModes.rbegin(); it != plan.dirModes.rend(); ++it) {
-        auto st =
-            plan.dstOp->setPermissions(it->first, copyMode(it->second, m_spec.options.preserveMode), plan.dstRoot);
-        if (!st && st.error().kind() != ErrorKind::Unsupported)
-            addWarning("the permissions of " + plan.dstOp->display(it->first)
-                       + " were not set: " + st.error().message());
-    }
+    // Deepest first, so a read-only folder is closed only after its children are done; the
+    // folders of a level side by side.
+    byLevel(
+        plan.dirModes, true, true, jobCount(), std::stop_token(),
+        [&](const std::pair<std::string, std::uint32_t> &dirMode) {
+            auto st = plan.dstOp->setPermissions(dirMode.first, copyMode(dirMode.second, m_spec.options.preserveMode),
+                                                 plan.dstRoot);
+            if (!st && st.error().kind() != ErrorKind::Unsupported)
+                addWarning("the permissions of " + plan.dstOp->display(dirMode.first)
+                           + " were not set: " + st.error().message());
+        },
+        [] {});
 }
 
 void TransferJob::cleanUp(Registry &registry)

@@ -10,6 +10,8 @@
 #include <memory>
 #include <mutex>
 #include <stop_token>
+#include <utility>
+#include <vector>
 
 namespace strata {
 
@@ -46,6 +48,8 @@ public:
 
 private:
     void copyFiles(TransferPlan &plan, TransferObserver *observer, const std::stop_token &stop);
+    bool makeDirs(const TransferPlan &plan, bool realDirs, std::vector<std::pair<std::string, ErrorKind>> &failedDirs,
+                  TransferObserver *observer, const std::stop_token &stop);
     Result<FileOutcome> copyWithRetries(const FileTask &task, Operator &dst, CopyContext &context,
                                         TransferObserver *observer);
     // The whole copy an earlier try (or run) published with only its answer lost, counted
@@ -57,6 +61,7 @@ private:
     void emitProgress(TransferObserver *observer, bool force);
     void addFailure(FileFailure failure, TransferObserver *observer);
     bool worthResuming() const;
+    std::size_t jobCount() const;
 
     std::string m_id;
     TransferSpec m_spec;

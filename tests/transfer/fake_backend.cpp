@@ -46,7 +46,9 @@ void FakeBackend::failReads(const std::string &path, int times, std::uint64_t fr
 
 Capabilities FakeBackend::capabilities() const
 {
-    return {Capability::Stat, Capability::List, Capability::Read, Capability::RangedRead, Capability::RealDirectories};
+    return {
+        Capability::Stat,     Capability::List, Capability::Read, Capability::RangedRead, Capability::RealDirectories,
+        Capability::CreateDir};
 }
 
 Uri FakeBackend::uriFor(std::string_view path) const
@@ -132,6 +134,22 @@ Result<std::size_t> FakeBackend::read(std::string_view path, std::uint64_t offse
 Result<std::unique_ptr<Writer>> FakeBackend::write(std::string_view, const WriteOptions &)
 {
     return unsupported("writing to the fake store");
+}
+
+Status FakeBackend::createDir(std::string_view path)
+{
+    const std::size_t now = ++m_dirsNow;
+    for (auto most = m_mostDirs.load(); now > most && !m_mostDirs.compare_exchange_weak(most, now);) {}
+    std::this_thread::sleep_for(m_dirTime.load());
+    --m_dirsNow;
+    std::lock_guard lock(m_mutex);
+    const std::string p(path);
+    if (m_dirs.count(p) || m_files.count(p))
+        return Error(ErrorKind::AlreadyExists);
+    if (!m_dirs.count(std::string(parentPath(p))))
+        return Error(ErrorKind::NotFound, "its parent does not exist");
+    m_dirs.insert(p);
+    return {};
 }
 
 Status FakeBackend::remove(std::string_view, std::string_view)

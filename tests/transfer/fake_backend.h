@@ -39,6 +39,18 @@ public:
     }
     std::size_t preferredStreams(Flow flow) const override { return flow == Flow::Reading ? m_streams.load() : 0; }
     std::size_t mostReadsAtOnce() const { return m_mostReads.load(); }
+    // Folders made here take `time` each (a server far away); counts those made together.
+    void setDirTime(std::chrono::milliseconds time)
+    {
+        m_dirTime = time;
+        m_mostDirs = 0;
+    }
+    std::size_t mostDirsAtOnce() const { return m_mostDirs.load(); }
+    bool hasDir(const std::string &path) const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_dirs.count(path) > 0;
+    }
 
     Capabilities capabilities() const override;
     Uri uriFor(std::string_view path) const override;
@@ -47,6 +59,7 @@ public:
     Result<std::size_t> read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer) override;
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
     Status remove(std::string_view path, std::string_view within) override;
+    Status createDir(std::string_view path) override;
 
 private:
     Entry entryFor(const std::string &path) const;
@@ -61,6 +74,8 @@ private:
     std::atomic<std::size_t> m_streams{0};
     std::atomic<std::size_t> m_readsNow{0}, m_mostReads{0};
     std::atomic<std::chrono::milliseconds> m_readTime{std::chrono::milliseconds(3)};
+    std::atomic<std::chrono::milliseconds> m_dirTime{std::chrono::milliseconds(0)};
+    std::atomic<std::size_t> m_dirsNow{0}, m_mostDirs{0};
 };
 
 // Serves one FakeBackend for every fake:// URI.

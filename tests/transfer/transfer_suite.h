@@ -95,6 +95,7 @@ private Q_SLOTS:
 
     // tree_tests.cpp
     void recursiveTree();
+    void foldersOfALevelMadeSideBySide();
     void severalSourcesIntoOneDirectory();
     void namingRules();
     void boundedParallelism();

@@ -46,6 +46,33 @@ void TransferSuite::recursiveTree()
     QCOMPARE(names(m_dst->op(), m_dst->path()), std::vector<std::string>{"tree"});
 }
 
+void TransferSuite::foldersOfALevelMadeSideBySide()
+{
+    // A tree of 12 folders under one, and one under the first of them, copied to a storage
+    // whose every folder takes 40 ms to make (a server far away; one refuses a folder whose
+    // parent is missing): the 12 are made side by side once the one above them is, the
+    // deepest after its parent, and --jobs 1 makes them one at a time.
+    for (int d = 0; d < 12; ++d)
+        QVERIFY(makeDirs(m_src->op(), m_src->path("levels/d" + std::to_string(d))));
+    QVERIFY(makeDirs(m_src->op(), m_src->path("levels/d0/deeper")));
+    m_fake->setDirTime(std::chrono::milliseconds(40));
+    auto o = options();
+    o.recursive = true;
+    auto out = run(spec({m_src->uri("levels")}, "fake://store/levels", o));
+    REQUIRE_COMPLETED(out);
+    QCOMPARE(out.report.dirsCreated, 14u);
+    QVERIFY(m_fake->hasDir("/levels/d0/deeper"));
+    QVERIFY(m_fake->hasDir("/levels/d11"));
+    const auto most = m_fake->mostDirsAtOnce();
+    QVERIFY2(most > 1 && most <= 8, std::to_string(most).c_str());
+    m_fake->setDirTime(std::chrono::milliseconds(40)); // counted afresh
+    o.jobs = 1;
+    REQUIRE_COMPLETED(run(spec({m_src->uri("levels")}, "fake://store/again", o)));
+    QCOMPARE(m_fake->mostDirsAtOnce(), std::size_t(1));
+    QVERIFY(m_fake->hasDir("/again/d0/deeper"));
+    m_fake->setDirTime(std::chrono::milliseconds(0));
+}
+
 void TransferSuite::severalSourcesIntoOneDirectory()
 {
     QVERIFY(makeDirs(m_src->op(), m_src->path("set/d")));

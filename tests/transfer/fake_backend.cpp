@@ -102,14 +102,24 @@ Result<ListPage> FakeBackend::list(std::string_view dir, const ListOptions &)
     return page;
 }
 
+namespace {
+
+// Waits `time`, counting the calls that wait together in `now` and the most so far in `most`.
+void takeTime(std::chrono::milliseconds time, std::atomic<std::size_t> &now, std::atomic<std::size_t> &most)
+{
+    const std::size_t together = ++now;
+    for (auto seen = most.load(); together > seen && !most.compare_exchange_weak(seen, together);) {}
+    std::this_thread::sleep_for(time);
+    --now;
+}
+
+} // namespace
+
 Result<std::size_t> FakeBackend::read(std::string_view path, std::uint64_t offset, std::span<std::byte> buffer)
 {
     if (m_streams > 0) {
         // A round trip away: the reads of the parts in flight overlap.
-        const std::size_t now = ++m_readsNow;
-        for (auto most = m_mostReads.load(); now > most && !m_mostReads.compare_exchange_weak(most, now);) {}
-        std::this_thread::sleep_for(m_readTime.load());
-        --m_readsNow;
+        takeTime(m_readTime.load(), m_readsNow, m_mostReads);
     }
     std::lock_guard lock(m_mutex);
     const std::string p(path);
@@ -138,10 +148,7 @@ Result<std::unique_ptr<Writer>> FakeBackend::write(std::string_view, const Write
 
 Status FakeBackend::createDir(std::string_view path)
 {
-    const std::size_t now = ++m_dirsNow;
-    for (auto most = m_mostDirs.load(); now > most && !m_mostDirs.compare_exchange_weak(most, now);) {}
-    std::this_thread::sleep_for(m_dirTime.load());
-    --m_dirsNow;
+    takeTime(m_dirTime.load(), m_dirsNow, m_mostDirs);
     std::lock_guard lock(m_mutex);
     const std::string p(path);
     if (m_dirs.count(p) || m_files.count(p))

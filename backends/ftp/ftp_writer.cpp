@@ -1,0 +1,281 @@
+#include "backends/ftp/ftp_writer.h"
+
+#include "backends/ftp/ftp_listing.h"
+#include "backends/http/upload_pipe.h"
+#include "core/storage/path.h"
+
+#include <cstdio>
+#include <future>
+#include <iterator>
+#include <thread>
+
+namespace strata::ftp {
+
+std::string octal(std::uint32_t mode)
+{
+    char text[8];
+    std::snprintf(text, sizeof text, "%o", unsigned(mode & 07777));
+    return text;
+}
+
+namespace {
+
+// Uploads to a temporary name beside the destination and renames it into place at commit,
+// so nothing half-written is ever visible under the name. Small files are kept in memory
+// and sent at commit in one request that also renames them (RNFR/RNTO after the STOR, on
+// the same connection); larger ones stream from a thread while they are written.
+class FtpWriter final : public Writer {
+public:
+    static constexpr std::size_t kStreamFrom = 1u << 20;
+    static constexpr std::size_t kBufferLimit = 8u << 20;
+
+    FtpWriter(std::shared_ptr<FtpBackend> backend, std::string path, std::string temp, WriteOptions options,
+              std::optional<std::uint32_t> mode, bool resumable, std::uint64_t partial)
+        : m_backend(std::move(backend)), m_path(std::move(path)), m_temp(std::move(temp)),
+          m_options(std::move(options)), m_mode(mode), m_resumable(resumable), m_partial(partial)
+    {
+        if (m_options.sizeHint && *m_options.sizeHint <= kStreamFrom)
+            m_buffer.reserve(std::size_t(*m_options.sizeHint));
+    }
+    ~FtpWriter() override { abort(); }
+
+    Status write(std::span<const std::byte> data) override
+    {
+        if (m_finished)
+            return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
+        m_written += data.size();
+        if (!m_thread.joinable()) {
+            const bool large = m_options.sizeHint && *m_options.sizeHint > kStreamFrom;
+            if (!large && m_buffer.size() + data.size() <= kBufferLimit) {
+                m_buffer.insert(m_buffer.end(), data.begin(), data.end());
+                return {};
+            }
+            startStream();
+        }
+        if (!m_buffer.empty()) { // what was kept before the stream started goes first
+            auto st = m_pipe.handOver(m_buffer);
+            m_buffer = {};
+            if (!st)
+                return st;
+        }
+        // The first look found the name taken or the folder swapped: the rest is not sent.
+        if (m_prepared.valid() && m_prepared.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
+            if (auto early = m_prepared.get(); !early)
+                return early;
+        return m_pipe.handOver(data);
+    }
+
+    Status commit() override
+    {
+        if (m_finished)
+            return Error(ErrorKind::InvalidInput, "the writer was already committed or aborted");
+        m_finished = true;
+        // A resumed writer's file starts with what the partial file held.
+        const std::uint64_t total = m_written + (m_resumable ? m_partial : 0);
+        if (m_options.sizeHint && total != *m_options.sizeHint) {
+            stopStream();
+            discard();
+            return Error(ErrorKind::InvalidInput,
+                         std::to_string(total) + " bytes were written of the " + std::to_string(*m_options.sizeHint)
+                             + " announced");
+        }
+        // Where nothing may be replaced, look just before the rename (FTP's RNTO replaces).
+        const bool checkFirst = !m_options.overwrite;
+        Status sent;
+        if (m_thread.joinable()) {
+            // Streamed: the STOR's own connection sets time and mode after its 226 while
+            // the name and the folder are checked on another (made ready as the stream
+            // began): three round trips side by side, not six one after another.
+            sent = m_prepared.valid() ? m_prepared.get() : Status{};
+            auto checked = std::async(std::launch::async, [this, checkFirst] { return checkName(checkFirst); });
+            Status stored = m_pipe.end();
+            m_thread.join();
+            Status named = checked.get();
+            if (sent)
+                sent = stored;
+            if (sent)
+                sent = named;
+            if (sent)
+                sent = m_backend->pool().lease()->commands(renameCommands(), "cannot publish");
+        } else {
+            if (!checkFirst)
+                if (auto st = confirmFolder(); !st)
+                    return st; // nothing was sent
+            announce();
+            std::vector<std::string> publish = timeAndMode();
+            if (!checkFirst)
+                std::ranges::move(renameCommands(), std::back_inserter(publish));
+            sent = m_backend->pool().lease()->store(m_temp, m_resumable, m_buffer, publish, "cannot write");
+            m_buffer = {};
+            if (sent && checkFirst)
+                sent = checkName(true);
+            if (sent && checkFirst)
+                sent = m_backend->pool().lease()->commands(renameCommands(), "cannot publish");
+        }
+        if (!sent) {
+            discard();
+            return sent;
+        }
+        confirm(total);
+        return {};
+    }
+
+    void abort() override
+    {
+        if (m_finished)
+            return;
+        m_finished = true;
+        stopStream();
+        m_buffer = {};
+        if (m_sentSome || m_resumable)
+            (void)m_backend->pool().lease()->commands({"DELE " + m_temp}, "cannot remove the partial file");
+    }
+
+    void suspend() override
+    {
+        if (!m_resumable)
+            return abort();
+        if (m_finished)
+            return;
+        m_finished = true;
+        // What the stream sent stays in the partial file (APPE); what is still in memory
+        // goes there too, so that the next writer finds it.
+        stopStream();
+        if (!m_buffer.empty()) {
+            (void)m_backend->pool().lease()->store(m_temp, true, m_buffer, {}, "cannot keep the partial file");
+            m_buffer = {};
+        }
+    }
+
+    bool keepsPartialState() const override { return m_resumable; }
+    std::optional<std::uint64_t> partialLength() const override
+    {
+        return m_resumable ? std::optional(m_partial) : std::nullopt;
+    }
+    std::string refusedPartial() const override { return m_refusedPartial; }
+    void setRefusedPartial(std::string why) { m_refusedPartial = std::move(why); }
+    // The server's 226 came after every byte (libcurl fails a STOR otherwise): the size
+    // is known without asking again.
+    std::optional<std::uint64_t> committedSize() const override { return m_committed; }
+
+private:
+    // A file stored from its start (STOR) holds what was sent once the 226 came; one
+    // appended to a kept part (APPE) is stat'ed by the caller as before (the part was
+    // measured earlier).
+    void confirm(std::uint64_t total)
+    {
+        if (!m_resumable || m_partial == 0)
+            m_committed = total;
+    }
+
+    // Checked again just before the rename: a folder on the way swapped for a link since
+    // the write began.
+    Status confirmFolder()
+    {
+        return m_backend->confirmFolder(parentPath(m_path), m_options.confineBelow, "cannot publish");
+    }
+
+    void announce()
+    {
+        // Before the server sees a byte: a process killed between the STOR and the rename
+        // leaves the temporary file, and the next run finds its name in the journal.
+        if (m_sentSome)
+            return;
+        m_sentSome = true;
+        if (!m_resumable && m_options.onPending)
+            m_options.onPending(std::string(baseName(m_temp)));
+    }
+
+    void startStream()
+    {
+        announce();
+        m_thread = std::thread([this] {
+            auto lease = m_backend->pool().lease(true);
+            m_pipe.finished(lease->store(
+                m_temp, m_resumable, [this](std::span<std::byte> out) { return m_pipe.pull(out); }, timeAndMode(),
+                "cannot write"));
+        });
+        // Looked at once now (a name taken or a folder swapped is known early), which also
+        // logs in the connection the commit checks on while the stream's sets time and mode.
+        m_prepared = std::async(std::launch::async, [this] { return checkName(!m_options.overwrite); });
+    }
+
+    void stopStream()
+    {
+        if (m_thread.joinable()) {
+            m_pipe.cancel();
+            m_thread.join();
+        }
+        if (m_prepared.valid())
+            m_prepared.wait();
+    }
+
+    // Nothing has the name (unless it may be replaced), and the folder is still the one
+    // named.
+    Status checkName(bool checkFirst)
+    {
+        if (checkFirst) {
+            auto there = m_backend->statServer(m_backend->serverPath(m_path), "cannot publish");
+            if (there)
+                return Error(ErrorKind::AlreadyExists, "cannot publish: something has that name");
+            if (there.error().kind() != ErrorKind::NotFound)
+                return std::move(there).error();
+        }
+        return confirmFolder();
+    }
+
+    // A failed commit leaves no temporary file (a resumable one stays for the next try).
+    void discard()
+    {
+        if (!m_resumable && m_sentSome)
+            (void)m_backend->pool().lease()->commands({"DELE " + m_temp}, "cannot remove the partial file");
+    }
+
+    // After the STOR, on its connection. '*': a server without MFMT or SITE CHMOD still
+    // takes the file.
+    std::vector<std::string> timeAndMode() const
+    {
+        std::vector<std::string> lines;
+        if (m_options.mtimeNs && m_backend->features().mfmt)
+            lines.push_back("*MFMT " + formatFtpTime(*m_options.mtimeNs) + " " + m_temp);
+        if (m_mode)
+            lines.push_back("*SITE CHMOD " + octal(*m_mode) + " " + m_temp);
+        return lines;
+    }
+
+    std::vector<std::string> renameCommands() const
+    {
+        return {"RNFR " + m_temp, "RNTO " + m_backend->serverPath(m_path)};
+    }
+
+    std::shared_ptr<FtpBackend> m_backend;
+    std::string m_path; // backend path of the destination
+    std::string m_temp; // server path of the temporary file
+    WriteOptions m_options;
+    std::optional<std::uint32_t> m_mode; // given to the file before the rename
+    bool m_resumable;
+    std::uint64_t m_partial;
+    std::vector<std::byte> m_buffer; // everything written, until a stream starts
+    std::uint64_t m_written = 0;
+    bool m_finished = false;
+    bool m_sentSome = false; // a STOR began: the temporary may exist on the server
+    http::UploadPipe m_pipe;
+    std::thread m_thread; // runs the streamed STOR
+    std::string m_refusedPartial;
+    std::optional<std::uint64_t> m_committed; // bytes the published file holds
+    std::future<Status> m_prepared;           // the look taken as the stream began
+};
+
+} // namespace
+
+std::unique_ptr<Writer> makeWriter(std::shared_ptr<FtpBackend> backend, std::string path, std::string temp,
+                                   WriteOptions options, std::optional<std::uint32_t> mode, bool resumable,
+                                   std::uint64_t partial, std::string refusedPartial)
+{
+    auto writer = std::make_unique<FtpWriter>(std::move(backend), std::move(path), std::move(temp), std::move(options),
+                                              mode, resumable, partial);
+    writer->setRefusedPartial(std::move(refusedPartial));
+    return writer;
+}
+
+} // namespace strata::ftp

@@ -427,7 +427,9 @@ Result<std::unique_ptr<Writer>> S3Backend::write(std::string_view path, const Wr
     const std::string key(keyOf(path));
     if (key.size() > kMaxKeyBytes)
         return keyTooLong();
-    if (!options.overwrite) {
+    // Not to replace anything: a name already taken fails here, before any byte is read,
+    // unless the copy found the folder absent (fresh). The writer looks again at commit.
+    if (!options.overwrite && !options.fresh) {
         auto there = head(key);
         if (!there)
             return std::move(there).error();
@@ -572,6 +574,26 @@ Status S3Backend::createDir(std::string_view path)
     if (!response)
         return std::move(response).error();
     return {};
+}
+
+Status S3Backend::markDir(std::string_view path)
+{
+    if (!m_config.versionId.empty())
+        return refusePinned();
+    const std::string markerKey = std::string(keyOf(path)) + "/";
+    // A HEAD first: an object of that name that holds data is not replaced by a marker.
+    auto there = head(markerKey);
+    if (!there)
+        return std::move(there).error();
+    if (there->status >= 200 && there->status < 300)
+        return {};
+    if (there->status != 404)
+        return s3Error(*there, m_config.bucket);
+    Call call;
+    call.method = "PUT";
+    call.key = markerKey;
+    auto response = sendOk(call);
+    return response ? Status() : Status(std::move(response).error());
 }
 
 Status S3Backend::copy(std::string_view from, std::string_view to)

@@ -51,6 +51,7 @@ public:
     Status remove(std::string_view path, std::string_view within) override;
     Status removeMany(std::span<const std::string> paths, std::string_view within) override;
     Status createDir(std::string_view path) override;
+    Status markDir(std::string_view path) override;
     Status rename(std::string_view from, std::string_view to, bool replace) override;
     Status copy(std::string_view from, std::string_view to) override;
     Result<ObjectDetails> details(std::string_view path) override;
@@ -72,6 +73,7 @@ public:
         return m_retrier.run([&] { return sendOk(call); });
     }
     const Config &config() const { return m_config; }
+    Result<http::Response> head(const std::string &key); // the raw answer to a HEAD of key
 
 private:
     // A bucket listing paged by a key marker and an id marker (ListObjectVersions,
@@ -80,7 +82,6 @@ private:
         const char *subresource, *limit, *idMarker, *noun;
     };
     Result<http::Response> listMarked(const MarkedListing &what, const std::string &prefix, const ListOptions &options);
-    Result<http::Response> head(const std::string &key);
     // Writing through an instance pinned to one version (?versionId=) is refused.
     Status refusePinned() const;
     Result<bool> prefixExists(const std::string &prefix);

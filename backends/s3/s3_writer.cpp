@@ -74,7 +74,7 @@ Status S3Writer::sendPart(std::vector<std::byte> data)
     }
     if (!m_pool)
         m_pool = std::make_unique<WorkerPool>(kMaxParallelParts);
-    m_pool->submit(m_parts, [this, number, data = std::move(data)] {
+    m_pool->submit(m_parts, [this, number, data = std::move(data)]() mutable {
         Call call;
         call.method = "PUT";
         call.key = m_key;
@@ -88,6 +88,10 @@ Status S3Writer::sendPart(std::vector<std::byte> data)
             m_error = Error(ErrorKind::Corrupt, "the server did not return an ETag for part " + std::to_string(number));
         else
             m_etags[number - 1] = std::move(etag);
+        if (data.capacity() == m_partSize) {
+            data.clear();
+            m_spare.push_back(std::move(data));
+        }
         --m_inFlight;
         m_cv.notify_all();
     });
@@ -122,6 +126,13 @@ Status S3Writer::write(std::span<const std::byte> data)
     }
     // Filled part by part: a full buffer is handed over as it is, no copy.
     while (!data.empty()) {
+        if (m_buffer.capacity() < m_partSize) {
+            std::lock_guard lock(m_mutex);
+            if (!m_spare.empty() && m_buffer.empty()) { // a sent part's memory, already mapped
+                m_buffer.swap(m_spare.back());
+                m_spare.pop_back();
+            }
+        }
         if (m_buffer.capacity() < m_partSize)
             m_buffer.reserve(m_partSize);
         const std::size_t n = std::min(data.size(), m_partSize - std::min(m_partSize, m_buffer.size()));
@@ -142,11 +153,32 @@ Status S3Writer::write(std::span<const std::byte> data)
     return {};
 }
 
+Status S3Writer::nameFree()
+{
+    auto there = m_backend->head(m_key);
+    if (!there)
+        return std::move(there).error();
+    if (there->status >= 200 && there->status < 300)
+        return Error(ErrorKind::AlreadyExists, "cannot publish: something has that name");
+    if (there->status != 404)
+        return s3Error(*there, m_backend->config().bucket);
+    return {};
+}
+
 Status S3Writer::commit()
 {
     if (auto st = failed(); !st)
         return st;
+    // Not to replace anything: the name is looked at just before the object appears (S3 has
+    // no rename to refuse it then). A multipart upload's look goes beside its last parts.
+    const bool look = !m_options.overwrite && (m_options.fresh || !m_uploadId.empty());
     if (m_uploadId.empty()) {
+        if (look)
+            if (auto st = nameFree(); !st) {
+                m_finished = true;
+                m_buffer = {};
+                return st;
+            }
         Call call;
         call.method = "PUT";
         call.key = m_key;
@@ -159,14 +191,23 @@ Status S3Writer::commit()
         m_committed = m_sent;
         return {};
     }
-    if (!m_buffer.empty())
-        if (auto st = sendPart(std::move(m_buffer)); !st) {
-            abort();
-            return st;
-        }
-    if (auto st = waitForParts(); !st) {
+    // The look goes on the parts' pool (no thread of its own), beside the last parts.
+    Status free;
+    TaskGroup looked;
+    if (look) {
+        if (!m_pool)
+            m_pool = std::make_unique<WorkerPool>(kMaxParallelParts);
+        m_pool->submit(looked, [this, &free] { free = nameFree(); });
+    }
+    Status sent = m_buffer.empty() ? Status() : sendPart(std::move(m_buffer));
+    if (sent)
+        sent = waitForParts();
+    looked.wait();
+    if (sent && !free)
+        sent = std::move(free);
+    if (!sent) {
         abort();
-        return st;
+        return sent;
     }
     const std::string xml = completeMultipartXml(m_etags);
     Call call;
@@ -190,6 +231,7 @@ Status S3Writer::commit()
     }
     m_finished = true;
     m_uploadId.clear();
+    m_spare = {};
     m_committed = m_sent;
     return {};
 }
@@ -201,6 +243,7 @@ void S3Writer::abort()
     m_finished = true;
     (void)waitForParts();
     m_buffer = {};
+    m_spare = {};
     if (!m_uploadId.empty()) {
         Call call;
         call.method = "DELETE";

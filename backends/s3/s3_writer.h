@@ -39,6 +39,7 @@ private:
     Status sendPart(std::vector<std::byte> data); // waits for a free slot, then sends on the pool
     Status waitForParts();
     Status failed() const;
+    Status nameFree(); // Ok when nothing has the key (one HEAD)
 
     std::shared_ptr<S3Backend> m_backend;
     std::string m_key;
@@ -53,6 +54,9 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_cv;
     std::vector<std::string> m_etags; // by part number - 1
+    // Sent parts' buffers, filled again: a fresh 8 MiB buffer is a fresh mapping that faults
+    // in page by page (a third of an upload's CPU time; at most kMaxParallelParts of them).
+    std::vector<std::vector<std::byte>> m_spare;
     std::size_t m_inFlight = 0;
     std::optional<Error> m_error;
     TaskGroup m_parts;

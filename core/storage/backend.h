@@ -224,6 +224,11 @@ public:
     virtual Status removeMany(std::span<const std::string> paths, std::string_view within);
     // Creates one directory; its parent must exist.
     virtual Status createDir(std::string_view path);
+    // Makes sure a folder shows where folders are only key prefixes (object stores),
+    // whatever is under it already: its marker (an empty object named path + "/") is made
+    // unless one is there. A copy marks the folders no file of theirs will show, beside
+    // the files. Elsewhere, createDir.
+    virtual Status markDir(std::string_view path) { return createDir(path); }
     // Moves an object within the backend. Something already at `to` is replaced only when
     // `replace` is set (a file by a file); else the rename fails with AlreadyExists.
     virtual Status rename(std::string_view from, std::string_view to, bool replace);

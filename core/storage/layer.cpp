@@ -237,6 +237,11 @@ Status Layer::createDir(std::string_view path)
     return run<void>(Call{Operation::CreateDir, path}, [&] { return m_inner->createDir(path); });
 }
 
+Status Layer::markDir(std::string_view path)
+{
+    return run<void>(Call{Operation::CreateDir, path}, [&] { return m_inner->markDir(path); });
+}
+
 Status Layer::rename(std::string_view from, std::string_view to, bool replace)
 {
     Call call{Operation::Rename, from, to};

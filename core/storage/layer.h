@@ -87,6 +87,7 @@ public:
     Status remove(std::string_view path, std::string_view within) final;
     Status removeMany(std::span<const std::string> paths, std::string_view within) final;
     Status createDir(std::string_view path) final;
+    Status markDir(std::string_view path) final; // counted as a CreateDir
     Status rename(std::string_view from, std::string_view to, bool replace) final;
     Status setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow) final;
     Result<std::unique_ptr<Reader>> openReader(std::string_view path, const Entry &expected) final;

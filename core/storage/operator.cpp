@@ -390,6 +390,14 @@ Status Operator::createDir(std::string_view path, bool parents)
     return withContext(m_stack->createDir(p), "create directory", *this, p);
 }
 
+Status Operator::markDir(std::string_view path)
+{
+    STRATA_CHECKED(p, "create directory", path);
+    if (p == "/")
+        return {};
+    return withContext(m_stack->markDir(p), "create directory", *this, p);
+}
+
 Status Operator::rename(std::string_view from, std::string_view to, bool replace)
 {
     STRATA_CHECKED(a, "rename", from);

@@ -80,6 +80,7 @@ public:
     Status guardLocalRoot(std::string_view path, std::string_view doing, std::string_view operation,
                           bool allowed) const;
     Status createDir(std::string_view path, bool parents = false);
+    Status markDir(std::string_view path); // see Backend::markDir
     // Fails with AlreadyExists when something is at `to`, unless `replace`.
     Status rename(std::string_view from, std::string_view to, bool replace = false);
     Status copy(std::string_view from, std::string_view to);

@@ -13,6 +13,7 @@
 #include <bit>
 #include <condition_variable>
 #include <map>
+#include <unordered_set>
 
 namespace strata {
 
@@ -338,9 +339,6 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
 {
     const auto &options = m_spec.options;
     Operator &dst = *plan.dstOp;
-    // Object stores get a marker per directory too: keys would imply the directories,
-    // but empty ones would vanish, and some servers (s3rver) hide the subdirectories of a
-    // directory that has a marker unless those have one as well. They need no parents.
     const bool realDirs = dst.capabilities().has(Capability::RealDirectories);
     // Folders that could not be made (something else has the name: a file, a symlink
     // planted on the server): nothing below them is created or written, through whatever
@@ -352,8 +350,11 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
                 return &failed;
         return nullptr;
     };
-    if (dst.capabilities().has(Capability::CreateDir) && !makeDirs(plan, realDirs, failedDirs, observer, stop))
+    if (dst.capabilities().has(Capability::CreateDir) && realDirs
+        && !makeDirs(plan, realDirs, failedDirs, observer, stop))
         return;
+    TaskGroup besideGroup;
+    const auto besideWorkers = besideFiles(plan, besideGroup, observer, stop);
     // Network sources read in the larger pieces they prefer (fewer requests); the bytes in
     // flight stay bounded by maxBytesInFlight either way.
     std::size_t preferred = 0;
@@ -472,6 +473,60 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
         });
     }
     fileWorkers.runUntilDone(group);
+    besideWorkers->runUntilDone(besideGroup);
+}
+
+// Folder work that needs no wait before the files, done beside them (as many at once as
+// folders are made):
+// - On an object store a folder is its keys: the files copied into it make it. A folder
+//   with no file of its own gets a marker (an empty one would not show; s3rver lists a
+//   folder only where something is right in it). A copy into s3://bucket/new/ waited two
+//   round trips for markers before its first byte.
+// - A folder whose mode keeps its owner's rwx stops no write below it: its mode is set
+//   now, not after the last file (one round trip or two on a distant server, at the end).
+//   The others stay in plan.dirModes, set at the end, deepest first.
+std::unique_ptr<WorkerPool> TransferJob::besideFiles(TransferPlan &plan, TaskGroup &group, TransferObserver *observer,
+                                                     const std::stop_token &stop)
+{
+    std::vector<std::function<void()>> tasks;
+    Operator &dst = *plan.dstOp;
+    if (dst.capabilities().has(Capability::CreateDir) && !dst.capabilities().has(Capability::RealDirectories)) {
+        std::unordered_set<std::string_view> filled;
+        for (const auto &task : plan.files)
+            filled.insert(parentPath(task.dstPath));
+        for (const auto &dir : plan.dirs)
+            if (!filled.contains(dir))
+                tasks.emplace_back([this, &dst, &dir, observer] {
+                    if (auto st = dst.markDir(dir); !st) {
+                        addFailure({{}, dst.display(dir), st.error().kind(), st.error().message()}, observer);
+                        return;
+                    }
+                    std::lock_guard lock(m_mutex);
+                    ++m_report.dirsCreated;
+                });
+    }
+    const auto early = std::ranges::partition(plan.dirModes, [this](const auto &dirMode) {
+        return (copyMode(dirMode.second, m_spec.options.preserveMode) & 0700) != 0700; // late
+    });
+    for (auto &dirMode : early)
+        tasks.emplace_back([this, &plan, dirMode = std::move(dirMode)] { setDirMode(plan, dirMode); });
+    plan.dirModes.erase(early.begin(), early.end());
+    auto workers = std::make_unique<WorkerPool>(std::min(tasks.size(), jobCount()));
+    for (auto &task : tasks)
+        workers->submit(group, [&stop, task = std::move(task)] {
+            if (!stop.stop_requested())
+                task();
+        });
+    return workers;
+}
+
+void TransferJob::setDirMode(const TransferPlan &plan, const std::pair<std::string, std::uint32_t> &dirMode)
+{
+    auto st =
+        plan.dstOp->setPermissions(dirMode.first, copyMode(dirMode.second, m_spec.options.preserveMode), plan.dstRoot);
+    if (!st && st.error().kind() != ErrorKind::Unsupported)
+        addWarning("the permissions of " + plan.dstOp->display(dirMode.first)
+                   + " were not set: " + st.error().message());
 }
 
 namespace {
@@ -634,17 +689,11 @@ void TransferJob::finishPlan(TransferPlan &plan, TransferObserver *observer, con
     for (const auto &[op, dir] : plan.sourceDirs)
         (void)op->remove(dir); // only emptied directories go; others say DirectoryNotEmpty
     // Deepest first, so a read-only folder is closed only after its children are done; the
-    // folders of a level side by side.
+    // folders of a level side by side. (Those that stay writable by their owner were set
+    // beside the files.)
     byLevel(
         plan.dirModes, true, true, jobCount(), std::stop_token(),
-        [&](const std::pair<std::string, std::uint32_t> &dirMode) {
-            auto st = plan.dstOp->setPermissions(dirMode.first, copyMode(dirMode.second, m_spec.options.preserveMode),
-                                                 plan.dstRoot);
-            if (!st && st.error().kind() != ErrorKind::Unsupported)
-                addWarning("the permissions of " + plan.dstOp->display(dirMode.first)
-                           + " were not set: " + st.error().message());
-        },
-        [] {});
+        [&](const std::pair<std::string, std::uint32_t> &dirMode) { setDirMode(plan, dirMode); }, [] {});
 }
 
 void TransferJob::cleanUp(Registry &registry)

@@ -19,6 +19,8 @@ struct TransferPlan;
 struct FileTask;
 struct FileOutcome;
 struct CopyContext;
+class TaskGroup;
+class WorkerPool;
 
 // One transfer: plans, then copies its files with bounded parallelism and memory,
 // journaling as it goes. run() returns when the job is done, failed, paused or cancelled
@@ -48,6 +50,10 @@ public:
 
 private:
     void copyFiles(TransferPlan &plan, TransferObserver *observer, const std::stop_token &stop);
+    // Folder work done beside the files (markers, modes that stop no write), in group.
+    std::unique_ptr<WorkerPool> besideFiles(TransferPlan &plan, TaskGroup &group, TransferObserver *observer,
+                                            const std::stop_token &stop);
+    void setDirMode(const TransferPlan &plan, const std::pair<std::string, std::uint32_t> &dirMode);
     bool makeDirs(const TransferPlan &plan, bool realDirs, std::vector<std::pair<std::string, ErrorKind>> &failedDirs,
                   TransferObserver *observer, const std::stop_token &stop);
     Result<FileOutcome> copyWithRetries(const FileTask &task, Operator &dst, CopyContext &context,

@@ -43,6 +43,7 @@ public:
         return m_inner->removeMany(paths, within);
     }
     Status createDir(std::string_view path) override { return m_inner->createDir(path); }
+    Status markDir(std::string_view path) override { return m_inner->markDir(path); }
     Status rename(std::string_view from, std::string_view to, bool replace) override
     {
         return m_inner->rename(from, to, replace);

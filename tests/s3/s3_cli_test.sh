@@ -6,7 +6,8 @@
 # Usage: s3_cli_test.sh /path/to/strata CASE
 #   messages       wrong keys and a missing bucket, as ls/stat/cat/cp report them (shared s3rver)
 #   killed-upload  s3rver killed mid-upload, then the same copy against a live server (own s3rver)
-#   multipart-cp   a 100 MiB copy to the shared s3rver is a multipart upload and round-trips
+#   multipart-cp   a 100 MiB copy to the shared s3rver is a multipart upload and round-trips;
+#                  a name another client takes while the parts go up is not replaced
 #   nbd-image      a 40 MiB disk image served by nbdkit goes to S3 (multipart, and as .zst) and
 #                  back into another nbdkit export, byte-identical (shared s3rver, own nbdkit)
 #   hostile-keys   a bucket (s3_stub.js store: keys kept exactly as given) holding "dst/..",
@@ -165,9 +166,37 @@ case_multipart_cp() {
   # 8 MiB parts: 12 full ones and a 4 MiB tail.
   [ "$initiated" -eq 1 ] && [ "$parts" -eq 13 ] && [ "$completed" -eq 1 ] && pass \
     || fail "not one multipart upload of 13 parts: $initiated initiated, $parts parts, $completed completed"
+  # The copy's plan found nothing at the name (a HEAD): the upload starts without a second
+  # look, and looks again only beside its last parts.
+  local heads
+  heads=$(jq -r 'select(.url|contains("big.bin")) | .method' "$stub_log" | sed '/^POST$/q' | grep -c '^HEAD$')
+  [ "$heads" -eq 1 ] && pass || fail "$heads HEADs of the name before the upload began, not the plan's one"
   expect 0 "cp back" -- "$STRATA" cp "s3://strata-test/$key?endpoint=$STRATA_S3_ENDPOINT" "$work/back.bin"
   cmp -s "$work/big.bin" "$work/back.bin" && pass || fail "the 100 MiB object is not byte-identical"
   expect 0 "rm" -- "$STRATA" rm "s3://strata-test/$key?endpoint=$STRATA_S3_ENDPOINT" "s3://strata-test/$key.small?endpoint=$STRATA_S3_ENDPOINT"
+
+  # The name taken by another client while the parts go up (under a new prefix, where the
+  # upload began without a look): the upload fails and says so, theirs is kept, and the
+  # unfinished upload is aborted.
+  local taken="s3-taken-$$-$RANDOM/new/taken.bin" at="?endpoint=http://127.0.0.1:$stub_port"
+  head -c 24M /dev/urandom >"$work/taken.bin"
+  "$STRATA" cp --bwlimit 16M "$work/taken.bin" "s3://strata-test/$taken$at" >"$work/taken.out" 2>"$work/taken.err" &
+  local cp_pid=$! i rc
+  for ((i = 0; i < 200; i++)); do
+    jq -e --arg k "$taken" 'select(.method=="PUT" and (.url|contains($k)) and (.url|contains("partNumber=")))' \
+      "$stub_log" >/dev/null 2>&1 && break
+    sleep 0.05
+  done
+  printf theirs >"$work/theirs.txt"
+  expect 0 "another client takes the name" -- "$STRATA" cp "$work/theirs.txt" "s3://strata-test/$taken?endpoint=$STRATA_S3_ENDPOINT"
+  wait "$cp_pid" && rc=0 || rc=$?
+  [ "$rc" -eq 1 ] && pass || fail "an upload whose name was taken meanwhile ended with $rc: $(cat "$work/taken.err")"
+  contains "taken meanwhile: said" "$(cat "$work/taken.err")" "something has that name"
+  expect 0 "theirs" -- "$STRATA" cat "s3://strata-test/$taken?endpoint=$STRATA_S3_ENDPOINT"
+  [ "$out" = theirs ] && pass || fail "the object that took the name was replaced: $(head -c 40 <<<"$out")"
+  jq -e --arg k "$taken" 'select(.method=="DELETE" and (.url|contains($k)) and (.url|contains("uploadId=")))' \
+    "$stub_log" >/dev/null && pass || fail "the unfinished upload was not aborted"
+  expect 0 "rm theirs" -- "$STRATA" rm "s3://strata-test/$taken?endpoint=$STRATA_S3_ENDPOINT"
 }
 
 case_nbd_image() {

@@ -46,6 +46,10 @@ void FakeBackend::failReads(const std::string &path, int times, std::uint64_t fr
 
 Capabilities FakeBackend::capabilities() const
 {
+    if (m_writable)
+        return {Capability::Stat,       Capability::List,      Capability::Read,
+                Capability::RangedRead, Capability::CreateDir, Capability::RealDirectories,
+                Capability::Write};
     return {
         Capability::Stat,     Capability::List, Capability::Read, Capability::RangedRead, Capability::RealDirectories,
         Capability::CreateDir};
@@ -141,9 +145,47 @@ Result<std::size_t> FakeBackend::read(std::string_view path, std::uint64_t offse
     return n;
 }
 
-Result<std::unique_ptr<Writer>> FakeBackend::write(std::string_view, const WriteOptions &)
+namespace {
+
+// Keeps what is written; its commit takes the store's commit time, then the file is there.
+class FakeWriter final : public Writer {
+public:
+    FakeWriter(FakeBackend &store, std::string path) : m_store(store), m_path(std::move(path)) {}
+    Status write(std::span<const std::byte> data) override
+    {
+        m_bytes.insert(m_bytes.end(), data.begin(), data.end());
+        return {};
+    }
+    Status commit() override
+    {
+        std::this_thread::sleep_for(m_store.commitTime());
+        m_store.addFile(m_path, std::move(m_bytes));
+        m_store.noteStep(m_path);
+        return {};
+    }
+    void abort() override {}
+
+private:
+    FakeBackend &m_store;
+    std::string m_path;
+    std::vector<std::byte> m_bytes;
+};
+
+} // namespace
+
+Result<std::unique_ptr<Writer>> FakeBackend::write(std::string_view path, const WriteOptions &)
 {
-    return unsupported("writing to the fake store");
+    if (!m_writable)
+        return unsupported("writing to the fake store");
+    return std::unique_ptr<Writer>(std::make_unique<FakeWriter>(*this, std::string(path)));
+}
+
+Status FakeBackend::setPermissions(std::string_view path, std::uint32_t, std::string_view)
+{
+    if (!m_writable)
+        return Backend::setPermissions(path, 0, {});
+    noteStep(std::string(path));
+    return {};
 }
 
 Status FakeBackend::createDir(std::string_view path)

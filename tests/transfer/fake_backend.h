@@ -46,6 +46,26 @@ public:
         m_mostDirs = 0;
     }
     std::size_t mostDirsAtOnce() const { return m_mostDirs.load(); }
+    // Takes files (each commit taking `commitTime`) and folder modes, noting the order in
+    // which commits and modes happened (step() of each path).
+    void setWritable(std::chrono::milliseconds commitTime)
+    {
+        m_writable = true;
+        m_commitTime = commitTime;
+    }
+    // When `path` was committed or given its mode, counting from 1; 0: never.
+    std::size_t step(const std::string &path) const
+    {
+        std::lock_guard lock(m_mutex);
+        auto it = m_steps.find(path);
+        return it == m_steps.end() ? 0 : it->second;
+    }
+    void noteStep(const std::string &path)
+    {
+        std::lock_guard lock(m_mutex);
+        m_steps[path] = m_steps.size() + 1;
+    }
+    std::chrono::milliseconds commitTime() const { return m_commitTime.load(); }
     bool hasDir(const std::string &path) const
     {
         std::lock_guard lock(m_mutex);
@@ -60,6 +80,7 @@ public:
     Result<std::unique_ptr<Writer>> write(std::string_view path, const WriteOptions &options) override;
     Status remove(std::string_view path, std::string_view within) override;
     Status createDir(std::string_view path) override;
+    Status setPermissions(std::string_view path, std::uint32_t mode, std::string_view confineBelow) override;
 
 private:
     Entry entryFor(const std::string &path) const;
@@ -76,6 +97,9 @@ private:
     std::atomic<std::chrono::milliseconds> m_readTime{std::chrono::milliseconds(3)};
     std::atomic<std::chrono::milliseconds> m_dirTime{std::chrono::milliseconds(0)};
     std::atomic<std::size_t> m_dirsNow{0}, m_mostDirs{0};
+    std::atomic<bool> m_writable{false};
+    std::atomic<std::chrono::milliseconds> m_commitTime{std::chrono::milliseconds(0)};
+    std::map<std::string, std::size_t> m_steps;
 };
 
 // Serves one FakeBackend for every fake:// URI.

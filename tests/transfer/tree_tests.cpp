@@ -2,6 +2,10 @@
 #include "tests/transfer/alloc_counter.h"
 #include "tests/transfer/transfer_suite.h"
 
+#include <QTemporaryDir>
+
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 namespace strata::test {
@@ -32,6 +36,8 @@ void TransferSuite::recursiveTree()
             REQUIRE_DONE(putPattern(m_src->op(), m_src->path(dir + "/" + name), size, std::uint64_t(d * 100 + f)));
         }
     }
+    // And an empty folder, deeper in an empty one: on an object store only a marker shows it.
+    QVERIFY(makeDirs(m_src->op(), m_src->path("tree/hollow/empty")));
     auto o = options();
     o.recursive = true;
     auto out = run(spec({m_src->uri("tree")}, m_dst->uri(), o));
@@ -39,9 +45,11 @@ void TransferSuite::recursiveTree()
     QVERIFY(out.report.failures.empty());
     QCOMPARE(out.report.filesCopied, 500u);
     QCOMPARE(out.report.bytesTotal, total);
-    QCOMPARE(out.report.dirsCreated, 51u); // tree and its 50 (markers on object stores)
+    // Folders: tree and its 52. On an object store the files make their folders: markers go
+    // only to the three with no file right in them (tree, hollow and empty).
+    QCOMPARE(out.report.dirsCreated, m_dst->caps().has(Capability::RealDirectories) ? 53u : 3u);
     const auto copied = snapshot(m_dst->op(), m_dst->path("tree"));
-    QCOMPARE(copied.size(), std::size_t(550));
+    QCOMPARE(copied.size(), std::size_t(552));
     QCOMPARE(copied, snapshot(m_src->op(), m_src->path("tree")));
     QCOMPARE(names(m_dst->op(), m_dst->path()), std::vector<std::string>{"tree"});
 }
@@ -71,6 +79,36 @@ void TransferSuite::foldersOfALevelMadeSideBySide()
     QCOMPARE(m_fake->mostDirsAtOnce(), std::size_t(1));
     QVERIFY(m_fake->hasDir("/again/d0/deeper"));
     m_fake->setDirTime(std::chrono::milliseconds(0));
+}
+
+void TransferSuite::openFolderModesSetBesideTheFiles()
+{
+    // A local tree (it keeps modes whatever the pair): "open" (0755) and "shut" (0555),
+    // a file in each, copied to a store whose commits take 300 ms. The open folder's mode
+    // is set beside its file, before that file is done; the shut one's only after its
+    // file, which it would otherwise refuse.
+    QTemporaryDir local;
+    QVERIFY(local.isValid());
+    namespace fs = std::filesystem;
+    const fs::path root = local.path().toStdString();
+    for (const char *name : {"open", "shut"}) {
+        fs::create_directories(root / "modes" / name);
+        std::ofstream(root / "modes" / name / "f.txt") << name;
+    }
+    fs::permissions(root / "modes" / "shut", fs::perms(0555));
+    m_fake->setWritable(std::chrono::milliseconds(300));
+    auto o = options();
+    o.recursive = true;
+    auto out = run(spec({(root / "modes").string()}, "fake://store/modes", o));
+    fs::permissions(root / "modes" / "shut", fs::perms(0755)); // the temporary folder can go
+    m_fake->setWritable(std::chrono::milliseconds(0));
+    REQUIRE_COMPLETED(out);
+    QCOMPARE(out.report.filesCopied, 2u);
+    const auto openMode = m_fake->step("/modes/open"), openFile = m_fake->step("/modes/open/f.txt");
+    const auto shutMode = m_fake->step("/modes/shut"), shutFile = m_fake->step("/modes/shut/f.txt");
+    QVERIFY(openMode > 0 && openFile > 0 && shutMode > 0 && shutFile > 0);
+    QVERIFY2(openMode < openFile, "the open folder's mode waited for its file");
+    QVERIFY2(shutMode > shutFile, "the shut folder's mode came before its file");
 }
 
 void TransferSuite::severalSourcesIntoOneDirectory()

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <future>
 #include <mutex>
 #include <optional>
 #include <sys/stat.h>
@@ -342,24 +341,30 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
         if (m_ctx.onBytes)
             m_ctx.onBytes(n);
     };
-    // With overlap, a buffer read is written on a thread of its own while this thread reads
-    // the next one (a download over one FTP or SFTP stream goes on arriving while the disk
-    // takes the last 8 MiB; writes stay in order, one at a time; the last buffer is written
-    // here, so a one-buffer file starts no thread). Not on a shared pool: waiting there could
-    // run, or wait behind, other files' work. settle() waits for it; so does the future's
-    // destructor, declared after the buffer it writes from, on any way out.
+    // With overlap, a buffer read is written on a thread of the part's own while this thread
+    // reads the next one (a download over one FTP or SFTP stream goes on arriving while the
+    // disk takes the last 8 MiB; writes stay in order, one at a time; the last buffer is
+    // written here, so a one-buffer file starts no thread). One thread for the whole part,
+    // started by its first such write (a thread per buffer cost a 64 MiB upload 64 thread
+    // starts, a third of its time on loopback). Not on a shared pool: waiting there could
+    // run, or wait behind, other files' work. settle() waits for the write; so does the
+    // pool's destructor, declared after the buffer it writes from, on any way out.
     struct Pending {
         PooledBuffer buffer;
         std::span<const std::byte> chunk;
-        std::future<Status> done;
+        Status status;
+        TaskGroup group;
+        bool valid = false;
     } pending;
+    std::optional<WorkerPool> writing; // at most one thread
     auto settle = [&]() -> Status {
-        if (!pending.done.valid())
+        if (!pending.valid)
             return {};
-        Status st = pending.done.get();
-        if (st)
+        pending.group.wait();
+        pending.valid = false;
+        if (pending.status)
             account(pending.chunk.size(), true);
-        return st;
+        return std::move(pending.status);
     };
     Status result;
     while (pos < end) {
@@ -384,7 +389,7 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
             kernel = false; // e.g. across file systems: through our buffers instead
         }
         PooledBuffer buffer;
-        if (pending.done.valid()) {
+        if (pending.valid) {
             // Never wait for a buffer while holding one: when none is free, the one being
             // written is reused once written.
             if (auto spare = m_ctx.buffers.tryAcquire()) {
@@ -438,8 +443,11 @@ Status FileCopier::copyPart(Writer &writer, std::size_t index, bool positional, 
             if (pos + *n < end) {
                 pending.buffer = std::move(buffer);
                 pending.chunk = chunk;
-                pending.done = std::async(std::launch::async, [this, &writer, at = pos, chunk, positional] {
-                    return writeChunk(writer, at, chunk, positional);
+                pending.valid = true;
+                if (!writing)
+                    writing.emplace(1);
+                writing->submit(pending.group, [this, &writer, &pending, at = pos, chunk, positional] {
+                    pending.status = writeChunk(writer, at, chunk, positional);
                 });
                 pos += *n;
                 continue;

@@ -451,8 +451,9 @@ Result<std::unique_ptr<Writer>> FtpBackend::write(std::string_view path, const W
     std::string refused;
     if (resumable) {
         // A stable name: what was written survives a crash or a pause for the next writer.
+        // Nothing to resume in a folder new to this copy: no look (a round trip).
         temp = childOf(dir, resumePartName(options.resumeKey));
-        auto kept = keptPartSize(temp, refused);
+        auto kept = options.newFolder ? Result<std::uint64_t>(std::uint64_t(0)) : keptPartSize(temp, refused);
         if (!kept)
             return std::move(kept).error();
         partial = *kept;

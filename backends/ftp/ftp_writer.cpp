@@ -105,7 +105,7 @@ public:
             std::vector<std::string> publish = timeAndMode();
             if (!checkFirst)
                 std::ranges::move(renameCommands(), std::back_inserter(publish));
-            sent = m_backend->pool().lease()->store(m_temp, m_resumable, m_buffer, publish, "cannot write");
+            sent = m_backend->pool().lease()->store(m_temp, appends(), m_buffer, publish, "cannot write");
             m_buffer = {};
             if (sent && checkFirst)
                 sent = checkName(true);
@@ -168,6 +168,10 @@ private:
             m_committed = total;
     }
 
+    // APPE onto what a resumable write found kept; else STOR, which empties whatever has the
+    // temporary name (a look skipped in a new folder never appends to a stranger's bytes).
+    bool appends() const { return m_resumable && m_partial > 0; }
+
     // Checked again just before the rename: a folder on the way swapped for a link since
     // the write began.
     Status confirmFolder()
@@ -192,7 +196,7 @@ private:
         m_thread = std::thread([this] {
             auto lease = m_backend->pool().lease(true);
             m_pipe.finished(lease->store(
-                m_temp, m_resumable, [this](std::span<std::byte> out) { return m_pipe.pull(out); }, timeAndMode(),
+                m_temp, appends(), [this](std::span<std::byte> out) { return m_pipe.pull(out); }, timeAndMode(),
                 "cannot write"));
         });
         // Looked at once now (a name taken or a folder swapped is known early), which also

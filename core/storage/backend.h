@@ -43,6 +43,10 @@ struct WriteOptions {
     // planned): a backend may skip a check made only to fail early. commit() still never
     // replaces anything when `overwrite` is false.
     bool fresh = false;
+    // The directory did not exist when the copy was planned, and no earlier try of this
+    // copy wrote in it: no partial state to resume can be there (a backend may skip its
+    // look for one).
+    bool newFolder = false;
     // Called when the writer leaves state on the server that outlives this process unless
     // discarded (an S3 multipart upload's id): a journal keeps the token, so that a later
     // run, or a cancel, can discard it with Backend::discardPending if it was not finished.

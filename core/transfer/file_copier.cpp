@@ -131,6 +131,7 @@ Result<FileOutcome> FileCopier::run()
     writeOptions.exactMode = options.preserveMode;
     writeOptions.confineBelow = m_ctx.dstRoot;
     writeOptions.fresh = m_task.fresh;
+    writeOptions.newFolder = m_task.newFolder;
     writeOptions.onPending = pendingRecorder();
     // A writer that appends (FTP) can go on from its partial file too: where it ends.
     if (m_ctx.journal && size >= options.partSize)

@@ -629,7 +629,10 @@ Result<FileOutcome> TransferJob::copyWithRetries(const FileTask &task, Operator 
             counted.fetch_add(n, std::memory_order_relaxed);
             context.onBytes(n);
         };
-        FileCopier copier(task, dst, mine);
+        // A try after the first may find what the one before left to resume.
+        FileTask thisTry = task;
+        thisTry.newFolder = task.newFolder && attempt == 1;
+        FileCopier copier(thisTry, dst, mine);
         if (replaceOwn)
             copier.replaceOwnLeftover();
         auto outcome = copier.run();

@@ -52,15 +52,16 @@ public:
 
     Error cancelled() const { return Error(ErrorKind::Cancelled, "stopped while finding what to copy"); }
 
+    // fresh: a file under a folder the copy makes (newFolder), or a lone file found absent.
     void addFile(const std::shared_ptr<Operator> &srcOp, const Entry &entry, std::string dstPath, const Entry *existing,
-                 bool fresh = false)
+                 bool fresh = false, bool newFolder = false)
     {
         if (m_spec.options.mode == TransferMode::Sync && existing && upToDate(*srcOp, entry, *existing)) {
             ++plan.unchanged;
             return;
         }
         plan.bytesTotal += entry.size;
-        plan.files.push_back(FileTask{srcOp, entry.path, std::move(dstPath), entry, fresh});
+        plan.files.push_back(FileTask{srcOp, entry.path, std::move(dstPath), entry, fresh, newFolder});
         if (m_found && plan.files.size() % 256 == 0)
             m_found(plan.files.size(), plan.bytesTotal);
     }
@@ -127,7 +128,7 @@ public:
                     if (found != existing.end())
                         found->second.name.clear(); // seen: not an extra
                     switch (entry.kind) {
-                    case EntryKind::File: addFile(srcOp, entry, dstPath, there, fresh); break;
+                    case EntryKind::File: addFile(srcOp, entry, dstPath, there, fresh, fresh); break;
                     case EntryKind::Directory:
                         if (!there || !there->isDir())
                             plan.dirs.push_back(dstPath);
@@ -203,7 +204,7 @@ public:
                     continue;
                 }
                 switch (entry.kind) {
-                case EntryKind::File: addFile(srcOp, entry, std::move(dst), nullptr, fresh); break;
+                case EntryKind::File: addFile(srcOp, entry, std::move(dst), nullptr, fresh, fresh); break;
                 case EntryKind::Directory: addDir(std::move(dst)); break;
                 case EntryKind::Symlink:
                 case EntryKind::Other:

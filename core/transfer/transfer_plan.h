@@ -16,7 +16,8 @@ struct FileTask {
     std::string srcPath;
     std::string dstPath;
     Entry source;
-    bool fresh = false; // it or its directory did not exist when planned: nothing to overwrite, no check needed
+    bool fresh = false;     // it or its directory did not exist when planned: nothing to overwrite, no check needed
+    bool newFolder = false; // its directory did not exist when planned: nothing of an earlier run is in it
 };
 
 // Everything a job will do, found before any byte moves.

@@ -476,17 +476,14 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
     besideWorkers->runUntilDone(besideGroup);
 }
 
-// Folder work that needs no wait before the files, done beside them (as many at once as
-// folders are made):
-// - On an object store a folder is its keys: the files copied into it make it. A folder
-//   with no file of its own gets a marker (an empty one would not show; s3rver lists a
-//   folder only where something is right in it). A copy into s3://bucket/new/ waited two
-//   round trips for markers before its first byte.
-// - A folder whose mode keeps its owner's rwx stops no write below it: its mode is set
-//   now, not after the last file (one round trip or two on a distant server, at the end).
-//   The others stay in plan.dirModes, set at the end, deepest first.
-std::unique_ptr<WorkerPool> TransferJob::besideFiles(TransferPlan &plan, TaskGroup &group, TransferObserver *observer,
-                                                     const std::stop_token &stop)
+// On an object store a folder is its keys: the files copied into it make it. A folder
+// with no file of its own gets a marker (an empty one would not show; s3rver lists a
+// folder only where something is right in it), made beside the files (as many at once as
+// folders are made): a copy into s3://bucket/new/ waited two round trips for markers
+// before its first byte. (Folder modes stay after the files: set beside them on FTP, they
+// took the one logged-in connection and the first file waited for a login of its own.)
+std::unique_ptr<WorkerPool> TransferJob::besideFiles(const TransferPlan &plan, TaskGroup &group,
+                                                     TransferObserver *observer, const std::stop_token &stop)
 {
     std::vector<std::function<void()>> tasks;
     Operator &dst = *plan.dstOp;
@@ -505,12 +502,6 @@ std::unique_ptr<WorkerPool> TransferJob::besideFiles(TransferPlan &plan, TaskGro
                     ++m_report.dirsCreated;
                 });
     }
-    const auto early = std::ranges::partition(plan.dirModes, [this](const auto &dirMode) {
-        return (copyMode(dirMode.second, m_spec.options.preserveMode) & 0700) != 0700; // late
-    });
-    for (auto &dirMode : early)
-        tasks.emplace_back([this, &plan, dirMode = std::move(dirMode)] { setDirMode(plan, dirMode); });
-    plan.dirModes.erase(early.begin(), early.end());
     auto workers = std::make_unique<WorkerPool>(std::min(tasks.size(), jobCount()));
     for (auto &task : tasks)
         workers->submit(group, [&stop, task = std::move(task)] {
@@ -692,8 +683,7 @@ void TransferJob::finishPlan(TransferPlan &plan, TransferObserver *observer, con
     for (const auto &[op, dir] : plan.sourceDirs)
         (void)op->remove(dir); // only emptied directories go; others say DirectoryNotEmpty
     // Deepest first, so a read-only folder is closed only after its children are done; the
-    // folders of a level side by side. (Those that stay writable by their owner were set
-    // beside the files.)
+    // folders of a level side by side.
     byLevel(
         plan.dirModes, true, true, jobCount(), std::stop_token(),
         [&](const std::pair<std::string, std::uint32_t> &dirMode) { setDirMode(plan, dirMode); }, [] {});

@@ -50,8 +50,8 @@ public:
 
 private:
     void copyFiles(TransferPlan &plan, TransferObserver *observer, const std::stop_token &stop);
-    // Folder work done beside the files (markers, modes that stop no write), in group.
-    std::unique_ptr<WorkerPool> besideFiles(TransferPlan &plan, TaskGroup &group, TransferObserver *observer,
+    // Markers an object store needs, made beside the files, in group.
+    std::unique_ptr<WorkerPool> besideFiles(const TransferPlan &plan, TaskGroup &group, TransferObserver *observer,
                                             const std::stop_token &stop);
     void setDirMode(const TransferPlan &plan, const std::pair<std::string, std::uint32_t> &dirMode);
     bool makeDirs(const TransferPlan &plan, bool realDirs, std::vector<std::pair<std::string, ErrorKind>> &failedDirs,

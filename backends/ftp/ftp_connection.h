@@ -59,10 +59,12 @@ public:
     bool retrieving() const { return m_retrieve.active; }
     // Stores the bytes `source` produces (0 at the end; nullopt aborts) at serverPath, from
     // its start or appended; then the `after` commands (a rename into place) on the same
-    // connection, only if every byte arrived.
+    // connection, only if every byte arrived. `landed` is called as the server's reply to
+    // the bytes (226) arrives, before the `after` commands: the file is whole on the server.
     Status store(const std::string &serverPath, bool append,
                  const std::function<std::optional<std::size_t>(std::span<std::byte>)> &source,
-                 const std::vector<std::string> &after, std::string_view what);
+                 const std::vector<std::string> &after, std::string_view what,
+                 const std::function<void()> &landed = {});
     // The same from memory.
     Status store(const std::string &serverPath, bool append, std::span<const std::byte> bytes,
                  const std::vector<std::string> &after, std::string_view what);
@@ -78,6 +80,9 @@ public:
     // False once a request may have left the control connection out of step (a reply
     // unread): the pool closes it instead of keeping it.
     bool reusable() const { return m_reusable; }
+    // Closed when its lease ends instead of kept (a command left half done on it: an RNFR
+    // not followed by its RNTO).
+    void retire() { m_reusable = false; }
     // The server refused this connection before its login (421: too many from us).
     bool refusedAtLogin() const { return m_refusedAtLogin; }
 
@@ -110,6 +115,8 @@ private:
     std::string m_failedReply;                           // its reply line, printable
     std::chrono::steady_clock::time_point m_lastReply{}; // of the last final reply line
     std::chrono::microseconds m_shortest = std::chrono::microseconds::max();
+    const std::function<void()> *m_landed = nullptr; // store()'s, until its 226
+    bool m_preliminary = false;                      // a 1xx (150) came in this store()
     struct Retrieve {
         bool active = false;   // the handle is in the multi handle
         bool finished = false; // and its request ended, with `result`
@@ -170,6 +177,8 @@ public:
     void learnRoundTrip(std::chrono::microseconds rtt);
     // Connections it may use at once (the engine keeps as many files in flight).
     unsigned limit() const { return m_limit.load(); }
+    // The server is 5 ms or more away (a round trip saved is worth a connection more).
+    bool distant() const { return m_distant.load(); }
     // Cuts every connection; every request from now on fails at once (Backend::hangUp()).
     void hangUp() { m_sockets.hangUp(); }
 
@@ -178,6 +187,7 @@ private:
 
     Config m_config;
     std::atomic<unsigned> m_limit{m_config.connections};
+    std::atomic<bool> m_distant = false;
     SocketWatch m_sockets; // outlives the connections (they close their sockets into it)
     std::mutex m_mutex;
     std::condition_variable m_cv;

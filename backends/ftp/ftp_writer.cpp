@@ -4,6 +4,7 @@
 #include "backends/http/upload_pipe.h"
 #include "core/storage/path.h"
 
+#include <atomic>
 #include <cstdio>
 #include <future>
 #include <iterator>
@@ -36,6 +37,8 @@ public:
     {
         if (m_options.sizeHint && *m_options.sizeHint <= kStreamFrom)
             m_buffer.reserve(std::size_t(*m_options.sizeHint));
+        else if (m_options.sizeHint)
+            startStream(); // the STOR's round trips pass while the first bytes are read
     }
     ~FtpWriter() override { abort(); }
 
@@ -60,7 +63,7 @@ public:
         }
         // The first look found the name taken or the folder swapped: the rest is not sent.
         if (m_prepared.valid() && m_prepared.wait_for(std::chrono::seconds(0)) == std::future_status::ready)
-            if (auto early = m_prepared.get(); !early)
+            if (Status early = m_prepared.get(); !early)
                 return early;
         return m_pipe.handOver(data);
     }
@@ -83,26 +86,45 @@ public:
         const bool checkFirst = !m_options.overwrite;
         Status sent;
         if (m_thread.joinable()) {
-            // Streamed: the STOR's own connection sets time and mode after its 226 while
-            // the name and the folder are checked on another (made ready as the stream
-            // began): three round trips side by side, not six one after another.
-            sent = m_prepared.valid() ? m_prepared.get() : Status{};
-            auto checked = std::async(std::launch::async, [this, checkFirst] { return checkName(checkFirst); });
+            // Streamed. After the 226 the stream's connection sends RNFR; meanwhile one
+            // connection looks at the name and then sets the time (and the mode, if the
+            // first look could not), another confirms the folder (on a server nearby, the
+            // same one: a round trip there costs less than a login). The RNTO follows on
+            // the stream's connection: two round trips after the 226, not five.
+            // Both wait for the first look, whose connections they take (over TLS its
+            // logins can outlast the bytes; taking others would log in more).
+            const bool sideBySide = m_backend->pool().distant();
+            auto named = std::async(std::launch::async, [this, checkFirst, sideBySide, looked = m_prepared] {
+                if (looked.valid() && !looked.get())
+                    return looked.get();
+                if (auto st = sideBySide ? (checkFirst ? nameFree() : Status{}) : checkName(checkFirst); !st)
+                    return st;
+                const std::vector<std::string> lines = timeAndMode(!m_modeSet);
+                if (!m_landing.get() || lines.empty())
+                    return Status{}; // the stream's error is the one reported
+                return m_backend->pool().lease()->commands(lines, "cannot write");
+            });
+            std::future<Status> inFolder;
+            if (sideBySide)
+                inFolder = std::async(std::launch::async, [this, looked = m_prepared] {
+                    if (looked.valid())
+                        looked.wait();
+                    return confirmFolder();
+                });
             Status stored = m_pipe.end();
+            for (Status st : {stored, named.get(), inFolder.valid() ? inFolder.get() : Status{}})
+                if (sent)
+                    sent = std::move(st);
+            decide(bool(sent));
             m_thread.join();
-            Status named = checked.get();
             if (sent)
-                sent = stored;
-            if (sent)
-                sent = named;
-            if (sent)
-                sent = m_backend->pool().lease()->commands(renameCommands(), "cannot publish");
+                sent = m_published;
         } else {
             if (!checkFirst)
                 if (auto st = confirmFolder(); !st)
                     return st; // nothing was sent
             announce();
-            std::vector<std::string> publish = timeAndMode();
+            std::vector<std::string> publish = timeAndMode(true);
             if (!checkFirst)
                 std::ranges::move(renameCommands(), std::back_inserter(publish));
             sent = m_backend->pool().lease()->store(m_temp, appends(), m_buffer, publish, "cannot write");
@@ -193,39 +215,108 @@ private:
     void startStream()
     {
         announce();
-        m_thread = std::thread([this] {
-            auto lease = m_backend->pool().lease(true);
-            m_pipe.finished(lease->store(
-                m_temp, appends(), [this](std::span<std::byte> out) { return m_pipe.pull(out); }, timeAndMode(),
-                "cannot write"));
+        m_publishing = m_publish.get_future();
+        m_landing = m_landed.get_future();
+        std::future<bool> begun = m_begun.get_future();
+        // Taken here, before the look below takes one: the stream gets the connection the
+        // plan logged in, not a new login's four round trips.
+        m_thread = std::thread([this, lease = m_backend->pool().lease(true)]() mutable {
+            // RNFR right after the 226, on the same connection, while the commit looks at
+            // the name and the folder: its RNTO is then one round trip.
+            const auto pull = [this](std::span<std::byte> out) {
+                began(true);
+                return m_pipe.pull(out);
+            };
+            Status stored =
+                lease->store(m_temp, appends(), pull, {"RNFR " + m_temp}, "cannot write", [this] { landed(true); });
+            began(false);
+            landed(false);
+            m_pipe.finished(stored);
+            if (!stored)
+                return;
+            if (m_publishing.get())
+                m_published = lease->commands({"RNTO " + m_backend->serverPath(m_path)}, "cannot publish");
+            else
+                lease->retire(); // its RNFR waits for an RNTO that will not come
         });
-        // Looked at once now (a name taken or a folder swapped is known early), which also
-        // logs in the connection the commit checks on while the stream's sets time and mode.
-        m_prepared = std::async(std::launch::async, [this] { return checkName(!m_options.overwrite); });
+        // Looked at once now (a folder swapped, or a name taken unless the plan found it
+        // free, is known early), on the connections the commit checks on, which logs them
+        // in while the bytes flow. A mode that keeps the owner's write (an APPE onto a kept
+        // partial file still works) is given once the STOR made the file; where the server
+        // says no, the commit sets it.
+        m_prepared = std::async(std::launch::async, [this, begun = std::move(begun)]() mutable {
+            const bool distant = m_backend->pool().distant();
+            std::future<void> other; // on a distant server, a second connection logged in
+            if (distant && (m_options.overwrite || m_options.fresh))
+                other = std::async(std::launch::async, [this] { (void)m_backend->pool().lease()->commands({}, ""); });
+            Status looked = checkName(!m_options.overwrite && !m_options.fresh, distant);
+            if (looked && m_mode && (*m_mode & 0200) && begun.get())
+                m_modeSet = bool(m_backend->pool().lease()->commands({"SITE CHMOD " + octal(*m_mode) + " " + m_temp},
+                                                                     "cannot set the mode"));
+            if (other.valid())
+                other.wait();
+            return looked;
+        });
+    }
+
+    // The STOR's bytes began to flow (its file exists), or it ended before they did.
+    void began(bool flowing)
+    {
+        if (!m_begunSet.exchange(true))
+            m_begun.set_value(flowing);
+    }
+
+    // The server's 226 came (every byte is in the file), or the stream ended without it.
+    void landed(bool whole)
+    {
+        if (!m_landedSet.exchange(true))
+            m_landed.set_value(whole);
+    }
+
+    // Tells the stream's connection whether to send the RNTO (once; false for a stream
+    // stopped or refused).
+    void decide(bool publish)
+    {
+        if (m_decided)
+            return;
+        m_decided = true;
+        m_publish.set_value(publish);
     }
 
     void stopStream()
     {
         if (m_thread.joinable()) {
             m_pipe.cancel();
+            decide(false);
             m_thread.join();
         }
         if (m_prepared.valid())
             m_prepared.wait();
     }
 
-    // Nothing has the name (unless it may be replaced), and the folder is still the one
-    // named.
-    Status checkName(bool checkFirst)
+    // Nothing has the name (FTP's RNTO would replace it).
+    Status nameFree()
     {
-        if (checkFirst) {
-            auto there = m_backend->statServer(m_backend->serverPath(m_path), "cannot publish");
-            if (there)
-                return Error(ErrorKind::AlreadyExists, "cannot publish: something has that name");
-            if (there.error().kind() != ErrorKind::NotFound)
-                return std::move(there).error();
-        }
-        return confirmFolder();
+        auto there = m_backend->statServer(m_backend->serverPath(m_path), "cannot publish");
+        if (there)
+            return Error(ErrorKind::AlreadyExists, "cannot publish: something has that name");
+        if (there.error().kind() != ErrorKind::NotFound)
+            return std::move(there).error();
+        return {};
+    }
+
+    // Nothing has the name (unless it may be replaced), and the folder is still the one
+    // named: on one connection, or on two side by side.
+    Status checkName(bool checkFirst, bool sideBySide = false)
+    {
+        if (!checkFirst)
+            return confirmFolder();
+        std::future<Status> inFolder;
+        if (sideBySide)
+            inFolder = std::async(std::launch::async, [this] { return confirmFolder(); });
+        Status named = nameFree();
+        Status st = inFolder.valid() ? inFolder.get() : named ? confirmFolder() : Status{};
+        return named ? st : named;
     }
 
     // A failed commit leaves no temporary file (a resumable one stays for the next try).
@@ -237,12 +328,12 @@ private:
 
     // After the STOR, on its connection. '*': a server without MFMT or SITE CHMOD still
     // takes the file.
-    std::vector<std::string> timeAndMode() const
+    std::vector<std::string> timeAndMode(bool withMode) const
     {
         std::vector<std::string> lines;
         if (m_options.mtimeNs && m_backend->features().mfmt)
             lines.push_back("*MFMT " + formatFtpTime(*m_options.mtimeNs) + " " + m_temp);
-        if (m_mode)
+        if (m_mode && withMode)
             lines.push_back("*SITE CHMOD " + octal(*m_mode) + " " + m_temp);
         return lines;
     }
@@ -267,7 +358,17 @@ private:
     std::thread m_thread; // runs the streamed STOR
     std::string m_refusedPartial;
     std::optional<std::uint64_t> m_committed; // bytes the published file holds
-    std::future<Status> m_prepared;           // the look taken as the stream began
+    std::shared_future<Status> m_prepared;    // the look taken as the stream began
+    bool m_modeSet = false;                   // by that look: the temporary file has m_mode
+    std::promise<bool> m_begun;               // the STOR's bytes began to flow
+    std::atomic<bool> m_begunSet = false;
+    std::promise<bool> m_landed; // the STOR's 226 came: the time can be set
+    std::future<bool> m_landing;
+    std::atomic<bool> m_landedSet = false;
+    std::promise<bool> m_publish; // the commit's word to the stream's connection: RNTO or not
+    std::future<bool> m_publishing;
+    bool m_decided = false;
+    Status m_published; // the RNTO's outcome
 };
 
 } // namespace

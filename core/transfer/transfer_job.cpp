@@ -353,8 +353,31 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
     if (dst.capabilities().has(Capability::CreateDir) && realDirs
         && !makeDirs(plan, realDirs, failedDirs, observer, stop))
         return;
+    // On a distant storage (one that wants more connections busy), a folder whose mode
+    // keeps its owner's rwx, which stops no write below it, has its mode set beside the
+    // files once their first bytes moved: at the end it cost a round trip or two. Not
+    // sooner: on FTP the mode's look took the one logged-in connection just as the first
+    // file wanted it, and the file waited four round trips for a login of its own. (Nearby,
+    // a connection more costs more than the round trip it saves.) The others stay in
+    // plan.dirModes, set after the files.
+    const bool distant = dst.preferredStreams(Backend::Flow::Writing) > 0;
+    const auto early = std::ranges::partition(plan.dirModes, [this, distant](const auto &dirMode) {
+        return !distant || (copyMode(dirMode.second, m_spec.options.preserveMode) & 0700) != 0700; // late
+    });
+    const std::vector<std::pair<std::string, std::uint32_t>> earlyModes(early.begin(), early.end());
+    plan.dirModes.erase(early.begin(), early.end());
     TaskGroup besideGroup;
-    const auto besideWorkers = besideFiles(plan, besideGroup, observer, stop);
+    const auto besideWorkers = besideFiles(plan, besideGroup, observer, stop, earlyModes.size());
+    std::atomic<bool> modesBegun = false;
+    const auto beginModes = [&] {
+        if (modesBegun.load(std::memory_order_relaxed) || modesBegun.exchange(true))
+            return;
+        for (const auto &dirMode : earlyModes)
+            besideWorkers->submit(besideGroup, [this, &plan, &dirMode, &stop] {
+                if (!stop.stop_requested())
+                    setDirMode(plan, dirMode);
+            });
+    };
     // Network sources read in the larger pieces they prefer (fewer requests); the bytes in
     // flight stay bounded by maxBytesInFlight either way.
     std::size_t preferred = 0;
@@ -402,7 +425,10 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
                         throttle,
                         m_journal.get(),
                         stop,
-                        [this, observer](std::uint64_t n) { addBytes(n, observer); },
+                        [this, observer, &beginModes](std::uint64_t n) {
+                            addBytes(n, observer);
+                            beginModes();
+                        },
                         plan.dstRoot};
 
     TaskGroup group;
@@ -473,6 +499,7 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
         });
     }
     fileWorkers.runUntilDone(group);
+    beginModes(); // no byte moved (empty files, none at all, all copied before)
     besideWorkers->runUntilDone(besideGroup);
 }
 
@@ -480,10 +507,10 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
 // with no file of its own gets a marker (an empty one would not show; s3rver lists a
 // folder only where something is right in it), made beside the files (as many at once as
 // folders are made): a copy into s3://bucket/new/ waited two round trips for markers
-// before its first byte. (Folder modes stay after the files: set beside them on FTP, they
-// took the one logged-in connection and the first file waited for a login of its own.)
+// before its first byte. The pool has room for `later` tasks more (folder modes).
 std::unique_ptr<WorkerPool> TransferJob::besideFiles(const TransferPlan &plan, TaskGroup &group,
-                                                     TransferObserver *observer, const std::stop_token &stop)
+                                                     TransferObserver *observer, const std::stop_token &stop,
+                                                     std::size_t later)
 {
     std::vector<std::function<void()>> tasks;
     Operator &dst = *plan.dstOp;
@@ -502,7 +529,7 @@ std::unique_ptr<WorkerPool> TransferJob::besideFiles(const TransferPlan &plan, T
                     ++m_report.dirsCreated;
                 });
     }
-    auto workers = std::make_unique<WorkerPool>(std::min(tasks.size(), jobCount()));
+    auto workers = std::make_unique<WorkerPool>(std::min(tasks.size() + later, jobCount()));
     for (auto &task : tasks)
         workers->submit(group, [&stop, task = std::move(task)] {
             if (!stop.stop_requested())
@@ -683,7 +710,8 @@ void TransferJob::finishPlan(TransferPlan &plan, TransferObserver *observer, con
     for (const auto &[op, dir] : plan.sourceDirs)
         (void)op->remove(dir); // only emptied directories go; others say DirectoryNotEmpty
     // Deepest first, so a read-only folder is closed only after its children are done; the
-    // folders of a level side by side.
+    // folders of a level side by side. (Those that stay writable by their owner were set
+    // beside the files.)
     byLevel(
         plan.dirModes, true, true, jobCount(), std::stop_token(),
         [&](const std::pair<std::string, std::uint32_t> &dirMode) { setDirMode(plan, dirMode); }, [] {});

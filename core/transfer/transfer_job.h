@@ -50,9 +50,10 @@ public:
 
 private:
     void copyFiles(TransferPlan &plan, TransferObserver *observer, const std::stop_token &stop);
-    // Markers an object store needs, made beside the files, in group.
+    // Markers an object store needs, made beside the files, in group; room for `later`
+    // tasks more.
     std::unique_ptr<WorkerPool> besideFiles(const TransferPlan &plan, TaskGroup &group, TransferObserver *observer,
-                                            const std::stop_token &stop);
+                                            const std::stop_token &stop, std::size_t later);
     void setDirMode(const TransferPlan &plan, const std::pair<std::string, std::uint32_t> &dirMode);
     bool makeDirs(const TransferPlan &plan, bool realDirs, std::vector<std::pair<std::string, ErrorKind>> &failedDirs,
                   TransferObserver *observer, const std::stop_token &stop);

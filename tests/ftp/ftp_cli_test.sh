@@ -114,15 +114,7 @@ expect 0 "rm" -- "$strata" rm "$remote/keep.txt"
 
 # 4b. A name taken while a large upload streams (another user of the server): the upload
 #     fails and says so, the other's file is kept, and its temporary file goes.
-"$strata" cp --bwlimit 8M "$work/large.bin" "$remote/taken.bin" >"$work/taken.out" 2>"$work/taken.err" &
-pid=$!
-for _ in $(seq 250); do compgen -G "$server_root/.strata-*" >/dev/null && break; sleep 0.02; done
-sleep 0.5 # the stream's first look is done
-echo theirs >"$server_root/taken.bin"
-wait "$pid" && rc=0 || rc=$?
-[ "$rc" -eq 1 ] && pass || fail "an upload whose name was taken meanwhile ended with $rc: $(cat "$work/taken.err")"
-contains "the taken name is said" "$(cat "$work/taken.err")" "something has that name"
-[ "$(cat "$server_root/taken.bin")" = theirs ] && pass || fail "the file that took the name was replaced"
+name_taken_meanwhile "near" "$server_root" taken.bin "$strata" cp --bwlimit 8M "$work/large.bin" "$remote/taken.bin"
 rm -f "$server_root/taken.bin"
 
 # 5. A name with a line break cannot be sent (it would end the command): refused, nothing made.

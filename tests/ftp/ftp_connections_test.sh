@@ -3,7 +3,10 @@
 # tests/perf/delay_proxy.js in front of them:
 # 1. A server 20 ms away (the pureftpd fixture behind a 10 ms each way proxy): a copy of many
 #    small files goes over 16 control connections, not 8; `?connections=4` keeps to 4.
-# 2. A server that allows 3 connections from one address (its own Pure-FTPd, -C 3): the 5
+# 2. Large files to a server 20 ms away: bytes, times and modes arrive (the checks and the
+#    time and mode on side connections), nothing temporary is left, a name taken meanwhile
+#    is refused.
+# 3. A server that allows 3 connections from one address (its own Pure-FTPd, -C 3): the 5
 #    refused with 421 lower the pool's limit and are not tried again; the copy succeeds up
 #    and down, byte for byte.
 # Usage: ftp_connections_test.sh STRATA
@@ -43,7 +46,39 @@ for want in 16 4; do
   fi
 done
 
-# 2. A server that takes 3 connections from us, 8 wanted: the 5 refused (421) are not tried
+# 2. Large files (streamed) to a server 20 ms away: the name and folder are checked, and
+# the time and mode given, on side connections while the bytes flow (the stream's own RNFRs
+# after its 226). Every byte, the times, the modes (0640 given while the bytes flow, 0444
+# only at the end: an APPE onto a kept part must still work) and the folder's 0750 (set
+# beside the files) arrive, and no temporary file is left. A name taken meanwhile is
+# refused and the other file kept.
+mkdir -p "$work/big/sub"
+head -c $((3 << 20)) /dev/urandom >"$work/big/a.bin"
+head -c $((2 << 20)) /dev/urandom >"$work/big/sub/b.bin"
+touch -d '2020-01-02 03:04:05' "$work/big/a.bin" "$work/big/sub/b.bin"
+chmod 640 "$work/big/a.bin"
+chmod 444 "$work/big/sub/b.bin"
+chmod 750 "$work/big/sub"
+if proxied "$STRATA_FTP_PORT" 10 --ftp; then
+  far=ftp://$user@127.0.0.1:$pport/upload/$run
+  export STRATA_FTP_HOST=127.0.0.1 STRATA_FTP_PASSWORD=$password
+  expect 0 "large files to a server 20 ms away" -- "$strata" cp -r "$work/big" "$far/big"
+  if diff -r "$work/big" "$server_root/big" >/dev/null; then pass; else fail "large files: the copy differs"; fi
+  for f in a.bin sub/b.bin; do
+    [ "$(stat -c %Y "$server_root/big/$f")" = "$(stat -c %Y "$work/big/$f")" ] && pass ||
+      fail "$f: modified $(stat -c %y "$server_root/big/$f"), wanted $(stat -c %y "$work/big/$f")"
+  done
+  [ "$(stat -c %a "$server_root/big/a.bin")" = 640 ] && pass || fail "a.bin: mode $(stat -c %a "$server_root/big/a.bin")"
+  [ "$(stat -c %a "$server_root/big/sub/b.bin")" = 444 ] && pass || fail "b.bin: mode $(stat -c %a "$server_root/big/sub/b.bin")"
+  [ "$(stat -c %a "$server_root/big/sub")" = 750 ] && pass || fail "sub: mode $(stat -c %a "$server_root/big/sub")"
+  lacks "no temporary file left (large)" "$(find "$server_root/big" -name '.strata-*')" ".strata-"
+  head -c $((8 << 20)) /dev/urandom >"$work/taken.bin"
+  name_taken_meanwhile "far" "$server_root" taken.bin "$strata" cp --bwlimit 4M "$work/taken.bin" "$far/taken.bin"
+  unproxied
+  lacks "no temporary file left (taken)" "$(ls -a "$server_root")" ".strata-"
+fi
+
+# 3. A server that takes 3 connections from us, 8 wanted: the 5 refused (421) are not tried
 # again (24 connections were made before: each retry tried a new one), and the copy
 # succeeds both ways.
 own=$work/own

@@ -51,6 +51,24 @@ first_line() {
   return 1
 }
 
+# name_taken_meanwhile LABEL DIR NAME CMD...: runs CMD, an upload to DIR/NAME slow enough
+# to be caught under way, in the background; once its temporary file shows in DIR, another
+# user of the server takes NAME. The upload must fail and say so, and the other's file must
+# stay. (Output in $work/taken.out and .err; the caller's $work.)
+name_taken_meanwhile() {
+  local label=$1 dir=$2 name=$3 pid rc
+  shift 3
+  "$@" >"$work/taken.out" 2>"$work/taken.err" &
+  pid=$!
+  for _ in $(seq 250); do compgen -G "$dir/.strata-*" >/dev/null && break; sleep 0.02; done
+  sleep 0.5 # the stream's first look is done
+  echo theirs >"$dir/$name"
+  wait "$pid" && rc=0 || rc=$?
+  [ "$rc" -eq 1 ] && pass || fail "$label: an upload whose name was taken meanwhile ended with $rc: $(cat "$work/taken.err")"
+  contains "$label: the taken name is said" "$(cat "$work/taken.err")" "something has that name"
+  [ "$(cat "$dir/$name")" = theirs ] && pass || fail "$label: the file that took the name was replaced"
+}
+
 # fixture_env VAR FIXTURE: sources the env file whose path the fixture's CTest hook put in
 # $VAR (STRATA_FTP_ENVFILE…); exits 1 naming FIXTURE when there is none.
 # proxied TARGET-PORT DELAY-MS [PROXY-OPTIONS...]: tests/perf/delay_proxy.js in front of

@@ -37,7 +37,10 @@ public:
         m_readTime = readTime;
         m_mostReads = 0;
     }
-    std::size_t preferredStreams(Flow flow) const override { return flow == Flow::Reading ? m_streams.load() : 0; }
+    std::size_t preferredStreams(Flow flow) const override
+    {
+        return flow == Flow::Reading ? m_streams.load() : m_writeStreams.load();
+    }
     std::size_t mostReadsAtOnce() const { return m_mostReads.load(); }
     // Folders made here take `time` each (a server far away); counts those made together.
     void setDirTime(std::chrono::milliseconds time)
@@ -47,11 +50,13 @@ public:
     }
     std::size_t mostDirsAtOnce() const { return m_mostDirs.load(); }
     // Takes files (each commit taking `commitTime`) and folder modes, noting the order in
-    // which commits and modes happened (step() of each path).
-    void setWritable(std::chrono::milliseconds commitTime)
+    // which commits and modes happened (step() of each path); written as a distant server
+    // is when `streams` > 0 (connections it wants busy).
+    void setWritable(std::chrono::milliseconds commitTime, std::size_t streams = 0)
     {
         m_writable = true;
         m_commitTime = commitTime;
+        m_writeStreams = streams;
     }
     // When `path` was committed or given its mode, counting from 1; 0: never.
     std::size_t step(const std::string &path) const
@@ -99,6 +104,7 @@ private:
     std::atomic<std::size_t> m_dirsNow{0}, m_mostDirs{0};
     std::atomic<bool> m_writable{false};
     std::atomic<std::chrono::milliseconds> m_commitTime{std::chrono::milliseconds(0)};
+    std::atomic<std::size_t> m_writeStreams = 0;
     std::map<std::string, std::size_t> m_steps;
 };
 

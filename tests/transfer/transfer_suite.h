@@ -96,7 +96,7 @@ private Q_SLOTS:
     // tree_tests.cpp
     void recursiveTree();
     void foldersOfALevelMadeSideBySide();
-    void folderModesSetAfterTheirFiles();
+    void folderModesBesideOrAfterTheirFiles();
     void severalSourcesIntoOneDirectory();
     void namingRules();
     void boundedParallelism();

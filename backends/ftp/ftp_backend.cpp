@@ -213,7 +213,8 @@ Result<ListedName> FtpBackend::ownFile(const std::string &dir)
     return *facts;
 }
 
-Result<std::uint64_t> FtpBackend::keptPartSize(const std::string &temp, std::string &refused)
+Result<std::uint64_t> FtpBackend::keptPartSize(const std::string &temp, std::optional<std::uint32_t> mode,
+                                               std::string &refused)
 {
     if (!m_features.mlst) {
         auto kept = statServer(temp, "cannot write");
@@ -236,7 +237,8 @@ Result<std::uint64_t> FtpBackend::keptPartSize(const std::string &temp, std::str
         refused = "the server does not say who owns it";
     else if (*kept->uid != *own->uid)
         refused = "it belongs to user id " + std::to_string(*kept->uid) + ", not to the login user";
-    else if (kept->entry.mode != own->entry.mode)
+    else if (kept->entry.mode != own->entry.mode
+             && !(mode && kept->entry.mode == *mode && (*mode & 06222) == 0200)) // given early by its writer
         refused = "its permissions are " + octal(kept->entry.mode.value_or(0)) + ", not "
             + octal(own->entry.mode.value_or(0)) + " as it was made";
     return refused.empty() ? kept->entry.size : 0;
@@ -453,7 +455,7 @@ Result<std::unique_ptr<Writer>> FtpBackend::write(std::string_view path, const W
         // A stable name: what was written survives a crash or a pause for the next writer.
         // Nothing to resume in a folder new to this copy: no look (a round trip).
         temp = childOf(dir, resumePartName(options.resumeKey));
-        auto kept = options.newFolder ? Result<std::uint64_t>(std::uint64_t(0)) : keptPartSize(temp, refused);
+        auto kept = options.newFolder ? Result<std::uint64_t>(std::uint64_t(0)) : keptPartSize(temp, mode, refused);
         if (!kept)
             return std::move(kept).error();
         partial = *kept;

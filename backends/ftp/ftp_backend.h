@@ -77,8 +77,10 @@ private:
     // What MLST says of one server path.
     Result<ListedName> factsOf(const std::string &where, std::string_view what);
     // The size of the partial file an earlier writer kept under `temp` (0: none), when it is
-    // ours as we left it (ownFile()); else `refused` says why and it is left alone.
-    Result<std::uint64_t> keptPartSize(const std::string &temp, std::string &refused);
+    // ours as we left it (ownFile(), or with `mode`, which its writer gives early: see
+    // FtpWriter::earlyMode); else `refused` says why and it is left alone.
+    Result<std::uint64_t> keptPartSize(const std::string &temp, std::optional<std::uint32_t> mode,
+                                       std::string &refused);
     // What MLST says of a file we upload into server folder `dir`: made and removed once
     // per server (FTP names no login user's id).
     Result<ListedName> ownFile(const std::string &dir);

@@ -164,7 +164,8 @@ std::size_t Connection::onReply(char *data, std::size_t size, std::size_t count,
             c->m_shortest =
                 std::min(c->m_shortest, std::chrono::duration_cast<std::chrono::microseconds>(now - c->m_lastReply));
         c->m_lastReply = now;
-        if (c->m_landed && line[0] == '1') {
+        // The transfer's start (125, 150), then its end: not a 120 before a login's 220.
+        if (c->m_landed && (line.starts_with("150") || line.starts_with("125"))) {
             c->m_preliminary = true;
         } else if (c->m_landed && c->m_preliminary && line[0] == '2') {
             const auto *landed = std::exchange(c->m_landed, nullptr);

@@ -241,16 +241,15 @@ private:
         });
         // Looked at once now (a folder swapped, or a name taken unless the plan found it
         // free, is known early), on the connections the commit checks on, which logs them
-        // in while the bytes flow. A mode that keeps the owner's write (an APPE onto a kept
-        // partial file still works) is given once the STOR made the file; where the server
-        // says no, the commit sets it.
+        // in while the bytes flow. Some modes are given once the STOR made the file (see
+        // earlyMode); where the server says no, the commit sets it.
         m_prepared = std::async(std::launch::async, [this, begun = std::move(begun)]() mutable {
             const bool distant = m_backend->pool().distant();
             std::future<void> other; // on a distant server, a second connection logged in
             if (distant && (m_options.overwrite || m_options.fresh))
                 other = std::async(std::launch::async, [this] { (void)m_backend->pool().lease()->commands({}, ""); });
             Status looked = checkName(!m_options.overwrite && !m_options.fresh, distant);
-            if (looked && m_mode && (*m_mode & 0200) && begun.get())
+            if (looked && earlyMode() && begun.get())
                 m_modeSet = bool(m_backend->pool().lease()->commands({"SITE CHMOD " + octal(*m_mode) + " " + m_temp},
                                                                      "cannot set the mode"));
             if (other.valid())
@@ -258,6 +257,11 @@ private:
             return looked;
         });
     }
+
+    // A mode given while the bytes flow: one that keeps the owner's write (an APPE onto a
+    // kept part still works), gives no one else write (a kept part with it is taken up
+    // again: FtpBackend::keptPartSize) and no set-ID bit (a write by the server clears it).
+    bool earlyMode() const { return m_mode && (*m_mode & 06222) == 0200; }
 
     // The STOR's bytes began to flow (its file exists), or it ended before they did.
     void began(bool flowing)

@@ -373,7 +373,11 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
         if (modesBegun.load(std::memory_order_relaxed) || modesBegun.exchange(true))
             return;
         for (const auto &dirMode : earlyModes)
-            besideWorkers->submit(besideGroup, [this, &plan, &dirMode, &stop] {
+            besideWorkers->submit(besideGroup, [this, &plan, &dirMode, &stop, &failedDirs] {
+                // Not a folder that could not be made (whatever has its name is not ours).
+                for (const auto &failed : failedDirs)
+                    if (dirMode.first == failed.first || isStrictlyBelow(dirMode.first, failed.first))
+                        return;
                 if (!stop.stop_requested())
                     setDirMode(plan, dirMode);
             });

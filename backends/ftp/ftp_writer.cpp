@@ -21,6 +21,21 @@ std::string octal(std::uint32_t mode)
 
 namespace {
 
+// A word given once, by whichever side comes first (later ones are dropped).
+class Once {
+public:
+    void operator()(bool value)
+    {
+        if (!m_given.exchange(true))
+            m_promise.set_value(value);
+    }
+    std::future<bool> future() { return m_promise.get_future(); }
+
+private:
+    std::promise<bool> m_promise;
+    std::atomic<bool> m_given = false;
+};
+
 // Uploads to a temporary name beside the destination and renames it into place at commit,
 // so nothing half-written is ever visible under the name. Small files are kept in memory
 // and sent at commit in one request that also renames them (RNFR/RNTO after the STOR, on
@@ -115,7 +130,7 @@ public:
             for (Status st : {stored, named.get(), inFolder.valid() ? inFolder.get() : Status{}})
                 if (sent)
                     sent = std::move(st);
-            decide(bool(sent));
+            m_publish(bool(sent));
             m_thread.join();
             if (sent)
                 sent = m_published;
@@ -215,22 +230,22 @@ private:
     void startStream()
     {
         announce();
-        m_publishing = m_publish.get_future();
-        m_landing = m_landed.get_future();
-        std::future<bool> begun = m_begun.get_future();
+        m_publishing = m_publish.future();
+        m_landing = m_landed.future();
+        std::future<bool> begun = m_begun.future();
         // Taken here, before the look below takes one: the stream gets the connection the
         // plan logged in, not a new login's four round trips.
         m_thread = std::thread([this, lease = m_backend->pool().lease(true)]() mutable {
             // RNFR right after the 226, on the same connection, while the commit looks at
             // the name and the folder: its RNTO is then one round trip.
             const auto pull = [this](std::span<std::byte> out) {
-                began(true);
+                m_begun(true);
                 return m_pipe.pull(out);
             };
             Status stored =
-                lease->store(m_temp, appends(), pull, {"RNFR " + m_temp}, "cannot write", [this] { landed(true); });
-            began(false);
-            landed(false);
+                lease->store(m_temp, appends(), pull, {"RNFR " + m_temp}, "cannot write", [this] { m_landed(true); });
+            m_begun(false);
+            m_landed(false);
             m_pipe.finished(stored);
             if (!stored)
                 return;
@@ -263,35 +278,11 @@ private:
     // again: FtpBackend::keptPartSize) and no set-ID bit (a write by the server clears it).
     bool earlyMode() const { return m_mode && (*m_mode & 06222) == 0200; }
 
-    // The STOR's bytes began to flow (its file exists), or it ended before they did.
-    void began(bool flowing)
-    {
-        if (!m_begunSet.exchange(true))
-            m_begun.set_value(flowing);
-    }
-
-    // The server's 226 came (every byte is in the file), or the stream ended without it.
-    void landed(bool whole)
-    {
-        if (!m_landedSet.exchange(true))
-            m_landed.set_value(whole);
-    }
-
-    // Tells the stream's connection whether to send the RNTO (once; false for a stream
-    // stopped or refused).
-    void decide(bool publish)
-    {
-        if (m_decided)
-            return;
-        m_decided = true;
-        m_publish.set_value(publish);
-    }
-
     void stopStream()
     {
         if (m_thread.joinable()) {
             m_pipe.cancel();
-            decide(false);
+            m_publish(false); // its RNFR, if any, waits for no RNTO
             m_thread.join();
         }
         if (m_prepared.valid())
@@ -364,14 +355,11 @@ private:
     std::optional<std::uint64_t> m_committed; // bytes the published file holds
     std::shared_future<Status> m_prepared;    // the look taken as the stream began
     bool m_modeSet = false;                   // by that look: the temporary file has m_mode
-    std::promise<bool> m_begun;               // the STOR's bytes began to flow
-    std::atomic<bool> m_begunSet = false;
-    std::promise<bool> m_landed; // the STOR's 226 came: the time can be set
+    Once m_begun;                             // the STOR's bytes began to flow (its file exists), or it ended first
+    Once m_landed;                            // the STOR's 226 came (the time can be set), or it ended without
+    Once m_publish;                           // the commit's word to the stream's connection: RNTO or not
     std::future<bool> m_landing;
-    std::atomic<bool> m_landedSet = false;
-    std::promise<bool> m_publish; // the commit's word to the stream's connection: RNTO or not
     std::future<bool> m_publishing;
-    bool m_decided = false;
     Status m_published; // the RNTO's outcome
 };
 

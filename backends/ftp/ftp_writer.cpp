@@ -127,7 +127,9 @@ public:
                     return confirmFolder();
                 });
             Status stored = m_pipe.end();
-            for (Status st : {stored, named.get(), inFolder.valid() ? inFolder.get() : Status{}})
+            // The checks' findings first: a folder swapped for a link also fails the RNFR
+            // (through the link, the temporary file is not there), and the link is the news.
+            for (Status st : {named.get(), inFolder.valid() ? inFolder.get() : Status{}, stored})
                 if (sent)
                     sent = std::move(st);
             m_publish(bool(sent));

@@ -203,7 +203,9 @@ void TransferSuite::distantSourceReadInFinerParts()
     // file, below the 32 MiB part size, is cut into 8 parts of 3 MiB read side by side, and
     // arrives whole. A destination written in order (FTP) or one stream per object takes
     // it in one part, one read at a time, and so does a job that says how many parts.
-    m_fake->setStreams(8);
+    // Reads of 20 ms: long enough to overlap however slowly the copy's own work runs
+    // (under TSan, 3 ms reads overlapped only two at a time).
+    m_fake->setStreams(8, std::chrono::milliseconds(20));
     m_fake->addFile("/far.bin", pattern(24u << 20, 24));
     auto o = options();
     o.partSize = 32u << 20;

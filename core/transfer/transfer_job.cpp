@@ -361,11 +361,14 @@ void TransferJob::copyFiles(TransferPlan &plan, TransferObserver *observer, cons
     // a connection more costs more than the round trip it saves.) The others stay in
     // plan.dirModes, set after the files.
     const bool distant = dst.preferredStreams(Backend::Flow::Writing) > 0;
-    const auto early = std::ranges::partition(plan.dirModes, [this, distant](const auto &dirMode) {
-        return !distant || (copyMode(dirMode.second, m_spec.options.preserveMode) & 0700) != 0700; // late
-    });
-    const std::vector<std::pair<std::string, std::uint32_t>> earlyModes(early.begin(), early.end());
-    plan.dirModes.erase(early.begin(), early.end());
+    // (std::stable_partition, not std::ranges::partition, whose subrange clang 14 cannot
+    // compile with libstdc++ 12; it also keeps the late ones in their order.)
+    const auto early =
+        std::stable_partition(plan.dirModes.begin(), plan.dirModes.end(), [this, distant](const auto &dirMode) {
+            return !distant || (copyMode(dirMode.second, m_spec.options.preserveMode) & 0700) != 0700; // late
+        });
+    const std::vector<std::pair<std::string, std::uint32_t>> earlyModes(early, plan.dirModes.end());
+    plan.dirModes.erase(early, plan.dirModes.end());
     TaskGroup besideGroup;
     const auto besideWorkers = besideFiles(plan, besideGroup, observer, stop, earlyModes.size());
     std::atomic<bool> modesBegun = false;

@@ -3,7 +3,8 @@
 # tests/perf/delay_proxy.js, which counts the connections open at once:
 # 1. 20 ms away (10 ms each way): 64 small files go up over 16 connections, not the
 #    engine's 8 (each small file is a round trip or two: more in flight fill the link);
-# 2. on loopback (the proxy without delay): the engine's 8;
+# 2. on loopback (the proxy without delay): the engine's 8 (up to three tries: a busy
+#    shared s3rver may look distant for a moment);
 # and each copy comes back down byte for byte through the same proxy: 20 ms away over 16
 # connections too. (On loopback the download's count is not asked: it is decided on the
 # time to the first byte of a listing, and s3rver may take 8 ms to list.)
@@ -30,13 +31,22 @@ for i in $(seq 1 64); do head -c $((1000 + i * 37)) /dev/urandom >"$work/src/f$i
 
 for delay in 10 0; do
   want=$([ "$delay" = 10 ] && echo 16 || echo 8)
-  proxied "${STRATA_S3_ENDPOINT##*:}" "$delay" || break
-  at="s3://$STRATA_S3_BUCKET/$run/d$delay?endpoint=http://127.0.0.1:$pport"
-  expect 0 "64 files to a server $((delay * 2)) ms away" -- "$strata" cp -r "$work/src" "$at"
-  unproxied
-  # One connection more may stand: the plan's own, before the files.
+  # Nearby is decided on the quickest answer: s3rver, single-threaded and shared with the
+  # suite's other tests, may answer a busy moment's requests in 8 ms or more and look
+  # distant. Up to three copies (each into a fresh prefix); the first with the right count
+  # passes. Far away, one copy.
+  tries=$([ "$delay" = 0 ] && echo 3 || echo 1)
+  for try in $(seq 1 "$tries"); do
+    proxied "${STRATA_S3_ENDPOINT##*:}" "$delay" || break 2
+    at="s3://$STRATA_S3_BUCKET/$run/d$delay?endpoint=http://127.0.0.1:$pport"
+    "$strata" rm -r "$at" >/dev/null 2>&1
+    expect 0 "64 files to a server $((delay * 2)) ms away (try $try)" -- "$strata" cp -r "$work/src" "$at"
+    unproxied
+    # One connection more may stand: the plan's own, before the files.
+    [ "$most" -ge "$want" ] && [ "$most" -le $((want + 2)) ] && break
+  done
   if [ "$most" -ge "$want" ] && [ "$most" -le $((want + 2)) ]; then pass; else
-    fail "$((delay * 2)) ms away: $most connections at once, wanted $want"
+    fail "$((delay * 2)) ms away: $most connections at once, wanted $want ($tries tries)"
   fi
   proxied "${STRATA_S3_ENDPOINT##*:}" "$delay" || break
   expect 0 "the files back down" -- "$strata" cp -r "s3://$STRATA_S3_BUCKET/$run/d$delay?endpoint=http://127.0.0.1:$pport" "$work/down$delay"

@@ -91,21 +91,22 @@ extern "C" __attribute__((visibility("default"))) int strata_gui_main(int argc, 
     QApplication::setApplicationVersion(QStringLiteral(STRATA_VERSION));
     // Ties the window to its desktop entry (icon and name in Wayland docks and task bars).
     QApplication::setDesktopFileName(QStringLiteral("io.github.strata.Strata"));
-    strata::Registry registry;
-    strata::registerBuiltinBackends(registry);
+    // Shared: a task still opening a URI when the window closes keeps it (Registry).
+    const auto registry = std::make_shared<strata::Registry>();
+    strata::registerBuiltinBackends(*registry);
     // The connection dialog's Test opens its own registry: nothing it tries stays open.
     // Both ask the window about SSH servers never seen.
     QWidget *promptParent = nullptr;
     auto makeRegistry = [&promptParent] {
-        auto r = std::make_unique<strata::Registry>();
+        auto r = std::make_shared<strata::Registry>();
         strata::registerBuiltinBackends(*r);
         r->setPrompts(strata::windowPrompts(promptParent));
         return r;
     };
     // The same journals as the command line: a transfer interrupted in either comes back.
-    strata::MainWindow window(registry, makeRegistry, strata::QueueOptions{strata::defaultJournalDir(), 2});
+    strata::MainWindow window(*registry, makeRegistry, strata::QueueOptions{strata::defaultJournalDir(), 2});
     promptParent = &window;
-    registry.setPrompts(strata::windowPrompts(&window));
+    registry->setPrompts(strata::windowPrompts(&window));
     window.show();
     openArguments(window, QApplication::arguments());
     // STRATA_SCREENSHOT=file.png: save a picture of the window once it is drawn, then quit

@@ -357,8 +357,7 @@ void BrowserPane::navigate(const QString &uri, bool remember)
     m_openError.clear();
     updateState();
     // Opening may connect to a server: never on the GUI thread.
-    Registry *registry = &m_registry;
-    QtConcurrent::run(ioPool(), [registry, text = uri.toStdString()] {
+    QtConcurrent::run(ioPool(), [registry = m_registry.shared_from_this(), text = uri.toStdString()] {
         Opened out;
         auto location = registry->open(text);
         if (location)

@@ -554,8 +554,7 @@ void ConnectionDialog::runTest()
     // A registry of its own: a test leaves nothing behind in the app's connections.
     QtConcurrent::run(
         ioPool(),
-        [registry = std::shared_ptr<Registry>(m_makeRegistry()), uri = built.uri.toStdString(),
-         secret = std::move(secret)] {
+        [registry = m_makeRegistry(), uri = built.uri.toStdString(), secret = std::move(secret)] {
             if (!secret.user.empty() || !secret.secret.empty())
                 (void)registry->setSecret(uri, secret);
             auto location = registry->open(uri);

@@ -27,7 +27,7 @@ class ConnectionDialog : public QDialog {
     Q_OBJECT
 public:
     enum Kind { LocalFolder, MemoryStore, S3, WebDav, Nbd, Sftp, Ftp };
-    using RegistryMaker = std::function<std::unique_ptr<Registry>()>;
+    using RegistryMaker = std::function<std::shared_ptr<Registry>()>;
 
     ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent = nullptr);
 

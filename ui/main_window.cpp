@@ -273,21 +273,24 @@ void MainWindow::showJobImage(const QString &jobId)
     const auto spec = jobId.isEmpty() ? std::nullopt : m_queue->specOf(jobId.toStdString());
     if (!spec || spec->sources.size() != 1)
         return;
-    Registry *registry = &m_registry;
-    QtConcurrent::run(ioPool(), [registry, source = spec->sources.front()]() -> std::optional<Location> {
-        auto at = registry->open(source);
-        if (!at || !at->op->capabilities().has(Capability::Extents))
-            return std::nullopt;
-        auto entry = at->op->stat(at->path);
-        if (!entry || !entry->isFile() || entry->size == 0)
-            return std::nullopt;
-        return *at;
-    }).then(this, [this, jobId](const std::optional<Location> &image) {
-        if (!image
-            || m_dock->view()->selectionModel()->currentIndex().data(TransferQueueModel::JobIdRole).toString() != jobId)
-            return;
-        m_dock->imageMap()->load(image->op, image->path);
-    });
+    QtConcurrent::run(
+        ioPool(),
+        [registry = m_registry.shared_from_this(), source = spec->sources.front()]() -> std::optional<Location> {
+            auto at = registry->open(source);
+            if (!at || !at->op->capabilities().has(Capability::Extents))
+                return std::nullopt;
+            auto entry = at->op->stat(at->path);
+            if (!entry || !entry->isFile() || entry->size == 0)
+                return std::nullopt;
+            return *at;
+        })
+        .then(this, [this, jobId](const std::optional<Location> &image) {
+            if (!image
+                || m_dock->view()->selectionModel()->currentIndex().data(TransferQueueModel::JobIdRole).toString()
+                    != jobId)
+                return;
+            m_dock->imageMap()->load(image->op, image->path);
+        });
 }
 
 void MainWindow::showBenchmarks()

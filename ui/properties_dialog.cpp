@@ -431,7 +431,7 @@ void PropertiesDialog::deleteVersion()
             return;
         m_status->setText(tr("Deleting the version…"));
         m_status->show();
-        QtConcurrent::run(ioPool(), [registry = m_registry, uri] {
+        QtConcurrent::run(ioPool(), [registry = m_registry->shared_from_this(), uri] {
             auto pinned = registry->open(uri.toStdString());
             if (!pinned)
                 return QString::fromStdString(pinned.error().message());

@@ -61,8 +61,7 @@ TransferStarter::TransferStarter(Registry &registry, TransferQueueModel *queue, 
 
 void TransferStarter::start(const QStringList &sources, const QString &destinationDir, bool move)
 {
-    Registry *registry = &m_registry;
-    QtConcurrent::run(ioPool(), [registry, sources, destinationDir] {
+    QtConcurrent::run(ioPool(), [registry = m_registry.shared_from_this(), sources, destinationDir] {
         Check check;
         auto dst = registry->open(destinationDir.toStdString());
         if (!dst) {

@@ -89,8 +89,10 @@ struct Location {
 };
 
 // Scheme -> factory. Backends are opened once per key and shared, so two URIs on the
-// same store or server reuse one operator (and its connections).
-class Registry {
+// same store or server reuse one operator (and its connections). The desktop app owns its
+// registries through a shared_ptr: a background task opening a URI keeps the registry it
+// uses (shared_from_this), so a window closed meanwhile never leaves it dangling.
+class Registry : public std::enable_shared_from_this<Registry> {
 public:
     explicit Registry(OperatorOptions options = {});
 

@@ -117,9 +117,9 @@ public:
 
 } // namespace
 
-std::unique_ptr<Registry> makeRegistry(std::chrono::milliseconds slowDelay)
+std::shared_ptr<Registry> makeRegistry(std::chrono::milliseconds slowDelay)
 {
-    auto registry = std::make_unique<Registry>();
+    auto registry = std::make_shared<Registry>();
     registerBuiltinBackends(*registry);
     registry->add(std::make_unique<SlowFactory>(slowDelay));
     registry->add(std::make_unique<HostileFactory>());

@@ -17,7 +17,7 @@
 
 namespace strata::gui_test {
 
-std::unique_ptr<Registry> makeRegistry(std::chrono::milliseconds slowDelay = std::chrono::milliseconds(150));
+std::shared_ptr<Registry> makeRegistry(std::chrono::milliseconds slowDelay = std::chrono::milliseconds(150));
 
 // Spins the event loop until `done` holds or `timeoutMs` passes; returns `done()`.
 bool waitFor(const std::function<bool()> &done, int timeoutMs = 10000);

@@ -46,7 +46,7 @@ private:
     QStringList selected(BrowserPane *pane) const;
     void putAt(const QString &uri, const QByteArray &bytes, std::int64_t mtimeNs);
 
-    std::unique_ptr<Registry> m_registry;
+    std::shared_ptr<Registry> m_registry;
     std::unique_ptr<MainWindow> m_window;
 };
 

@@ -59,7 +59,7 @@ private:
             qFatal("cannot open %s: %s", qPrintable(uri), at.error().message().c_str());
         return *at;
     }
-    std::unique_ptr<Registry> m_registry;
+    std::shared_ptr<Registry> m_registry;
 };
 
 void TestDirectoryModel::testerOnMemory()

@@ -107,7 +107,7 @@ private Q_SLOTS:
 private:
     // Opens `uri` in a model and checks how its rows arrived.
     void browse(const std::string &uri, const char *what);
-    std::unique_ptr<Registry> m_registry;
+    std::shared_ptr<Registry> m_registry;
 };
 
 void TestDistantFolder::initTestCase()

@@ -47,7 +47,7 @@ private:
     // Makes `name` the current row and waits for its preview.
     void select(const QString &name);
 
-    std::unique_ptr<Registry> m_registry;
+    std::shared_ptr<Registry> m_registry;
     std::unique_ptr<BrowserPane> m_pane;
     QTemporaryDir m_dir;
 };

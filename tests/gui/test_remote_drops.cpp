@@ -121,8 +121,8 @@ private:
     QTemporaryDir m_home; // ~/.ssh/known_hosts knows the fixture's sshd
     QByteArray m_oldHome;
     QTemporaryDir m_local;
-    std::unique_ptr<Registry> m_registry;
-    std::unique_ptr<Registry> m_check;
+    std::shared_ptr<Registry> m_registry;
+    std::shared_ptr<Registry> m_check;
     std::unique_ptr<MainWindow> m_window;
     QStringList m_finished;
 };

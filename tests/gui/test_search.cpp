@@ -52,7 +52,7 @@ private:
     QModelIndex resultNamed(const QString &name) const;
     QWidget *bar() const { return left()->findChild<QWidget *>(QStringLiteral("searchBar")); }
 
-    std::unique_ptr<Registry> m_registry;
+    std::shared_ptr<Registry> m_registry;
     std::unique_ptr<MainWindow> m_window;
     QTemporaryDir m_dir;
 };

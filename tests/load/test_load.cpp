@@ -69,7 +69,7 @@ private Q_SLOTS:
     void desktopOpensTheMillionKeyFolder();
 
 private:
-    std::unique_ptr<Registry> m_registry;
+    std::shared_ptr<Registry> m_registry;
     std::size_t m_keys = 0;
 };
 

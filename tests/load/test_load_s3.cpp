@@ -65,7 +65,7 @@ private:
         return "s3://" + m_bucket + "/" + path + "?endpoint=" + m_endpoint;
     }
 
-    std::unique_ptr<Registry> m_registry;
+    std::shared_ptr<Registry> m_registry;
     std::string m_endpoint, m_bucket;
     std::size_t m_keys = 20'000;
 };

@@ -59,6 +59,7 @@ struct Transfer {
     std::size_t sent = 0;
     long offered = 0; // CURLAUTH_* schemes a 401 answer named
     StallClock clock = StallClock();
+    std::chrono::steady_clock::time_point firstHeader{}; // the answer's status line arrived
 };
 
 std::size_t onWrite(char *data, std::size_t size, std::size_t count, void *user)
@@ -104,6 +105,8 @@ std::size_t onHeader(char *data, std::size_t size, std::size_t count, void *user
     t->clock.moved();
     std::string_view line(data, size * count);
     if (line.starts_with("HTTP/")) {
+        if (t->firstHeader == std::chrono::steady_clock::time_point{})
+            t->firstHeader = std::chrono::steady_clock::now();
         t->response->headers.clear(); // a new response (after 100-continue or a redirect)
         // "HTTP/1.1 206 Partial Content": the status decides where the body goes.
         const auto space = line.find(' ');
@@ -559,15 +562,23 @@ Result<Response> Client::performOnce(const Request &request, long authSchemes)
     if (const Buffers wanted = buffersFor(request); !(wanted == handle->buffers))
         handle->setBuffers(wanted);
 
+    const auto started = std::chrono::steady_clock::now();
     const CURLcode code = handle->run();
     const long offered = handle->transfer.offered;
     const bool stalled = handle->transfer.clock.hasExpired();
+    const auto firstHeader = handle->transfer.firstHeader;
     handle->transfer = Transfer{}; // the request and response are the caller's: no dangling pointers
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &response.status);
-    if (code == CURLE_OK) {
-        curl_off_t sent = 0, answered = 0; // microseconds from the request's start
+    // The wait for the answer, timed by its status line: libcurl 7.88's STARTTRANSFER
+    // marks a request with a body (a PROPFIND's, a PUT's) as soon as that body starts out,
+    // 2 us after it was sent, which made every WebDAV server look nearby. A body of more
+    // than a few packets is not timed (the answer waits for all of it).
+    const bool shortBody = request.body.size() <= 64 * 1024 && !request.source;
+    if (code == CURLE_OK && shortBody && firstHeader != std::chrono::steady_clock::time_point{}) {
+        curl_off_t sent = 0; // microseconds from the request's start (connected, ready to send)
         curl_easy_getinfo(c, CURLINFO_PRETRANSFER_TIME_T, &sent);
-        curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME_T, &answered);
+        const std::int64_t answered =
+            std::chrono::duration_cast<std::chrono::microseconds>(firstHeader - started).count();
         if (answered > sent && sent > 0) {
             std::int64_t shortest = m_shortestAnswerUs.load(std::memory_order_relaxed);
             while (answered - sent < shortest

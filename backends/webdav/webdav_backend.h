@@ -24,11 +24,9 @@ public:
 
     Capabilities capabilities() const override;
     std::size_t preferredIoSize() const override { return 8u << 20; }
-    // Far away, more files in flight when written (reads keep theirs: ranged GETs).
-    std::size_t preferredStreams(Flow flow) const override
-    {
-        return flow == Flow::Writing ? http::distantStreams(*m_client) : 0;
-    }
+    // Far away, more files in flight, and a large file read in more ranges side by side
+    // (as S3: each ranged GET waits a round trip for its first byte).
+    std::size_t preferredStreams(Flow) const override { return http::distantStreams(*m_client); }
     Uri uriFor(std::string_view path) const override;
     Result<Entry> stat(std::string_view path) override;
     Result<ListPage> list(std::string_view dir, const ListOptions &options) override;

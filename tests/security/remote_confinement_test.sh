@@ -88,7 +88,17 @@ for protocol in sftp ftp webdav; do
     ls -a "$base/slow/sub" | grep -q '^\.strata-' && break
     sleep 0.02
   done
-  mv "$base/slow/sub" "$base/slow-moved" && ln -s ../elsewhere "$base/slow/sub" && chown -h "$other" "$base/slow/sub"
+  # One atomic swap (renameat2 RENAME_EXCHANGE): with mv then ln, a check between the two
+  # finds no folder at all and rightly says so, which is not the case under test.
+  ln -s ../elsewhere "$base/slow/sub.link" && chown -h "$other" "$base/slow/sub.link"
+  python3 - "$base/slow/sub.link" "$base/slow/sub" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, RENAME_EXCHANGE = -100, 2
+if libc.renameat2(AT_FDCWD, sys.argv[1].encode(), AT_FDCWD, sys.argv[2].encode(), RENAME_EXCHANGE):
+    sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
+PY
+  mv "$base/slow/sub.link" "$base/slow-moved"
   wait "$pid"
   rc=$?
   [ "$rc" -eq 1 ] && grep -q "symbolic link" "$work/err" && pass \

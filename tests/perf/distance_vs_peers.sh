@@ -135,7 +135,9 @@ purge_webdav() { rm -rf "${root:?}/$1"; }
 setup_s3() {
   s3_peer_env "$work/aws"
   if [ "${S3_SERVER:-s3rver}" = rgw ]; then # Ceph's radosgw: a multipart upload's end costs it no copy
-    perf_server_start rgw "$work/s3"
+    # Nagle off: through the proxy, the proxy's delayed ACKs (not the tool's) would hold an
+    # answer's body 40 ms behind its head (tests/servers/rgw.sh, RGW_TCP_NODELAY).
+    RGW_TCP_NODELAY=1 perf_server_start rgw "$work/s3"
     # shellcheck disable=SC1091
     {
       AWS_ACCESS_KEY_ID=$(. "$work/s3/rgw.env" && echo "$AWS_ACCESS_KEY_ID")

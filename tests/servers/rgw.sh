@@ -18,6 +18,11 @@
 #                            random bytes and leaves it unfinished (as a killed client
 #                            would); prints the upload id
 #
+# RGW_TCP_NODELAY=1 (start): beast sends with Nagle's algorithm off (tcp_nodelay=1). Off by
+# default, as in Ceph: an answer's body then waits for the client's ACK of its head, which
+# the tests keep (the client acknowledges at once). tests/perf/distance_vs_peers.sh sets it:
+# its proxy, not the client, is the one that acknowledges, with Linux's delayed ACKs.
+#
 # Stays within DIR: the ceph tools run with -c DIR/ceph.conf (CEPH_CONF and CEPH_ARGS of the
 # caller are ignored) and every path Ceph would put under /var or /run is set in it.
 set -euo pipefail
@@ -225,10 +230,15 @@ memstore device bytes = 4294967296
 osd check max object name len on startup = false
 
 [client.rgw.strata]
-rgw frontends = beast endpoint=127.0.0.1:$rgw_port
+rgw frontends = beast endpoint=127.0.0.1:$rgw_port${RGW_TCP_NODELAY:+ tcp_nodelay=1}
 rgw data = $dir/rgw
 # 64 request threads rather than 512: plenty for the tests, a tenth of the threads.
 rgw thread pool size = 64
+# What a delete or an overwrite frees goes to rgw's garbage collector, which by default
+# waits two hours and runs hourly: in a 4 GiB memstore, a perf run of 64 MiB copies filled
+# the OSD (writes then wait for space that never comes). Collected within seconds instead.
+rgw gc obj min wait = 1
+rgw gc processor period = 2
 EOF
 
   # One keyring for the whole (throw-away) cluster: the monitor's key, the admin's, the

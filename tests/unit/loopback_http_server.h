@@ -53,6 +53,9 @@ struct Reply {
     bool silent = false; // answer nothing, keep the connection open (a stalled server)
     bool reset = false;  // close with a reset (SO_LINGER 0) instead of an orderly close
     int dripMs = 0;      // send the bytes one at a time, this far apart
+    // Send the first `splitAt` bytes (the head) and the rest with two calls, Nagle's
+    // algorithm on (as radosgw does): the rest waits until the head is acknowledged.
+    std::size_t splitAt = 0;
 };
 
 // Whether the server reads request bodies before answering (a server that answers an
@@ -162,7 +165,9 @@ private:
             }
             std::size_t sent = 0;
             while (sent < reply.bytes.size() && !m_stop) {
-                const std::size_t piece = reply.dripMs ? 1 : reply.bytes.size() - sent;
+                const std::size_t piece = reply.dripMs ? 1
+                    : sent < reply.splitAt             ? reply.splitAt - sent
+                                                       : reply.bytes.size() - sent;
                 const ssize_t n = ::send(fd, reply.bytes.data() + sent, piece, MSG_NOSIGNAL);
                 if (n <= 0)
                     break;

@@ -89,6 +89,33 @@ private Q_SLOTS:
         QVERIFY(seen[0].head.find("\r\nUser-Agent: strata\r\n") != std::string::npos);
     }
 
+    // A server that sends an answer's head and body apart, Nagle's algorithm on, sends the
+    // body once the head is acknowledged: with Linux's delayed ACKs, 40 ms later on a
+    // connection that looks interactive (from its second answer on), unless the client
+    // acknowledges the head at once.
+    void answersSentInTwoPartsAreNotHeldBack()
+    {
+        const std::string body(200, 'b');
+        const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n";
+        ScriptServer server([&](const Seen &, int) {
+            Reply reply{head + body};
+            reply.splitAt = head.size();
+            return reply;
+        });
+        auto client = makeClient();
+        constexpr int kAnswers = 12;
+        QElapsedTimer timer;
+        timer.start();
+        for (int i = 0; i < kAnswers; ++i) {
+            auto r = client->perform(get(server.url()));
+            QVERIFY2(r, r ? "" : r.error().message().c_str());
+            QCOMPARE(r->body, body);
+        }
+        QCOMPARE(server.connections(), 1);
+        // Held back, each answer after the first takes 40 ms or more: 440 ms in all.
+        QVERIFY2(timer.elapsed() < 220, (std::to_string(timer.elapsed()) + " ms for 12 answers").c_str());
+    }
+
     void readsChunkedBodies()
     {
         ScriptServer server([](const Seen &, int) {

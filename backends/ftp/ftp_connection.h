@@ -108,7 +108,7 @@ private:
     char m_error[CURL_ERROR_SIZE] = {};
     CURLcode m_last = CURLE_OK; // of the last perform
     http::StallClock m_clock;   // the request's: nothing moved for the timeout ends it
-    long m_idleWait = 2;        // ms: the next wait for activity (step())
+    long m_idleWait = 0;        // ms: the next wait for activity (step())
     bool m_reusable = true;
     bool m_loggedIn = false;                             // a request succeeded on it
     bool m_refusedAtLogin = false;                       // 421 before that

@@ -79,9 +79,9 @@ Result<std::shared_ptr<SftpBackend>> SftpBackend::open(Config config, Connection
     return backend;
 }
 
-std::size_t SftpBackend::preferredStreams(Flow flow) const
+std::size_t SftpBackend::preferredStreams(Flow) const
 {
-    return flow == Flow::Writing ? m_pool.writeStreams() : 0;
+    return m_pool.distantStreams();
 }
 
 Capabilities SftpBackend::capabilities() const

@@ -33,7 +33,9 @@ public:
     // written side by side, each on a connection of its own, or a distant server would
     // take one request per round trip.
     bool oneStreamPerObject(Flow flow) const override { return flow == Flow::Reading; }
-    // Writes: SessionPool::writeStreams().
+    // SessionPool::distantStreams(), both ways: a large file written in that many parts
+    // side by side, or that many files in flight (read one stream each: each small file
+    // costs a connection some seven round trips).
     std::size_t preferredStreams(Flow flow) const override;
 
     Result<Entry> stat(std::string_view path) override;

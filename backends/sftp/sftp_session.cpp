@@ -445,7 +445,7 @@ std::optional<std::chrono::microseconds> SessionPool::roundTrip() const
     return std::chrono::microseconds(us);
 }
 
-std::size_t SessionPool::writeStreams() const
+std::size_t SessionPool::distantStreams() const
 {
     const auto rtt = roundTrip();
     if (!rtt)
@@ -460,7 +460,7 @@ void SessionPool::giveBack(std::unique_ptr<Session> session)
 {
     if (session->broken())
         return;
-    const std::size_t keep = std::max(m_config.connections, writeStreams());
+    const std::size_t keep = std::max(m_config.connections, distantStreams());
     std::lock_guard lock(m_mutex);
     if (m_idle.size() < keep)
         m_idle.push_back(std::move(session));

@@ -206,8 +206,8 @@ public:
     // Connections a large file is written over at once: as many as keep ~100 MB/s of write
     // requests in flight over roundTrip() (one write per connection per round trip), at
     // most 16; 0 below four (a server nearby: the engine's 4 parts in flight). As many are
-    // kept idle for the next file.
-    std::size_t writeStreams() const;
+    // kept idle for the next file. Also the files a copy keeps in flight, either way.
+    std::size_t distantStreams() const;
     // Cuts every connection and refuses new ones (Backend::hangUp()).
     void hangUp() { m_watch.hangUp(); }
 

@@ -88,6 +88,10 @@ unproxied() {
   proxy_pid=
   read -r most made <"$work/most" || most=0 made=0
 }
+# within LOW HIGH WHAT: the last proxy's count of connections open at once is in [LOW, HIGH].
+within() {
+  if [ "$most" -ge "$1" ] && [ "$most" -le "$2" ]; then pass; else fail "$3: $most connections at once, wanted $1-$2"; fi
+}
 
 fixture_env() {
   local file=${!1:-}

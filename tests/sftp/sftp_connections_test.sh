@@ -28,10 +28,6 @@ mkdir -p "$HOME" "$server_root/files"
 for i in $(seq 1 64); do head -c $((1000 + i * 37)) /dev/urandom >"$server_root/files/f$i"; done
 hostkey=$(dirname "$STRATA_SFTP_KEY")/host_ed25519.pub
 
-# within LOW HIGH WHAT: the proxy's count of connections open at once is in [LOW, HIGH].
-within() {
-  if [ "$most" -ge "$1" ] && [ "$most" -le "$2" ]; then pass; else fail "$3: $most connections at once, wanted $1-$2"; fi
-}
 # down HALF_RTT_MS DEST: the files copied down through a proxy HALF_RTT_MS each way.
 down() {
   proxied "$STRATA_SFTP_PORT" "$1" || finish

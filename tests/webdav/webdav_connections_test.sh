@@ -31,11 +31,6 @@ for i in $(seq 1 64); do head -c $((1000 + i * 37)) /dev/urandom >"$work/src/f$i
 head -c $((24 << 20)) /dev/urandom >"$work/big/large.bin"
 port=${STRATA_WEBDAV_HOST##*:}
 
-# within LOW HIGH WHAT: the proxy's count of connections open at once is in [LOW, HIGH].
-within() {
-  if [ "$most" -ge "$1" ] && [ "$most" -le "$2" ]; then pass; else fail "$3: $most connections at once, wanted $1-$2"; fi
-}
-
 proxied "$port" 10 || finish
 at="webdav://127.0.0.1:$pport/open/$run"
 expect 0 "64 files up to a server 20 ms away" -- "$strata" cp -r "$work/src" "$at/up"

@@ -121,23 +121,24 @@ bool Connection::step(CURLcode &rc)
             rc = CURLE_FAILED_INIT;
         return true;
     }
-    // The transfer loop of curl_easy_perform, with a shorter idle wait: libcurl 7.88 sets no
-    // timer while it is to connect an FTP data connection after EPSV, and the easy loop then
-    // sleeps its full second (one small upload in five stalled 1 s with 8 in parallel). So
-    // after any activity libcurl is asked again at once (the data connection is made in
-    // the next turn: a 2 ms wait there was 2.5 ms of a 6 ms small upload on loopback), then
-    // after 1 ms, doubling while nothing happens, to 250 ms at most (the stall clock's
-    // turn): a reply a round trip away is waited for in a few polls (a 2 ms wait each time
-    // had 16 connections 80 ms away wake 8 000 times a second).
+    // The transfer loop of curl_easy_perform, with a shorter idle wait: libcurl 7.88 does
+    // not always name the socket it waits for. Right after a passive reply (229, 227) it
+    // names none and sets no timer, though it still has the data connection to make (its
+    // easy loop sleeps a second there; one small upload in three stalled 8 side by side),
+    // so it is asked again at once. While an FTPS data connection's handshake is under way
+    // it names that socket only, though the control connection's reply may be what it
+    // waits for. So the wait is 1 ms after any activity (a reply on loopback comes within
+    // it, and the poll ends as it comes), doubling while nothing happens, to 250 ms at most
+    // (the stall clock's turn). (A first wait of 0 ms cost 30 polls a small file.)
     long timeout = -1;
     curl_multi_timeout(m_multi, &timeout);
-    timeout = timeout < 0 ? m_idleWait : std::min(timeout, m_idleWait);
+    timeout = std::exchange(m_passiveReply, false) ? 0 : timeout < 0 ? m_idleWait : std::min(timeout, m_idleWait);
     int active = 0;
     if (curl_multi_poll(m_multi, nullptr, 0, int(timeout), &active) != CURLM_OK) {
         rc = CURLE_FAILED_INIT;
         return true;
     }
-    m_idleWait = active > 0 ? 0 : std::clamp(2 * m_idleWait, 1L, 250L);
+    m_idleWait = active > 0 ? 1 : std::min(2 * m_idleWait, kLongestWait);
     return false;
 }
 
@@ -166,6 +167,8 @@ std::size_t Connection::onReply(char *data, std::size_t size, std::size_t count,
             c->m_shortest =
                 std::min(c->m_shortest, std::chrono::duration_cast<std::chrono::microseconds>(now - c->m_lastReply));
         c->m_lastReply = now;
+        if (line.starts_with("229") || line.starts_with("227"))
+            c->m_passiveReply = true;
         // The transfer's start (125, 150), then its end: not a 120 before a login's 220.
         if (c->m_landed && (line.starts_with("150") || line.starts_with("125"))) {
             c->m_preliminary = true;
@@ -193,7 +196,8 @@ void Connection::begin(const std::string &url)
     m_clock = http::StallClock(std::chrono::seconds(m_config.timeoutSeconds));
     m_replies.clear();
     m_lastReply = {};
-    m_idleWait = 0;
+    m_passiveReply = false;
+    m_idleWait = 1;
     m_shortest = std::chrono::microseconds::max();
     m_error[0] = '\0';
     m_url = url;

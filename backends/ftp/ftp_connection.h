@@ -106,9 +106,11 @@ private:
     std::string m_url;
     std::string m_replies;
     char m_error[CURL_ERROR_SIZE] = {};
-    CURLcode m_last = CURLE_OK; // of the last perform
-    http::StallClock m_clock;   // the request's: nothing moved for the timeout ends it
-    long m_idleWait = 0;        // ms: the next wait for activity (step())
+    CURLcode m_last = CURLE_OK;               // of the last perform
+    http::StallClock m_clock;                 // the request's: nothing moved for the timeout ends it
+    bool m_passiveReply = false;              // a 229 or 227 came: step() asks libcurl again at once
+    long m_idleWait = 1;                      // ms: step()'s next wait for activity
+    static constexpr long kLongestWait = 250; // ms, step()'s longest
     bool m_reusable = true;
     bool m_loggedIn = false;                             // a request succeeded on it
     bool m_refusedAtLogin = false;                       // 421 before that

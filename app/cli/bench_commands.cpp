@@ -218,9 +218,8 @@ Result<std::string> readFile(const std::string &path)
 
 } // namespace
 
-int commandBench(Context &context, const ArgParser &parser)
+std::optional<std::string> parseBenchOptions(const ArgParser &parser, BenchOptions &options)
 {
-    BenchOptions options;
     if (parser.isSet("ops")) {
         options.ops.clear();
         const std::string list = parser.value("ops");
@@ -230,39 +229,40 @@ int commandBench(Context &context, const ArgParser &parser)
                            [](unsigned char c) { return char(std::tolower(c)); });
             auto op = parseBenchOp(lower);
             if (!op)
-                return context.usage("--ops takes a list of write, read, stat, list, delete; not '" + std::string(name)
-                                     + "'");
+                return std::optional<std::string>("--ops takes a list of write, read, stat, list, delete; not '"
+                                                  + std::string(name) + "'");
             options.ops.push_back(*op);
         }
     }
     if (parser.isSet("sizes")) {
         auto sizes = parseSizes(parser.value("sizes"));
         if (!sizes)
-            return context.usage("--sizes takes a list of sizes up to 1GiB, like 4KiB,256KiB,4MiB,16MiB");
+            return std::optional<std::string>("--sizes takes a list of sizes up to 1GiB, like 4KiB,256KiB,4MiB,16MiB");
         options.sizes = *sizes;
     }
     if (parser.isSet("count")) {
         const auto n = parseNumber<int>(parser.value("count"));
         if (!n || *n < 1 || *n > 1000)
-            return context.usage("--count takes a number of runs from 1 to 1000");
+            return std::optional<std::string>("--count takes a number of runs from 1 to 1000");
         options.count = *n;
     }
     if (parser.isSet("benchtime")) {
         auto d = parseDuration(parser.value("benchtime"));
         if (!d)
-            return context.usage("--benchtime takes a duration like 1s, 500ms or 2m");
+            return std::optional<std::string>("--benchtime takes a duration like 1s, 500ms or 2m");
         options.benchtime = *d;
     }
     if (parser.isSet("duration")) {
         if (parser.isSet("benchtime"))
-            return context.usage("--duration and --benchtime both say how long a run lasts: give one");
+            return std::optional<std::string>("--duration and --benchtime both say how long a run lasts: give one");
         auto d = parseDuration(parser.value("duration"));
         if (!d)
-            return context.usage("--duration takes a duration like 30s, 500ms or 2m");
+            return std::optional<std::string>("--duration takes a duration like 30s, 500ms or 2m");
         options.duration = *d;
         if (std::find(options.ops.begin(), options.ops.end(), BenchOp::Delete) != options.ops.end())
-            return context.usage("--duration cannot time deletes (each needs an object made beforehand, as many as a "
-                                 "fixed time cannot know): time them with --benchtime");
+            return std::optional<std::string>(
+                "--duration cannot time deletes (each needs an object made beforehand, as many as a "
+                "fixed time cannot know): time them with --benchtime");
     }
     if (parser.isSet("concurrency")) {
         options.concurrency.clear();
@@ -270,13 +270,14 @@ int commandBench(Context &context, const ArgParser &parser)
         for (const auto c : splitList(list)) {
             const auto n = parseNumber<int>(c);
             if (!n || *n < 1 || *n > 256)
-                return context.usage("--concurrency takes a list of worker counts from 1 to 256, like 1,4,16");
+                return std::optional<std::string>(
+                    "--concurrency takes a list of worker counts from 1 to 256, like 1,4,16");
             options.concurrency.push_back(*n);
         }
     }
     if (parser.isSet("mix")) {
         if (parser.isSet("ops"))
-            return context.usage("--mix names its operations: give --ops or --mix, not both");
+            return std::optional<std::string>("--mix names its operations: give --ops or --mix, not both");
         const std::string list = parser.value("mix");
         for (const auto part : splitList(list)) {
             const auto eq = part.find('=');
@@ -284,22 +285,25 @@ int commandBench(Context &context, const ArgParser &parser)
             const auto weight = eq == std::string_view::npos ? std::nullopt : parseNumber<int>(part.substr(eq + 1));
             if (!op || *op == BenchOp::List || !weight || *weight < 1 || *weight > 1000000
                 || std::any_of(options.mix.begin(), options.mix.end(), [&](const auto &m) { return m.first == *op; }))
-                return context.usage("--mix takes OP=WEIGHT for write, read, stat, delete (each once), like "
-                                     "read=45,write=15,stat=30,delete=10; not '"
-                                     + std::string(part) + "'");
+                return std::optional<std::string>(
+                    "--mix takes OP=WEIGHT for write, read, stat, delete (each once), like "
+                    "read=45,write=15,stat=30,delete=10; not '"
+                    + std::string(part) + "'");
             options.mix.emplace_back(*op, *weight);
         }
         if (options.mix.empty())
-            return context.usage("--mix takes OP=WEIGHT for write, read, stat, delete");
+            return std::optional<std::string>("--mix takes OP=WEIGHT for write, read, stat, delete");
     }
     if (parser.isSet("profile")) {
         if (parser.value("profile") != "default")
-            return context.usage("--profile takes 'default' (KDiskMark's SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K "
-                                 "Q1T1)");
+            return std::optional<std::string>(
+                "--profile takes 'default' (KDiskMark's SEQ1M Q8T1, SEQ1M Q1T1, RND4K Q32T1, RND4K "
+                "Q1T1)");
         if (parser.isSet("sizes") || parser.isSet("pattern") || parser.isSet("queue-depth")
             || parser.isSet("concurrency"))
-            return context.usage("--profile sets block sizes, pattern, queue depth and threads: give it alone, or "
-                                 "those options without it");
+            return std::optional<std::string>(
+                "--profile sets block sizes, pattern, queue depth and threads: give it alone, or "
+                "those options without it");
         options.profiles = defaultBlockProfiles();
     }
     if (parser.isSet("pattern")) {
@@ -309,12 +313,12 @@ int commandBench(Context &context, const ArgParser &parser)
         else if (p == "rand" || p == "random")
             options.pattern = BlockPattern::Random;
         else
-            return context.usage("--pattern takes seq or rand");
+            return std::optional<std::string>("--pattern takes seq or rand");
     }
     if (parser.isSet("queue-depth")) {
         const auto n = parseNumber<int>(parser.value("queue-depth"));
         if (!n || *n < 1 || *n > 256)
-            return context.usage("--queue-depth takes a number of requests in flight from 1 to 256");
+            return std::optional<std::string>("--queue-depth takes a number of requests in flight from 1 to 256");
         options.queueDepth = *n;
     }
     options.direct = parser.isSet("direct");
@@ -328,23 +332,32 @@ int commandBench(Context &context, const ArgParser &parser)
         const auto start =
             plus == std::string::npos ? std::optional<std::uint64_t>(0) : parseByteSize(text.substr(0, plus));
         if (!length || *length == 0 || !start)
-            return context.usage("--region takes [START+]LENGTH, like 1GiB or 4GiB+512MiB");
+            return std::optional<std::string>("--region takes [START+]LENGTH, like 1GiB or 4GiB+512MiB");
         options.regionLength = *length;
         options.regionOffset = *start;
     }
     if (parser.isSet("interval") && !parser.isSet("timeline"))
-        return context.usage("--interval is the timeline's: give --timeline FILE.csv too");
+        return std::optional<std::string>("--interval is the timeline's: give --timeline FILE.csv too");
     if (parser.isSet("timeline")) {
         if (!parser.isSet("duration"))
-            return context.usage("--timeline follows fixed-time runs: give --duration too, like --duration 30s");
+            return std::optional<std::string>(
+                "--timeline follows fixed-time runs: give --duration too, like --duration 30s");
         options.timelineInterval = std::chrono::seconds(1);
         if (parser.isSet("interval")) {
             auto d = parseDuration(parser.value("interval"));
             if (!d || *d < std::chrono::milliseconds(10))
-                return context.usage("--interval takes a duration of at least 10ms, like 1s or 250ms");
+                return std::optional<std::string>("--interval takes a duration of at least 10ms, like 1s or 250ms");
             options.timelineInterval = *d;
         }
     }
+    return std::nullopt;
+}
+
+int commandBench(Context &context, const ArgParser &parser)
+{
+    BenchOptions options;
+    if (auto wrong = parseBenchOptions(parser, options))
+        return context.usage(*wrong);
     const std::string label = parser.value("label");
     const bool json = parser.isSet("json");
     const bool csv = parser.isSet("csv");

@@ -3,8 +3,13 @@
 #include "core/io/json.h"
 #include "core/storage/operator.h"
 
+#include <optional>
 #include <string>
 #include <vector>
+
+namespace strata {
+struct BenchOptions;
+}
 
 namespace strata::cli {
 
@@ -22,6 +27,9 @@ int commandTag(Context &context, const ArgParser &parser);
 int commandPresign(Context &context, const ArgParser &parser);
 json::Value detailsJson(const ObjectDetails &details);
 int commandBench(Context &context, const ArgParser &parser);
+// The benchmark options given to `bench` (what an agent of a run on many hosts is given
+// too); the usage message when one is wrong.
+std::optional<std::string> parseBenchOptions(const ArgParser &parser, BenchOptions &options);
 int commandBenchstat(Context &context, const ArgParser &parser);
 int commandCat(Context &context, const ArgParser &parser);
 int commandCp(Context &context, const ArgParser &parser);

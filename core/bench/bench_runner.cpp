@@ -269,6 +269,11 @@ private:
         } else if (!setUpObjects(target, c, n, workers, loop, body, m, firstBytes)) {
             return m;
         }
+        // Set up: a benchmark from many hosts waits here for their common start.
+        if (m_options.startGate && !m_options.startGate()) {
+            m.error = Error(ErrorKind::Cancelled, "stopped before the run's common start");
+            return m;
+        }
         const TickClock &clock = TickClock::instance();
         if (fixedTime && m_timeline && m_options.timelineInterval.count() > 0) {
             TimelinePoint identity;

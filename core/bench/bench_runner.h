@@ -57,6 +57,10 @@ struct BenchOptions {
     // drawing write, read, stat and delete by these weights; its results are one run per
     // operation ("Mixed/Read/4KiB"), `ops` is not used.
     std::vector<std::pair<BenchOp, int>> mix;
+    // Called in each measured run once it is set up, just before its workers start (false
+    // stops the benchmark): an agent of a benchmark from many hosts waits there for the
+    // common start (bench_hosts.h).
+    std::function<bool()> startGate;
 
     // On a disk image (an NBD export, a local file or block device) the benchmarks are
     // block workloads on a region of it: ops (read, write) × sizes (block sizes) ×

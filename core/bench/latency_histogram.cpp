@@ -34,6 +34,20 @@ void LatencyHistogram::merge(const LatencyHistogram &other)
     m_max = std::max(m_max, other.m_max);
 }
 
+LatencyHistogram LatencyHistogram::fromBuckets(const std::vector<Bucket> &buckets, std::uint64_t min, std::uint64_t max)
+{
+    LatencyHistogram h;
+    for (const Bucket &b : buckets) {
+        h.m_counts[indexOf(b.from)] += b.count;
+        h.m_total += b.count;
+    }
+    if (h.m_total > 0) {
+        h.m_min = min;
+        h.m_max = max;
+    }
+    return h;
+}
+
 void LatencyHistogram::clear()
 {
     std::fill(m_counts.begin(), m_counts.end(), 0);
@@ -76,7 +90,7 @@ std::vector<LatencyHistogram::Bucket> LatencyHistogram::buckets() const
 
 LatencySummary summarize(const LatencyHistogram &h)
 {
-    return {h.percentile(50), h.percentile(90), h.percentile(99), h.percentile(99.9), h.max()};
+    return {h.percentile(50), h.percentile(90), h.percentile(99), h.percentile(99.9), h.max(), h.min()};
 }
 
 } // namespace strata

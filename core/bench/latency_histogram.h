@@ -59,6 +59,9 @@ public:
         return std::size_t(exact + std::uint64_t(shift - 1) * steps + (mantissa - steps));
     }
     static Bucket bucketAt(std::size_t index); // count 0
+    // The histogram whose buckets() were `buckets`, with its min() and max(): another
+    // process's, sent as buckets (a benchmark agent's), merges exactly as its own would.
+    static LatencyHistogram fromBuckets(const std::vector<Bucket> &buckets, std::uint64_t min, std::uint64_t max);
 
 private:
     std::vector<std::uint64_t> m_counts; // kBuckets, allocated once
@@ -70,6 +73,7 @@ private:
 // The summary a benchmark run reports (Go benchmark units p50-ns … max-ns).
 struct LatencySummary {
     std::uint64_t p50 = 0, p90 = 0, p99 = 0, p999 = 0, max = 0;
+    std::uint64_t min = 0; // not a Go metric: what a histogram rebuilt from buckets needs
 };
 LatencySummary summarize(const LatencyHistogram &h);
 

@@ -218,6 +218,16 @@ Result<std::string> readFile(const std::string &path)
 
 } // namespace
 
+std::string benchGoLine(const BenchRun &run)
+{
+    return goLine(run);
+}
+
+std::string benchGoHeader(const std::string &target, const std::string &label)
+{
+    return goHeader(target, label);
+}
+
 std::optional<std::string> parseBenchOptions(const ArgParser &parser, BenchOptions &options)
 {
     if (parser.isSet("ops")) {
@@ -355,6 +365,16 @@ std::optional<std::string> parseBenchOptions(const ArgParser &parser, BenchOptio
 
 int commandBench(Context &context, const ArgParser &parser)
 {
+    if (parser.isSet("agent"))
+        return parser.positionalArguments().empty() ? runBenchAgent(context, parser)
+                                                    : context.usage("--agent takes its run from its input, not a URI");
+    if (parser.positionalArguments().size() != 1)
+        return context.usage("give one location to benchmark");
+    if (parser.isSet("hosts") || parser.isSet("hosts-file"))
+        return runBenchOnHosts(context, parser);
+    for (const char *own : {"ssh", "strata-path", "on-host-failure"})
+        if (parser.isSet(own))
+            return context.usage(std::string("--") + own + " is for runs on many hosts: give --hosts too");
     BenchOptions options;
     if (auto wrong = parseBenchOptions(parser, options))
         return context.usage(*wrong);

@@ -222,8 +222,14 @@ const std::vector<CommandSpec> &commands()
               {"label", "A name for this run (in the output and the history).", "NAME"},
               {"vs", "Also run on URI2, run by run in turn, and compare.", "URI2"},
               {"csv", "CSV instead of Go's benchmark format."},
+              {"hosts", "Run from these hosts at once, through ssh: [user@]host[:port],… (each runs strata).", "LIST"},
+              {"hosts-file", "The hosts, one [user@]host[:port] a line.", "FILE"},
+              {"ssh", "The ssh command for --hosts, like 'ssh -F FILE' (default ssh).", "CMD"},
+              {"strata-path", "strata on the hosts (default strata, on their PATH).", "PATH"},
+              {"on-host-failure", "stop (default) or continue when a host fails.", "WHAT"},
+              {"agent", "Be one host of a run from many (started by --hosts over ssh; reads its input)."},
               json},
-             1,
+             0,
              1,
              &commandBench});
         l.push_back(

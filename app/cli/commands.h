@@ -9,7 +9,8 @@
 
 namespace strata {
 struct BenchOptions;
-}
+struct BenchRun;
+} // namespace strata
 
 namespace strata::cli {
 
@@ -30,6 +31,12 @@ int commandBench(Context &context, const ArgParser &parser);
 // The benchmark options given to `bench` (what an agent of a run on many hosts is given
 // too); the usage message when one is wrong.
 std::optional<std::string> parseBenchOptions(const ArgParser &parser, BenchOptions &options);
+// A run's line and a result file's header in Go's benchmark format.
+std::string benchGoLine(const BenchRun &run);
+std::string benchGoHeader(const std::string &target, const std::string &label);
+// `bench --agent` (bench_agent.cpp) and `bench --hosts` (bench_hosts.cpp).
+int runBenchAgent(Context &context, const ArgParser &parser);
+int runBenchOnHosts(Context &context, const ArgParser &parser);
 int commandBenchstat(Context &context, const ArgParser &parser);
 int commandCat(Context &context, const ArgParser &parser);
 int commandCp(Context &context, const ArgParser &parser);

@@ -269,11 +269,6 @@ private:
         } else if (!setUpObjects(target, c, n, workers, loop, body, m, firstBytes)) {
             return m;
         }
-        // Set up: a benchmark from many hosts waits here for their common start.
-        if (m_options.startGate && !m_options.startGate()) {
-            m.error = Error(ErrorKind::Cancelled, "stopped before the run's common start");
-            return m;
-        }
         const TickClock &clock = TickClock::instance();
         if (fixedTime && m_timeline && m_options.timelineInterval.count() > 0) {
             TimelinePoint identity;
@@ -309,6 +304,15 @@ private:
                     timedBody(w);
                     done.count_down();
                 });
+        // Set up, workers waiting: a benchmark from many hosts waits here for their
+        // common start.
+        if (m_options.startGate && !m_options.startGate()) {
+            failed = true; // the workers leave at once
+            start.count_down();
+            pool.clear();
+            m.error = Error(ErrorKind::Cancelled, "stopped before the run's common start");
+            return m;
+        }
         const AllocCounts before = allocCounts();
         setAllocCounting(true);
         const auto t0 = std::chrono::steady_clock::now();

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# Benchmarks from many hosts (issue 44) on real OpenSSH: three hosts made here as network
+# namespaces (`ip netns`, a veth pair each, 10.231.N.2 inside, 10.231.N.1 outside, nothing
+# routed further), each running its own sshd with a host key and an authorized key made
+# here. `strata bench --hosts` starts `strata bench --agent` on each through ssh -F (this
+# test's config and known_hosts only) and:
+# 1. merges exactly: each merged run's histogram is the sum of the hosts' bucket for bucket,
+#    its count the operations they ran; the start skew is reported;
+# 2. refuses, by name and before anything runs, a host whose key is unknown, one without
+#    strata, and one whose strata is another version;
+# 3. names an agent killed mid-run: `--on-host-failure stop` fails, `continue` finishes
+#    with the others and says which host left;
+# 4. after Ctrl+C no agent is left in any namespace;
+# 5. a secret in the environment reaches no command line (ps) of any process.
+# Usage: bench_hosts_test.sh STRATA
+set -uo pipefail
+strata=$(realpath "$1") # the remote shell starts in its own home
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/checks.sh
+source "$here/../lib/checks.sh"
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! [ -x /usr/sbin/sshd ]; then
+  echo "FAIL: this test makes network namespaces and runs sshd: it needs root, iproute2 and openssh-server"
+  exit 1
+fi
+work=$(mktemp -d)
+tag=$$
+namespaces=() sshd_pids=() links=()
+cleanup() {
+  for pid in "${sshd_pids[@]}"; do kill "$pid" 2>/dev/null; done
+  for ns in "${namespaces[@]}"; do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
+    ip netns del "$ns" 2>/dev/null
+  done
+  for l in "${links[@]}"; do ip link del "$l" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+mkdir -p /run/sshd "$work/home"
+ssh-keygen -q -t ed25519 -N '' -f "$work/client" >/dev/null
+ssh-keygen -q -t ed25519 -N '' -f "$work/host_key" >/dev/null
+cp "$work/client.pub" "$work/authorized_keys"
+chmod 600 "$work/authorized_keys"
+: >"$work/known_hosts"
+hosts=()
+for i in 1 2 3; do
+  ns=strata-bh-$tag-$i out=sbh${tag: -6}o$i in=sbh${tag: -6}i$i
+  ip netns add "$ns" && namespaces+=("$ns") || { echo "FAIL: cannot make namespace $ns"; exit 1; }
+  ip link add "$out" type veth peer name "$in" && links+=("$out") || { echo "FAIL: cannot make veth $out"; exit 1; }
+  ip link set "$in" netns "$ns"
+  ip addr add "10.231.$i.1/30" dev "$out" && ip link set "$out" up
+  ip netns exec "$ns" ip addr add "10.231.$i.2/30" dev "$in"
+  ip netns exec "$ns" ip link set "$in" up
+  ip netns exec "$ns" ip link set lo up
+  cat >"$work/sshd_$i.conf" <<EOF
+ListenAddress 10.231.$i.2:22
+HostKey $work/host_key
+PidFile $work/sshd_$i.pid
+AuthorizedKeysFile $work/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+AcceptEnv none
+EOF
+  ip netns exec "$ns" /usr/sbin/sshd -f "$work/sshd_$i.conf" -E "$work/sshd_$i.log" ||
+    { echo "FAIL: sshd $i did not start: $(cat "$work/sshd_$i.log")"; exit 1; }
+  for _ in $(seq 50); do [ -s "$work/sshd_$i.pid" ] && break; sleep 0.1; done
+  sshd_pids+=("$(cat "$work/sshd_$i.pid")")
+  [ "$i" != 3 ] && echo "10.231.$i.2 $(cut -d' ' -f1-2 "$work/host_key.pub")" >>"$work/known_hosts"
+  hosts+=("root@10.231.$i.2")
+done
+cat >"$work/ssh_config" <<EOF
+Host *
+  IdentityFile $work/client
+  IdentitiesOnly yes
+  UserKnownHostsFile $work/known_hosts
+  GlobalKnownHostsFile /dev/null
+  StrictHostKeyChecking yes
+  ConnectTimeout 5
+EOF
+ssh_cmd="ssh -F $work/ssh_config"
+export HOME=$work/home
+two=${hosts[0]},${hosts[1]}
+bench() { "$strata" bench memory://bench/ --ssh "$ssh_cmd" --strata-path "$strata" --sizes 4KiB "$@"; }
+
+# 2a. Host 3's key is in no known_hosts: refused by name before anything runs.
+expect 1 "an unknown host key" -- bench --hosts "$two,${hosts[2]}" --duration 200ms --count 1
+contains "unknown key: named" "$err" "${hosts[2]}"
+contains "unknown key: ssh's reason" "$err" "Host key verification failed"
+lacks "unknown key: the others are not blamed" "$err" "${hosts[0]}:"
+echo "10.231.3.2 $(cut -d' ' -f1-2 "$work/host_key.pub")" >>"$work/known_hosts"
+all=$two,${hosts[2]}
+
+# 1. Three hosts, two cases, two runs each: the merge is the sum of the hosts.
+expect 0 "three hosts" -- bench --hosts "$all" --ops write,read --duration 300ms --count 2 --concurrency 2 --json
+echo "$out" >"$work/three.json"
+if python3 - "$work/three.json" <<'EOF'; then pass; else fail "the merged runs are not the sum of the hosts' (above)"; fi
+import json, sys, collections
+d = json.load(open(sys.argv[1]))
+runs, hosts = d["runs"], d["hosts"]
+assert len(hosts) == 3 and all(not h["failure"] for h in hosts), hosts
+assert len(runs) == 4, len(runs)
+for i, m in enumerate(runs):
+    own = [h["runs"][i] for h in hosts]
+    assert all(o["name"] == m["name"] for o in own), (m["name"], [o["name"] for o in own])
+    assert m["iterations"] == sum(o["iterations"] for o in own) > 0, m["name"]
+    summed = collections.Counter()
+    for o in own:
+        for f, w, c in o["histogram"]:
+            summed[(f, w)] += c
+    merged = collections.Counter({(f, w): c for f, w, c in m["histogram"]})
+    assert merged == summed, m["name"]
+    assert sum(merged.values()) == m["iterations"], m["name"]
+    rate = sum(1e9 / o["ns_per_op"] for o in own)
+    assert abs(1e9 / m["ns_per_op"] - rate) < 1e-6 * rate
+    assert m["latency"]["max"] == max(o["latency"]["max"] for o in own)
+print("start skew %.2f ms over %d runs" % (d["start_skew_ns"] / 1e6, len(runs)))
+EOF
+skew=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["start_skew_ns"])' "$work/three.json")
+echo "start skew: $((skew / 1000)) us"
+# Each agent starts within a few hundred microseconds of the moment asked (start_late_ns),
+# but three agents busy on the memory store share this machine's two cores: the third to
+# wake may wait a scheduler slice (measured: 0.1-5 ms). 20 ms still fails a start that is
+# not common (a go sent late, a clock not corrected: the margin is 100 ms).
+[ "$skew" -le 20000000 ] && pass || fail "start skew $((skew / 1000)) us, wanted at most 20 ms"
+expect 0 "three hosts, text" -- bench --hosts "$all" --ops write --duration 200ms --count 1
+contains "text: the merged lines" "$out" "host: all"
+for h in "${hosts[@]}"; do contains "text: $h's own lines" "$out" "host: $h"; done
+contains "text: the skew" "$out" "# start skew: at most"
+
+# 2b. A host without strata, and one with another version: named, nothing runs.
+expect 1 "no strata there" -- bench --hosts "$all" --strata-path /nonexistent/strata --duration 200ms --count 1
+contains "no strata: a host named" "$err" "${hosts[1]}"
+contains "no strata: the shell's reason" "$err" "/nonexistent/strata: No such file"
+printf '#!/bin/sh\necho %s\nsleep 5\n' "'{\"type\":\"hello\",\"protocol\":1,\"version\":\"0.0.1-other\",\"host\":\"x\"}'" >"$work/other"
+chmod +x "$work/other"
+expect 1 "another version" -- "$strata" bench memory://bench/ --ssh "$ssh_cmd" --strata-path "$work/other" \
+  --hosts "${hosts[0]}" --duration 200ms --count 1
+contains "another version: named" "$err" "${hosts[0]}: it runs strata 0.0.1-other"
+
+# 3. An agent killed mid-run (the one in host 3's namespace).
+agent_in() { # agent_in N: the PID of the agent running in namespace N
+  for pid in $(ip netns pids "${namespaces[$(($1 - 1))]}"); do
+    grep -qa -- "--agent" "/proc/$pid/cmdline" 2>/dev/null && echo "$pid"
+  done
+}
+kill_agent_later() {
+  for _ in $(seq 100); do
+    pid=$(agent_in 3)
+    [ -n "$pid" ] && sleep 2.5 && kill -9 "$pid" && return # the others' logins done, runs under way
+    sleep 0.05
+  done
+}
+for policy in stop continue; do
+  kill_agent_later &
+  killer=$!
+  code=$([ $policy = stop ] && echo 1 || echo 0)
+  expect "$code" "an agent killed, $policy" -- bench --hosts "$all" --on-host-failure $policy --ops write \
+    --duration 300ms --count 16
+  wait "$killer"
+  contains "killed ($policy): named" "$out$err" "${hosts[2]}"
+  if [ $policy = continue ]; then
+    contains "killed (continue): said it left" "$out" "# left: ${hosts[2]}"
+    [ "$(grep -c '^BenchmarkWrite' <<<"$(sed -n '/^host: all/,/^host: root/p' <<<"$out")")" = 16 ] && pass ||
+      fail "killed (continue): the others did not finish their 16 runs"
+  fi
+done
+
+# 4 and 5. Ctrl+C in the middle; a secret in the environment is on no command line.
+STRATA_TEST_SECRET=never-on-a-command-line-$tag "$strata" bench memory://bench/ --ssh "$ssh_cmd" \
+  --strata-path "$strata" --sizes 4KiB --hosts "$all" --ops write --duration 300ms --count 50 \
+  >/dev/null 2>"$work/int.err" & # strata itself, not a function's subshell, gets the signal
+coordinator=$!
+for _ in $(seq 100); do [ -n "$(agent_in 1)" ] && [ -n "$(agent_in 3)" ] && break; sleep 0.05; done
+sleep 1
+lacks "no secret on a command line" "$(ps -eo args)" "never-on-a-command-line-$tag"
+kill -TERM "$coordinator" # as Ctrl+C (a background job of a script ignores SIGINT)
+wait "$coordinator"
+code=$?
+[ "$code" = 130 ] && pass || fail "Ctrl+C: exit $code, wanted 130 ($(cat "$work/int.err"))"
+sleep 2
+left=""
+for i in 1 2 3; do left+=$(agent_in "$i"); done
+[ -z "$left" ] && pass || fail "Ctrl+C: agents still running: $left"
+finish

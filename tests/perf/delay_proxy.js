@@ -133,6 +133,13 @@ function dataPort(port) {
       relay(client, port, pipeBoth);
     });
     setTimeout(() => listener.close(), 120000).unref();
+    // Thousands of small files through here leave their ports in TIME_WAIT: when no
+    // ephemeral port is free (EADDRINUSE), try again shortly instead of dying.
+    let tries = 0;
+    listener.on('error', err => {
+      if (err.code !== 'EADDRINUSE' || ++tries > 200) throw err;
+      setTimeout(() => listener.listen(0, HOST), 50);
+    });
     listener.listen(0, HOST, () => resolve(listener.address().port));
   });
 }

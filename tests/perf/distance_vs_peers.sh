@@ -10,6 +10,8 @@
 # Peers, on the same server through the same proxy:
 #   sftp    OpenSSH sftp (one file at a time), rclone             sshd (tests/servers/sshd.sh)
 #   ftp     curl (8 files at a time), lftp (mirror --parallel=8)  Pure-FTPd, plain FTP
+#           and lftptemp (the same, xfer:use-temp-file: a temporary name renamed into
+#           place, as Strata writes)
 #   ftps    the same over explicit TLS                            Pure-FTPd: the control
 #           connection's TLS ends in the proxy, to read PASV/EPSV (see delay_proxy.js)
 #   webdav  rclone, curl (one connection, one file after another) lighttpd, its open area
@@ -91,7 +93,7 @@ setup_ftp() {
   source "$work/ftp/pureftpd.env"
   target=$STRATA_FTP_PORT user=$STRATA_FTP_USER ca=$STRATA_FTP_CA root=$STRATA_FTP_ROOT/upload tls=0
   export STRATA_FTP_PASSWORD
-  tools=(strata curl lftp) list_tools=(strata curl lftp rclone) proxy_args=(--ftp)
+  tools=(strata curl lftp lftptemp) list_tools=(strata curl lftp rclone) proxy_args=(--ftp)
   if has_case list && [ ! -d "$root/list" ]; then
     list_seed "$root/list"
     chown -R nobody:nogroup "$root/list" 2>/dev/null || true # the server's user
@@ -109,10 +111,15 @@ via_ftp() {
   }
   up_lftp() { lftpc "mkdir -p -f \"/upload/$2\"; mirror -R --parallel=8 \"$1\" \"/upload/$2/$(basename "$1")\""; }
   down_lftp() { lftpc "mirror --parallel=8 \"/upload/$1\" \"$2/$(basename "$1")\""; }
+  # lftptemp: lftp writing each file under a temporary name and renaming it into place
+  # (xfer:use-temp-file), the promise Strata keeps (nothing half-written under the name):
+  # two more round trips a file than lftp's default.
+  up_lftptemp() { lftpc "set xfer:use-temp-file yes; mkdir -p -f \"/upload/$2\"; mirror -R --parallel=8 \"$1\" \"/upload/$2/$(basename "$1")\""; }
+  down_lftptemp() { lftpc "set xfer:use-temp-file yes; mirror --parallel=8 \"/upload/$1\" \"$2/$(basename "$1")\""; }
   list_curl() { curlftp -l "ftp://127.0.0.1:$port/upload/list/" | tr -d '\r' | grep -vxE '\.\.?'; }
   list_lftp() { lftpc "cls -1 /upload/list"; }
   list_rclone() { rcl lsf ftp:/upload/list; }
-  export -f lftpc up_lftp down_lftp
+  export -f lftpc up_lftp down_lftp up_lftptemp down_lftptemp
 }
 via_ftps() { via_ftp; }
 purge_ftp() { rm -rf "${root:?}/$1"; }

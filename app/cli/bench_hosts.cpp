@@ -198,7 +198,17 @@ public:
             for (auto &s : argv)
                 cargv.push_back(s.data());
             cargv.push_back(nullptr);
-            const int rc = posix_spawnp(&a.pid, cargv[0], &actions, nullptr, cargv.data(), environ);
+            // ssh starts with no signal blocked (ours are, for InterruptWatch), in a process
+            // group of its own: Ctrl+C reaches us, and we end the agents in order.
+            posix_spawnattr_t attr;
+            posix_spawnattr_init(&attr);
+            sigset_t none;
+            sigemptyset(&none);
+            posix_spawnattr_setsigmask(&attr, &none);
+            posix_spawnattr_setpgroup(&attr, 0);
+            posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+            const int rc = posix_spawnp(&a.pid, cargv[0], &actions, &attr, cargv.data(), environ);
+            posix_spawnattr_destroy(&attr);
             posix_spawn_file_actions_destroy(&actions);
             ::close(in[0]);
             ::close(out[1]);
@@ -590,9 +600,10 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
                 perHost[a->spec.name].push_back(o);
     };
     for (int k = 0;; ++k) {
+        // The run's own time, and ten minutes for its setup (a large read set to write).
         if (!fleet.pump(
-                Clock::now() + std::chrono::minutes(10), [&](const Agent &a) { return a.done || a.ready >= k; },
-                interrupts))
+                Clock::now() + options.duration + std::chrono::minutes(10),
+                [&](const Agent &a) { return a.done || a.ready >= k; }, interrupts))
             return stopped();
         if (std::any_of(agents.begin(), agents.end(), [](const Agent &a) { return !a.alive(); })) {
             const bool others = std::any_of(agents.begin(), agents.end(), [](const Agent &a) { return a.alive(); });

@@ -177,14 +177,23 @@ public:
     ~Fleet() { end(); }
     std::vector<Agent> &agents() { return m_agents; }
 
-    Status spawn(const std::vector<std::string> &ssh, const std::string &remoteCommand)
+    // ssh (its basename): `ssh -T -o BatchMode=yes [-p PORT] -- DEST 'STRATA' bench --agent`,
+    // the command one word for the remote shell. Any other launcher (srun -w, kubectl exec
+    // -i, a script): `LAUNCHER DEST STRATA bench --agent`, each word its own argument.
+    Status spawn(const std::vector<std::string> &ssh, const std::string &strataPath)
     {
+        const std::string_view launcher = ssh.front();
+        const bool isSsh = launcher == "ssh" || launcher.ends_with("/ssh");
         for (auto &a : m_agents) {
             std::vector<std::string> argv = ssh;
-            argv.insert(argv.end(), {"-T", "-o", "BatchMode=yes"});
-            if (!a.spec.port.empty())
-                argv.insert(argv.end(), {"-p", a.spec.port});
-            argv.insert(argv.end(), {"--", a.spec.destination, remoteCommand});
+            if (isSsh) {
+                argv.insert(argv.end(), {"-T", "-o", "BatchMode=yes"});
+                if (!a.spec.port.empty())
+                    argv.insert(argv.end(), {"-p", a.spec.port});
+                argv.insert(argv.end(), {"--", a.spec.destination, shellQuoted(strataPath) + " bench --agent"});
+            } else {
+                argv.insert(argv.end(), {a.spec.name, strataPath, "bench", "--agent"});
+            }
             int in[2], out[2], err[2];
             if (::pipe2(in, O_CLOEXEC) || ::pipe2(out, O_CLOEXEC) || ::pipe2(err, O_CLOEXEC))
                 return errorFromErrno(errno).withContext("start", argv.front());
@@ -498,7 +507,7 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
     };
 
     // 1. Every host says hello: the protocol and the version of its strata.
-    if (auto st = fleet.spawn(*ssh, shellQuoted(strataPath) + " bench --agent"); !st)
+    if (auto st = fleet.spawn(*ssh, strataPath); !st)
         return context.fail(st.error());
     if (!fleet.pump(
             Clock::now() + std::chrono::seconds(30), [](const Agent &a) { return a.hello; }, interrupts))

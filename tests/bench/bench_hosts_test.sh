@@ -8,6 +8,7 @@
 #    its count the operations they ran; the start skew is reported; on an nbdkit export
 #    answering each read 2 ms late, the merged p50 and p99 fall just above 2 ms and the
 #    hosts start within 5 ms of each other;
+#    another launcher than ssh (here ip netns exec) gets the command as separate words;
 # 2. refuses, by name and before anything runs, a host whose key is unknown, one without
 #    strata, and one whose strata is another version;
 # 3. names an agent killed mid-run: `--on-host-failure stop` fails, `continue` finishes
@@ -157,6 +158,15 @@ expect 0 "three hosts, text" -- bench --hosts "$all" --ops write --duration 200m
 contains "text: the merged lines" "$out" "host: all"
 for h in "${hosts[@]}"; do contains "text: $h's own lines" "$out" "host: $h"; done
 contains "text: the skew" "$out" "# start skew: at most"
+
+# 1c. Another launcher than ssh (as srun -w or kubectl exec -i would be): it gets the
+# host and the command's words as its own arguments; here `ip netns exec`, hosts named by
+# their namespace.
+printf '#!/bin/sh\nhost=$1; shift\nexec ip netns exec "$host" "$@"\n' >"$work/in-ns"
+chmod +x "$work/in-ns"
+expect 0 "another launcher" -- "$strata" bench memory://bench/ --ssh "$work/in-ns" --strata-path "$strata" \
+  --hosts "${namespaces[0]},${namespaces[1]}" --sizes 4KiB --ops write --duration 200ms --count 1
+contains "another launcher: both hosts' lines" "$out" "host: ${namespaces[1]}"
 
 # 2b. A host without strata, and one with another version: named, nothing runs.
 expect 1 "no strata there" -- bench --hosts "$all" --strata-path /nonexistent/strata --duration 200ms --count 1

@@ -218,6 +218,27 @@ Result<std::string> readFile(const std::string &path)
 
 } // namespace
 
+void keepBenchHistory(Context &context, const std::string &label,
+                      const std::vector<std::pair<std::string, std::string>> &targetsAndTexts)
+{
+    const std::string dir = benchHistoryDir();
+    std::error_code ignored;
+    Status safe;
+    for (const std::string &folder : {std::string(parentPath(dir)), dir})
+        if (safe)
+            safe = checkStateFolder(folder);
+    if (!safe) {
+        context.warn("the run is not kept in the history: " + safe.error().message());
+        return;
+    }
+    std::filesystem::create_directories(dir, ignored);
+    const std::string stamp = utcStamp();
+    for (std::size_t i = 0; i < targetsAndTexts.size(); ++i)
+        std::ofstream(dir + "/" + historyFileName(stamp + (i ? "-vs" : ""), label, targetsAndTexts[i].first),
+                      std::ios::binary)
+            << targetsAndTexts[i].second;
+}
+
 std::string benchGoLine(const BenchRun &run)
 {
     return goLine(run);
@@ -457,22 +478,10 @@ int commandBench(Context &context, const ArgParser &parser)
     }
 
     // The history the GUI picks runs from: one Go text file per target and run.
-    const std::string dir = benchHistoryDir();
-    std::error_code ignored;
-    Status safe;
-    for (const std::string &folder : {std::string(parentPath(dir)), dir})
-        if (safe)
-            safe = checkStateFolder(folder);
-    if (!safe)
-        context.warn("the run is not kept in the history: " + safe.error().message());
-    else
-        std::filesystem::create_directories(dir, ignored);
-    const std::string stamp = utcStamp();
-    for (std::size_t i = 0; safe && i < locations.size(); ++i) {
-        std::ofstream(dir + "/" + historyFileName(stamp + (i ? "-vs" : ""), label, locations[i].display()),
-                      std::ios::binary)
-            << texts[i];
-    }
+    std::vector<std::pair<std::string, std::string>> kept;
+    for (std::size_t i = 0; i < locations.size(); ++i)
+        kept.emplace_back(locations[i].display(), texts[i]);
+    keepBenchHistory(context, label, kept);
 
     if (json) {
         json::Array all;

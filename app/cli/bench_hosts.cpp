@@ -652,6 +652,7 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
             tail += "# left: " + printable(a.spec.name) + ": " + a.failure + "\n";
     if (!json)
         std::fputs(tail.c_str(), context.out);
+    keepBenchHistory(context, label, {{uri, text + tail}});
     if (json) {
         json::Array runs, hostList;
         for (const auto &r : merged)

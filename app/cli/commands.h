@@ -34,6 +34,10 @@ std::optional<std::string> parseBenchOptions(const ArgParser &parser, BenchOptio
 // A run's line and a result file's header in Go's benchmark format.
 std::string benchGoLine(const BenchRun &run);
 std::string benchGoHeader(const std::string &target, const std::string &label);
+// Keeps each target's Go text in the benchmark history the window reads (a warning when
+// its folder is not safe to write).
+void keepBenchHistory(Context &context, const std::string &label,
+                      const std::vector<std::pair<std::string, std::string>> &targetsAndTexts);
 // `bench --agent` (bench_agent.cpp) and `bench --hosts` (bench_hosts.cpp).
 int runBenchAgent(Context &context, const ArgParser &parser);
 int runBenchOnHosts(Context &context, const ArgParser &parser);

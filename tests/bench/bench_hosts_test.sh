@@ -158,6 +158,13 @@ expect 0 "three hosts, text" -- bench --hosts "$all" --ops write --duration 200m
 contains "text: the merged lines" "$out" "host: all"
 for h in "${hosts[@]}"; do contains "text: $h's own lines" "$out" "host: $h"; done
 contains "text: the skew" "$out" "# start skew: at most"
+# Kept in the history the window reads, and benchstat reads it, host by host.
+kept=$(grep -l "^host: ${hosts[2]}" "$HOME"/.local/share/strata/bench/*.txt 2>/dev/null | tail -1)
+[ -n "$kept" ] && pass || fail "history: no file holds the hosts' runs ($(ls "$HOME"/.local/share/strata/bench 2>&1))"
+if [ -n "$kept" ]; then
+  expect 0 "history: benchstat reads it" -- "$strata" benchstat "$kept"
+  contains "history: benchstat tells the hosts apart" "$out" "${hosts[2]}"
+fi
 
 # 1c. Another launcher than ssh (as srun -w or kubectl exec -i would be): it gets the
 # host and the command's words as its own arguments; here `ip netns exec`, hosts named by

@@ -27,62 +27,15 @@ if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null || ! [ -x /usr/sbin/sshd ];
 fi
 work=$(mktemp -d)
 tag=$$
-namespaces=() sshd_pids=() links=()
+# shellcheck source=../lib/netns_hosts.sh
+source "$here/../lib/netns_hosts.sh"
 cleanup() {
-  for pid in "${sshd_pids[@]}"; do kill "$pid" 2>/dev/null; done
-  for ns in "${namespaces[@]}"; do
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
-    ip netns del "$ns" 2>/dev/null
-  done
-  for l in "${links[@]}"; do ip link del "$l" 2>/dev/null; done
+  netns_hosts_down
   rm -rf "$work"
 }
 trap cleanup EXIT
-mkdir -p /run/sshd "$work/home"
-ssh-keygen -q -t ed25519 -N '' -f "$work/client" >/dev/null
-ssh-keygen -q -t ed25519 -N '' -f "$work/host_key" >/dev/null
-cp "$work/client.pub" "$work/authorized_keys"
-chmod 600 "$work/authorized_keys"
-: >"$work/known_hosts"
-hosts=()
-for i in 1 2 3; do
-  ns=strata-bh-$tag-$i out=sbh${tag: -6}o$i in=sbh${tag: -6}i$i
-  ip netns add "$ns" && namespaces+=("$ns") || { echo "FAIL: cannot make namespace $ns"; exit 1; }
-  ip link add "$out" type veth peer name "$in" && links+=("$out") || { echo "FAIL: cannot make veth $out"; exit 1; }
-  ip link set "$in" netns "$ns"
-  ip addr add "10.231.$i.1/30" dev "$out" && ip link set "$out" up
-  ip netns exec "$ns" ip addr add "10.231.$i.2/30" dev "$in"
-  ip netns exec "$ns" ip link set "$in" up
-  ip netns exec "$ns" ip link set lo up
-  cat >"$work/sshd_$i.conf" <<EOF
-ListenAddress 10.231.$i.2:22
-HostKey $work/host_key
-PidFile $work/sshd_$i.pid
-AuthorizedKeysFile $work/authorized_keys
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-StrictModes no
-AcceptEnv none
-EOF
-  ip netns exec "$ns" /usr/sbin/sshd -f "$work/sshd_$i.conf" -E "$work/sshd_$i.log" ||
-    { echo "FAIL: sshd $i did not start: $(cat "$work/sshd_$i.log")"; exit 1; }
-  for _ in $(seq 50); do [ -s "$work/sshd_$i.pid" ] && break; sleep 0.1; done
-  sshd_pids+=("$(cat "$work/sshd_$i.pid")")
-  [ "$i" != 3 ] && echo "10.231.$i.2 $(cut -d' ' -f1-2 "$work/host_key.pub")" >>"$work/known_hosts"
-  hosts+=("root@10.231.$i.2")
-done
-cat >"$work/ssh_config" <<EOF
-Host *
-  IdentityFile $work/client
-  IdentitiesOnly yes
-  UserKnownHostsFile $work/known_hosts
-  GlobalKnownHostsFile /dev/null
-  StrictHostKeyChecking yes
-  ConnectTimeout 5
-EOF
-ssh_cmd="ssh -F $work/ssh_config"
+mkdir -p "$work/home"
+netns_hosts_up "$work" 3 2 || { echo "FAIL: the hosts could not be made"; exit 1; }
 export HOME=$work/home
 two=${hosts[0]},${hosts[1]}
 bench() { "$strata" bench memory://bench/ --ssh "$ssh_cmd" --strata-path "$strata" --sizes 4KiB "$@"; }
@@ -92,7 +45,7 @@ expect 1 "an unknown host key" -- bench --hosts "$two,${hosts[2]}" --duration 20
 contains "unknown key: named" "$err" "${hosts[2]}"
 contains "unknown key: ssh's reason" "$err" "Host key verification failed"
 lacks "unknown key: the others are not blamed" "$err" "${hosts[0]}:"
-echo "10.231.3.2 $(cut -d' ' -f1-2 "$work/host_key.pub")" >>"$work/known_hosts"
+netns_known 3
 all=$two,${hosts[2]}
 
 # 1. Three hosts, two cases, two runs each: the merge is the sum of the hosts.
@@ -124,9 +77,10 @@ skew=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["start_sk
 echo "start skew: $((skew / 1000)) us"
 # Each agent starts within a few hundred microseconds of the moment asked (start_late_ns),
 # but three agents busy on the memory store share this machine's two cores: the third to
-# wake may wait a scheduler slice (measured: 0.1-5 ms). 20 ms still fails a start that is
-# not common (a go sent late, a clock not corrected: the margin is 100 ms).
-[ "$skew" -le 20000000 ] && pass || fail "start skew $((skew / 1000)) us, wanted at most 20 ms"
+# wake may wait a scheduler slice or more (measured alone: 0.5-14 ms; 25 ms beside other
+# tests). The 5 ms goal is checked below, on a target the agents wait for; here 50 ms
+# catches only a start that missed its moment by a whole margin (100 ms).
+[ "$skew" -le 50000000 ] && pass || fail "start skew $((skew / 1000)) us, wanted at most 50 ms"
 # 1b. A known latency: one nbdkit export (on a unix socket, which the namespaces share
 # with the filesystem) answering each read 2 ms late, filled with data first; the three
 # hosts read it side by side. The merged p50 and p99 fall just above 2 ms, and with the

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -41,11 +42,6 @@ std::int64_t wallNow()
 class Channel {
 public:
     explicit Channel(std::FILE *out) : m_out(out) {}
-    ~Channel()
-    {
-        if (m_reader.joinable())
-            m_reader.detach(); // blocked in a read of stdin: the process is ending
-    }
 
     void send(const json::Value &message)
     {
@@ -55,9 +51,11 @@ public:
         std::fflush(m_out);
     }
 
+    // The reader runs until stdin closes, which may be after the agent's work is done: it
+    // is detached, and the channel is never destroyed (see runBenchAgent).
     void start(std::function<void()> onClosed)
     {
-        m_reader = std::thread([this, onClosed = std::move(onClosed)] {
+        std::thread([this, onClosed = std::move(onClosed)] {
             std::string line;
             while (std::getline(std::cin, line)) {
                 auto message = json::parse(line);
@@ -77,7 +75,7 @@ public:
                 m_cv.notify_all();
             }
             onClosed();
-        });
+        }).detach();
     }
 
     // The next message (other than a clock reading); nullopt once stdin closed.
@@ -98,7 +96,6 @@ private:
     std::condition_variable m_cv;
     std::deque<json::Value> m_queue;
     bool m_closed = false;
-    std::thread m_reader;
 };
 
 std::string hostName()
@@ -112,7 +109,12 @@ std::string hostName()
 
 int runBenchAgent(Context &context, const ArgParser &parser)
 {
-    Channel channel(context.out);
+    // A write to a coordinator that is gone fails (EPIPE) rather than ending the process
+    // before what the run wrote is removed.
+    std::signal(SIGPIPE, SIG_IGN);
+    // Never destroyed: its reader thread may outlast this function (stdin closes when the
+    // coordinator is done with us). The stop source is shared with it by value.
+    auto &channel = *new Channel(context.out);
     std::stop_source stop;
     InterruptWatch interrupts;
     interrupts.watch([&stop] { stop.request_stop(); });
@@ -120,7 +122,7 @@ int runBenchAgent(Context &context, const ArgParser &parser)
                               {"protocol", kBenchAgentProtocol},
                               {"version", std::string(STRATA_VERSION)},
                               {"host", hostName()}});
-    channel.start([&stop] { stop.request_stop(); });
+    channel.start([stop]() mutable { stop.request_stop(); });
     const auto failed = [&](const std::string &message) {
         channel.send(json::Object{{"type", "error"}, {"message", message}});
         return Failure;
@@ -161,6 +163,8 @@ int runBenchAgent(Context &context, const ArgParser &parser)
     std::int64_t started = 0, late = 0;
     options.startGate = [&]() {
         ++index;
+        if (stop.stop_requested())
+            return false;
         channel.send(json::Object{{"type", "ready"}, {"run", index}});
         for (;;) {
             auto message = channel.next();
@@ -170,10 +174,14 @@ int runBenchAgent(Context &context, const ArgParser &parser)
             if (type == "stop")
                 return false;
             if (type == "go" && json::get<int>(*message, "run", -1) == index) {
-                const auto at = std::chrono::system_clock::time_point(
-                    std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                        std::chrono::nanoseconds(json::get<std::int64_t>(*message, "at", 0))));
-                std::this_thread::sleep_until(at);
+                // Until the moment asked, on the steady clock (a step of the wall clock
+                // meanwhile moves nothing), in slices that look at the stop.
+                const auto wait = std::chrono::nanoseconds(json::get<std::int64_t>(*message, "at", 0) - wallNow());
+                const auto until = std::chrono::steady_clock::now() + wait;
+                while (!stop.stop_requested()
+                       && std::chrono::steady_clock::now() + std::chrono::milliseconds(50) < until)
+                    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                std::this_thread::sleep_until(until);
                 started = wallNow();
                 late = started - json::get<std::int64_t>(*message, "at", 0);
                 return !stop.stop_requested();

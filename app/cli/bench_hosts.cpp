@@ -17,6 +17,7 @@
 #include "app/version.h"
 #include "core/storage/error.h"
 #include "core/storage/printable.h"
+#include "core/storage/uri.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -125,7 +126,11 @@ std::optional<HostSpec> parseHost(std::string_view text)
         host = rest.substr(0, colon);
         h.port = std::string(rest.substr(colon + 1));
     }
-    if (host.empty() || host.starts_with('-') || host.find_first_of(" \t/") != std::string_view::npos)
+    // A name, never an option of the launcher's: no leading '-', no blank, no '/'.
+    const auto plain = [](std::string_view part) {
+        return !part.starts_with('-') && part.find_first_of(" \t\n/'\"\\") == std::string_view::npos;
+    };
+    if (host.empty() || !plain(host) || !plain(user) || !plain(h.port))
         return std::nullopt;
     if (!h.port.empty()
         && (h.port.size() > 5 || h.port.find_first_not_of("0123456789") != std::string::npos || std::stoi(h.port) < 1
@@ -214,8 +219,12 @@ public:
             sigset_t none;
             sigemptyset(&none);
             posix_spawnattr_setsigmask(&attr, &none);
+            sigset_t defaults;
+            sigemptyset(&defaults);
+            sigaddset(&defaults, SIGPIPE); // ignored here, its default there
+            posix_spawnattr_setsigdefault(&attr, &defaults);
             posix_spawnattr_setpgroup(&attr, 0);
-            posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+            posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
             const int rc = posix_spawnp(&a.pid, cargv[0], &actions, &attr, cargv.data(), environ);
             posix_spawnattr_destroy(&attr);
             posix_spawn_file_actions_destroy(&actions);
@@ -310,6 +319,10 @@ public:
                     continue;
                 }
                 a->pending.append(buf, std::size_t(got));
+                if (a->pending.size() > (16u << 20) && a->pending.find('\n') == std::string::npos) {
+                    lost(*a, "it sent 16 MiB without a line break");
+                    continue;
+                }
                 for (auto nl = a->pending.find('\n'); nl != std::string::npos; nl = a->pending.find('\n')) {
                     const std::string line = a->pending.substr(0, nl);
                     a->pending.erase(0, nl + 1);
@@ -332,10 +345,19 @@ public:
         for (auto &a : m_agents) {
             if (a.pid <= 0)
                 continue;
+            // Then its whole process group (a launcher's children too), TERM, CONT (a
+            // stopped one), then KILL if it is still there a second later.
             int status = 0;
+            bool termed = false;
+            auto killAt = until + std::chrono::seconds(1);
             while (::waitpid(a.pid, &status, WNOHANG) == 0) {
-                if (Clock::now() >= until) {
-                    ::kill(a.pid, SIGTERM);
+                if (!termed && Clock::now() >= until) {
+                    ::kill(-a.pid, SIGTERM);
+                    ::kill(-a.pid, SIGCONT);
+                    termed = true;
+                    killAt = Clock::now() + std::chrono::seconds(1);
+                } else if (termed && Clock::now() >= killAt) {
+                    ::kill(-a.pid, SIGKILL);
                     ::waitpid(a.pid, &status, 0);
                     break;
                 }
@@ -480,13 +502,17 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
     }
     if (!parser.isSet("duration"))
         forwarded.insert(forwarded.end(), {"--duration", "1s"});
-    const std::string uri = parser.positionalArguments().front();
+    const std::string uri = parser.positionalArguments().front(); // to the agents only
+    // What is printed and kept: no password or secret-looking query value.
+    const auto parsedUri = Uri::parse(uri);
+    const std::string shown = parsedUri ? parsedUri->redacted() : printable(uri);
     auto ssh = splitCommand(parser.isSet("ssh") ? parser.value("ssh") : "ssh");
     if (!ssh || ssh->empty())
         return context.usage("--ssh takes a command, like 'ssh -F ~/.ssh/bench_config'");
     const std::string strataPath = parser.isSet("strata-path") ? parser.value("strata-path") : "strata";
     const std::string label = parser.value("label");
 
+    std::signal(SIGPIPE, SIG_IGN); // an agent gone is a failed write, named, not our end
     InterruptWatch interrupts;
     Fleet fleet(hosts);
     auto &agents = fleet.agents();
@@ -564,11 +590,11 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
     // 4. Run by run: when every host waits at run k, all start at one moment.
     const auto margin = std::chrono::nanoseconds(std::max<std::int64_t>(100'000'000, 4 * slowest));
     std::vector<BenchRun> merged;
-    std::map<std::string, std::vector<BenchRun>> perHost;
+    std::vector<std::vector<BenchRun>> perHost(agents.size()); // by host, as listed
     std::int64_t largestSkew = 0;
     json::Array skews; // each run's
     const bool json = parser.isSet("json");
-    std::string text = benchGoHeader(uri, label) + "# on " + std::to_string(agents.size()) + " hosts\nhost: all\n";
+    std::string text = benchGoHeader(shown, label) + "# on " + std::to_string(agents.size()) + " hosts\nhost: all\n";
     if (!json) {
         std::fputs(text.c_str(), context.out);
         std::fflush(context.out);
@@ -588,12 +614,18 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
         }
         largestSkew = std::max(largestSkew, last - first);
         skews.push_back(last - first);
-        // Runs by name (a mixed case gives one per operation drawn).
-        for (const auto &r : had.front()->runs.at(k)) {
+        // Runs by name (a mixed case gives one per operation drawn, none for one a host
+        // never drew): every name any host has, in the order they came.
+        std::vector<std::string> runNames;
+        for (const Agent *a : had)
+            for (const auto &o : a->runs.at(k))
+                if (std::find(runNames.begin(), runNames.end(), o.name) == runNames.end())
+                    runNames.push_back(o.name);
+        for (const auto &name : runNames) {
             std::vector<BenchRun> same;
             for (const Agent *a : had) {
                 for (const auto &o : a->runs.at(k))
-                    if (o.name == r.name)
+                    if (o.name == name)
                         same.push_back(o);
             }
             merged.push_back(mergeRuns(same));
@@ -606,7 +638,7 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
         }
         for (const Agent *a : had)
             for (const auto &o : a->runs.at(k))
-                perHost[a->spec.name].push_back(o);
+                perHost[std::size_t(a - agents.data())].push_back(o);
     };
     for (int k = 0;; ++k) {
         // The run's own time, and ten minutes for its setup (a large read set to write).
@@ -631,7 +663,7 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
             break;
         const std::int64_t at = wallNow() + margin.count();
         for (auto &a : agents)
-            if (a.alive())
+            if (a.alive() && !a.done)
                 fleet.send(a, json::Object{{"type", "go"}, {"run", k}, {"at", at + a.clock.offset}});
     }
     fleet.end();
@@ -640,7 +672,7 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
     std::string tail;
     for (const auto &a : agents) {
         tail += "host: " + a.spec.name + "\n";
-        for (const auto &r : perHost[a.spec.name])
+        for (const auto &r : perHost[std::size_t(&a - agents.data())])
             tail += benchGoLine(r);
     }
     char skew[160];
@@ -652,14 +684,14 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
             tail += "# left: " + printable(a.spec.name) + ": " + a.failure + "\n";
     if (!json)
         std::fputs(tail.c_str(), context.out);
-    keepBenchHistory(context, label, {{uri, text + tail}});
+    keepBenchHistory(context, label, {{shown, text + tail}});
     if (json) {
         json::Array runs, hostList;
         for (const auto &r : merged)
             runs.push_back(benchRunToJson(r));
         for (const auto &a : agents) {
             json::Array own;
-            for (const auto &r : perHost[a.spec.name])
+            for (const auto &r : perHost[std::size_t(&a - agents.data())])
                 own.push_back(benchRunToJson(r));
             json::Array late, starts;
             for (const auto &[run, ns] : a.late)
@@ -677,7 +709,7 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
         }
         writeJson(context.out,
                   json::Object{{"label", label},
-                               {"uri", uri},
+                               {"uri", shown},
                                {"start_skew_ns", largestSkew},
                                {"start_skews_ns", std::move(skews)},
                                {"runs", std::move(runs)},

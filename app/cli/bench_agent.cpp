@@ -30,12 +30,6 @@ namespace strata::cli {
 
 namespace {
 
-std::int64_t wallNow()
-{
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 // The agent's side of the channel: lines out under a lock (the runner's thread and the
 // reader's both write), lines in from a reader thread that answers clock readings at once
 // and queues the rest.
@@ -62,7 +56,7 @@ public:
                 if (!message || !message->is_object())
                     continue;
                 if (json::get<std::string>(*message, "type", "") == "clock") {
-                    send(json::Object{{"type", "clock"}, {"at", wallNow()}});
+                    send(json::Object{{"type", "clock"}, {"at", wallClockNs()}});
                     continue;
                 }
                 std::lock_guard lock(m_mutex);
@@ -176,13 +170,13 @@ int runBenchAgent(Context &context, const ArgParser &parser)
             if (type == "go" && json::get<int>(*message, "run", -1) == index) {
                 // Until the moment asked, on the steady clock (a step of the wall clock
                 // meanwhile moves nothing), in slices that look at the stop.
-                const auto wait = std::chrono::nanoseconds(json::get<std::int64_t>(*message, "at", 0) - wallNow());
+                const auto wait = std::chrono::nanoseconds(json::get<std::int64_t>(*message, "at", 0) - wallClockNs());
                 const auto until = std::chrono::steady_clock::now() + wait;
                 while (!stop.stop_requested()
                        && std::chrono::steady_clock::now() + std::chrono::milliseconds(50) < until)
                     std::this_thread::sleep_for(std::chrono::milliseconds(20));
                 std::this_thread::sleep_until(until);
-                started = wallNow();
+                started = wallClockNs();
                 late = started - json::get<std::int64_t>(*message, "at", 0);
                 return !stop.stop_requested();
             }

@@ -42,12 +42,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::int64_t wallNow()
-{
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 // Words of a command as a shell would split it (quotes group, a backslash escapes), for
 // --ssh 'ssh -F cfg -o X=y'; nothing is expanded.
 std::optional<std::vector<std::string>> splitCommand(std::string_view text)
@@ -416,7 +410,7 @@ private:
             a.version = json::get<std::string>(*message, "version", "");
             a.host = json::get<std::string>(*message, "host", "");
         } else if (type == "clock") {
-            a.clockSamples.push_back({a.clockSent, json::get<std::int64_t>(*message, "at", 0), wallNow()});
+            a.clockSamples.push_back({a.clockSent, json::get<std::int64_t>(*message, "at", 0), wallClockNs()});
         } else if (type == "ready") {
             a.ready = json::get<int>(*message, "run", -1);
         } else if (type == "result") {
@@ -554,7 +548,7 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
     for (auto &a : agents)
         for (int i = 0; i < 8 && a.alive(); ++i) {
             const std::size_t had = a.clockSamples.size();
-            a.clockSent = wallNow();
+            a.clockSent = wallClockNs();
             fleet.send(a, json::Object{{"type", "clock"}});
             if (!fleet.pump(
                     Clock::now() + std::chrono::seconds(10),
@@ -661,7 +655,7 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
             std::all_of(agents.begin(), agents.end(), [](const Agent &a) { return !a.alive() || a.done; });
         if (over)
             break;
-        const std::int64_t at = wallNow() + margin.count();
+        const std::int64_t at = wallClockNs() + margin.count();
         for (auto &a : agents)
             if (a.alive() && !a.done)
                 fleet.send(a, json::Object{{"type", "go"}, {"run", k}, {"at", at + a.clock.offset}});

@@ -1,8 +1,15 @@
 #include "core/bench/bench_hosts.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace strata {
+
+std::int64_t wallClockNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
 
 std::optional<ClockOffset> estimateClockOffset(std::span<const ClockSample> samples)
 {

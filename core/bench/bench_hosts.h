@@ -19,6 +19,10 @@ namespace strata {
 // The protocol's version: an agent that speaks another is refused by name.
 inline constexpr int kBenchAgentProtocol = 1;
 
+// The wall clock (the one hosts share, through NTP), in nanoseconds since the Unix epoch:
+// the clock of the protocol's readings and start times.
+std::int64_t wallClockNs();
+
 // One exchange with a host: we sent at `sent` and heard back at `received` (our clock);
 // the host read its own clock at `hostAt` in between. Nanoseconds since the Unix epoch.
 struct ClockSample {

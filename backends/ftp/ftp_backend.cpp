@@ -213,6 +213,35 @@ Result<ListedName> FtpBackend::ownFile(const std::string &dir)
     return *facts;
 }
 
+std::optional<std::uint32_t> FtpBackend::newFileMode(const std::string &file)
+{
+    std::lock_guard lock(m_ownMutex);
+    auto found = m_newFileModes.find(dirOf(file));
+    return found == m_newFileModes.end() ? std::nullopt : std::optional(found->second);
+}
+
+void FtpBackend::learnNewFileMode(const std::string &file, std::string_view replies)
+{
+    const std::string_view base = baseName(file);
+    std::optional<std::uint32_t> mode;
+    forEachLine(replies, [&](std::string_view line) {
+        // MLST's fact line starts with a blank and names the path as the server sees it.
+        auto facts = line.starts_with(' ') ? parseMlsxLine(line) : std::nullopt;
+        if (!facts || !facts->entry.isFile() || !facts->entry.mode)
+            return;
+        const std::string_view name = facts->name;
+        if (name == file
+            || (name.ends_with(base) && name.size() > base.size() && name[name.size() - base.size() - 1] == '/'))
+            mode = *facts->entry.mode & 07777;
+    });
+    if (!mode)
+        return;
+    std::lock_guard lock(m_ownMutex);
+    if (m_newFileModes.size() >= 4096) // a walk through very many folders: start again
+        m_newFileModes.clear();
+    m_newFileModes[dirOf(file)] = *mode;
+}
+
 Result<std::uint64_t> FtpBackend::keptPartSize(const std::string &temp, std::optional<std::uint32_t> mode,
                                                std::string &refused)
 {

@@ -6,6 +6,7 @@
 #include "core/storage/confinement.h"
 #include "core/storage/listing_cache.h"
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -66,6 +67,13 @@ public:
     Status confirmFolder(std::string_view dir, std::string_view within, std::string_view what);
     ConnectionPool &pool() { return m_pool; }
     const Features &features() const { return m_features; }
+    // The permissions a file made by STOR at server path `file` gets (the server's umask
+    // for this login, learned per folder), once an upload into its folder has seen them;
+    // nullopt before. A writer whose file gets the mode it wants anyway sends no SITE
+    // CHMOD: one round trip less per file.
+    std::optional<std::uint32_t> newFileMode(const std::string &file);
+    // Learns it from the replies of a request that sent "MLST file" just after making it.
+    void learnNewFileMode(const std::string &file, std::string_view replies);
 
 private:
     explicit FtpBackend(Config config) : m_pool(std::move(config)) {}
@@ -91,7 +99,8 @@ private:
     ListingCache m_listings;
     RealPathCache m_realTops; // what confirmFolder's `within` resolves to
     std::mutex m_ownMutex;
-    std::optional<ListedName> m_own; // ownFile()'s answer
+    std::optional<ListedName> m_own;                                  // ownFile()'s answer
+    std::map<std::string, std::uint32_t, std::less<>> m_newFileModes; // by server folder
 };
 
 } // namespace strata::ftp

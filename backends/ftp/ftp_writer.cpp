@@ -141,10 +141,16 @@ public:
                 if (auto st = confirmFolder(); !st)
                     return st; // nothing was sent
             announce();
-            std::vector<std::string> publish = timeAndMode(true);
+            bool learning = false;
+            std::vector<std::string> publish = timeAndMode(true, &learning);
             if (!checkFirst)
                 std::ranges::move(renameCommands(), std::back_inserter(publish));
-            sent = m_backend->pool().lease()->store(m_temp, appends(), m_buffer, publish, "cannot write");
+            {
+                auto lease = m_backend->pool().lease();
+                sent = lease->store(m_temp, appends(), m_buffer, publish, "cannot write");
+                if (sent && learning)
+                    m_backend->learnNewFileMode(m_temp, lease->replies());
+            }
             m_buffer = {};
             if (sent && checkFirst)
                 sent = checkName(true);
@@ -324,14 +330,26 @@ private:
     }
 
     // After the STOR, on its connection. '*': a server without MFMT or SITE CHMOD still
-    // takes the file.
-    std::vector<std::string> timeAndMode(bool withMode) const
+    // takes the file. No SITE CHMOD where a new file in the folder gets the mode anyway
+    // (FtpBackend::newFileMode); where that is not known yet and `learning` is given, an
+    // MLST of the new file before it, whose answer the caller hands to learnNewFileMode.
+    std::vector<std::string> timeAndMode(bool withMode, bool *learning = nullptr) const
     {
         std::vector<std::string> lines;
         if (m_options.mtimeNs && m_backend->features().mfmt)
             lines.push_back("*MFMT " + formatFtpTime(*m_options.mtimeNs) + " " + m_temp);
-        if (m_mode && withMode)
-            lines.push_back("*SITE CHMOD " + octal(*m_mode) + " " + m_temp);
+        if (!m_mode || !withMode)
+            return lines;
+        // A resumable writer's STOR may have met a part it refused, whose mode STOR keeps.
+        const bool made = !m_resumable;
+        const auto usual = made ? m_backend->newFileMode(m_temp) : std::nullopt;
+        if (usual && *usual == (*m_mode & 07777))
+            return lines;
+        if (made && !usual && learning && m_backend->features().mlst) {
+            lines.push_back("*MLST " + m_temp);
+            *learning = true;
+        }
+        lines.push_back("*SITE CHMOD " + octal(*m_mode) + " " + m_temp);
         return lines;
     }
 

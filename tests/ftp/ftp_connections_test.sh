@@ -7,7 +7,10 @@
 #    time and mode on side connections), nothing temporary is left, a name taken meanwhile
 #    is refused.
 # 3. 300 small files up and down nearby, without a wait after each passive reply.
-# 4. A server that allows 3 connections from one address (its own Pure-FTPd, -C 3): the 5
+# 4. Modes without a SITE CHMOD per file: a file whose mode is the one the server gives a
+#    new file anyway (learned per folder from an MLST of the first upload there) gets none;
+#    every other one does, and every mode arrives.
+# 5. A server that allows 3 connections from one address (its own Pure-FTPd, -C 3): the 5
 #    refused with 421 lower the pool's limit and are not tried again; the copy succeeds up
 #    and down, byte for byte.
 # Usage: ftp_connections_test.sh STRATA
@@ -99,7 +102,34 @@ for way in up down; do
   [ "$took" -lt 1500 ] && pass || fail "300 small files $way took $took ms (a wait after each passive reply?)"
 done
 
-# 4. A server that takes 3 connections from us, 8 wanted: the 5 refused (421) are not tried
+# 4. 240 files in two folders, 216 of the server's usual 0644 and 24 of other modes:
+# each of those 24 gets its SITE CHMOD, the others only until the folder's usual mode
+# is known (at most one per connection and folder, 8 here), and every mode arrives.
+mkdir -p "$work/modes/sub"
+for i in $(seq 1 200); do head -c 700 /dev/urandom >"$work/modes/f$i"; done
+for i in $(seq 1 40); do head -c 700 /dev/urandom >"$work/modes/sub/g$i"; done
+chmod 644 "$work/modes"/f* "$work/modes/sub"/g*
+chmod 640 "$work/modes"/f{3,50,99,150,199} "$work/modes/sub"/g{2,20,39}
+chmod 600 "$work/modes"/f{4,60,120,180,200} "$work/modes/sub"/g{7,30}
+chmod 604 "$work/modes"/f{1,70,140,160} "$work/modes/sub"/g{1,10,25,33,40}
+: >"$work/commands"
+if proxied "$STRATA_FTP_PORT" 0 --ftp --commands "$work/commands"; then
+  STRATA_FTP_HOST=127.0.0.1 STRATA_FTP_PASSWORD=$password expect 0 "240 files of several modes" \
+    -- "$strata" cp -r "$work/modes" "ftp://$user@127.0.0.1:$pport/upload/$run/modes"
+  unproxied
+  if diff -r "$work/modes" "$server_root/modes" >/dev/null; then pass; else fail "modes: the copy differs"; fi
+  wrong=$(cd "$work/modes" && find . -type f -printf '%P %m\n' | while read -r f m; do
+    got=$(stat -c %a "$server_root/modes/$f"); [ "$got" = "$m" ] || echo "$f:$got!=$m"; done)
+  [ -z "$wrong" ] && pass || fail "modes that did not arrive: $wrong"
+  chmods=$(grep -c '^SITE CHMOD$' "$work/commands")
+  stores=$(grep -c '^STOR$' "$work/commands")
+  [ "$stores" -ge 240 ] && pass || fail "only $stores STORs were seen (the proxy's command log?)"
+  if [ "$chmods" -ge 24 ] && [ "$chmods" -le $((24 + 2 * 8)) ]; then pass; else
+    fail "$chmods SITE CHMODs for 240 files, 24 of them not 0644: wanted 24-40"
+  fi
+fi
+
+# 5. A server that takes 3 connections from us, 8 wanted: the 5 refused (421) are not tried
 # again (24 connections were made before: each retry tried a new one), and the copy
 # succeeds both ways.
 own=$work/own

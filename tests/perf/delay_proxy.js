@@ -19,7 +19,8 @@
 // and after a blank the number made in all (a test's check of how many a client uses; FTP
 // data connections not counted).
 //
-// Usage: node delay_proxy.js TARGET-PORT DELAY_MS [--cap-mbit N] [--ftp [--tls PEM]] [--most FILE]
+// --commands FILE (with --ftp): FILE gets the verb of each command sent in the clear.
+// Usage: node delay_proxy.js TARGET-PORT DELAY_MS [--cap-mbit N] [--ftp [--tls PEM] [--commands FILE]] [--most FILE]
 // Prints "listening PORT" once it listens on 127.0.0.1; stopped by its PID.
 'use strict';
 
@@ -32,20 +33,21 @@ const HOST = '127.0.0.1';
 const WINDOW = 4 << 20;
 
 const usage = () => {
-  process.stderr.write('usage: node delay_proxy.js TARGET-PORT DELAY_MS [--cap-mbit N] [--ftp [--tls PEM]] [--most FILE]\n');
+  process.stderr.write('usage: node delay_proxy.js TARGET-PORT DELAY_MS [--cap-mbit N] [--ftp [--tls PEM] [--commands FILE]] [--most FILE]\n');
   process.exit(2);
 };
 const argv = process.argv.slice(2);
 const [targetPort, delayMs] = argv.slice(0, 2).map(Number);
-let capMbit = 0, ftp = false, pem = null, mostFile = null;
+let capMbit = 0, ftp = false, pem = null, mostFile = null, commandsFile = null;
 for (let i = 2; i < argv.length; i++) {
   if (argv[i] === '--cap-mbit') capMbit = Number(argv[++i]);
   else if (argv[i] === '--ftp') ftp = true;
   else if (argv[i] === '--tls' && argv[i + 1]) pem = fs.readFileSync(argv[++i]);
   else if (argv[i] === '--most' && argv[i + 1]) mostFile = argv[++i];
+  else if (argv[i] === '--commands' && argv[i + 1]) commandsFile = argv[++i];
   else usage();
 }
-if (!(targetPort > 0) || !(delayMs >= 0) || !(capMbit >= 0) || (pem && !ftp)) usage();
+if (!(targetPort > 0) || !(delayMs >= 0) || !(capMbit >= 0) || ((pem || commandsFile) && !ftp)) usage();
 const bytesPerMs = capMbit * 1000 / 8;
 const linkIdleAt = { up: 0, down: 0 }; // when each direction's shared link is free again (ms)
 
@@ -160,6 +162,7 @@ async function rewrite(line) {
 function ftpControl(far, server) {
   let client = far, replies = server, pending = Promise.resolve(), partial = '';
   far.pipe(server);
+  if (commandsFile) logCommands(far);
   const onReply = chunk => {
     const lines = (partial + chunk.toString('latin1')).split(/(?<=\n)/);
     partial = lines[lines.length - 1].endsWith('\n') ? '' : lines.pop();
@@ -186,6 +189,25 @@ function ftpControl(far, server) {
     client.pipe(replies);
     replies.on('data', onReply).on('end', onEnd);
   };
+}
+
+// --commands: the verb of each command a client sends in the clear (SITE with its own
+// verb: "SITE CHMOD"), one per line; arguments, and so the password, are not written.
+function logCommands(far) {
+  let partial = '', clear = true;
+  far.on('data', chunk => {
+    if (!clear) return;
+    const lines = (partial + chunk.toString('latin1')).split('\n');
+    partial = lines.pop();
+    const verbs = [];
+    for (const line of lines) {
+      const words = line.trim().split(/\s+/);
+      const verb = (words[0] || '').toUpperCase();
+      verbs.push(verb === 'SITE' ? `SITE ${(words[1] || '').toUpperCase()}` : verb);
+      if (verb === 'AUTH') clear = false; // what follows is TLS
+    }
+    if (verbs.length) fs.appendFileSync(commandsFile, verbs.map(v => v + '\n').join(''));
+  });
 }
 
 let openNow = 0, most = 0, made = 0;

@@ -194,10 +194,17 @@ cmd_start() {
     for ((i = 0; i < START_TIMEOUT * 10; i++)); do
       kill -0 "$pid" 2>/dev/null || break
       if grep -q "Server listening" "$log" && up "$dir" "$port"; then ok=1; break; fi
+      # One of its two ports taken (by a client's ephemeral port, say): sshd serves the
+      # other and stays up, so it is stopped and another pair tried.
+      if grep -q 'Address already in use' "$log"; then
+        kill -TERM "$pid" 2>/dev/null
+        for _ in {1..40}; do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+        break
+      fi
       sleep 0.1
     done
     [ "$ok" = 1 ] && break
-    if kill -0 "$pid" 2>/dev/null; then
+    if ! grep -q 'Address already in use' "$log" && kill -0 "$pid" 2>/dev/null; then
       cat "$log" >&2; cmd_stop "$dir"; die "sshd did not serve SFTP within $START_TIMEOUT s"
     fi
     grep -q 'Address already in use' "$log" || { cat "$log" >&2; cmd_stop "$dir"; die "sshd exited during start-up (log above)"; }

@@ -471,7 +471,7 @@ QChart *allocationChart(const std::vector<BenchSet> &sets, const char *unit)
 
 namespace strata {
 
-QChart *timelineChart(const std::vector<TimelinePoint> &points, const QStringList &targets)
+QChart *timelineChart(const std::vector<TimelinePoint> &points, const QStringList &targets, bool sideBySide)
 {
     auto *chart = newChart(points.empty() ? QObject::tr("Timeline (runs of a fixed time draw one as they go)")
                                           : QObject::tr("Timeline: operations per second and latency as the runs go"));
@@ -527,9 +527,16 @@ QChart *timelineChart(const std::vector<TimelinePoint> &points, const QStringLis
                                                    : std::pair(1.0, QObject::tr("operations per second"));
     rate->setTitleText(rateTitle);
     const TimelinePoint *previous = nullptr;
+    double started = 0; // where the run of the points side by side began
     for (const auto &p : points) {
-        if (previous && (p.target != previous->target || p.run != previous->run || p.benchmark != previous->benchmark))
+        if (sideBySide) {
+            if (previous && (p.run != previous->run || p.benchmark != previous->benchmark))
+                started = end;
+            offset = started;
+        } else if (previous
+                   && (p.target != previous->target || p.run != previous->run || p.benchmark != previous->benchmark)) {
             offset = end;
+        }
         const double t = offset + p.at;
         end = std::max(end, t);
         Lines &l = linesOf(std::max(0, p.target));

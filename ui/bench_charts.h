@@ -64,7 +64,9 @@ QChart *allocationChart(const std::vector<BenchSet> &sets, const char *unit); //
 // The timeline of fixed-time runs (TimelinePoint, timeline.h): per target (`targets` names
 // them by TimelinePoint::target) a line of operations per second (left axis) and lines of
 // p50 (dashed) and p99 in µs (right, logarithmic), against seconds, the runs laid end to end.
-QChart *timelineChart(const std::vector<TimelinePoint> &points, const QStringList &targets);
+// `sideBySide`: the targets ran at once (the hosts of a run from many, and their total),
+// so one run of every target shares its stretch of the time axis.
+QChart *timelineChart(const std::vector<TimelinePoint> &points, const QStringList &targets, bool sideBySide = false);
 
 // The sizes (ascending, 0 for size-less benchmarks) and operations present in the sets.
 std::vector<BenchKey> benchCategories(const std::vector<BenchSet> &sets);

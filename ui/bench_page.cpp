@@ -1,4 +1,6 @@
 #include "ui/bench_page.h"
+#include "core/io/size_text.h"
+#include "core/storage/printable.h"
 
 #include "core/bench/bench_runner.h"
 #include "core/bench/benchstat.h"
@@ -9,6 +11,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QDragEnterEvent>
@@ -35,6 +38,7 @@
 #include <QSvgGenerator>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -68,6 +72,8 @@ BenchPage::BenchPage(Registry &registry, QWidget *parent) : QWidget(parent), m_r
         m_timeline.push_back(p);
         drawTimeline();
     });
+    connect(m_job, &BenchJob::hostsReported, this, &BenchPage::showHosts);
+    connect(m_job, &BenchJob::checked, this, &BenchPage::showChecked);
     auto *layout = new QHBoxLayout(this);
     auto *split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(buildControls());
@@ -90,6 +96,21 @@ BenchPage::BenchPage(Registry &registry, QWidget *parent) : QWidget(parent), m_r
     m_timelineView = new QChartView(timelineChart({}, {}), m_tabs);
     m_timelineView->setRenderHint(QPainter::Antialiasing);
     m_tabs->addTab(m_timelineView, tr("T&imeline"));
+    m_hostsPage = new QWidget(m_tabs);
+    auto *hostsLayout = new QVBoxLayout(m_hostsPage);
+    m_hostsStatus = new QLabel(tr("Runs from many hosts at once show each host here."), m_hostsPage);
+    m_hostsStatus->setWordWrap(true);
+    m_hostsStatus->setTextFormat(Qt::PlainText);
+    m_hostsTable = new QTableWidget(0, 8, m_hostsPage);
+    m_hostsTable->setHorizontalHeaderLabels(
+        {tr("Benchmark"), tr("Host"), tr("Runs"), tr("ops/s"), tr("MB/s"), tr("p50"), tr("p99"), tr("Share")});
+    m_hostsTable->verticalHeader()->hide();
+    m_hostsTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_hostsTable->setAlternatingRowColors(true);
+    m_hostsTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    hostsLayout->addWidget(m_hostsStatus);
+    hostsLayout->addWidget(m_hostsTable, 1);
+    m_tabs->addTab(m_hostsPage, tr("H&osts"));
     split->addWidget(m_tabs);
     split->setStretchFactor(1, 1);
     layout->addWidget(split);
@@ -133,6 +154,26 @@ QWidget *BenchPage::buildControls()
                                "second and latency are drawn as it goes. Off: each run grows its operation count "
                                "until it lasts about that long (Go's way); deletes are always timed so."));
     form->addRow(QString(), m_fixedTime);
+    m_hosts = new QLineEdit(box);
+    m_hosts->setPlaceholderText(tr("optional: run from these hosts at once, like bench@node1, node2:2222"));
+    m_hosts->setToolTip(tr("Each host runs the benchmark side by side with the others, started over ssh (your "
+                           "config, keys and known hosts) as `strata bench --agent`; their histograms are added "
+                           "exactly. Connection A is opened on every host."));
+    m_testHosts = new QPushButton(tr("T&est"), box);
+    m_testHosts->setToolTip(tr("Reach each host as a run would: its strata, its version and its clock"));
+    auto *hostsRow = new QHBoxLayout;
+    hostsRow->addWidget(m_hosts, 1);
+    hostsRow->addWidget(m_testHosts);
+    auto *hostsLabel = new QLabel(tr("&Hosts:"), box);
+    hostsLabel->setBuddy(m_hosts);
+    form->addRow(hostsLabel, hostsRow);
+    m_hostsVia = new QLineEdit(QStringLiteral("ssh"), box);
+    m_hostsVia->setToolTip(tr("The command that reaches a host, as rsync's -e: ssh with options (ssh -F ~/.ssh/bench), "
+                              "or a launcher given the host and the command (srun -w, a script)"));
+    form->addRow(tr("Reach &with:"), m_hostsVia);
+    m_hostsStrata = new QLineEdit(QStringLiteral("strata"), box);
+    m_hostsStrata->setToolTip(tr("Where strata is on the hosts (the same version as this one)"));
+    form->addRow(tr("Strata the&re:"), m_hostsStrata);
     v->addLayout(form);
     auto *buttons = new QHBoxLayout;
     m_run = new QPushButton(tr("&Run"), box);
@@ -177,6 +218,8 @@ QWidget *BenchPage::buildControls()
     v->addLayout(files);
 
     connect(m_run, &QPushButton::clicked, this, &BenchPage::startRun);
+    connect(m_testHosts, &QPushButton::clicked, this, &BenchPage::testHosts);
+    connect(m_hosts, &QLineEdit::returnPressed, this, &BenchPage::testHosts);
     connect(m_stop, &QPushButton::clicked, this, &BenchPage::stopRun);
     connect(m_history, &QListWidget::itemSelectionChanged, this, [this] {
         QStringList paths;
@@ -257,7 +300,8 @@ void BenchPage::showSets(std::vector<BenchSet> sets)
 
 void BenchPage::drawTimeline()
 {
-    m_timelineView->setChart(timelineChart(m_timeline, m_timelineTargets)); // the view deletes the old one
+    // The view deletes the old one.
+    m_timelineView->setChart(timelineChart(m_timeline, m_timelineTargets, m_timelineSideBySide));
     ++m_timelineDraws;
 }
 
@@ -267,19 +311,29 @@ void BenchPage::openFiles(const QStringList &paths)
     QStringList problems;
     m_timeline.clear();
     m_timelineTargets.clear();
+    m_timelineSideBySide = false;
     for (const auto &path : paths) {
         auto loaded = loadBenchFile(path);
         if (loaded.set) {
             // The timeline saved beside it, if any: its points as this set's.
+            // A run from many hosts has a line per host and one for all: each its own.
             QFile side(historyTimelinePath(path));
+            std::vector<std::string> names;
             if (side.open(QIODevice::ReadOnly)) {
                 const QByteArray text = side.readAll();
-                for (auto p : parseTimelineCsv(std::string_view(text.constData(), std::size_t(text.size())))) {
-                    p.target = int(sets.size());
+                const int first = int(m_timelineTargets.size());
+                for (auto p : parseTimelineCsv(std::string_view(text.constData(), std::size_t(text.size())), &names)) {
+                    p.target = names.size() > 1 ? first + p.target : first;
                     m_timeline.push_back(std::move(p));
                 }
             }
-            m_timelineTargets << loaded.set->label;
+            if (names.size() > 1) {
+                m_timelineSideBySide = true;
+                for (const auto &n : names)
+                    m_timelineTargets << loaded.set->label + QStringLiteral(" · ") + QString::fromStdString(n);
+            } else {
+                m_timelineTargets << loaded.set->label;
+            }
             sets.push_back(std::move(*loaded.set));
         } else {
             problems << loaded.error;
@@ -325,6 +379,51 @@ void BenchPage::startRun()
         return;
     }
     options.benchtime = *benchtime;
+    QString problem;
+    auto plan = hostsPlan(problem);
+    if (!problem.isEmpty()) {
+        m_status->setText(problem);
+        return;
+    }
+    if (plan) {
+        const bool deletes = std::find(options.ops.begin(), options.ops.end(), BenchOp::Delete) != options.ops.end();
+        if (deletes || !m_targetB->text().trimmed().isEmpty()) {
+            m_status->setText(tr("Runs from many hosts are fixed-time, on one connection: untick Delete and leave "
+                                 "Connection B empty"));
+            return;
+        }
+        QStringList ops;
+        for (auto op : options.ops)
+            ops << QString::fromStdString(std::string(benchName(op))).toLower();
+        QStringList concurrency;
+        for (int c : options.concurrency)
+            concurrency << QString::number(c);
+        const auto ms =
+            std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(*benchtime).count());
+        plan->args = {"--ops",         ops.join(QLatin1Char(',')).toStdString(),
+                      "--sizes",       m_sizes->text().remove(QLatin1Char(' ')).toStdString(),
+                      "--count",       std::to_string(options.count),
+                      "--duration",    std::to_string(ms) + "ms",
+                      "--concurrency", concurrency.join(QLatin1Char(',')).toStdString()};
+        plan->duration = std::chrono::milliseconds(ms);
+        plan->interval = std::chrono::milliseconds(250); // four redraws a second
+        m_timeline.clear();
+        m_timelineTargets = {tr("all hosts")};
+        for (const auto &h : plan->hosts)
+            m_timelineTargets << QString::fromStdString(h.name);
+        m_timelineSideBySide = true;
+        drawTimeline();
+        m_hostsTable->setRowCount(0);
+        m_hostsStatus->setText(tr("Running on %n host(s)…", nullptr, int(plan->hosts.size())));
+        m_progress->setRange(
+            0, int(options.count * options.sizes.size() * options.ops.size() * options.concurrency.size()));
+        m_progress->setValue(0);
+        m_status->setText(tr("Reaching %n host(s), then running on all at once…", nullptr, int(plan->hosts.size())));
+        m_tabs->setCurrentWidget(m_timelineView);
+        setRunning(true);
+        m_job->startHosts(std::move(*plan));
+        return;
+    }
     std::vector<std::string> uris{m_targetA->text().trimmed().toStdString()};
     if (!m_targetB->text().trimmed().isEmpty())
         uris.push_back(m_targetB->text().trimmed().toStdString());
@@ -349,8 +448,8 @@ void BenchPage::startRun()
                           : tr("Running…"));
     if (options.timelineInterval.count() > 0)
         m_tabs->setCurrentWidget(m_timelineView);
-    m_run->setEnabled(false);
-    m_stop->setEnabled(true);
+    m_timelineSideBySide = false;
+    setRunning(true);
     m_job->start(std::move(uris), std::move(options));
 }
 
@@ -365,10 +464,175 @@ void BenchPage::stopRun()
     m_status->setText(tr("Stopping: removing what the run wrote…"));
 }
 
+void BenchPage::setRunning(bool running)
+{
+    m_run->setEnabled(!running);
+    m_testHosts->setEnabled(!running);
+    m_stop->setEnabled(running);
+}
+
+std::optional<FleetPlan> BenchPage::hostsPlan(QString &problem) const
+{
+    const QString text = m_hosts->text().trimmed();
+    if (text.isEmpty())
+        return std::nullopt;
+    auto hosts = parseFleetHosts(text.toStdString());
+    if (!hosts) {
+        problem = QString::fromStdString(hosts.error().message());
+        return std::nullopt;
+    }
+    auto via = splitCommand(m_hostsVia->text().trimmed().toStdString());
+    if (!via || via->empty()) {
+        problem = tr("Reach with takes a command, like ssh or ssh -F ~/.ssh/bench_config");
+        return std::nullopt;
+    }
+    const QString strata = m_hostsStrata->text().trimmed();
+    if (strata.isEmpty()) {
+        problem = tr("Say where strata is on the hosts (strata, if it is on their PATH)");
+        return std::nullopt;
+    }
+    FleetPlan plan;
+    plan.hosts = std::move(*hosts);
+    plan.launcher = std::move(*via);
+    plan.strataPath = strata.toStdString();
+    plan.version = QCoreApplication::applicationVersion().toStdString();
+    plan.uri = m_targetA->text().trimmed().toStdString();
+    plan.env = fleetEnvironment();
+    return plan;
+}
+
+void BenchPage::testHosts()
+{
+    if (running())
+        return;
+    QString problem;
+    auto plan = hostsPlan(problem);
+    if (!plan) {
+        m_hostsStatus->setText(problem.isEmpty() ? tr("Name the hosts first, like bench@node1, node2:2222") : problem);
+        m_tabs->setCurrentWidget(m_hostsPage);
+        return;
+    }
+    m_hostsStatus->setText(tr("Reaching %n host(s)…", nullptr, int(plan->hosts.size())));
+    m_tabs->setCurrentWidget(m_hostsPage);
+    setRunning(true);
+    m_job->checkHosts(std::move(*plan));
+}
+
+void BenchPage::showChecked(const std::vector<FleetHostReport> &hosts)
+{
+    setRunning(false);
+    QStringList lines;
+    int ok = 0;
+    for (const auto &h : hosts) {
+        if (h.failure.empty()) {
+            ++ok;
+            lines << tr("✓ %1 (%2): strata %3, clock %4 ms from ours (± %5 ms)")
+                         .arg(QString::fromStdString(h.name), QString::fromStdString(printable(h.hostname)),
+                              QString::fromStdString(printable(h.version)))
+                         .arg(double(h.clock.offset) / 1e6, 0, 'f', 2)
+                         .arg(double(h.clock.uncertainty) / 1e6, 0, 'f', 2);
+        } else {
+            lines << tr("✗ %1: %2").arg(QString::fromStdString(h.name), QString::fromStdString(h.failure));
+        }
+    }
+    lines.prepend(tr("%1 of %n host(s) ready:", nullptr, int(hosts.size())).arg(ok));
+    m_hostsStatus->setText(lines.join(QLatin1Char('\n')));
+    Q_EMIT notify(lines.front(), ok != int(hosts.size()));
+}
+
+void BenchPage::showHosts(const FleetReport &report)
+{
+    // A row per case for all hosts, then one per host: medians of its runs.
+    struct Row {
+        QString benchmark, host;
+        std::vector<const BenchRun *> runs;
+    };
+    std::vector<Row> rows;
+    const auto rowOf = [&](const BenchRun &r, const QString &host) -> Row & {
+        const QString name = QString::fromStdString(r.name);
+        for (auto &row : rows)
+            if (row.benchmark == name && row.host == host)
+                return row;
+        rows.push_back({name, host, {}});
+        return rows.back();
+    };
+    for (const auto &r : report.merged)
+        rowOf(r, tr("all")).runs.push_back(&r);
+    for (const auto &h : report.hosts)
+        for (const auto &r : h.runs)
+            rowOf(r, QString::fromStdString(h.name)).runs.push_back(&r);
+    // Cases in the order they ran, all hosts first in each.
+    QStringList order;
+    for (const auto &row : rows)
+        if (!order.contains(row.benchmark))
+            order << row.benchmark;
+    std::stable_sort(rows.begin(), rows.end(), [&](const Row &a, const Row &b) {
+        return order.indexOf(a.benchmark) < order.indexOf(b.benchmark);
+    });
+    const auto median = [](std::vector<double> v) {
+        if (v.empty())
+            return 0.0;
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    };
+    const auto micros = [](double ns) {
+        return ns > 0 ? tr("%1 µs").arg(ns / 1e3, 0, 'f', ns < 1e4 ? 2 : 0) : QString();
+    };
+    m_hostsTable->setRowCount(int(rows.size()));
+    double allRate = 0;
+    for (int i = 0; i < int(rows.size()); ++i) {
+        const Row &row = rows[std::size_t(i)];
+        std::vector<double> rate, mb, p50, p99;
+        for (const BenchRun *r : row.runs) {
+            rate.push_back(r->nsPerOp > 0 ? 1e9 / r->nsPerOp : 0);
+            mb.push_back(r->mbPerSecond);
+            p50.push_back(double(r->latency.p50));
+            p99.push_back(double(r->latency.p99));
+        }
+        const double ops = median(rate);
+        if (row.host == tr("all"))
+            allRate = ops;
+        const QStringList cells{row.benchmark,
+                                row.host,
+                                QString::number(row.runs.size()),
+                                QString::number(ops, 'f', ops < 100 ? 1 : 0),
+                                mb.empty() || median(mb) == 0 ? QString() : QString::number(median(mb), 'f', 1),
+                                micros(median(p50)),
+                                micros(median(p99)),
+                                row.host == tr("all") || allRate <= 0
+                                    ? QString()
+                                    : QStringLiteral("%1 %").arg(100 * ops / allRate, 0, 'f', 0)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto *item = new QTableWidgetItem(cells[c]);
+            if (c >= 2)
+                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            if (row.host == tr("all")) {
+                QFont bold = item->font();
+                bold.setBold(true);
+                item->setFont(bold);
+            }
+            m_hostsTable->setItem(i, c, item);
+        }
+    }
+    QStringList lines{tr("Start skew at most %1 ms; clocks read within %2 ms.")
+                          .arg(double(report.largestSkew) / 1e6, 0, 'f', 2)
+                          .arg(double(report.clockWithin) / 1e6, 0, 'f', 2)};
+    for (const auto &h : report.hosts) {
+        std::int64_t late = 0;
+        for (auto ns : h.late)
+            late = std::max(late, ns);
+        lines << (h.failure.empty()
+                      ? tr("%1 (%2): %n run(s), each started at most %3 ms late", nullptr, int(h.runs.size()))
+                            .arg(QString::fromStdString(h.name), QString::fromStdString(printable(h.hostname)))
+                            .arg(double(late) / 1e6, 0, 'f', 2)
+                      : tr("%1: left: %2").arg(QString::fromStdString(h.name), QString::fromStdString(h.failure)));
+    }
+    m_hostsStatus->setText(lines.join(QLatin1Char('\n')));
+}
+
 void BenchPage::runDone(const QString &error, const std::vector<BenchSet> &sets)
 {
-    m_run->setEnabled(true);
-    m_stop->setEnabled(false);
+    setRunning(false);
     if (!error.isEmpty()) {
         m_status->setText(error);
         Q_EMIT runFinished(false, error);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/bench/bench_fleet.h"
 #include "core/storage/registry.h"
 #include "ui/bench_charts.h"
 
@@ -18,6 +19,7 @@ class QPushButton;
 class QSpinBox;
 class QTabWidget;
 class QTableView;
+class QTableWidget;
 
 namespace strata {
 
@@ -57,6 +59,17 @@ public:
     QCheckBox *fixedTimeBox() const { return m_fixedTime; }
     BenchstatModel *comparison() const { return m_comparison; }
     QLineEdit *targetEdit(int which) const { return which == 0 ? m_targetA : m_targetB; }
+    // Runs from many hosts (bench_fleet.h): the hosts ("user@host:port, …"), the command
+    // that reaches them (ssh by default) and the strata there; Test reaches each and says
+    // what it found; after a run the Hosts tab has a row per case for all hosts and for
+    // each host, and the timeline a line for each.
+    QLineEdit *hostsEdit() const { return m_hosts; }
+    QLineEdit *hostsViaEdit() const { return m_hostsVia; }
+    QLineEdit *hostsStrataEdit() const { return m_hostsStrata; }
+    void testHosts();
+    QTableWidget *hostsTable() const { return m_hostsTable; }
+    QLabel *hostsStatus() const { return m_hostsStatus; }
+    QLabel *statusLabel() const { return m_status; }
     void setRunOptions(const QString &sizes, int count, const QString &benchtime);
     // The history list (label, target and local time of each saved run, newest first).
     QListWidget *history() const { return m_history; }
@@ -82,6 +95,11 @@ private:
     void askDeleteHistory();
     void runDone(const QString &error, const std::vector<BenchSet> &sets);
     void drawTimeline();
+    // The plan for the hosts field, or why there is none (an empty plan without hosts).
+    std::optional<FleetPlan> hostsPlan(QString &problem) const;
+    void showHosts(const FleetReport &report);
+    void showChecked(const std::vector<FleetHostReport> &hosts);
+    void setRunning(bool running);
 
     Registry &m_registry;
     std::vector<BenchSet> m_sets;
@@ -103,6 +121,12 @@ private:
     std::vector<TimelinePoint> m_timeline;
     QStringList m_timelineTargets;
     int m_timelineDraws = 0;
+    bool m_timelineSideBySide = false; // the targets ran at once (hosts)
+    QLineEdit *m_hosts, *m_hostsVia, *m_hostsStrata;
+    QPushButton *m_testHosts;
+    QWidget *m_hostsPage;
+    QTableWidget *m_hostsTable;
+    QLabel *m_hostsStatus;
 };
 
 } // namespace strata

@@ -3,7 +3,8 @@
 // (core/bench/bench_hosts.h). It says hello (protocol, version, host name), answers clock
 // readings at once, takes one run (the URI, the coordinator's bench options, and the
 // environment that carries secrets: never a command line, never a file), waits at each
-// measured run's start gate for the common start, and sends each result whole. Its stdin
+// measured run's start gate for the common start, streams the run's timeline interval by
+// interval (histograms as buckets), and sends each result whole. Its stdin
 // closing (the coordinator stopped, or its ssh died) stops the run; what it wrote is
 // removed as after Ctrl+C.
 #include "app/cli/cli.h"
@@ -13,6 +14,7 @@
 #include "core/bench/bench_hosts.h"
 #include "core/bench/bench_runner.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
@@ -148,18 +150,23 @@ int runBenchAgent(Context &context, const ArgParser &parser)
         return failed(*wrong);
     if (options.duration.count() <= 0)
         return failed("runs on many hosts are fixed-time: give --duration");
+    // Intervals streamed as they end (a few a second at most: their cost does not grow with
+    // the operations), for the coordinator's live timeline.
+    const std::int64_t interval = json::get<std::int64_t>(*run, "interval_ns", 0);
+    if (interval > 0)
+        options.timelineInterval = std::chrono::nanoseconds(std::max<std::int64_t>(interval, 10'000'000));
     auto location = context.open(uri);
     if (!location)
         return failed(location.error().message());
 
     // Each measured run: ready, then the coordinator's common start (this host's clock).
-    int index = -1;
+    std::atomic<int> index = -1; // read by the timeline's sampler too
     std::int64_t started = 0, late = 0;
     options.startGate = [&]() {
         ++index;
         if (stop.stop_requested())
             return false;
-        channel.send(json::Object{{"type", "ready"}, {"run", index}});
+        channel.send(json::Object{{"type", "ready"}, {"run", index.load()}});
         for (;;) {
             auto message = channel.next();
             if (!message)
@@ -167,7 +174,7 @@ int runBenchAgent(Context &context, const ArgParser &parser)
             const std::string type = json::get<std::string>(*message, "type", "");
             if (type == "stop")
                 return false;
-            if (type == "go" && json::get<int>(*message, "run", -1) == index) {
+            if (type == "go" && json::get<int>(*message, "run", -1) == index.load()) {
                 // Until the moment asked, on the steady clock (a step of the wall clock
                 // meanwhile moves nothing), in slices that look at the stop.
                 const auto wait = std::chrono::nanoseconds(json::get<std::int64_t>(*message, "at", 0) - wallClockNs());
@@ -182,10 +189,18 @@ int runBenchAgent(Context &context, const ArgParser &parser)
             }
         }
     };
-    auto results = runBench({{location->op.get(), location->path}}, options, stop.get_token(), [&](const BenchRun &r) {
-        channel.send(json::Object{
-            {"type", "result"}, {"run", index}, {"started", started}, {"late", late}, {"data", benchRunToJson(r)}});
-    });
+    auto results = runBench(
+        {{location->op.get(), location->path}}, options, stop.get_token(),
+        [&](const BenchRun &r) {
+            channel.send(json::Object{{"type", "result"},
+                                      {"run", index.load()},
+                                      {"started", started},
+                                      {"late", late},
+                                      {"data", benchRunToJson(r)}});
+        },
+        [&](const TimelinePoint &p) {
+            channel.send(json::Object{{"type", "interval"}, {"run", index.load()}, {"data", timelinePointToJson(p)}});
+        });
     if (!results)
         return failed(results.error().message());
     channel.send(json::Object{{"type", "done"}});

@@ -384,6 +384,16 @@ std::optional<std::string> parseBenchOptions(const ArgParser &parser, BenchOptio
     return std::nullopt;
 }
 
+TimelineFile openTimelineFile(const std::string &path)
+{
+    TimelineFile file(std::fopen(path.c_str(), "w"), &std::fclose);
+    if (file) {
+        std::fputs(timelineCsvHeader().c_str(), file.get());
+        std::fflush(file.get());
+    }
+    return file;
+}
+
 int commandBench(Context &context, const ArgParser &parser)
 {
     if (parser.isSet("agent"))
@@ -421,14 +431,11 @@ int commandBench(Context &context, const ArgParser &parser)
         targets.emplace_back(l.op.get(), l.path);
 
     // The timeline, line by line as intervals end (flushed: `tail -f` follows it).
-    std::unique_ptr<std::FILE, int (*)(std::FILE *)> timeline(nullptr, &std::fclose);
+    TimelineFile timeline(nullptr, &std::fclose);
     if (options.timelineInterval.count() > 0) {
-        const std::string path = parser.value("timeline");
-        timeline.reset(std::fopen(path.c_str(), "w"));
+        timeline = openTimelineFile(parser.value("timeline"));
         if (!timeline)
-            return context.fail(errorFromErrno(errno).withContext("write", path));
-        std::fputs(timelineCsvHeader().c_str(), timeline.get());
-        std::fflush(timeline.get());
+            return context.fail(errorFromErrno(errno).withContext("write", parser.value("timeline")));
     }
     TimelineObserver onInterval;
     if (timeline)

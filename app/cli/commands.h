@@ -3,6 +3,8 @@
 #include "core/io/json.h"
 #include "core/storage/operator.h"
 
+#include <cstdio>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +34,10 @@ int commandBench(Context &context, const ArgParser &parser);
 // too); the usage message when one is wrong.
 std::optional<std::string> parseBenchOptions(const ArgParser &parser, BenchOptions &options);
 // A run's line and a result file's header in Go's benchmark format.
+// A timeline CSV (--timeline) made at `path`, its header written; null (errno says why)
+// when it cannot be.
+using TimelineFile = std::unique_ptr<std::FILE, int (*)(std::FILE *)>;
+TimelineFile openTimelineFile(const std::string &path);
 std::string benchGoLine(const BenchRun &run);
 std::string benchGoHeader(const std::string &target, const std::string &label);
 // Keeps each target's Go text in the benchmark history the window reads (a warning when

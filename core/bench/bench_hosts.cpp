@@ -176,4 +176,81 @@ Result<BenchRun> benchRunFromJson(const json::Value &value)
     return r;
 }
 
+json::Value timelinePointToJson(const TimelinePoint &point)
+{
+    json::Object out{{"benchmark", point.benchmark},
+                     {"run", point.run},
+                     {"at", point.at},
+                     {"seconds", point.seconds},
+                     {"ops", point.ops},
+                     {"bytes", point.bytes},
+                     {"p50", point.p50},
+                     {"p99", point.p99}};
+    if (point.latency) {
+        out["histogram"] = bucketsToJson(point.latency->buckets());
+        out["min"] = point.latency->min();
+        out["max"] = point.latency->max();
+    }
+    return out;
+}
+
+Result<TimelinePoint> timelinePointFromJson(const json::Value &value)
+{
+    const auto bad = [](std::string_view what) {
+        return Error(ErrorKind::Corrupt, "an agent's interval is malformed: " + std::string(what));
+    };
+    if (!value.is_object())
+        return bad("not an object");
+    TimelinePoint p;
+    p.benchmark = json::get<std::string>(value, "benchmark", "");
+    p.run = json::get<int>(value, "run", 0);
+    p.at = json::get<double>(value, "at", 0);
+    p.seconds = json::get<double>(value, "seconds", 0);
+    p.ops = json::get<std::uint64_t>(value, "ops", 0);
+    p.bytes = json::get<std::uint64_t>(value, "bytes", 0);
+    p.p50 = json::get<std::uint64_t>(value, "p50", 0);
+    p.p99 = json::get<std::uint64_t>(value, "p99", 0);
+    if (p.benchmark.empty() || !(p.seconds > 0) || !(p.at >= p.seconds))
+        return bad("no benchmark, or no time");
+    if (value.contains("histogram")) {
+        auto buckets = bucketsFromJson(value["histogram"]);
+        if (!buckets)
+            return bad("its histogram is not [from, width, count] triples");
+        std::uint64_t counted = 0;
+        for (const auto &b : *buckets)
+            counted += b.count;
+        if (counted > p.ops)
+            return bad("its histogram holds more operations than it counted");
+        p.latency = std::make_shared<const LatencyHistogram>(LatencyHistogram::fromBuckets(
+            *buckets, json::get<std::uint64_t>(value, "min", 0), json::get<std::uint64_t>(value, "max", 0)));
+    }
+    return p;
+}
+
+TimelinePoint mergePoints(std::span<const TimelinePoint> perHost)
+{
+    if (perHost.empty())
+        return {};
+    TimelinePoint out = perHost.front();
+    out.ops = out.bytes = 0;
+    out.at = out.seconds = 0;
+    auto latency = std::make_shared<LatencyHistogram>();
+    bool exact = true;
+    for (const TimelinePoint &p : perHost) {
+        out.ops += p.ops;
+        out.bytes += p.bytes;
+        out.at = std::max(out.at, p.at);
+        out.seconds = std::max(out.seconds, p.seconds);
+        if (p.latency)
+            latency->merge(*p.latency);
+        else
+            exact = exact && p.ops == 0;
+    }
+    // Without every host's histogram, no percentile is claimed.
+    out.p50 = exact ? latency->percentile(50) : 0;
+    out.p99 = exact ? latency->percentile(99) : 0;
+    out.latency = exact ? std::shared_ptr<const LatencyHistogram>(std::move(latency)) : nullptr;
+    return out;
+}
+
 } // namespace strata

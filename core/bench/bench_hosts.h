@@ -5,6 +5,7 @@
 // one JSON object a line over the agent's stdin and stdout; the runs travel whole, with
 // their histograms, so the coordinator adds bucket counts and never averages percentiles.
 #include "core/bench/bench_runner.h"
+#include "core/bench/timeline.h"
 #include "core/io/json.h"
 #include "core/storage/result.h"
 
@@ -50,5 +51,14 @@ BenchRun mergeRuns(std::span<const BenchRun> perHost);
 // A run as an agent sends it: every field, the histograms as [from, width, count] triples.
 json::Value benchRunToJson(const BenchRun &run);
 Result<BenchRun> benchRunFromJson(const json::Value &value);
+
+// One interval of a host's timeline as its agent sends it (its histogram as buckets), and
+// back; the agent's run index goes beside it.
+json::Value timelinePointToJson(const TimelinePoint &point);
+Result<TimelinePoint> timelinePointFromJson(const json::Value &value);
+
+// The same interval of every host, as one: operations and bytes add, the histograms add
+// bucket for bucket (p50 and p99 are the merged histogram's), the length is the longest.
+TimelinePoint mergePoints(std::span<const TimelinePoint> perHost);
 
 } // namespace strata

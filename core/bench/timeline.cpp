@@ -178,6 +178,7 @@ void Timeline::emit(int index, Pending &p, std::uint64_t end)
     point.bytes = p.bytes;
     point.p50 = p.latency.percentile(50);
     point.p99 = p.latency.percentile(99);
+    point.latency = std::make_shared<const LatencyHistogram>(std::move(p.latency));
     if (m_emit && point.seconds > 0)
         m_emit(point);
 }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -29,6 +30,9 @@ struct TimelinePoint {
     std::uint64_t ops = 0;
     std::uint64_t bytes = 0;
     std::uint64_t p50 = 0, p99 = 0; // ns
+    // The interval's latencies, p50's and p99's source (null when not kept): what a
+    // benchmark agent sends, so intervals of many hosts merge exactly.
+    std::shared_ptr<const LatencyHistogram> latency;
     double opsPerSecond() const { return seconds > 0 ? double(ops) / seconds : 0; }
     double mbPerSecond() const { return seconds > 0 ? double(bytes) / seconds / 1e6 : 0; }
 };

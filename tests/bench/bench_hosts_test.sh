@@ -4,7 +4,8 @@
 # routed further), each running its own sshd with a host key and an authorized key made
 # here. `strata bench --hosts` starts `strata bench --agent` on each through ssh -F (this
 # test's config and known_hosts only) and:
-# 1. merges exactly: each merged run's histogram is the sum of the hosts' bucket for bucket,
+# 1. merges exactly: each merged run's histogram is the sum of the hosts' bucket for bucket
+#    (and its timeline, --timeline, the sum of theirs interval by interval),
 #    its count the operations they ran; the start skew is reported; on an nbdkit export
 #    answering each read 2 ms late, the merged p50 and p99 fall just above 2 ms and the
 #    hosts start within 5 ms of each other (the median of three runs);
@@ -49,8 +50,30 @@ netns_known 3
 all=$two,${hosts[2]}
 
 # 1. Three hosts, two cases, two runs each: the merge is the sum of the hosts.
-expect 0 "three hosts" -- bench --hosts "$all" --ops write,read --duration 300ms --count 2 --concurrency 2 --json
+expect 0 "three hosts" -- bench --hosts "$all" --ops write,read --duration 300ms --count 2 --concurrency 2 --json \
+  --timeline "$work/three.csv" --interval 100ms
 echo "$out" >"$work/three.json"
+# The timeline streamed by the agents: a line per interval for each host and for all, whose
+# operations are the hosts' added up, and add up to each merged run's.
+if python3 - "$work/three.json" "$work/three.csv" <<'EOF'; then pass; else fail "the timeline of all hosts (above)"; fi
+import csv, json, sys, collections
+d = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+names = {h["host"] for h in d["hosts"]}
+assert {r["target"] for r in rows} == names | {"all"}, {r["target"] for r in rows}
+ops = collections.defaultdict(int)
+for r in rows:
+    ops[(r["target"] == "all", r["benchmark"], r["run"])] += int(r["ops"])
+for (total, bench, run), n in list(ops.items()):
+    if total:
+        assert n == ops[(False, bench, run)], (bench, run, n, ops[(False, bench, run)])
+per = collections.defaultdict(list)
+for m in d["runs"]:
+    per["Benchmark" + m["name"]].append(m["iterations"])
+for bench, counts in per.items():
+    got = [ops[(True, bench, str(i))] for i in range(len(counts))]
+    assert got == counts, (bench, got, counts)
+EOF
 if python3 - "$work/three.json" <<'EOF'; then pass; else fail "the merged runs are not the sum of the hosts' (above)"; fi
 import json, sys, collections
 d = json.load(open(sys.argv[1]))

@@ -2,9 +2,11 @@
 // `go test -bench -benchmem` form, a malformed line included) carry the medians and the
 // spread of the runs; the comparison table shows benchstat's deltas, "~" and p-values,
 // coloured by direction; PNG and SVG exports are valid files; a run on memory:// goes end
-// to end into the charts and the history.
+// to end into the charts and the history; a run from two local agents (hosts) fills the
+// timeline and the Hosts tab.
 #include "tests/gui/gui_fixture.h"
 
+#include "app/version.h"
 #include "core/bench/bench_runner.h"
 #include "core/bench/benchstat.h"
 #include "ui/bench_charts.h"
@@ -35,11 +37,14 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+
 #include <QTimer>
 #include <QValueAxis>
 #include <QXmlStreamReader>
+#include <set>
 
 namespace strata {
 
@@ -70,6 +75,28 @@ QBarSet *barSet(QChart *chart, const QString &name)
     return nullptr;
 }
 
+// The GUI thread's longest stall since it was made: the longest gap of a 10 ms timer.
+class StallWatch {
+public:
+    StallWatch()
+    {
+        m_heart.setInterval(10);
+        QObject::connect(&m_heart, &QTimer::timeout, [this] { m_worst = std::max(m_worst, m_beat.restart()); });
+        m_beat.start();
+        m_heart.start();
+    }
+    qint64 longest()
+    {
+        m_heart.stop();
+        return m_worst;
+    }
+
+private:
+    QElapsedTimer m_beat;
+    QTimer m_heart;
+    qint64 m_worst = 0;
+};
+
 } // namespace
 
 class TestBenchPage : public QObject {
@@ -87,6 +114,7 @@ private Q_SLOTS:
     void runOnMemoryEndToEnd();
     void historyNamesRenamesAndDeletes();
     void timelineGrowsLiveAndStaysWithTheRun();
+    void runsFromHostsAtOnce();
     void screenshots();
 };
 
@@ -360,17 +388,11 @@ void TestBenchPage::timelineGrowsLiveAndStaysWithTheRun()
     page.setRunOptions(QStringLiteral("4KiB"), 1, QStringLiteral("1500ms"));
     QVERIFY(page.fixedTimeBox()->isChecked()); // the default
     QSignalSpy done(&page, &BenchPage::runFinished);
-    QElapsedTimer beat;
-    qint64 worst = 0;
-    QTimer heart;
-    heart.setInterval(10);
-    connect(&heart, &QTimer::timeout, &page, [&] { worst = std::max(worst, beat.restart()); });
     const int draws0 = page.timelineDraws();
     QElapsedTimer running;
     running.start();
     page.startRun();
-    beat.start();
-    heart.start();
+    StallWatch stalls;
     auto *tabs = page.findChild<QTabWidget *>();
     QVERIFY(tabs);
     QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(page.timelineView()));
@@ -388,7 +410,7 @@ void TestBenchPage::timelineGrowsLiveAndStaysWithTheRun()
     if (!dir.isEmpty())
         QVERIFY(page.grab().toImage().save(dir + QStringLiteral("/bench-timeline.png")));
     QVERIFY(done.wait(60000));
-    heart.stop();
+    const qint64 worst = stalls.longest();
     const double seconds = double(running.elapsed()) / 1000;
     QVERIFY2(done[0][0].toBool(), qPrintable(done[0][1].toString()));
     const int draws = page.timelineDraws() - draws0;
@@ -419,6 +441,116 @@ void TestBenchPage::timelineGrowsLiveAndStaysWithTheRun()
     // Deleting the run deletes its timeline.
     QCOMPARE(page.deleteHistory({saved}), QString());
     QVERIFY(!QFile::exists(historyTimelinePath(saved)));
+}
+
+// Runs from many hosts (issue 44): two local agents (this build's strata) reached through a
+// launcher script that drops the host's name. Test says which hosts are ready and names the
+// one whose strata is missing; a run draws a line for all hosts and one per host on the
+// timeline, fills the Hosts tab (a row per case for all and for each host) and shows the
+// merged runs, whose operations are the hosts' added up, interval by interval too.
+void TestBenchPage::runsFromHostsAtOnce()
+{
+    QTemporaryDir tmp;
+    const QString launcher = tmp.filePath(QStringLiteral("launch"));
+    {
+        QFile f(launcher);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("#!/bin/sh\nshift\nexec \"$@\"\n");
+    }
+    QFile::setPermissions(launcher, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    QCoreApplication::setApplicationVersion(QStringLiteral(STRATA_VERSION));
+    auto registry = makeRegistry();
+    BenchPage page(*registry);
+    page.resize(1200, 720);
+    page.show();
+    page.targetEdit(0)->setText(QStringLiteral("memory://gui-hosts/"));
+    page.hostsViaEdit()->setText(launcher);
+    page.hostsStrataEdit()->setText(QStringLiteral(STRATA_BINARY));
+
+    // Test: both ready; then a strata that is not there is named.
+    page.hostsEdit()->setText(QStringLiteral("alpha, beta"));
+    QSignalSpy note(&page, &BenchPage::notify);
+    page.testHosts();
+    QVERIFY(note.wait(30000));
+    QVERIFY2(page.hostsStatus()->text().startsWith(QStringLiteral("2 of 2 host(s) ready")),
+             qPrintable(page.hostsStatus()->text()));
+    QVERIFY(page.hostsStatus()->text().contains(QStringLiteral("✓ beta")));
+    page.hostsStrataEdit()->setText(tmp.filePath(QStringLiteral("no-strata")));
+    page.testHosts();
+    QVERIFY(note.wait(30000));
+    QVERIFY2(page.hostsStatus()->text().contains(QStringLiteral("✗ alpha")), qPrintable(page.hostsStatus()->text()));
+    QVERIFY(page.hostsStatus()->text().startsWith(QStringLiteral("0 of 2")));
+    page.hostsStrataEdit()->setText(QStringLiteral(STRATA_BINARY));
+    // A host that is no host is refused before anything starts.
+    page.hostsEdit()->setText(QStringLiteral("alpha, -oProxyCommand=x"));
+    page.startRun();
+    QVERIFY(!page.running());
+    QVERIFY2(page.statusLabel()->text().contains(QStringLiteral("is no host")), qPrintable(page.statusLabel()->text()));
+
+    // The run.
+    page.hostsEdit()->setText(QStringLiteral("alpha, beta"));
+    page.setRunOptions(QStringLiteral("4KiB"), 1, QStringLiteral("600ms"));
+    QSignalSpy done(&page, &BenchPage::runFinished);
+    page.startRun();
+    StallWatch stalls;
+    QVERIFY(page.running());
+    QVERIFY(done.wait(60000));
+    const qint64 worst = stalls.longest();
+    QVERIFY2(done[0][0].toBool(), qPrintable(done[0][1].toString()));
+    QVERIFY2(worst < 300, qPrintable(QStringLiteral("the GUI thread stalled for %1 ms").arg(worst)));
+    QCOMPARE(page.sets().size(), std::size_t(1));
+    const auto &merged = page.sets().front().results;
+    QCOMPARE(merged.size(), std::size_t(2)); // Write, Read
+    // Intervals: all hosts (target 0) add up to the two hosts' (1, 2), and to the run's count.
+    for (const auto &r : merged) {
+        std::uint64_t ops[3] = {0, 0, 0};
+        for (const auto &p : page.timeline())
+            if (p.benchmark == r.name && p.target >= 0 && p.target < 3)
+                ops[p.target] += p.ops;
+        QVERIFY2(ops[1] > 0 && ops[2] > 0, r.name.c_str());
+        QCOMPARE(ops[0], ops[1] + ops[2]);
+        QCOMPARE(ops[0], r.iterations);
+    }
+    QStringList lines;
+    for (auto *series : page.timelineView()->chart()->series())
+        lines << series->name();
+    for (const char *name : {"all hosts · ops/s", "alpha · ops/s", "beta · p99"})
+        QVERIFY2(lines.contains(QString::fromUtf8(name)), qPrintable(lines.join(QStringLiteral(", "))));
+    // The Hosts tab: per case, all hosts (their shares add to about all) then each.
+    auto *table = page.hostsTable();
+    QCOMPARE(table->rowCount(), 6);
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("Write/4KiB")); // in the order they ran
+    QCOMPARE(table->item(0, 1)->text(), QStringLiteral("all"));
+    QCOMPARE(table->item(1, 1)->text(), QStringLiteral("alpha"));
+    QCOMPARE(table->item(2, 1)->text(), QStringLiteral("beta"));
+    const double all = table->item(0, 3)->text().toDouble();
+    const double sum = table->item(1, 3)->text().toDouble() + table->item(2, 3)->text().toDouble();
+    QVERIFY2(std::abs(all - sum) <= 0.01 * all + 1, qPrintable(QStringLiteral("%1 vs %2").arg(all).arg(sum)));
+    QVERIFY(table->item(1, 7)->text().endsWith(QStringLiteral(" %")));
+    QVERIFY2(page.hostsStatus()->text().startsWith(QStringLiteral("Start skew at most")),
+             qPrintable(page.hostsStatus()->text()));
+    const QString dir = qEnvironmentVariable("STRATA_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) {
+        QVERIFY(page.grab().toImage().save(dir + QStringLiteral("/bench-hosts-timeline.png")));
+        page.findChild<QTabWidget *>()->setCurrentWidget(table->parentWidget());
+        QTest::qWait(50);
+        QVERIFY(page.grab().toImage().save(dir + QStringLiteral("/bench-hosts-table.png")));
+    }
+    // Saved with every host's lines and the timeline of each.
+    const QString saved = page.history()->item(0)->data(Qt::UserRole).toString();
+    QFile text(saved);
+    QVERIFY(text.open(QIODevice::ReadOnly));
+    const QByteArray body = text.readAll();
+    for (const char *key : {"host: all\n", "host: alpha\n", "host: beta\n"})
+        QVERIFY2(body.contains(key), body.constData());
+    const std::size_t points = page.timeline().size();
+    page.openFiles({saved});
+    QCOMPARE(page.timeline().size(), points);
+    std::set<int> targets;
+    for (const auto &p : page.timeline())
+        targets.insert(p.target);
+    QCOMPARE(targets.size(), std::size_t(3));
+    QCOMPARE(page.deleteHistory({saved}), QString());
 }
 
 // The page with two files compared, one picture per tab (STRATA_SCREENSHOT_DIR).
@@ -488,8 +620,8 @@ void TestBenchPage::screenshots()
     auto *tabs = page.findChild<QTabWidget *>();
     QVERIFY(tabs);
     const QString dir = qEnvironmentVariable("STRATA_SCREENSHOT_DIR");
-    const char *names[] = {"bench-throughput", "bench-latency",    "bench-bytes",
-                           "bench-allocs",     "bench-comparison", "bench-timeline-empty"};
+    const char *names[] = {"bench-throughput", "bench-latency",        "bench-bytes",      "bench-allocs",
+                           "bench-comparison", "bench-timeline-empty", "bench-hosts-empty"};
     QCOMPARE(tabs->count(), int(std::size(names)));
     for (int i = 0; i < tabs->count(); ++i) {
         tabs->setCurrentIndex(i);

@@ -1,7 +1,8 @@
 // Benchmarks from many hosts (issue 44): runs merged exactly (the merged histogram is the one
 // all samples make in one process, bucket for bucket, so its percentiles are too), a run
 // sent as JSON arrives whole, a malformed one is refused, and a host's clock offset is
-// estimated from its shortest exchange.
+// estimated from its shortest exchange; the intervals of a timeline merge and travel the
+// same way.
 #include "tests/unit/unit_checks.h"
 
 #include "backends/memory/memory_backend.h"
@@ -176,6 +177,51 @@ private Q_SLOTS:
         QCOMPARE(seen.size(), std::size_t(1));
         const auto left = op.list("/b"); // its objects removed
         QVERIFY(!left || left->entries.empty());
+    }
+
+    void intervalsMergeExactlyAndSurviveTheWire()
+    {
+        // Two hosts' same interval: operations and bytes add, the histogram is the one of
+        // all samples, p50/p99 are its own; the wire keeps every bucket.
+        LatencyHistogram all;
+        std::vector<TimelinePoint> points;
+        for (std::uint64_t seed : {1u, 2u}) {
+            BenchRun r = hostRun(seed, 5000 * seed, 1.0, 1000.0 * double(seed), all);
+            TimelinePoint p;
+            p.benchmark = "BenchmarkWrite/4KiB";
+            p.at = 1.5 + 0.01 * double(seed); // the last, shorter interval ends a little apart
+            p.seconds = 0.5 + 0.01 * double(seed);
+            p.ops = r.iterations;
+            p.bytes = 4096 * r.iterations;
+            p.latency = std::make_shared<const LatencyHistogram>(
+                LatencyHistogram::fromBuckets(r.histogram, r.latency.min, r.latency.max));
+            auto back = timelinePointFromJson(*json::parse(json::write(timelinePointToJson(p))));
+            QVERIFY(back.ok());
+            QVERIFY(back->latency);
+            QVERIFY(sameBuckets(back->latency->buckets(), p.latency->buckets()));
+            QCOMPARE(back->ops, p.ops);
+            QCOMPARE(back->at, p.at);
+            points.push_back(*back);
+        }
+        const TimelinePoint merged = mergePoints(points);
+        QCOMPARE(merged.ops, std::uint64_t(15000));
+        QCOMPARE(merged.bytes, std::uint64_t(4096 * 15000));
+        QCOMPARE(merged.seconds, 0.52);
+        QCOMPARE(merged.at, 1.52);
+        QVERIFY(merged.latency);
+        QVERIFY(sameBuckets(merged.latency->buckets(), all.buckets()));
+        QCOMPARE(merged.p50, all.percentile(50));
+        QCOMPARE(merged.p99, all.percentile(99));
+        // A host without its histogram: no percentile is claimed for the sum.
+        points.back().latency.reset();
+        QCOMPARE(mergePoints(points).p99, std::uint64_t(0));
+        // More operations in the histogram than counted, or no time: refused.
+        auto wire = timelinePointToJson(points.front());
+        wire["ops"] = 1;
+        QVERIFY(!timelinePointFromJson(wire).ok());
+        wire = timelinePointToJson(points.front());
+        wire["seconds"] = 0;
+        QVERIFY(!timelinePointFromJson(wire).ok());
     }
 
     void theClockOffsetComesFromTheShortestExchange()

@@ -432,6 +432,7 @@ void BenchPage::startRun()
     const bool deletes = std::find(options.ops.begin(), options.ops.end(), BenchOp::Delete) != options.ops.end();
     m_timeline.clear();
     m_timelineTargets.clear();
+    m_timelineSideBySide = false;
     for (const auto &uri : uris)
         m_timelineTargets << QString::fromStdString(uri);
     if (m_fixedTime->isChecked() && !deletes) {
@@ -448,7 +449,6 @@ void BenchPage::startRun()
                           : tr("Running…"));
     if (options.timelineInterval.count() > 0)
         m_tabs->setCurrentWidget(m_timelineView);
-    m_timelineSideBySide = false;
     setRunning(true);
     m_job->start(std::move(uris), std::move(options));
 }

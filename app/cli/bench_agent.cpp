@@ -155,6 +155,7 @@ int runBenchAgent(Context &context, const ArgParser &parser)
     const std::int64_t interval = json::get<std::int64_t>(*run, "interval_ns", 0);
     if (interval > 0)
         options.timelineInterval = std::chrono::nanoseconds(std::max<std::int64_t>(interval, 10'000'000));
+    options.timelineHistograms = true;
     auto location = context.open(uri);
     if (!location)
         return failed(location.error().message());

@@ -208,6 +208,8 @@ public:
                 if (!fds[i].revents)
                     continue;
                 auto [a, isErr] = who[i];
+                if ((isErr ? a->err : a->out) != fds[i].fd)
+                    continue; // closed earlier in this pass (drainErrors): its number may be another's now
                 char buf[65536];
                 const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
                 if (got <= 0) {
@@ -637,7 +639,7 @@ Result<FleetReport> runFleet(const FleetPlan &plan, const FleetObserver &observe
                                {"uri", plan.uri},
                                {"args", plan.args},
                                {"env", plan.env},
-                               {"interval_ns", std::int64_t(plan.interval.count())}});
+                               {"interval_ns", observer.interval ? std::int64_t(plan.interval.count()) : 0}});
 
     // 4. Run by run: when every host waits at run k, all start at one moment.
     FleetReport report;

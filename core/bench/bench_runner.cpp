@@ -270,14 +270,6 @@ private:
             return m;
         }
         const TickClock &clock = TickClock::instance();
-        if (fixedTime && m_timeline && m_options.timelineInterval.count() > 0) {
-            TimelinePoint identity;
-            identity.benchmark = c.name;
-            identity.run = m_round;
-            identity.target = m_target;
-            timeline.emplace(workers, clock.now(), clock.fromNs(std::uint64_t(m_options.timelineInterval.count())),
-                             std::move(identity), m_timeline);
-        }
 
         // Each worker's CPU time against its wall time: a client busy all the time may be
         // what sets the pace (bench_flags.h).
@@ -313,6 +305,17 @@ private:
             m.error = Error(ErrorKind::Cancelled, "stopped before the run's common start");
             return m;
         }
+        // The timeline's clock starts with the run (after the gate: the hosts of a run
+        // from many count their intervals from one moment). Workers read it after the latch.
+        if (fixedTime && m_timeline && m_options.timelineInterval.count() > 0) {
+            TimelinePoint identity;
+            identity.benchmark = c.name;
+            identity.run = m_round;
+            identity.target = m_target;
+            timeline.emplace(workers, clock.now(), clock.fromNs(std::uint64_t(m_options.timelineInterval.count())),
+                             std::move(identity), m_timeline, m_options.timelineHistograms);
+        }
+
         const AllocCounts before = allocCounts();
         setAllocCounting(true);
         const auto t0 = std::chrono::steady_clock::now();

@@ -53,6 +53,9 @@ struct BenchOptions {
     // Fixed-time runs (duration) report intervals of this length while they go, to the
     // timeline observer of runBench (0: none).
     std::chrono::nanoseconds timelineInterval{0};
+    // Each timeline point carries its interval's histogram (TimelinePoint::latency, about
+    // 60 KiB): for a benchmark agent, whose coordinator merges the hosts' intervals.
+    bool timelineHistograms = false;
     // When set: warp's mixed mode. Each case (sizes × concurrency) is one pool of workers
     // drawing write, read, stat and delete by these weights; its results are one run per
     // operation ("Mixed/Read/4KiB"), `ops` is not used.

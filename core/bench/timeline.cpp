@@ -88,9 +88,9 @@ std::vector<TimelinePoint> parseTimelineCsv(std::string_view text, std::vector<s
 }
 
 Timeline::Timeline(int workers, std::uint64_t start, std::uint64_t interval, TimelinePoint identity,
-                   TimelineObserver emit)
+                   TimelineObserver emit, bool histograms)
     : m_workers(workers), m_start(start), m_interval(std::max<std::uint64_t>(1, interval)),
-      m_identity(std::move(identity)), m_emit(std::move(emit)), m_slots(std::size_t(workers)),
+      m_identity(std::move(identity)), m_emit(std::move(emit)), m_histograms(histograms), m_slots(std::size_t(workers)),
       m_doneAt(std::size_t(workers), -1)
 {
     for (auto &s : m_slots)
@@ -178,7 +178,8 @@ void Timeline::emit(int index, Pending &p, std::uint64_t end)
     point.bytes = p.bytes;
     point.p50 = p.latency.percentile(50);
     point.p99 = p.latency.percentile(99);
-    point.latency = std::make_shared<const LatencyHistogram>(std::move(p.latency));
+    if (m_histograms)
+        point.latency = std::make_shared<const LatencyHistogram>(std::move(p.latency));
     if (m_emit && point.seconds > 0)
         m_emit(point);
 }

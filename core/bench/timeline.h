@@ -51,7 +51,9 @@ std::vector<TimelinePoint> parseTimelineCsv(std::string_view text, std::vector<s
 class Timeline {
 public:
     // Times in TickClock ticks; `start` is the run's start.
-    Timeline(int workers, std::uint64_t start, std::uint64_t interval, TimelinePoint identity, TimelineObserver emit);
+    // `histograms`: each point carries its interval's histogram (TimelinePoint::latency).
+    Timeline(int workers, std::uint64_t start, std::uint64_t interval, TimelinePoint identity, TimelineObserver emit,
+             bool histograms = false);
     ~Timeline(); // finish() must have been called
 
     // A worker: one operation completed at `now` (ticks), taking `latencyNs`, moving `bytes`.
@@ -92,6 +94,7 @@ private:
     std::uint64_t m_start, m_interval;
     TimelinePoint m_identity;
     TimelineObserver m_emit;
+    bool m_histograms;
     std::vector<Slot> m_slots;
     std::mutex m_mutex;
     std::condition_variable m_changed;

@@ -1,9 +1,8 @@
 #include "ui/bench_page.h"
-#include "core/io/size_text.h"
-#include "core/storage/printable.h"
 
 #include "core/bench/bench_runner.h"
 #include "core/bench/benchstat.h"
+#include "ui/bench_hosts_view.h"
 #include "ui/bench_job.h"
 #include "ui/benchstat_model.h"
 
@@ -38,7 +37,6 @@
 #include <QSvgGenerator>
 #include <QTabWidget>
 #include <QTableView>
-#include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -72,7 +70,6 @@ BenchPage::BenchPage(Registry &registry, QWidget *parent) : QWidget(parent), m_r
         m_timeline.push_back(p);
         drawTimeline();
     });
-    connect(m_job, &BenchJob::hostsReported, this, &BenchPage::showHosts);
     connect(m_job, &BenchJob::checked, this, &BenchPage::showChecked);
     auto *layout = new QHBoxLayout(this);
     auto *split = new QSplitter(Qt::Horizontal, this);
@@ -96,21 +93,9 @@ BenchPage::BenchPage(Registry &registry, QWidget *parent) : QWidget(parent), m_r
     m_timelineView = new QChartView(timelineChart({}, {}), m_tabs);
     m_timelineView->setRenderHint(QPainter::Antialiasing);
     m_tabs->addTab(m_timelineView, tr("T&imeline"));
-    m_hostsPage = new QWidget(m_tabs);
-    auto *hostsLayout = new QVBoxLayout(m_hostsPage);
-    m_hostsStatus = new QLabel(tr("Runs from many hosts at once show each host here."), m_hostsPage);
-    m_hostsStatus->setWordWrap(true);
-    m_hostsStatus->setTextFormat(Qt::PlainText);
-    m_hostsTable = new QTableWidget(0, 8, m_hostsPage);
-    m_hostsTable->setHorizontalHeaderLabels(
-        {tr("Benchmark"), tr("Host"), tr("Runs"), tr("ops/s"), tr("MB/s"), tr("p50"), tr("p99"), tr("Share")});
-    m_hostsTable->verticalHeader()->hide();
-    m_hostsTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_hostsTable->setAlternatingRowColors(true);
-    m_hostsTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    hostsLayout->addWidget(m_hostsStatus);
-    hostsLayout->addWidget(m_hostsTable, 1);
-    m_tabs->addTab(m_hostsPage, tr("H&osts"));
+    m_hostsView = new BenchHostsView(m_tabs);
+    m_tabs->addTab(m_hostsView, tr("H&osts"));
+    connect(m_job, &BenchJob::hostsReported, m_hostsView, &BenchHostsView::showReport);
     split->addWidget(m_tabs);
     split->setStretchFactor(1, 1);
     layout->addWidget(split);
@@ -413,8 +398,7 @@ void BenchPage::startRun()
             m_timelineTargets << QString::fromStdString(h.name);
         m_timelineSideBySide = true;
         drawTimeline();
-        m_hostsTable->setRowCount(0);
-        m_hostsStatus->setText(tr("Running on %n host(s)…", nullptr, int(plan->hosts.size())));
+        m_hostsView->say(tr("Running on %n host(s)…", nullptr, int(plan->hosts.size())));
         m_progress->setRange(
             0, int(options.count * options.sizes.size() * options.ops.size() * options.concurrency.size()));
         m_progress->setValue(0);
@@ -508,12 +492,12 @@ void BenchPage::testHosts()
     QString problem;
     auto plan = hostsPlan(problem);
     if (!plan) {
-        m_hostsStatus->setText(problem.isEmpty() ? tr("Name the hosts first, like bench@node1, node2:2222") : problem);
-        m_tabs->setCurrentWidget(m_hostsPage);
+        m_hostsView->say(problem.isEmpty() ? tr("Name the hosts first, like bench@node1, node2:2222") : problem);
+        m_tabs->setCurrentWidget(m_hostsView);
         return;
     }
-    m_hostsStatus->setText(tr("Reaching %n host(s)…", nullptr, int(plan->hosts.size())));
-    m_tabs->setCurrentWidget(m_hostsPage);
+    m_hostsView->say(tr("Reaching %n host(s)…", nullptr, int(plan->hosts.size())));
+    m_tabs->setCurrentWidget(m_hostsView);
     setRunning(true);
     m_job->checkHosts(std::move(*plan));
 }
@@ -521,113 +505,9 @@ void BenchPage::testHosts()
 void BenchPage::showChecked(const std::vector<FleetHostReport> &hosts)
 {
     setRunning(false);
-    QStringList lines;
-    int ok = 0;
-    for (const auto &h : hosts) {
-        if (h.failure.empty()) {
-            ++ok;
-            lines << tr("✓ %1 (%2): strata %3, clock %4 ms from ours (± %5 ms)")
-                         .arg(QString::fromStdString(h.name), QString::fromStdString(printable(h.hostname)),
-                              QString::fromStdString(printable(h.version)))
-                         .arg(double(h.clock.offset) / 1e6, 0, 'f', 2)
-                         .arg(double(h.clock.uncertainty) / 1e6, 0, 'f', 2);
-        } else {
-            lines << tr("✗ %1: %2").arg(QString::fromStdString(h.name), QString::fromStdString(h.failure));
-        }
-    }
-    lines.prepend(tr("%1 of %n host(s) ready:", nullptr, int(hosts.size())).arg(ok));
-    m_hostsStatus->setText(lines.join(QLatin1Char('\n')));
-    Q_EMIT notify(lines.front(), ok != int(hosts.size()));
-}
-
-void BenchPage::showHosts(const FleetReport &report)
-{
-    // A row per case for all hosts, then one per host: medians of its runs.
-    struct Row {
-        QString benchmark, host;
-        std::vector<const BenchRun *> runs;
-    };
-    std::vector<Row> rows;
-    const auto rowOf = [&](const BenchRun &r, const QString &host) -> Row & {
-        const QString name = QString::fromStdString(r.name);
-        for (auto &row : rows)
-            if (row.benchmark == name && row.host == host)
-                return row;
-        rows.push_back({name, host, {}});
-        return rows.back();
-    };
-    for (const auto &r : report.merged)
-        rowOf(r, tr("all")).runs.push_back(&r);
-    for (const auto &h : report.hosts)
-        for (const auto &r : h.runs)
-            rowOf(r, QString::fromStdString(h.name)).runs.push_back(&r);
-    // Cases in the order they ran, all hosts first in each.
-    QStringList order;
-    for (const auto &row : rows)
-        if (!order.contains(row.benchmark))
-            order << row.benchmark;
-    std::stable_sort(rows.begin(), rows.end(), [&](const Row &a, const Row &b) {
-        return order.indexOf(a.benchmark) < order.indexOf(b.benchmark);
-    });
-    const auto median = [](std::vector<double> v) {
-        if (v.empty())
-            return 0.0;
-        std::sort(v.begin(), v.end());
-        return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-    };
-    const auto micros = [](double ns) {
-        return ns > 0 ? tr("%1 µs").arg(ns / 1e3, 0, 'f', ns < 1e4 ? 2 : 0) : QString();
-    };
-    m_hostsTable->setRowCount(int(rows.size()));
-    double allRate = 0;
-    for (int i = 0; i < int(rows.size()); ++i) {
-        const Row &row = rows[std::size_t(i)];
-        std::vector<double> rate, mb, p50, p99;
-        for (const BenchRun *r : row.runs) {
-            rate.push_back(r->nsPerOp > 0 ? 1e9 / r->nsPerOp : 0);
-            mb.push_back(r->mbPerSecond);
-            p50.push_back(double(r->latency.p50));
-            p99.push_back(double(r->latency.p99));
-        }
-        const double ops = median(rate);
-        if (row.host == tr("all"))
-            allRate = ops;
-        const QStringList cells{row.benchmark,
-                                row.host,
-                                QString::number(row.runs.size()),
-                                QString::number(ops, 'f', ops < 100 ? 1 : 0),
-                                mb.empty() || median(mb) == 0 ? QString() : QString::number(median(mb), 'f', 1),
-                                micros(median(p50)),
-                                micros(median(p99)),
-                                row.host == tr("all") || allRate <= 0
-                                    ? QString()
-                                    : QStringLiteral("%1 %").arg(100 * ops / allRate, 0, 'f', 0)};
-        for (int c = 0; c < cells.size(); ++c) {
-            auto *item = new QTableWidgetItem(cells[c]);
-            if (c >= 2)
-                item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            if (row.host == tr("all")) {
-                QFont bold = item->font();
-                bold.setBold(true);
-                item->setFont(bold);
-            }
-            m_hostsTable->setItem(i, c, item);
-        }
-    }
-    QStringList lines{tr("Start skew at most %1 ms; clocks read within %2 ms.")
-                          .arg(double(report.largestSkew) / 1e6, 0, 'f', 2)
-                          .arg(double(report.clockWithin) / 1e6, 0, 'f', 2)};
-    for (const auto &h : report.hosts) {
-        std::int64_t late = 0;
-        for (auto ns : h.late)
-            late = std::max(late, ns);
-        lines << (h.failure.empty()
-                      ? tr("%1 (%2): %n run(s), each started at most %3 ms late", nullptr, int(h.runs.size()))
-                            .arg(QString::fromStdString(h.name), QString::fromStdString(printable(h.hostname)))
-                            .arg(double(late) / 1e6, 0, 'f', 2)
-                      : tr("%1: left: %2").arg(QString::fromStdString(h.name), QString::fromStdString(h.failure)));
-    }
-    m_hostsStatus->setText(lines.join(QLatin1Char('\n')));
+    bool allReady = false;
+    const QString summary = m_hostsView->showChecked(hosts, allReady);
+    Q_EMIT notify(summary, !allReady);
 }
 
 void BenchPage::runDone(const QString &error, const std::vector<BenchSet> &sets)

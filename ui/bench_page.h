@@ -19,10 +19,10 @@ class QPushButton;
 class QSpinBox;
 class QTabWidget;
 class QTableView;
-class QTableWidget;
 
 namespace strata {
 
+class BenchHostsView;
 class BenchJob;
 class BenchstatModel;
 
@@ -61,14 +61,13 @@ public:
     QLineEdit *targetEdit(int which) const { return which == 0 ? m_targetA : m_targetB; }
     // Runs from many hosts (bench_fleet.h): the hosts ("user@host:port, …"), the command
     // that reaches them (ssh by default) and the strata there; Test reaches each and says
-    // what it found; after a run the Hosts tab has a row per case for all hosts and for
-    // each host, and the timeline a line for each.
+    // what it found (hostsView()); after a run the Hosts tab has a row per case for all
+    // hosts and for each host, and the timeline a line for each.
     QLineEdit *hostsEdit() const { return m_hosts; }
     QLineEdit *hostsViaEdit() const { return m_hostsVia; }
     QLineEdit *hostsStrataEdit() const { return m_hostsStrata; }
     void testHosts();
-    QTableWidget *hostsTable() const { return m_hostsTable; }
-    QLabel *hostsStatus() const { return m_hostsStatus; }
+    BenchHostsView *hostsView() const { return m_hostsView; }
     QLabel *statusLabel() const { return m_status; }
     void setRunOptions(const QString &sizes, int count, const QString &benchtime);
     // The history list (label, target and local time of each saved run, newest first).
@@ -97,7 +96,6 @@ private:
     void drawTimeline();
     // The plan for the hosts field, or why there is none (an empty plan without hosts).
     std::optional<FleetPlan> hostsPlan(QString &problem) const;
-    void showHosts(const FleetReport &report);
     void showChecked(const std::vector<FleetHostReport> &hosts);
     void setRunning(bool running);
 
@@ -124,9 +122,7 @@ private:
     bool m_timelineSideBySide = false; // the targets ran at once (hosts)
     QLineEdit *m_hosts, *m_hostsVia, *m_hostsStrata;
     QPushButton *m_testHosts;
-    QWidget *m_hostsPage;
-    QTableWidget *m_hostsTable;
-    QLabel *m_hostsStatus;
+    BenchHostsView *m_hostsView;
 };
 
 } // namespace strata

@@ -10,6 +10,7 @@
 #include "core/bench/bench_runner.h"
 #include "core/bench/benchstat.h"
 #include "ui/bench_charts.h"
+#include "ui/bench_hosts_view.h"
 #include "ui/bench_job.h"
 #include "ui/bench_page.h"
 #include "ui/benchstat_model.h"
@@ -472,14 +473,15 @@ void TestBenchPage::runsFromHostsAtOnce()
     QSignalSpy note(&page, &BenchPage::notify);
     page.testHosts();
     QVERIFY(note.wait(30000));
-    QVERIFY2(page.hostsStatus()->text().startsWith(QStringLiteral("2 of 2 host(s) ready")),
-             qPrintable(page.hostsStatus()->text()));
-    QVERIFY(page.hostsStatus()->text().contains(QStringLiteral("✓ beta")));
+    QVERIFY2(page.hostsView()->status()->text().startsWith(QStringLiteral("2 of 2 host(s) ready")),
+             qPrintable(page.hostsView()->status()->text()));
+    QVERIFY(page.hostsView()->status()->text().contains(QStringLiteral("✓ beta")));
     page.hostsStrataEdit()->setText(tmp.filePath(QStringLiteral("no-strata")));
     page.testHosts();
     QVERIFY(note.wait(30000));
-    QVERIFY2(page.hostsStatus()->text().contains(QStringLiteral("✗ alpha")), qPrintable(page.hostsStatus()->text()));
-    QVERIFY(page.hostsStatus()->text().startsWith(QStringLiteral("0 of 2")));
+    QVERIFY2(page.hostsView()->status()->text().contains(QStringLiteral("✗ alpha")),
+             qPrintable(page.hostsView()->status()->text()));
+    QVERIFY(page.hostsView()->status()->text().startsWith(QStringLiteral("0 of 2")));
     page.hostsStrataEdit()->setText(QStringLiteral(STRATA_BINARY));
     // A host that is no host is refused before anything starts.
     page.hostsEdit()->setText(QStringLiteral("alpha, -oProxyCommand=x"));
@@ -517,7 +519,7 @@ void TestBenchPage::runsFromHostsAtOnce()
     for (const char *name : {"all hosts · ops/s", "alpha · ops/s", "beta · p99"})
         QVERIFY2(lines.contains(QString::fromUtf8(name)), qPrintable(lines.join(QStringLiteral(", "))));
     // The Hosts tab: per case, all hosts (their shares add to about all) then each.
-    auto *table = page.hostsTable();
+    auto *table = page.hostsView()->table();
     QCOMPARE(table->rowCount(), 6);
     QCOMPARE(table->item(0, 0)->text(), QStringLiteral("Write/4KiB")); // in the order they ran
     QCOMPARE(table->item(0, 1)->text(), QStringLiteral("all"));
@@ -527,8 +529,8 @@ void TestBenchPage::runsFromHostsAtOnce()
     const double sum = table->item(1, 3)->text().toDouble() + table->item(2, 3)->text().toDouble();
     QVERIFY2(std::abs(all - sum) <= 0.01 * all + 1, qPrintable(QStringLiteral("%1 vs %2").arg(all).arg(sum)));
     QVERIFY(table->item(1, 7)->text().endsWith(QStringLiteral(" %")));
-    QVERIFY2(page.hostsStatus()->text().startsWith(QStringLiteral("Start skew at most")),
-             qPrintable(page.hostsStatus()->text()));
+    QVERIFY2(page.hostsView()->status()->text().startsWith(QStringLiteral("Start skew at most")),
+             qPrintable(page.hostsView()->status()->text()));
     const QString dir = qEnvironmentVariable("STRATA_SCREENSHOT_DIR");
     if (!dir.isEmpty()) {
         QVERIFY(page.grab().toImage().save(dir + QStringLiteral("/bench-hosts-timeline.png")));

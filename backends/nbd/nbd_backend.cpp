@@ -163,13 +163,46 @@ Connection &NbdBackend::nextForData()
         // join the rotation as they are ready. One that fails is not needed: what
         // connected is enough (the first one always did).
         std::lock_guard lock(m_growMutex);
+        m_growersLeft = m_wanted - 1;
         for (std::size_t i = 1; i < m_wanted; ++i)
             m_growers.emplace_back([this] {
                 if (auto h = m_connect(); h && *h)
                     addConnection(std::make_unique<Connection>(*h, m_config.requestsPerConnection, m_connect));
+                std::lock_guard ended(m_growMutex);
+                --m_growersLeft;
+                m_grown.notify_all();
             });
     }
     return next();
+}
+
+std::size_t NbdBackend::takeForQueue()
+{
+    nextForData(); // the other connections start connecting, if they have not
+    std::unique_lock lock(m_growMutex);
+    if (m_queuesOn.size() < m_wanted)
+        m_queuesOn.resize(m_wanted, 0);
+    for (;;) {
+        const std::size_t live = m_live.load(std::memory_order_acquire);
+        for (std::size_t i = 0; i < live; ++i)
+            if (m_queuesOn[i] == 0) {
+                ++m_queuesOn[i];
+                return i;
+            }
+        if (live < m_wanted && m_growersLeft > 0) {
+            m_grown.wait(lock);
+            continue;
+        }
+        const auto fewest = std::min_element(m_queuesOn.begin(), m_queuesOn.begin() + std::ptrdiff_t(live));
+        ++*fewest;
+        return std::size_t(fewest - m_queuesOn.begin());
+    }
+}
+
+void NbdBackend::releaseQueue(std::size_t index)
+{
+    std::lock_guard lock(m_growMutex);
+    --m_queuesOn[index];
 }
 
 Capabilities NbdBackend::capabilities() const
@@ -262,7 +295,12 @@ Result<std::size_t> NbdBackend::runQueue(IoQueue &queue, bool write,
                                          const std::function<void(std::uint64_t, std::uint64_t)> &written)
 {
     constexpr std::size_t kMaxRequest = 32u << 20; // what servers accept in one command
-    Connection &connection = nextForData();
+    struct Seat {                                  // given back when the queue ends
+        NbdBackend &backend;
+        std::size_t index;
+        ~Seat() { backend.releaseQueue(index); }
+    } seat{*this, takeForQueue()};
+    Connection &connection = *m_connections[seat.index];
     if (queue.depth > connection.slots())
         return Error(ErrorKind::InvalidInput,
                      "a queue depth of " + std::to_string(queue.depth) + " is more than the "

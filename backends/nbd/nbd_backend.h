@@ -3,6 +3,7 @@
 #include "core/storage/backend.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -83,6 +84,13 @@ private:
     Status checkPath(std::string_view path) const;
     Connection &next();
     Connection &nextForData(); // as next(), and the other connections start connecting
+    // For a queue (runQueue), which keeps its connection to its end: the index of one no
+    // other queue uses, driven on the caller's thread as fio's nbd engine drives each job's
+    // handle; connections still handshaking are waited for rather than shared through an
+    // I/O thread (a hand-over each way per command). When every connection has a queue,
+    // the one with fewest. releaseQueue() gives it back.
+    std::size_t takeForQueue();
+    void releaseQueue(std::size_t index);
     void addConnection(std::unique_ptr<Connection> connection);
     std::string imageName() const;
 
@@ -95,6 +103,9 @@ private:
     std::atomic<std::size_t> m_live{0};
     std::atomic<bool> m_growing{false};
     std::mutex m_growMutex;
+    std::condition_variable m_grown;     // a grower ended (its connection added, or not)
+    std::size_t m_growersLeft = 0;       // under m_growMutex
+    std::vector<std::size_t> m_queuesOn; // queues running on each connection (under m_growMutex)
     std::vector<std::jthread> m_growers; // joined before the connections go
     std::uint64_t m_size = 0;
     bool m_readOnly = false;

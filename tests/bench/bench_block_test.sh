@@ -180,6 +180,18 @@ read -r peak sent < <(peak_in_flight Read "$from")
 [ "$peak" = 8 ] && pass || fail "queue: q4t2: $peak requests in flight at most, not 8 (a thread waited?)"
 [ "$sent" = "$(iterations "RndRead/4KiB/q4t2")" ] && pass \
   || fail "queue: q4t2: the server saw $sent requests, strata counted $(iterations "RndRead/4KiB/q4t2")"
+# two threads of 1 with two connections: each queue on a connection of its own (driven on
+# its own thread, as fio's nbd engine drives each job's handle), not both on the first
+# through its I/O thread because the second was still handshaking when they began
+from=$(wc -l <"$work/q.nbdlog")
+expect 0 "queue: q1t2 on two connections" -- "$STRATA" bench "$uri&connections=2" --ops read --sizes 4KiB \
+  --queue-depth 1 --concurrency 2 --count 1 --duration 300ms --region 8MiB
+per=$(tail -n +$((from + 1)) "$work/q.nbdlog" | awk '/ Read id=.*\.\.\.$/ { n[$3]++ }
+  END { for (c in n) printf "%d ", n[c] }')
+read -r -a counts <<<"$per"
+if [ "${#counts[@]}" = 2 ] && [ "${counts[0]}" -ge 10 ] && [ "${counts[1]}" -ge 10 ]; then pass; else
+  fail "queue: q1t2: reads per connection: ${per:-none} (wanted two connections, each with its share)"
+fi
 # deeper than the connection's requests=N: refused, saying how to go deeper
 expect 1 "queue: q16 over requests=4" -- "$STRATA" bench "$uri&connections=1&requests=4" --ops read --sizes 4KiB \
   --queue-depth 16 --concurrency 1 --count 1 --duration 200ms --region 8MiB

@@ -164,6 +164,14 @@ LoadedBenchSet loadBenchFile(const QString &path)
     }
     for (const auto &w : warnings)
         out.warnings << QString::fromStdString(w);
+    // A run from many hosts (bench --hosts) holds all hosts' lines (host: all) and each
+    // host's: the charts show all hosts together, not a pool of both.
+    const auto hostOf = [](const BenchResult &r) {
+        const std::string *host = r.configValue("host");
+        return host ? *host : std::string();
+    };
+    if (std::any_of(parsed->begin(), parsed->end(), [&](const BenchResult &r) { return hostOf(r) == "all"; }))
+        std::erase_if(*parsed, [&](const BenchResult &r) { return hostOf(r) != "all"; });
     out.set = BenchSet{QFileInfo(path).fileName(), std::move(*parsed),
                        flagsIn(std::string_view(text.constData(), std::size_t(text.size())))};
     return out;

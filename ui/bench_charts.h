@@ -24,6 +24,7 @@ struct BenchSet {
 
 // Reads a Go benchmark text file (`go test -bench -benchmem`, `strata bench`); the label
 // is the file's name. An error is one sentence.
+// A run from many hosts keeps only its lines for all hosts together (`host: all`).
 struct LoadedBenchSet {
     std::optional<BenchSet> set;
     QString error;

@@ -1,5 +1,6 @@
 #include "ui/bench_hosts_view.h"
 
+#include "core/bench/benchstat.h"
 #include "core/storage/printable.h"
 
 #include <QHeaderView>
@@ -85,12 +86,6 @@ void BenchHostsView::showReport(const FleetReport &report)
     std::stable_sort(rows.begin(), rows.end(), [&](const Row &a, const Row &b) {
         return order.indexOf(a.benchmark) < order.indexOf(b.benchmark);
     });
-    const auto median = [](std::vector<double> v) {
-        if (v.empty())
-            return 0.0;
-        std::sort(v.begin(), v.end());
-        return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-    };
     const auto micros = [](double ns) {
         return ns > 0 ? tr("%1 µs").arg(ns / 1e3, 0, 'f', ns < 1e4 ? 2 : 0) : QString();
     };

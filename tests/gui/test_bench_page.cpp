@@ -546,8 +546,10 @@ void TestBenchPage::runsFromHostsAtOnce()
     for (const char *key : {"host: all\n", "host: alpha\n", "host: beta\n"})
         QVERIFY2(body.contains(key), body.constData());
     const std::size_t points = page.timeline().size();
+    const std::size_t mergedRuns = merged.size();
     page.openFiles({saved});
     QCOMPARE(page.timeline().size(), points);
+    QCOMPARE(page.sets().front().results.size(), mergedRuns); // all hosts' lines, not pooled with each host's
     std::set<int> targets;
     for (const auto &p : page.timeline())
         targets.insert(p.target);

@@ -315,9 +315,18 @@ Result<std::string> FtpBackend::resolvedFolder(const std::string &where, std::st
     auto lease = m_pool.lease();
     if (auto st = lease->commands({"CWD " + where, "PWD"}, what); !st)
         return std::move(st).error();
-    // 257 "/a ""quoted"" b" is your current location (RFC 959: quotes inside are doubled)
+    auto folder = pwdFolder(lease->replies());
+    if (!folder)
+        return Error(ErrorKind::Corrupt, std::string(what) + ": the server's PWD answer names no folder");
+    return std::move(*folder);
+}
+
+std::optional<std::string> FtpBackend::pwdFolder(std::string_view replies)
+{
+    // 257 "/a ""quoted"" b" is your current location (RFC 959: quotes inside are doubled).
+    // The last one: libcurl's own PWD after a login comes first.
     std::optional<std::string> folder;
-    forEachLine(lease->replies(), [&](std::string_view line) {
+    forEachLine(replies, [&](std::string_view line) {
         if (!line.starts_with("257 \""))
             return;
         std::string name;
@@ -334,18 +343,41 @@ Result<std::string> FtpBackend::resolvedFolder(const std::string &where, std::st
         }
     });
     if (!folder || !folder->starts_with('/'))
-        return Error(ErrorKind::Corrupt, std::string(what) + ": the server's PWD answer names no folder");
+        return std::nullopt;
     if (folder->size() > 1 && folder->ends_with('/'))
         folder->pop_back();
-    return std::move(*folder);
+    return folder;
 }
 
 Status FtpBackend::confirmFolder(std::string_view dir, std::string_view within, std::string_view what)
 {
     return confirmResolved(
-        dir, within,
-        [this](std::string_view path) { return serverPath(path).empty() ? std::string("/") : serverPath(path); },
+        dir, within, [this](std::string_view path) { return folderPath(path); },
         [&](const std::string &where) { return resolvedFolder(where, what); }, m_realTops);
+}
+
+Result<std::optional<ResolvedCheck>> FtpBackend::folderCheck(std::string_view dir, std::string_view within,
+                                                             std::string_view what)
+{
+    return resolvedCheck(
+        dir, within, [this](std::string_view path) { return folderPath(path); },
+        [&](const std::string &where) { return resolvedFolder(where, what); }, m_realTops);
+}
+
+Status FtpBackend::folderFound(std::string_view dir, const ResolvedCheck &check, std::string_view pwdReply,
+                               std::string_view what)
+{
+    auto real = pwdFolder(pwdReply);
+    if (!real)
+        return Error(ErrorKind::Corrupt, std::string(what) + ": the server's PWD answer names no folder");
+    if (*real != check.expected)
+        return plantedLinkError(dir, *real);
+    return {};
+}
+
+std::string FtpBackend::folderPath(std::string_view path) const
+{
+    return serverPath(path).empty() ? std::string("/") : serverPath(path);
 }
 
 Result<Entry> FtpBackend::stat(std::string_view path)

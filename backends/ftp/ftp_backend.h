@@ -65,6 +65,12 @@ public:
     // into for `within` followed by the same names. FTP has no openat: an act by name after
     // this check can still meet a link swapped in meanwhile, which the next check then finds.
     Status confirmFolder(std::string_view dir, std::string_view within, std::string_view what);
+    // The same check, for a request that carries it beside other commands: "CWD where" and
+    // "PWD" are sent there, and folderFound judges PWD's reply. Nothing to send: no check.
+    Result<std::optional<ResolvedCheck>> folderCheck(std::string_view dir, std::string_view within,
+                                                     std::string_view what);
+    Status folderFound(std::string_view dir, const ResolvedCheck &check, std::string_view pwdReply,
+                       std::string_view what);
     ConnectionPool &pool() { return m_pool; }
     const Features &features() const { return m_features; }
     // The permissions a file made by STOR at server path `file` gets (the server's umask
@@ -82,6 +88,9 @@ private:
                    std::vector<std::string> &skipped);
     // The folder the server goes into for `where` (CWD, then PWD).
     Result<std::string> resolvedFolder(const std::string &where, std::string_view what);
+    // The folder a PWD reply names (none: the reply names none).
+    static std::optional<std::string> pwdFolder(std::string_view replies);
+    std::string folderPath(std::string_view path) const; // serverPath, "/" for the top
     // What MLST says of one server path.
     Result<ListedName> factsOf(const std::string &where, std::string_view what);
     // The size of the partial file an earlier writer kept under `temp` (0: none), when it is

@@ -395,7 +395,18 @@ Status Connection::commands(const std::vector<std::string> &lines, std::string_v
     curl_easy_setopt(m_curl, CURLOPT_QUOTE, quote.head);
     if (auto st = perform(what); !st)
         return st;
-    // The last replies are our commands' (one final "NNN text" line each).
+    // The last replies are our commands'.
+    const auto finals = finalReplies(lines.size());
+    if (finals.size() < lines.size())
+        return Error(ErrorKind::Corrupt, std::string(what) + ": the server's replies are missing");
+    for (std::size_t i = 0; i < lines.size(); ++i)
+        if (!lines[i].starts_with('*') && replyCode(finals[i]) >= 400)
+            return refusal(finals[i], what);
+    return {};
+}
+
+std::vector<std::string_view> Connection::finalReplies(std::size_t count) const
+{
     std::vector<std::string_view> finals;
     std::string_view text(m_replies);
     while (!text.empty()) {
@@ -405,18 +416,24 @@ Status Connection::commands(const std::vector<std::string> &lines, std::string_v
         if (line.size() >= 4 && std::isdigit(static_cast<unsigned char>(line[0])) && line[3] == ' ')
             finals.push_back(line);
     }
-    if (finals.size() < lines.size())
-        return Error(ErrorKind::Corrupt, std::string(what) + ": the server's replies are missing");
-    const std::size_t first = finals.size() - lines.size();
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        const std::string_view reply = finals[first + i];
-        const int code = (reply[0] - '0') * 100 + (reply[1] - '0') * 10 + (reply[2] - '0');
-        if (code < 400 || lines[i].starts_with('*'))
-            continue;
-        m_failedReply = lastReply(std::string(reply));
-        return replyError(code, what);
-    }
-    return {};
+    if (finals.size() < count)
+        return {};
+    finals.erase(finals.begin(), finals.end() - std::ptrdiff_t(count));
+    return finals;
+}
+
+int Connection::replyCode(std::string_view reply)
+{
+    if (reply.size() < 3 || !std::isdigit(static_cast<unsigned char>(reply[0]))
+        || !std::isdigit(static_cast<unsigned char>(reply[1])) || !std::isdigit(static_cast<unsigned char>(reply[2])))
+        return 0;
+    return (reply[0] - '0') * 100 + (reply[1] - '0') * 10 + (reply[2] - '0');
+}
+
+Status Connection::refusal(std::string_view reply, std::string_view what)
+{
+    m_failedReply = lastReply(std::string(reply));
+    return replyError(replyCode(reply), what);
 }
 
 Status Connection::listing(const std::string &serverDir, bool mlsd, const OnLines &onLines, std::string_view what)

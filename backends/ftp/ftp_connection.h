@@ -71,6 +71,12 @@ public:
 
     // The control replies of the last request, line by line as the server sent them.
     const std::string &replies() const { return m_replies; }
+    // The last `count` final reply lines ("NNN text") of the last request, one per command
+    // in order; empty when fewer came.
+    std::vector<std::string_view> finalReplies(std::size_t count) const;
+    static int replyCode(std::string_view reply); // 0 when it is none
+    // The error a refusing reply (4xx, 5xx) stands for.
+    Status refusal(std::string_view reply, std::string_view what);
     // The shortest time from one final reply to the next in the last request: a command
     // sent on a reply and answered at once (a login's USER, PASS, PWD, FEAT), so one round
     // trip. None before two replies. (A transfer's "150" and "226" may come together.)

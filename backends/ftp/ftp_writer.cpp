@@ -140,21 +140,42 @@ public:
             if (!checkFirst)
                 if (auto st = confirmFolder(); !st)
                     return st; // nothing was sent
+            // Where nothing may be replaced, the rename's checks ride in the bytes' request
+            // (renameChecks): two requests per file, not four. Over a server without MLST,
+            // they are asked on their own.
+            const bool checksAlong = checkFirst && m_backend->features().mlst;
+            std::optional<ResolvedCheck> folder;
+            if (checksAlong) {
+                auto check = m_backend->folderCheck(parentPath(m_path), m_options.confineBelow, "cannot publish");
+                if (!check)
+                    return std::move(check).error(); // nothing was sent
+                folder = std::move(*check);
+            }
             announce();
             bool learning = false;
             std::vector<std::string> publish = timeAndMode(true, &learning);
+            const std::size_t checksAt = publish.size();
             if (!checkFirst)
                 std::ranges::move(renameCommands(), std::back_inserter(publish));
+            else if (checksAlong)
+                std::ranges::move(renameChecks(folder), std::back_inserter(publish));
             {
                 auto lease = m_backend->pool().lease();
                 sent = lease->store(m_temp, appends(), m_buffer, publish, "cannot write");
                 if (sent && learning)
                     m_backend->learnNewFileMode(m_temp, lease->replies());
+                if (sent && checksAlong) {
+                    sent = renameChecked(*lease, publish.size(), checksAt, folder);
+                    if (sent)
+                        sent = lease->commands({"RNTO " + m_backend->serverPath(m_path)}, "cannot publish");
+                    else
+                        lease->retire(); // its RNFR waits for an RNTO that will not come
+                }
             }
             m_buffer = {};
-            if (sent && checkFirst)
+            if (sent && checkFirst && !checksAlong)
                 sent = checkName(true);
-            if (sent && checkFirst)
+            if (sent && checkFirst && !checksAlong)
                 sent = m_backend->pool().lease()->commands(renameCommands(), "cannot publish");
         }
         if (!sent) {
@@ -351,6 +372,40 @@ private:
         }
         lines.push_back("*SITE CHMOD " + octal(*m_mode) + " " + m_temp);
         return lines;
+    }
+
+    // After the bytes and before the rename, in the same request: is anything under the
+    // name (MLST), is the folder still where the user named it (CWD + PWD, when it is below
+    // that; see FtpBackend::folderCheck), then RNFR. libcurl's '*' lets MLST and CWD fail.
+    std::vector<std::string> renameChecks(const std::optional<ResolvedCheck> &folder) const
+    {
+        std::vector<std::string> lines{"*MLST " + m_backend->serverPath(m_path)};
+        if (folder) {
+            lines.push_back("*CWD " + folder->where);
+            lines.push_back("*PWD");
+        }
+        lines.push_back("RNFR " + m_temp);
+        return lines;
+    }
+
+    // What renameChecks' commands answered, the last `sent` replies of `c`'s request from
+    // index `at` on: nothing has the name (MLST's 550) and the folder was found in place.
+    Status renameChecked(Connection &c, std::size_t sent, std::size_t at,
+                         const std::optional<ResolvedCheck> &folder) const
+    {
+        constexpr std::string_view what = "cannot publish";
+        const auto finals = c.finalReplies(sent);
+        if (finals.size() < at + (folder ? 3 : 1))
+            return Error(ErrorKind::Corrupt, std::string(what) + ": the server's replies are missing");
+        if (const int named = Connection::replyCode(finals[at]); named / 100 == 2)
+            return Error(ErrorKind::AlreadyExists, std::string(what) + ": something has that name");
+        else if (named != 550)
+            return c.refusal(finals[at], what);
+        if (!folder)
+            return {};
+        if (Connection::replyCode(finals[at + 1]) >= 400)
+            return c.refusal(finals[at + 1], what);
+        return m_backend->folderFound(parentPath(m_path), *folder, finals[at + 2], what);
     }
 
     std::vector<std::string> renameCommands() const

@@ -24,12 +24,13 @@ std::string expectedRealPath(std::string_view realTop, std::string_view top, std
     return real;
 }
 
-Status confirmResolved(std::string_view dir, std::string_view within,
-                       const std::function<std::string(std::string_view)> &serverPath,
-                       const std::function<Result<std::string>(const std::string &)> &resolve, RealPathCache &cache)
+Result<std::optional<ResolvedCheck>>
+resolvedCheck(std::string_view dir, std::string_view within,
+              const std::function<std::string(std::string_view)> &serverPath,
+              const std::function<Result<std::string>(const std::string &)> &resolve, RealPathCache &cache)
 {
     if (within.empty() || (dir != within && !isStrictlyBelow(dir, within)))
-        return {};
+        return std::optional<ResolvedCheck>();
     const std::string top = serverPath(within);
     std::optional<std::string> realTop = cache.find(top);
     if (!realTop) {
@@ -40,12 +41,25 @@ Status confirmResolved(std::string_view dir, std::string_view within,
         realTop = std::move(*real);
     }
     if (dir == within)
-        return {}; // what the user named is taken as it resolves, links included
-    const std::string where = serverPath(dir);
-    auto real = resolve(where);
+        return std::optional<ResolvedCheck>(); // what the user named is taken as it resolves, links included
+    std::string where = serverPath(dir);
+    std::string expected = expectedRealPath(*realTop, top, where);
+    return std::optional(ResolvedCheck{std::move(where), std::move(expected)});
+}
+
+Status confirmResolved(std::string_view dir, std::string_view within,
+                       const std::function<std::string(std::string_view)> &serverPath,
+                       const std::function<Result<std::string>(const std::string &)> &resolve, RealPathCache &cache)
+{
+    auto check = resolvedCheck(dir, within, serverPath, resolve, cache);
+    if (!check)
+        return std::move(check).error();
+    if (!*check)
+        return {};
+    auto real = resolve((*check)->where);
     if (!real)
         return std::move(real).error();
-    if (*real != expectedRealPath(*realTop, top, where))
+    if (*real != (*check)->expected)
         return plantedLinkError(dir, *real);
     return {};
 }

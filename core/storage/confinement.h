@@ -33,6 +33,18 @@ Status confirmResolved(std::string_view dir, std::string_view within,
                        const std::function<std::string(std::string_view)> &serverPath,
                        const std::function<Result<std::string>(const std::string &)> &resolve, RealPathCache &cache);
 
+// The question confirmResolved asks the server, for a caller that asks it in a request of
+// its own (beside other commands): server path `where` must resolve to `expected`. Nothing
+// to ask when `dir` is `within` or not below it. `resolve` is called here for `within`
+// only, and only when the cache does not hold it.
+struct ResolvedCheck {
+    std::string where, expected;
+};
+Result<std::optional<ResolvedCheck>>
+resolvedCheck(std::string_view dir, std::string_view within,
+              const std::function<std::string(std::string_view)> &serverPath,
+              const std::function<Result<std::string>(const std::string &)> &resolve, RealPathCache &cache);
+
 // The folder a server resolved a named top folder to, kept for a short while: a removal
 // or a write checks every folder below it against it, and asking again for each would
 // cost a round trip per file. A top folder that moves meanwhile makes every check below it

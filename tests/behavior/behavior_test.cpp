@@ -474,6 +474,20 @@ private Q_SLOTS:
         REQUIRE_KIND(st, ErrorKind::AlreadyExists);
         auto data = readAll(path);
         QCOMPARE(std::string(reinterpret_cast<const char *>(data.data()), data.size()), std::string("first"));
+
+        // `fresh` lets a backend skip its early look, never the last one: the commit refuses
+        // and leaves nothing of its own beside the file (e.g. FTP: the look rides in the
+        // bytes' request, before the rename).
+        const auto before = listNames(std::string(parentPath(path)), 1000);
+        options.fresh = true;
+        writer = op().write(path, options);
+        st = writer.ok() ? Status{} : Status(writer.error());
+        if (writer)
+            st = (*writer)->write(asBytes("third")) ? (*writer)->commit() : Status{};
+        REQUIRE_KIND(st, ErrorKind::AlreadyExists);
+        data = readAll(path);
+        QCOMPARE(std::string(reinterpret_cast<const char *>(data.data()), data.size()), std::string("first"));
+        QCOMPARE(listNames(std::string(parentPath(path)), 1000), before);
     }
 
     void statFileAndDir()

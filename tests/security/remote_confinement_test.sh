@@ -37,6 +37,47 @@ echo "new a" >"$src/sub/a.txt"
 echo "planted b" >"$src/sub/b.txt"
 head -c 4194304 /dev/urandom >"$s/big.bin"
 
+# A folder `slow/sub` swapped for a link to `elsewhere` while strata copies a file of SIZE
+# bytes into it at RATE; WHEN: "temporary" (sync; swapped once its temporary file is there)
+# or "reading" (cp -r; a second in). Uses the loop's base, uri, query, owner and other.
+swapped_during_write() {
+  local size=$1 rate=$2 when=$3 pid rc
+  rm -rf "$base/slow" "$base/slow-moved" "$s/slowsrc"
+  mkdir -p "$base/slow/sub" && chown -R "$owner" "$base/slow"
+  mkdir -p "$s/slowsrc/sub" && head -c "$size" /dev/urandom >"$s/slowsrc/sub/late.bin"
+  if [ "$when" = reading ]; then # cp without --overwrite: the name is looked at before the rename
+    sandboxed "$STRATA" cp -r --bwlimit "$rate" "$s/slowsrc/sub" "$uri/slow$query" >"$work/out" 2>"$work/err" &
+  else
+    sandboxed "$STRATA" sync --bwlimit "$rate" "$s/slowsrc" "$uri/slow$query" >"$work/out" 2>"$work/err" &
+  fi
+  pid=$!
+  # lighttpd makes its temporary file only when the whole body has arrived: a second into
+  # the upload instead.
+  for _ in $(seq 1 200); do
+    if [ "$protocol" = webdav ] || [ "$when" = reading ]; then sleep 1 && break; fi
+    ls -a "$base/slow/sub" | grep -q '^\.strata-' && break
+    sleep 0.02
+  done
+  # One atomic swap (renameat2 RENAME_EXCHANGE): with mv then ln, a check between the two
+  # finds no folder at all and rightly says so, which is not the case under test.
+  ln -s ../elsewhere "$base/slow/sub.link" && chown -h "$other" "$base/slow/sub.link"
+  python3 - "$base/slow/sub.link" "$base/slow/sub" <<'PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, RENAME_EXCHANGE = -100, 2
+if libc.renameat2(AT_FDCWD, sys.argv[1].encode(), AT_FDCWD, sys.argv[2].encode(), RENAME_EXCHANGE):
+    sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
+PY
+  mv "$base/slow/sub.link" "$base/slow-moved"
+  wait "$pid"
+  rc=$?
+  [ "$rc" -eq 1 ] && grep -q "symbolic link" "$work/err" && pass \
+    || fail "$protocol ($size bytes): a folder swapped during the write: exit $rc: $(head -3 "$work/err")"
+  [ ! -e "$base/elsewhere/late.bin" ] && [ -z "$(ls -A "$base/elsewhere" | grep -v '^a.txt$')" ] && pass \
+    || fail "$protocol ($size bytes): something was published through the swapped link: $(ls -A "$base/elsewhere")"
+  [ ! -e "$base/slow-moved/late.bin" ] && pass || fail "$protocol ($size bytes): the file was published in the moved folder"
+}
+
 for protocol in sftp ftp webdav; do
   run=confine-$$-$protocol
   case $protocol in
@@ -76,36 +117,12 @@ for protocol in sftp ftp webdav; do
   [ "$before" = "$after" ] && pass || fail "$protocol: cp -r wrote into the link's target: $after"
 
   # 1b. A folder swapped for a link while a file is written into it: nothing is published
-  # through the link (the folder is checked again before the rename or MOVE).
-  mkdir -p "$base/slow/sub" && chown -R "$owner" "$base/slow"
-  mkdir -p "$s/slowsrc/sub" && head -c 1572864 /dev/urandom >"$s/slowsrc/sub/late.bin"
-  sandboxed "$STRATA" sync --bwlimit 512K "$s/slowsrc" "$uri/slow$query" >"$work/out" 2>"$work/err" &
-  pid=$!
-  # Once the write is under way: its temporary file is there (lighttpd makes it only when
-  # the whole body has arrived: a second into the 3 s upload instead).
-  for _ in $(seq 1 200); do
-    if [ "$protocol" = webdav ]; then sleep 1 && break; fi
-    ls -a "$base/slow/sub" | grep -q '^\.strata-' && break
-    sleep 0.02
-  done
-  # One atomic swap (renameat2 RENAME_EXCHANGE): with mv then ln, a check between the two
-  # finds no folder at all and rightly says so, which is not the case under test.
-  ln -s ../elsewhere "$base/slow/sub.link" && chown -h "$other" "$base/slow/sub.link"
-  python3 - "$base/slow/sub.link" "$base/slow/sub" <<'PY'
-import ctypes, os, sys
-libc = ctypes.CDLL(None, use_errno=True)
-AT_FDCWD, RENAME_EXCHANGE = -100, 2
-if libc.renameat2(AT_FDCWD, sys.argv[1].encode(), AT_FDCWD, sys.argv[2].encode(), RENAME_EXCHANGE):
-    sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
-PY
-  mv "$base/slow/sub.link" "$base/slow-moved"
-  wait "$pid"
-  rc=$?
-  [ "$rc" -eq 1 ] && grep -q "symbolic link" "$work/err" && pass \
-    || fail "$protocol: a folder swapped during the write: exit $rc: $(head -3 "$work/err")"
-  [ ! -e "$base/elsewhere/late.bin" ] && [ -z "$(ls -A "$base/elsewhere" | grep -v '^a.txt$')" ] && pass \
-    || fail "$protocol: something was published through the swapped link: $(ls -A "$base/elsewhere")"
-  [ ! -e "$base/slow-moved/late.bin" ] && pass || fail "$protocol: the file was published in the moved folder"
+  # through the link (the folder is checked again before the rename or MOVE). Streamed (1.5
+  # MiB, sync: swapped once its temporary file is there) and kept in memory until the commit
+  # (1 MiB read at 256 KiB/s by cp -r, no --overwrite: swapped a second into the reading;
+  # FTP then asks about the name and the folder in the request that carries the bytes).
+  swapped_during_write 1572864 512K temporary
+  swapped_during_write 1048576 256K reading
 
   # 2. Removing what holds a link removes the link, never its target.
   expect 0 "$protocol: rm -r of a link" -- sandboxed "$STRATA" rm -r "$uri/dst/sub$query"

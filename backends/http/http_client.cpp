@@ -2,7 +2,7 @@
 
 #include "backends/http/response_body.h"
 #include "backends/http/stall_clock.h"
-#include "core/bench/first_byte.h"
+#include "core/storage/first_byte.h"
 #include "core/storage/printable.h"
 #include "core/storage/uri.h"
 

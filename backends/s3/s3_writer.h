@@ -1,7 +1,7 @@
 #pragma once
 
+#include "core/io/worker_pool.h"
 #include "core/storage/backend.h"
-#include "core/transfer/worker_pool.h"
 
 #include <condition_variable>
 #include <memory>

@@ -7,9 +7,9 @@
 #include "core/bench/alloc_counter.h"
 #include "core/bench/bench_runner.h"
 #include "core/bench/bench_target.h"
-#include "core/bench/first_byte.h"
 #include "core/bench/latency_histogram.h"
-#include "core/bench/tick_clock.h"
+#include "core/io/tick_clock.h"
+#include "core/storage/first_byte.h"
 #include "core/storage/operator.h"
 
 #include <algorithm>

@@ -4,10 +4,10 @@
 #include "core/bench/bench_case.h"
 #include "core/bench/bench_target.h"
 #include "core/bench/block_device.h"
-#include "core/bench/first_byte.h"
 #include "core/bench/go_bench.h"
-#include "core/bench/tick_clock.h"
 #include "core/bench/timeline.h"
+#include "core/io/tick_clock.h"
+#include "core/storage/first_byte.h"
 #include "core/storage/path.h"
 #include "core/storage/random.h"
 

@@ -1,7 +1,7 @@
 // The process's one time-to-first-byte probe (first_byte.h): linked into executables only,
 // beside the allocation hooks, so that every copy of core reaches the same state.
-#include "core/bench/first_byte.h"
-#include "core/bench/tick_clock.h"
+#include "core/io/tick_clock.h"
+#include "core/storage/first_byte.h"
 
 namespace {
 thread_local bool armed = false;

@@ -1,6 +1,6 @@
 #include "core/bench/timeline.h"
 
-#include "core/bench/tick_clock.h"
+#include "core/io/tick_clock.h"
 
 #include <algorithm>
 #include <charconv>

@@ -143,17 +143,4 @@ void SocketWatch::run(const std::stop_token &stop)
     }
 }
 
-Error noAnswer(std::string_view server, std::chrono::milliseconds timeout)
-{
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout + std::chrono::milliseconds(500));
-    return Error(ErrorKind::Timeout,
-                 "no answer from " + std::string(server) + " for " + std::to_string(seconds.count()) + " s")
-        .setTemporary(true);
-}
-
-Error interrupted()
-{
-    return Error(ErrorKind::Cancelled, "interrupted");
-}
-
 } // namespace strata

@@ -1,7 +1,5 @@
 #pragma once
 
-#include "core/storage/error.h"
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -63,11 +61,5 @@ private:
     std::atomic<bool> m_hungUp{false}; // read without the lock by libcurl users, per request
     std::jthread m_thread;             // started by the first begin()
 };
-
-// How a request that moved no byte for `timeout` fails, whatever the protocol: a temporary
-// Timeout ("no answer from HOST for 30 s").
-Error noAnswer(std::string_view server, std::chrono::milliseconds timeout);
-// How a request cut by SocketWatch::hangUp() (or a library's own stop) fails: Cancelled.
-Error interrupted();
 
 } // namespace strata

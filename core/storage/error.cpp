@@ -143,4 +143,17 @@ Error errorFromErrno(int err, std::string_view detail)
     return Error(kind, std::move(cause));
 }
 
+Error noAnswer(std::string_view server, std::chrono::milliseconds timeout)
+{
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout + std::chrono::milliseconds(500));
+    return Error(ErrorKind::Timeout,
+                 "no answer from " + std::string(server) + " for " + std::to_string(seconds.count()) + " s")
+        .setTemporary(true);
+}
+
+Error interrupted()
+{
+    return Error(ErrorKind::Cancelled, "interrupted");
+}
+
 } // namespace strata

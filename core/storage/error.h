@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -82,5 +83,11 @@ private:
 
 // Maps an errno value to an error (kind, temporary flag, strerror as cause).
 Error errorFromErrno(int err, std::string_view detail = {});
+
+// How a request that moved no byte for `timeout` fails, whatever the protocol: a temporary
+// Timeout ("no answer from HOST for 30 s").
+Error noAnswer(std::string_view server, std::chrono::milliseconds timeout);
+// How a request cut by SocketWatch::hangUp() (or a library's own stop) fails: Cancelled.
+Error interrupted();
 
 } // namespace strata

@@ -1,9 +1,9 @@
 #include "core/transfer/file_copier.h"
 
 #include "core/io/hash.h"
+#include "core/io/zstd_stream.h"
 #include "core/storage/retry_note.h"
 #include "core/transfer/transfer_job.h"
-#include "core/transfer/zstd_stream.h"
 
 #include <algorithm>
 #include <atomic>

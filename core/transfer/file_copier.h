@@ -1,10 +1,10 @@
 #pragma once
 
 #include "core/io/buffer_pool.h"
+#include "core/io/worker_pool.h"
 #include "core/transfer/throttle.h"
 #include "core/transfer/transfer_journal.h"
 #include "core/transfer/transfer_plan.h"
-#include "core/transfer/worker_pool.h"
 
 #include <functional>
 #include <memory>

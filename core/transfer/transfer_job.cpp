@@ -3,11 +3,11 @@
 #include "core/io/buffer_pool.h"
 #include "core/io/file_mode.h"
 #include "core/io/hash.h"
+#include "core/io/zstd_stream.h"
 #include "core/storage/path.h"
 #include "core/storage/retry_note.h"
 #include "core/transfer/file_copier.h"
 #include "core/transfer/transfer_plan.h"
-#include "core/transfer/zstd_stream.h"
 
 #include <algorithm>
 #include <bit>

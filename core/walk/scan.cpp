@@ -1,8 +1,8 @@
 #include "core/walk/scan.h"
 
 #include "core/io/json.h"
+#include "core/io/zstd_stream.h"
 #include "core/storage/path.h"
-#include "core/transfer/zstd_stream.h"
 
 #include <algorithm>
 #include <array>

@@ -2,7 +2,7 @@
 // sizes come from the input: it either decodes or fails with Corrupt, within bounded
 // memory (libFuzzer's -rss_limit_mb and -malloc_limit_mb catch a decoder that does not).
 // Input: 1 byte of piece size, 1 byte of chunk size, then the compressed stream.
-#include "core/transfer/zstd_stream.h"
+#include "core/io/zstd_stream.h"
 #include "tests/fuzz/fuzz_check.h"
 
 #include <algorithm>

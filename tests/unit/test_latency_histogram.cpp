@@ -4,7 +4,7 @@
 #include "tests/unit/unit_checks.h"
 
 #include "core/bench/latency_histogram.h"
-#include "core/bench/tick_clock.h"
+#include "core/io/tick_clock.h"
 
 #include <chrono>
 #include <thread>

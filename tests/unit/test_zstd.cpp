@@ -2,7 +2,7 @@
 // truncation reported as Corrupt, callback errors passed through, and a throughput figure.
 #include "tests/unit/unit_checks.h"
 
-#include "core/transfer/zstd_stream.h"
+#include "core/io/zstd_stream.h"
 
 #include <QElapsedTimer>
 #include <QFile>

@@ -1,4 +1,4 @@
-#include "core/transfer/zstd_stream.h"
+#include "core/io/zstd_stream.h"
 
 #include <zstd.h>
 #include <zstd_errors.h>

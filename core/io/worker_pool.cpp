@@ -1,4 +1,4 @@
-#include "core/transfer/worker_pool.h"
+#include "core/io/worker_pool.h"
 
 namespace strata {
 

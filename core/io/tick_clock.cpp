@@ -1,4 +1,4 @@
-#include "core/bench/tick_clock.h"
+#include "core/io/tick_clock.h"
 
 #include <chrono>
 #include <fstream>

@@ -5,9 +5,9 @@
 #include "backends/builtin_backends.h"
 #include "core/storage/registry.h"
 #include "core/transfer/transfer_journal.h"
-#include "ui/bench_page.h"
-#include "ui/browser_pane.h"
-#include "ui/connection_prompts.h"
+#include "ui/bench/bench_page.h"
+#include "ui/browser/browser_pane.h"
+#include "ui/connections/connection_prompts.h"
 #include "ui/launch_argument.h"
 #include "ui/main_window.h"
 

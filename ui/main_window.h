@@ -2,8 +2,8 @@
 
 #include "core/storage/registry.h"
 #include "core/transfer/transfer_queue.h"
-#include "ui/connection_dialog.h"
-#include "ui/connection_profile.h"
+#include "ui/connections/connection_dialog.h"
+#include "ui/connections/connection_profile.h"
 
 #include <QMainWindow>
 

@@ -3,7 +3,7 @@
 // Filling the connection dialog's fields and pressing its Test button, as a person would;
 // shared by the GUI tests that drive the dialog against real servers.
 
-#include "ui/connection_dialog.h"
+#include "ui/connections/connection_dialog.h"
 
 #include <QLineEdit>
 #include <QPushButton>

@@ -9,11 +9,11 @@
 #include "app/version.h"
 #include "core/bench/bench_runner.h"
 #include "core/bench/benchstat.h"
-#include "ui/bench_charts.h"
-#include "ui/bench_hosts_view.h"
-#include "ui/bench_job.h"
-#include "ui/bench_page.h"
-#include "ui/benchstat_model.h"
+#include "ui/bench/bench_charts.h"
+#include "ui/bench/bench_hosts_view.h"
+#include "ui/bench/bench_job.h"
+#include "ui/bench/bench_page.h"
+#include "ui/bench/benchstat_model.h"
 
 #include <QBarSeries>
 #include <QBarSet>

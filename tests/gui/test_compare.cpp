@@ -6,11 +6,11 @@
 #include "tests/gui/gui_fixture.h"
 
 #include "core/storage/path.h"
-#include "ui/browser_pane.h"
-#include "ui/directory_model.h"
-#include "ui/folder_sync.h"
+#include "ui/browser/browser_pane.h"
+#include "ui/browser/directory_model.h"
+#include "ui/browser/folder_sync.h"
 #include "ui/main_window.h"
-#include "ui/transfer_queue_model.h"
+#include "ui/transfers/transfer_queue_model.h"
 
 #include <QApplication>
 #include <QCheckBox>

@@ -5,10 +5,10 @@
 // user can read when no keychain runs, and never into the settings.
 #include "tests/gui/gui_fixture.h"
 
-#include "ui/connection_dialog.h"
-#include "ui/connection_profile.h"
-#include "ui/connection_prompts.h"
-#include "ui/secret_store.h"
+#include "ui/connections/connection_dialog.h"
+#include "ui/connections/connection_profile.h"
+#include "ui/connections/connection_prompts.h"
+#include "ui/connections/secret_store.h"
 
 #include <QApplication>
 #include <QCheckBox>

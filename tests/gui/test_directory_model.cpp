@@ -4,9 +4,9 @@
 // requests, and a slow storage that never stalls the event loop.
 #include "tests/gui/gui_fixture.h"
 
-#include "ui/browser_pane.h"
-#include "ui/directory_model.h"
-#include "ui/entry_order.h"
+#include "ui/browser/browser_pane.h"
+#include "ui/browser/directory_model.h"
+#include "ui/browser/entry_order.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>

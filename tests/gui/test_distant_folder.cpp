@@ -10,7 +10,7 @@
 #include "tests/gui/gui_fixture.h"
 
 #include "core/storage/random.h"
-#include "ui/directory_model.h"
+#include "ui/browser/directory_model.h"
 
 #include <QDir>
 #include <QFile>

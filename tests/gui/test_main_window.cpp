@@ -6,15 +6,15 @@
 #include "tests/gui/gui_fixture.h"
 #include "tests/lib/perf_goal.h"
 
-#include "ui/allocation_map.h"
-#include "ui/browser_pane.h"
-#include "ui/directory_model.h"
-#include "ui/file_actions.h"
+#include "ui/browser/browser_pane.h"
+#include "ui/browser/directory_model.h"
+#include "ui/browser/file_actions.h"
+#include "ui/common/allocation_map.h"
 #include "ui/launch_argument.h"
 #include "ui/main_window.h"
-#include "ui/transfer_dock.h"
-#include "ui/transfer_queue_model.h"
-#include "ui/transfer_starter.h"
+#include "ui/transfers/transfer_dock.h"
+#include "ui/transfers/transfer_queue_model.h"
+#include "ui/transfers/transfer_starter.h"
 
 #include <QAbstractButton>
 #include <QApplication>

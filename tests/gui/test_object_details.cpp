@@ -8,7 +8,7 @@
 #include "tests/gui/gui_fixture.h"
 
 #include "core/walk/scan.h"
-#include "ui/properties_dialog.h"
+#include "ui/browser/properties_dialog.h"
 
 #include <QAbstractButton>
 #include <QApplication>

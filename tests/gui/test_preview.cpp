@@ -7,10 +7,10 @@
 #include "tests/gui/gui_fixture.h"
 
 #include "tests/behavior/behavior_root.h"
-#include "ui/allocation_map.h"
-#include "ui/browser_pane.h"
-#include "ui/directory_model.h"
-#include "ui/preview_panel.h"
+#include "ui/browser/browser_pane.h"
+#include "ui/browser/directory_model.h"
+#include "ui/common/allocation_map.h"
+#include "ui/preview/preview_panel.h"
 
 #include <QDateTime>
 #include <QDir>

@@ -8,12 +8,12 @@
 #include "tests/behavior/behavior_root.h"
 #include "tests/gui/dialog_fields.h"
 #include "tests/lib/stub_process.h"
-#include "ui/browser_pane.h"
-#include "ui/connection_dialog.h"
-#include "ui/directory_model.h"
-#include "ui/file_actions.h"
-#include "ui/path_bar.h"
-#include "ui/usage_view.h"
+#include "ui/browser/browser_pane.h"
+#include "ui/browser/directory_model.h"
+#include "ui/browser/file_actions.h"
+#include "ui/browser/path_bar.h"
+#include "ui/connections/connection_dialog.h"
+#include "ui/usage/usage_view.h"
 
 #include <QComboBox>
 #include <QDateTime>

@@ -12,14 +12,14 @@
 #include "core/storage/uri.h"
 #include "tests/behavior/behavior_root.h"
 #include "tests/gui/dialog_fields.h"
-#include "ui/browser_pane.h"
-#include "ui/connection_dialog.h"
-#include "ui/connection_profile.h"
-#include "ui/directory_model.h"
-#include "ui/file_actions.h"
+#include "ui/browser/browser_pane.h"
+#include "ui/browser/directory_model.h"
+#include "ui/browser/file_actions.h"
+#include "ui/connections/connection_dialog.h"
+#include "ui/connections/connection_profile.h"
 #include "ui/main_window.h"
-#include "ui/transfer_queue_model.h"
-#include "ui/transfer_starter.h"
+#include "ui/transfers/transfer_queue_model.h"
+#include "ui/transfers/transfer_starter.h"
 
 #include <QDateTime>
 #include <QDir>

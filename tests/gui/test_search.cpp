@@ -5,11 +5,11 @@
 // window and Esc stops, then closes. STRATA_SCREENSHOT_DIR=dir saves the picture.
 #include "tests/gui/gui_fixture.h"
 
-#include "ui/browser_pane.h"
-#include "ui/directory_model.h"
+#include "ui/browser/browser_pane.h"
+#include "ui/browser/directory_model.h"
+#include "ui/browser/search_model.h"
 #include "ui/main_window.h"
-#include "ui/search_model.h"
-#include "ui/transfer_queue_model.h"
+#include "ui/transfers/transfer_queue_model.h"
 
 #include <QAbstractButton>
 #include <QApplication>

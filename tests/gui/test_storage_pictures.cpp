@@ -3,10 +3,10 @@
 // the allocation map's totals match a known image served by a real nbdkit.
 #include "tests/gui/gui_fixture.h"
 
-#include "ui/allocation_map.h"
-#include "ui/treemap.h"
-#include "ui/usage_tree.h"
-#include "ui/usage_view.h"
+#include "ui/common/allocation_map.h"
+#include "ui/usage/treemap.h"
+#include "ui/usage/usage_tree.h"
+#include "ui/usage/usage_view.h"
 
 #include <QApplication>
 #include <QComboBox>

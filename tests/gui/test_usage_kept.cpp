@@ -6,9 +6,9 @@
 #include "tests/gui/gui_fixture.h"
 
 #include "core/walk/scan.h"
-#include "ui/treemap.h"
-#include "ui/usage_tree.h"
-#include "ui/usage_view.h"
+#include "ui/usage/treemap.h"
+#include "ui/usage/usage_tree.h"
+#include "ui/usage/usage_view.h"
 
 #include <QComboBox>
 #include <QCoreApplication>

@@ -5,12 +5,12 @@
 // gives each entry its change and the map its colours.
 #include "tests/gui/gui_fixture.h"
 
-#include "ui/allocation_map.h"
-#include "ui/file_actions.h"
-#include "ui/treemap_widget.h"
-#include "ui/usage_changes.h"
-#include "ui/usage_tree.h"
-#include "ui/usage_view.h"
+#include "ui/browser/file_actions.h"
+#include "ui/common/allocation_map.h"
+#include "ui/usage/treemap_widget.h"
+#include "ui/usage/usage_changes.h"
+#include "ui/usage/usage_tree.h"
+#include "ui/usage/usage_view.h"
 
 #include <QAbstractButton>
 #include <QApplication>

@@ -11,8 +11,8 @@
 
 #include "core/storage/operator.h"
 #include "core/transfer/transfer_queue.h"
-#include "ui/browser_pane.h"
-#include "ui/directory_model.h"
+#include "ui/browser/browser_pane.h"
+#include "ui/browser/directory_model.h"
 
 #include <QDir>
 #include <QElapsedTimer>

@@ -8,9 +8,9 @@
 #include "tests/behavior/behavior_root.h"
 #include "tests/gui/dialog_fields.h"
 #include "tests/gui/gui_fixture.h"
-#include "ui/browser_pane.h"
-#include "ui/connection_dialog.h"
-#include "ui/directory_model.h"
+#include "ui/browser/browser_pane.h"
+#include "ui/browser/directory_model.h"
+#include "ui/connections/connection_dialog.h"
 #include "ui/main_window.h"
 
 #include <QAbstractButton>

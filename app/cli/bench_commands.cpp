@@ -7,6 +7,7 @@
 #include "core/bench/bench_runner.h"
 #include "core/bench/benchstat.h"
 #include "core/bench/go_bench.h"
+#include "core/io/duration_text.h"
 #include "core/storage/path.h"
 #include "core/storage/printable.h"
 #include "core/storage/state_folder.h"
@@ -170,21 +171,6 @@ std::optional<std::vector<std::uint64_t>> parseSizes(std::string_view text)
     if (out.empty())
         return std::nullopt;
     return out;
-}
-
-std::optional<std::chrono::nanoseconds> parseDuration(std::string_view text)
-{
-    static const std::pair<std::string_view, double> units[] = {
-        {"ms", 1e6}, {"us", 1e3}, {"ns", 1}, {"s", 1e9}, {"m", 60e9}};
-    for (const auto &[suffix, scale] : units) {
-        if (text.ends_with(suffix)) {
-            const auto v = parseNumber<double>(text.substr(0, text.size() - suffix.size()));
-            if (!v || *v <= 0 || *v * scale > 3600e9)
-                return std::nullopt;
-            return std::chrono::nanoseconds(std::int64_t(*v * scale));
-        }
-    }
-    return std::nullopt;
 }
 
 // "20261130-120000": now, in UTC.

@@ -167,6 +167,11 @@ wait "$pid"; rc=$?
 expect 2 "unknown op" -- "$STRATA" bench memory://x/ --ops frobnicate && contains "unknown op" "$err" "--ops"
 expect 2 "bad size" -- "$STRATA" bench memory://x/ --sizes 0
 expect 2 "bad benchtime" -- "$STRATA" bench memory://x/ --benchtime soon
+# One duration parser for the command line and the window (core/io/duration_text).
+for d in 0s -1s 1.5x 2h ms 61m 1e400s; do
+  expect 2 "benchtime $d refused" -- "$STRATA" bench memory://x/ --benchtime "$d"
+done
+expect 0 "benchtime in microseconds" -- "$STRATA" bench memory://x/ --ops stat --sizes 1KiB --benchtime 800us --count 1
 expect 2 "bad concurrency" -- "$STRATA" bench memory://x/ --concurrency 0
 expect 1 "missing directory" -- "$STRATA" bench "$work/missing/x" && contains "missing directory" "$err" "does not exist"
 [ ! -e "$work/missing" ] && pass || fail "bench created the missing directory"

@@ -2,6 +2,7 @@
 
 #include "core/bench/bench_runner.h"
 #include "core/bench/benchstat.h"
+#include "core/io/duration_text.h"
 #include "ui/bench/bench_hosts_view.h"
 #include "ui/bench/bench_job.h"
 #include "ui/bench/benchstat_model.h"
@@ -29,7 +30,6 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -42,23 +42,6 @@
 #include <algorithm>
 
 namespace strata {
-
-namespace {
-
-std::optional<std::chrono::nanoseconds> parseBenchtime(const QString &text)
-{
-    static const QRegularExpression re(QStringLiteral("^(\\d+(?:\\.\\d+)?)(ms|s|m)$"));
-    const auto m = re.match(text.trimmed());
-    if (!m.hasMatch())
-        return std::nullopt;
-    const double scale = m.captured(2) == QLatin1String("ms") ? 1e6 : m.captured(2) == QLatin1String("s") ? 1e9 : 60e9;
-    const double ns = m.captured(1).toDouble() * scale;
-    if (ns <= 0 || ns > 600e9)
-        return std::nullopt;
-    return std::chrono::nanoseconds(std::int64_t(ns));
-}
-
-} // namespace
 
 BenchPage::BenchPage(Registry &registry, QWidget *parent) : QWidget(parent), m_registry(registry)
 {
@@ -353,7 +336,7 @@ void BenchPage::startRun()
         options.sizes.push_back(size);
     }
     options.count = m_count->value();
-    const auto benchtime = parseBenchtime(m_benchtime->text());
+    const auto benchtime = parseDuration(m_benchtime->text().toStdString(), std::chrono::minutes(10));
     options.concurrency.clear();
     for (const auto &part : m_concurrency->text().split(QLatin1Char(','), Qt::SkipEmptyParts))
         if (const int c = part.trimmed().toInt(); c > 0 && c <= 256)

@@ -315,7 +315,8 @@ Result<std::string> FtpBackend::resolvedFolder(const std::string &where, std::st
     auto lease = m_pool.lease();
     if (auto st = lease->commands({"CWD " + where, "PWD"}, what); !st)
         return std::move(st).error();
-    auto folder = pwdFolder(lease->replies());
+    const auto finals = lease->finalReplies(2); // our PWD's reply, not libcurl's own after a login
+    auto folder = finals.size() == 2 ? pwdFolder(finals[1]) : std::nullopt;
     if (!folder)
         return Error(ErrorKind::Corrupt, std::string(what) + ": the server's PWD answer names no folder");
     return std::move(*folder);
@@ -324,7 +325,6 @@ Result<std::string> FtpBackend::resolvedFolder(const std::string &where, std::st
 std::optional<std::string> FtpBackend::pwdFolder(std::string_view replies)
 {
     // 257 "/a ""quoted"" b" is your current location (RFC 959: quotes inside are doubled).
-    // The last one: libcurl's own PWD after a login comes first.
     std::optional<std::string> folder;
     forEachLine(replies, [&](std::string_view line) {
         if (!line.starts_with("257 \""))

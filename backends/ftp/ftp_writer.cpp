@@ -38,8 +38,10 @@ private:
 
 // Uploads to a temporary name beside the destination and renames it into place at commit,
 // so nothing half-written is ever visible under the name. Small files are kept in memory
-// and sent at commit in one request that also renames them (RNFR/RNTO after the STOR, on
-// the same connection); larger ones stream from a thread while they are written.
+// and sent at commit in one request that also renames them when they may replace
+// (RNFR/RNTO after the STOR, on the same connection), or that checks the name and folder
+// and sends the RNFR when they may not (the RNTO follows once the checks are judged);
+// larger ones stream from a thread while they are written.
 class FtpWriter final : public Writer {
 public:
     static constexpr std::size_t kStreamFrom = 1u << 20;
@@ -374,38 +376,51 @@ private:
         return lines;
     }
 
-    // After the bytes and before the rename, in the same request: is anything under the
-    // name (MLST), is the folder still where the user named it (CWD + PWD, when it is below
-    // that; see FtpBackend::folderCheck), then RNFR. libcurl's '*' lets MLST and CWD fail.
+    // After the bytes and before the rename, in the same request: is the folder still where
+    // the user named it (CWD + PWD, when it is below that; see FtpBackend::folderCheck), is
+    // anything under the name (MLST), then RNFR. libcurl's '*' lets each fail: the replies
+    // are judged by renameChecked, so a folder swapped meanwhile is told as such even when
+    // the RNFR, looking through it, found nothing.
     std::vector<std::string> renameChecks(const std::optional<ResolvedCheck> &folder) const
     {
-        std::vector<std::string> lines{"*MLST " + m_backend->serverPath(m_path)};
+        std::vector<std::string> lines;
         if (folder) {
             lines.push_back("*CWD " + folder->where);
             lines.push_back("*PWD");
         }
-        lines.push_back("RNFR " + m_temp);
+        lines.push_back("*MLST " + m_backend->serverPath(m_path));
+        lines.push_back("*RNFR " + m_temp);
         return lines;
     }
 
     // What renameChecks' commands answered, the last `sent` replies of `c`'s request from
-    // index `at` on: nothing has the name (MLST's 550) and the folder was found in place.
+    // index `at` on, each by the code its command gives (anything else refuses): the folder
+    // was found in place (250, then PWD's 257 naming it), nothing has the name (MLST's 550),
+    // and the RNFR waits for its RNTO (350).
     Status renameChecked(Connection &c, std::size_t sent, std::size_t at,
                          const std::optional<ResolvedCheck> &folder) const
     {
         constexpr std::string_view what = "cannot publish";
         const auto finals = c.finalReplies(sent);
-        if (finals.size() < at + (folder ? 3 : 1))
+        if (finals.size() != sent || sent < at + (folder ? 4 : 2))
             return Error(ErrorKind::Corrupt, std::string(what) + ": the server's replies are missing");
-        if (const int named = Connection::replyCode(finals[at]); named / 100 == 2)
+        const auto code = [&](std::size_t i) { return Connection::replyCode(finals[i]); };
+        if (folder) {
+            if (code(at) / 100 != 2)
+                return c.refusal(finals[at], what);
+            if (code(at + 1) != 257)
+                return c.refusal(finals[at + 1], what);
+            if (auto st = m_backend->folderFound(parentPath(m_path), *folder, finals[at + 1], what); !st)
+                return st;
+            at += 2;
+        }
+        if (code(at) / 100 == 2)
             return Error(ErrorKind::AlreadyExists, std::string(what) + ": something has that name");
-        else if (named != 550)
+        if (code(at) != 550)
             return c.refusal(finals[at], what);
-        if (!folder)
-            return {};
-        if (Connection::replyCode(finals[at + 1]) >= 400)
+        if (code(at + 1) != 350)
             return c.refusal(finals[at + 1], what);
-        return m_backend->folderFound(parentPath(m_path), *folder, finals[at + 2], what);
+        return {};
     }
 
     std::vector<std::string> renameCommands() const

@@ -1,9 +1,8 @@
 #include "backends/http/uri_options.h"
 
-#include <QString>
-
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 
@@ -106,9 +105,10 @@ Result<int> timeoutOption(const Uri &uri, int fallback)
     auto timeout = uri.queryValue("timeout");
     if (!timeout)
         return fallback;
-    bool ok = false;
-    const int seconds = QString::fromStdString(*timeout).toInt(&ok);
-    if (!ok || seconds < 1 || seconds > 3600)
+    int seconds = 0;
+    const std::string &text = *timeout;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+    if (ec != std::errc() || end != text.data() + text.size() || seconds < 1 || seconds > 3600)
         return Error(ErrorKind::InvalidInput, "timeout must be a number of seconds from 1 to 3600");
     return seconds;
 }

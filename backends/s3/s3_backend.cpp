@@ -2,10 +2,8 @@
 
 #include "backends/s3/s3_writer.h"
 #include "backends/s3/s3_xml.h"
+#include "core/io/hash.h"
 #include "core/storage/path.h"
-
-#include <QCryptographicHash>
-#include <QDateTime>
 
 #include <charconv>
 
@@ -531,10 +529,8 @@ Status S3Backend::removeMany(std::span<const std::string> paths, std::string_vie
         call.bucketRoot = true;
         call.query = {{"delete", ""}};
         // Content-MD5 is required by AWS for DeleteObjects.
-        const QByteArray md5 = QCryptographicHash::hash(QByteArray::fromRawData(xml.data(), qsizetype(xml.size())),
-                                                        QCryptographicHash::Md5)
-                                   .toBase64();
-        call.headers = {{"content-md5", md5.toStdString()}, {"content-type", "application/xml"}};
+        const std::string md5 = contentMd5(xml);
+        call.headers = {{"content-md5", md5}, {"content-type", "application/xml"}};
         call.body = body;
         auto response = send(call);
         if (!response)
@@ -673,9 +669,7 @@ Result<ObjectDetails> S3Backend::details(std::string_view path)
         else if (name == "x-amz-object-lock-mode")
             out.retentionMode = value;
         else if (name == "x-amz-object-lock-retain-until-date") {
-            const QDateTime until = QDateTime::fromString(QString::fromStdString(value), Qt::ISODateWithMs);
-            if (until.isValid())
-                out.retainUntilNs = until.toMSecsSinceEpoch() * 1'000'000;
+            out.retainUntilNs = parseTime(value);
         } else if (name == "x-amz-object-lock-legal-hold")
             out.legalHold = value == "ON";
         else if (name.starts_with("x-amz-meta-"))
@@ -746,12 +740,10 @@ Status S3Backend::changeDetails(std::string_view path, const DetailsChange &chan
         Call call;
         call.key = key;
         const std::string xml = taggingXml(*change.tags);
-        const QByteArray md5 = QCryptographicHash::hash(QByteArray::fromRawData(xml.data(), qsizetype(xml.size())),
-                                                        QCryptographicHash::Md5)
-                                   .toBase64();
+        const std::string md5 = contentMd5(xml);
         call.method = "PUT"; // an empty tag set clears them (DeleteObjectTagging is not everywhere)
         call.query = {{"tagging", ""}};
-        call.headers = {{"content-md5", md5.toStdString()}, {"content-type", "application/xml"}};
+        call.headers = {{"content-md5", md5}, {"content-type", "application/xml"}};
         call.body = std::as_bytes(std::span(xml.data(), xml.size()));
         auto response = sendOk(call);
         if (!response)

@@ -2,11 +2,13 @@
 
 #include "backends/http/uri_options.h"
 
-#include <QDir>
-#include <QFile>
-
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <map>
+
+#include <pwd.h>
+#include <unistd.h>
 
 namespace strata::s3 {
 
@@ -19,36 +21,51 @@ std::string env(const char *name)
 
 using IniSection = std::map<std::string, std::string>;
 
+std::string trimmed(std::string_view text)
+{
+    const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+    while (!text.empty() && blank(text.front()))
+        text.remove_prefix(1);
+    while (!text.empty() && blank(text.back()))
+        text.remove_suffix(1);
+    return std::string(text);
+}
+
 // A small INI reader for the AWS files: [section], key = value, # and ; comments.
 std::map<std::string, IniSection> readIni(const std::string &path)
 {
     std::map<std::string, IniSection> out;
-    QFile file(QString::fromStdString(path));
-    if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
-        return out;
-    std::string section;
-    while (!file.atEnd()) {
-        const std::string line = file.readLine().trimmed().toStdString();
+    std::ifstream file(path);
+    std::string section, raw;
+    while (file && std::getline(file, raw)) {
+        const std::string line = trimmed(raw);
         if (line.empty() || line[0] == '#' || line[0] == ';')
             continue;
         if (line.front() == '[' && line.back() == ']') {
-            section = QByteArray::fromStdString(line.substr(1, line.size() - 2)).trimmed().toStdString();
+            section = trimmed(std::string_view(line).substr(1, line.size() - 2));
             continue;
         }
         auto eq = line.find('=');
         if (eq == std::string::npos)
             continue;
-        auto key = QByteArray::fromStdString(line.substr(0, eq)).trimmed().toStdString();
-        auto value = QByteArray::fromStdString(line.substr(eq + 1)).trimmed().toStdString();
-        out[section][key] = value;
+        out[section][trimmed(std::string_view(line).substr(0, eq))] = trimmed(std::string_view(line).substr(eq + 1));
     }
     return out;
+}
+
+// $HOME, else the account's home folder.
+std::string homeDir()
+{
+    if (std::string home = env("HOME"); !home.empty())
+        return home;
+    const passwd *pw = ::getpwuid(::getuid());
+    return pw && pw->pw_dir ? pw->pw_dir : "/";
 }
 
 std::string homeFile(const char *override, const char *relative)
 {
     const std::string path = env(override);
-    return path.empty() ? QDir::homePath().toStdString() + relative : path;
+    return path.empty() ? homeDir() + relative : path;
 }
 
 } // namespace

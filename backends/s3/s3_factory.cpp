@@ -2,7 +2,7 @@
 
 #include "backends/s3/s3_backend.h"
 
-#include <QtGlobal>
+#include <cstdio>
 
 namespace strata::s3 {
 
@@ -39,9 +39,11 @@ Result<std::shared_ptr<Backend>> S3Factory::create(const Uri &uri, const Target 
     options.stallTimeout = std::chrono::seconds(config->timeoutSeconds);
     options.connectTimeout = std::chrono::seconds(std::min(config->timeoutSeconds, 10));
     if (config->insecure)
-        qWarning("strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can read "
-                 "and change the data",
-                 config->endpointHost.c_str());
+        std::fprintf(
+            stderr,
+            "strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can read "
+            "and change the data\n",
+            config->endpointHost.c_str());
     auto client = std::make_shared<http::Client>(options);
     return std::shared_ptr<Backend>(
         std::make_shared<S3Backend>(std::move(*config), std::move(*credentials), std::move(client)));

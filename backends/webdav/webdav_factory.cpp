@@ -4,7 +4,7 @@
 #include "backends/webdav/webdav_backend.h"
 #include "core/storage/uri.h"
 
-#include <QtGlobal>
+#include <cstdio>
 
 namespace strata::webdav {
 
@@ -40,13 +40,17 @@ Result<std::shared_ptr<Backend>> WebDavFactory::create(const Uri &uri, const Tar
     // credentials are for no server in particular: never sent).
     options.netrc = http::netrcNamesHost(config->host);
     if (config->insecure)
-        qWarning("strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can read "
-                 "and change the data",
-                 config->hostPort.c_str());
+        std::fprintf(
+            stderr,
+            "strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can read "
+            "and change the data\n",
+            config->hostPort.c_str());
     if (config->httpScheme == "http" && (!config->password.empty() || options.netrc) && !isLoopbackHost(config->host))
-        qWarning("strata: warning: the password for %s goes over plain HTTP (webdav://); if the server asks for Basic "
-                 "authentication, anyone on the path can read it; use webdavs://",
-                 config->hostPort.c_str());
+        std::fprintf(
+            stderr,
+            "strata: warning: the password for %s goes over plain HTTP (webdav://); if the server asks for Basic "
+            "authentication, anyone on the path can read it; use webdavs://\n",
+            config->hostPort.c_str());
     auto client = std::make_shared<http::Client>(options);
     return std::shared_ptr<Backend>(std::make_shared<WebDavBackend>(std::move(*config), std::move(client)));
 }

@@ -86,6 +86,17 @@ Digest256 sha256(std::string_view data)
     return hash.finish();
 }
 
+std::string contentMd5(std::string_view data)
+{
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_md5(), nullptr) != 1)
+        std::abort(); // as fetchDigest: a libcrypto without MD5 is a broken installation
+    std::string out(4 * ((length + 2) / 3), '\0');
+    EVP_EncodeBlock(reinterpret_cast<unsigned char *>(out.data()), digest, int(length));
+    return out;
+}
+
 Digest256 hmacSha256(std::string_view key, std::string_view data)
 {
     // One MAC context per thread, its digest set once: a signature costs no fetch and no

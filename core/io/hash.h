@@ -63,5 +63,7 @@ public:
 Digest256 hmacSha256(std::string_view key, std::string_view data);
 // SHA-256 of one buffer, with a context kept per thread.
 Digest256 sha256(std::string_view data);
+// The base64 of the MD5 of one buffer, as a Content-MD5 header carries it (RFC 1864).
+std::string contentMd5(std::string_view data);
 
 } // namespace strata

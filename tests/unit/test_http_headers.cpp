@@ -1,7 +1,9 @@
 // The response headers the HTTP client keeps inline (KeptHeaders): known names in any
 // case, the last of a repeated header, long values, and a server that repeats a long
-// header without end (memory stays bounded, no value is cut or shifted).
+// header without end (memory stays bounded, no value is cut or shifted). And the times
+// servers send: ISO 8601 (S3 listings) and HTTP dates (Last-Modified, WebDAV).
 #include "backends/http/http_client.h"
+#include "backends/http/http_time.h"
 
 #include <QtTest>
 
@@ -55,6 +57,26 @@ private Q_SLOTS:
         QVERIFY(got.empty() || got == std::string_view(value + "99"));
         h.keep("Content-Type", "text/plain"); // short values still fit inline
         QCOMPARE(h.get("content-type"), std::string_view("text/plain"));
+    }
+
+    void timesAsServersWriteThem()
+    {
+        using strata::http::parseTime;
+        constexpr std::int64_t s = 1'000'000'000;
+        const std::int64_t t = 1796020872; // 2026-11-30 06:41:12 UTC
+        QCOMPARE(parseTime("2026-11-30T06:41:12.000Z"), std::optional(t * s));
+        QCOMPARE(parseTime("2026-11-30T06:41:12.123456789Z"), std::optional(t * s + 123456789));
+        QCOMPARE(parseTime("2026-11-30T06:41:12.5Z"), std::optional(t * s + 500'000'000));
+        QCOMPARE(parseTime("2026-11-30T06:41:12Z"), std::optional(t * s));
+        QCOMPARE(parseTime("2026-11-30T08:41:12+02:00"), std::optional(t * s));
+        QCOMPARE(parseTime("2026-11-30T01:11:12-05:30"), std::optional(t * s));
+        QCOMPARE(parseTime("Mon, 30 Nov 2026 06:41:12 GMT"), std::optional(t * s));
+        QCOMPARE(parseTime("1970-01-01T00:00:00Z"), std::optional(std::int64_t(0)));
+        // Not a moment, or not one 64-bit nanoseconds can hold.
+        for (const char *bad : {"", "yesterday", "2026-11-30T06:41:12", "2026-11-30T06:41:12.Z", "2026-02-30T00:00:00Z",
+                                "2026-11-30T25:00:00Z", "2026-11-30T06:41:12Zjunk", "2026-11-30T06:41:12+2:00",
+                                "9999-12-31T23:59:59Z", "5", "Mon, 30 Nov 2026"})
+            QVERIFY2(!parseTime(bad), bad);
     }
 };
 

@@ -1,9 +1,8 @@
 // The strata executable: the command line, and the desktop app (strata-gui.so) when it
-// opens a window. It links no Qt: a command starts in about the time of a plain C program,
-// and loads QtCore only with the module that needs it (strata-http.so, strata-gui.so).
+// opens a window. It links no Qt: Qt is loaded with the module, only for a window.
 #include "app/cli/cli.h"
-#include "app/command_line_backends.h"
 #include "app/modules.h"
+#include "backends/builtin_backends.h"
 #include "core/io/memory_tuning.h"
 
 #include <dlfcn.h>
@@ -41,7 +40,7 @@ int main(int argc, char **argv)
     const std::vector<std::string> arguments(argv, argv + argc);
     if (!strata::cli::wantsCommandLine(arguments))
         return runDesktopApp(argc, argv);
-    const int rc = strata::cli::run(arguments, &strata::registerCommandLineBackends);
+    const int rc = strata::cli::run(arguments, &strata::registerBuiltinBackends);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
     // The command is over: its storage connections are closed, its files written and
     // closed (all inside run()). What remains is tearing down thirty libraries' global

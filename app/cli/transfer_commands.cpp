@@ -110,7 +110,7 @@ public:
 
 private:
     static void heard(void *self, const char *text) { static_cast<RetryNotes *>(self)->say(text); }
-    void say(std::string_view text) // one at a time (retry_note_hooks.cpp)
+    void say(std::string_view text) // one at a time (retry_note.cpp)
     {
         const auto now = std::chrono::steady_clock::now();
         if (text == m_last && now - m_when < std::chrono::seconds(10))

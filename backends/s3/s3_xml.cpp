@@ -1,9 +1,8 @@
 #include "backends/s3/s3_xml.h"
 
 #include "backends/http/http_status.h"
+#include "backends/http/xml_stream.h"
 #include "core/storage/uri.h"
-
-#include <QXmlStreamReader>
 
 #include <algorithm>
 #include <charconv>
@@ -12,12 +11,14 @@
 
 namespace strata::s3 {
 
+using http::XmlReader;
+
 namespace {
 
-Error corrupt(const QXmlStreamReader &reader)
+Error corrupt(const XmlReader &reader)
 {
     return Error(ErrorKind::Corrupt,
-                 "the server's XML answer is malformed or cut short (" + reader.errorString().toStdString() + ")");
+                 "the server's XML answer is malformed or cut short (" + reader.errorString() + ")");
 }
 
 std::string escape(std::string_view text)
@@ -37,11 +38,6 @@ std::string escape(std::string_view text)
     return out;
 }
 
-std::string text(QXmlStreamReader &reader)
-{
-    return reader.readElementText(QXmlStreamReader::IncludeChildElements).toStdString();
-}
-
 // A name of an answer with <EncodingType>url</EncodingType>, decoded in place: '+' is a
 // space (AWS writes a space so, and a '+' as %2B), then the %XX escapes. False, and the
 // name left as sent, when an escape is bad or encodes a NUL.
@@ -57,8 +53,8 @@ bool urlDecode(std::string &name)
 }
 
 // Servers that ignore encoding-type=url (s3rver) write a key's control characters into the
-// XML as they are, raw or as character references, which XML 1.0 forbids and Qt's reader
-// refuses: one such key would fail the whole listing. They are carried through the parse
+// XML as they are, raw or as character references, which XML 1.0 forbids and XML parsers
+// refuse: one such key would fail the whole listing. They are carried through the parse
 // as U+E000 + their code (private use) and put back in the names after it. Only where the
 // answer holds none of those private characters itself, so what comes back is exact.
 constexpr char32_t kCarrier = 0xE000;
@@ -135,7 +131,7 @@ void restoreControls(std::string &name)
 struct Answer {
     std::optional<std::string> carried; // the answer with control characters carried
     bool urlEncoded = false;            // <EncodingType>url</EncodingType>
-    QByteArray bytes(const std::string &xml) const { return QByteArray::fromStdString(carried ? *carried : xml); }
+    const std::string &bytes(const std::string &xml) const { return carried ? *carried : xml; }
     // A name as the server meant it: control characters put back, URL escapes decoded.
     bool name(std::string &text) const
     {
@@ -145,9 +141,9 @@ struct Answer {
     }
 };
 
-bool isUrlEncoding(QXmlStreamReader &reader)
+bool isUrlEncoding(XmlReader &reader)
 {
-    return reader.name() == QLatin1String("EncodingType") && text(reader) == "url";
+    return reader.name() == "EncodingType" && reader.text() == "url";
 }
 
 // The names of a listing (each item's key, through `keyOf`) as the server meant them; items
@@ -169,50 +165,50 @@ void decodeNames(const Answer &answer, std::vector<Item> &items, KeyOf keyOf, st
 Result<ListResult> parseList(const std::string &xml)
 {
     Answer answer{carryControls(xml)};
-    QXmlStreamReader reader(answer.bytes(xml));
+    XmlReader reader(answer.bytes(xml));
     ListResult result;
     if (!reader.readNextStartElement())
         return reader.hasError() ? corrupt(reader)
                                  : Error(ErrorKind::Corrupt, "the server sent an empty listing answer");
-    if (reader.name() != QLatin1String("ListBucketResult"))
+    if (reader.name() != "ListBucketResult")
         return Error(ErrorKind::Corrupt, "the server did not answer with a listing");
     // Children of the root only; reading on past its end would report a premature end.
     while (reader.readNextStartElement()) {
         const auto name = reader.name();
-        if (name == QLatin1String("Contents")) {
+        if (name == "Contents") {
             ListedObject object;
             while (reader.readNextStartElement()) {
                 const auto field = reader.name();
-                if (field == QLatin1String("Key")) {
-                    object.key = text(reader);
-                } else if (field == QLatin1String("Size")) {
-                    const std::string value = text(reader);
+                if (field == "Key") {
+                    object.key = reader.text();
+                } else if (field == "Size") {
+                    const std::string value = reader.text();
                     auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), object.size);
                     if (ec != std::errc() || ptr != value.data() + value.size())
                         return Error(ErrorKind::Corrupt, "the listing gives an object size that is not a number");
-                } else if (field == QLatin1String("LastModified")) {
-                    object.mtimeNs = parseTime(text(reader));
-                } else if (field == QLatin1String("ETag")) {
-                    object.etag = text(reader);
-                } else if (field == QLatin1String("StorageClass")) {
-                    object.storageClass = text(reader);
+                } else if (field == "LastModified") {
+                    object.mtimeNs = parseTime(reader.text());
+                } else if (field == "ETag") {
+                    object.etag = reader.text();
+                } else if (field == "StorageClass") {
+                    object.storageClass = reader.text();
                 } else {
                     reader.skipCurrentElement();
                 }
             }
             result.objects.push_back(std::move(object));
-        } else if (name == QLatin1String("CommonPrefixes")) {
+        } else if (name == "CommonPrefixes") {
             while (reader.readNextStartElement()) {
-                if (reader.name() == QLatin1String("Prefix"))
-                    result.prefixes.push_back(text(reader));
+                if (reader.name() == "Prefix")
+                    result.prefixes.push_back(reader.text());
                 else
                     reader.skipCurrentElement();
             }
-        } else if (name == QLatin1String("IsTruncated")) {
-            result.truncated = text(reader) == "true";
-        } else if (name == QLatin1String("NextContinuationToken")) {
-            result.nextToken = text(reader); // never encoded
-        } else if (name == QLatin1String("EncodingType")) {
+        } else if (name == "IsTruncated") {
+            result.truncated = reader.text() == "true";
+        } else if (name == "NextContinuationToken") {
+            result.nextToken = reader.text(); // never encoded
+        } else if (name == "EncodingType") {
             answer.urlEncoded = isUrlEncoding(reader);
         } else {
             reader.skipCurrentElement();
@@ -231,9 +227,9 @@ Result<ListResult> parseList(const std::string &xml)
 
 namespace {
 
-Result<std::uint64_t> number(QXmlStreamReader &reader, const char *what)
+Result<std::uint64_t> number(XmlReader &reader, const char *what)
 {
-    const std::string value = text(reader);
+    const std::string value = reader.text();
     std::uint64_t n = 0;
     auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (ec != std::errc() || ptr != value.data() + value.size())
@@ -242,11 +238,11 @@ Result<std::uint64_t> number(QXmlStreamReader &reader, const char *what)
 }
 
 // Opens the answer's root element, which must be `root`.
-Status openRoot(QXmlStreamReader &reader, const char *root)
+Status openRoot(XmlReader &reader, const char *root)
 {
     if (!reader.readNextStartElement())
         return reader.hasError() ? corrupt(reader) : Error(ErrorKind::Corrupt, "the server sent an empty answer");
-    if (reader.name() != QLatin1String(root))
+    if (reader.name() != root)
         return Error(ErrorKind::Corrupt, std::string("the server did not answer with a ") + root);
     return {};
 }
@@ -256,42 +252,42 @@ Status openRoot(QXmlStreamReader &reader, const char *root)
 Result<VersionList> parseVersions(const std::string &xml)
 {
     Answer answer{carryControls(xml)};
-    QXmlStreamReader reader(answer.bytes(xml));
+    XmlReader reader(answer.bytes(xml));
     if (auto st = openRoot(reader, "ListVersionsResult"); !st)
         return std::move(st).error();
     VersionList result;
     while (reader.readNextStartElement()) {
         const auto name = reader.name();
-        if (name == QLatin1String("Version") || name == QLatin1String("DeleteMarker")) {
+        if (name == "Version" || name == "DeleteMarker") {
             ListedVersion v;
-            v.deleteMarker = name == QLatin1String("DeleteMarker");
+            v.deleteMarker = name == "DeleteMarker";
             while (reader.readNextStartElement()) {
                 const auto field = reader.name();
-                if (field == QLatin1String("Key")) {
-                    v.key = text(reader);
-                } else if (field == QLatin1String("VersionId")) {
-                    v.versionId = text(reader);
-                } else if (field == QLatin1String("IsLatest")) {
-                    v.latest = text(reader) == "true";
-                } else if (field == QLatin1String("Size")) {
+                if (field == "Key") {
+                    v.key = reader.text();
+                } else if (field == "VersionId") {
+                    v.versionId = reader.text();
+                } else if (field == "IsLatest") {
+                    v.latest = reader.text() == "true";
+                } else if (field == "Size") {
                     auto n = number(reader, "a version size");
                     if (!n)
                         return std::move(n).error();
                     v.size = *n;
-                } else if (field == QLatin1String("LastModified")) {
-                    v.mtimeNs = parseTime(text(reader));
+                } else if (field == "LastModified") {
+                    v.mtimeNs = parseTime(reader.text());
                 } else {
                     reader.skipCurrentElement();
                 }
             }
             result.versions.push_back(std::move(v));
-        } else if (name == QLatin1String("IsTruncated")) {
-            result.truncated = text(reader) == "true";
-        } else if (name == QLatin1String("NextKeyMarker")) {
-            result.nextKeyMarker = text(reader);
-        } else if (name == QLatin1String("NextVersionIdMarker")) {
-            result.nextVersionIdMarker = text(reader);
-        } else if (name == QLatin1String("EncodingType")) {
+        } else if (name == "IsTruncated") {
+            result.truncated = reader.text() == "true";
+        } else if (name == "NextKeyMarker") {
+            result.nextKeyMarker = reader.text();
+        } else if (name == "NextVersionIdMarker") {
+            result.nextVersionIdMarker = reader.text();
+        } else if (name == "EncodingType") {
             answer.urlEncoded = isUrlEncoding(reader);
         } else {
             reader.skipCurrentElement();
@@ -311,33 +307,33 @@ Result<VersionList> parseVersions(const std::string &xml)
 Result<UploadList> parseUploads(const std::string &xml)
 {
     Answer answer{carryControls(xml)};
-    QXmlStreamReader reader(answer.bytes(xml));
+    XmlReader reader(answer.bytes(xml));
     if (auto st = openRoot(reader, "ListMultipartUploadsResult"); !st)
         return std::move(st).error();
     UploadList result;
     while (reader.readNextStartElement()) {
         const auto name = reader.name();
-        if (name == QLatin1String("Upload")) {
+        if (name == "Upload") {
             ListedUpload u;
             while (reader.readNextStartElement()) {
                 const auto field = reader.name();
-                if (field == QLatin1String("Key"))
-                    u.key = text(reader);
-                else if (field == QLatin1String("UploadId"))
-                    u.uploadId = text(reader);
-                else if (field == QLatin1String("Initiated"))
-                    u.initiatedNs = parseTime(text(reader));
+                if (field == "Key")
+                    u.key = reader.text();
+                else if (field == "UploadId")
+                    u.uploadId = reader.text();
+                else if (field == "Initiated")
+                    u.initiatedNs = parseTime(reader.text());
                 else
                     reader.skipCurrentElement();
             }
             result.uploads.push_back(std::move(u));
-        } else if (name == QLatin1String("IsTruncated")) {
-            result.truncated = text(reader) == "true";
-        } else if (name == QLatin1String("NextKeyMarker")) {
-            result.nextKeyMarker = text(reader);
-        } else if (name == QLatin1String("NextUploadIdMarker")) {
-            result.nextUploadIdMarker = text(reader);
-        } else if (name == QLatin1String("EncodingType")) {
+        } else if (name == "IsTruncated") {
+            result.truncated = reader.text() == "true";
+        } else if (name == "NextKeyMarker") {
+            result.nextKeyMarker = reader.text();
+        } else if (name == "NextUploadIdMarker") {
+            result.nextUploadIdMarker = reader.text();
+        } else if (name == "EncodingType") {
             answer.urlEncoded = isUrlEncoding(reader);
         } else {
             reader.skipCurrentElement();
@@ -356,15 +352,15 @@ Result<UploadList> parseUploads(const std::string &xml)
 
 Result<PartList> parseParts(const std::string &xml)
 {
-    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    XmlReader reader(xml);
     if (auto st = openRoot(reader, "ListPartsResult"); !st)
         return std::move(st).error();
     PartList result;
     while (reader.readNextStartElement()) {
         const auto name = reader.name();
-        if (name == QLatin1String("Part")) {
+        if (name == "Part") {
             while (reader.readNextStartElement()) {
-                if (reader.name() == QLatin1String("Size")) {
+                if (reader.name() == "Size") {
                     auto n = number(reader, "a part size");
                     if (!n)
                         return std::move(n).error();
@@ -374,10 +370,10 @@ Result<PartList> parseParts(const std::string &xml)
                 }
             }
             ++result.parts;
-        } else if (name == QLatin1String("IsTruncated")) {
-            result.truncated = text(reader) == "true";
-        } else if (name == QLatin1String("NextPartNumberMarker")) {
-            result.nextPartNumberMarker = text(reader);
+        } else if (name == "IsTruncated") {
+            result.truncated = reader.text() == "true";
+        } else if (name == "NextPartNumberMarker") {
+            result.nextPartNumberMarker = reader.text();
         } else {
             reader.skipCurrentElement();
         }
@@ -391,26 +387,26 @@ Result<PartList> parseParts(const std::string &xml)
 
 Result<std::map<std::string, std::string>> parseTagging(const std::string &xml)
 {
-    QXmlStreamReader reader(QByteArray::fromStdString(xml));
+    XmlReader reader(xml);
     if (auto st = openRoot(reader, "Tagging"); !st)
         return std::move(st).error();
     std::map<std::string, std::string> tags;
     while (reader.readNextStartElement()) {
-        if (reader.name() != QLatin1String("TagSet")) {
+        if (reader.name() != "TagSet") {
             reader.skipCurrentElement();
             continue;
         }
         while (reader.readNextStartElement()) {
-            if (reader.name() != QLatin1String("Tag")) {
+            if (reader.name() != "Tag") {
                 reader.skipCurrentElement();
                 continue;
             }
             std::string key, value;
             while (reader.readNextStartElement()) {
-                if (reader.name() == QLatin1String("Key"))
-                    key = text(reader);
-                else if (reader.name() == QLatin1String("Value"))
-                    value = text(reader);
+                if (reader.name() == "Key")
+                    key = reader.text();
+                else if (reader.name() == "Value")
+                    value = reader.text();
                 else
                     reader.skipCurrentElement();
             }
@@ -434,10 +430,10 @@ std::string taggingXml(const std::map<std::string, std::string> &tags)
 
 Result<std::string> parseUploadId(const std::string &xml)
 {
-    QXmlStreamReader reader(QByteArray::fromStdString(xml));
-    while (!reader.atEnd()) {
-        if (reader.readNext() == QXmlStreamReader::StartElement && reader.name() == QLatin1String("UploadId"))
-            return text(reader);
+    XmlReader reader(xml);
+    while (reader.readNext()) {
+        if (reader.isStartElement() && reader.name() == "UploadId")
+            return reader.text();
     }
     if (reader.hasError())
         return corrupt(reader);
@@ -448,10 +444,10 @@ std::optional<std::string> errorCodeIn(const std::string &xml)
 {
     if (xml.find("<Error") == std::string::npos)
         return std::nullopt;
-    QXmlStreamReader reader(QByteArray::fromStdString(xml));
-    while (!reader.atEnd()) {
-        if (reader.readNext() == QXmlStreamReader::StartElement && reader.name() == QLatin1String("Code"))
-            return text(reader);
+    XmlReader reader(xml);
+    while (reader.readNext()) {
+        if (reader.isStartElement() && reader.name() == "Code")
+            return reader.text();
     }
     return std::string("UnknownError");
 }
@@ -483,16 +479,16 @@ std::string deleteObjectsXml(const std::vector<std::string> &keys)
 std::vector<std::pair<std::string, std::string>> parseDeleteErrors(const std::string &xml)
 {
     std::vector<std::pair<std::string, std::string>> out;
-    QXmlStreamReader reader(QByteArray::fromStdString(xml));
-    while (!reader.atEnd()) {
-        if (reader.readNext() != QXmlStreamReader::StartElement || reader.name() != QLatin1String("Error"))
+    XmlReader reader(xml);
+    while (reader.readNext()) {
+        if (!reader.isStartElement() || reader.name() != "Error")
             continue;
         std::string key, code;
         while (reader.readNextStartElement()) {
-            if (reader.name() == QLatin1String("Key"))
-                key = text(reader);
-            else if (reader.name() == QLatin1String("Code"))
-                code = text(reader);
+            if (reader.name() == "Key")
+                key = reader.text();
+            else if (reader.name() == "Code")
+                code = reader.text();
             else
                 reader.skipCurrentElement();
         }
@@ -510,14 +506,14 @@ Error s3Error(const http::Response &response, std::string_view bucket)
     const bool html = response.htmlBody()
         || (response.header("content-type").starts_with("text/html") && body.find("<Error") == std::string::npos);
     if (!html && body.find("<Error") != std::string::npos) {
-        QXmlStreamReader reader(QByteArray::fromStdString(body));
-        while (!reader.atEnd()) {
-            if (reader.readNext() != QXmlStreamReader::StartElement)
+        XmlReader reader(body);
+        while (reader.readNext()) {
+            if (!reader.isStartElement())
                 continue;
-            if (reader.name() == QLatin1String("Code"))
-                code = text(reader);
-            else if (reader.name() == QLatin1String("Message"))
-                message = text(reader);
+            if (reader.name() == "Code")
+                code = reader.text();
+            else if (reader.name() == "Message")
+                message = reader.text();
         }
     }
     const std::string detail =

@@ -1,6 +1,7 @@
 #include "backends/webdav/webdav_multistatus.h"
 
 #include "backends/http/http_time.h"
+#include "core/io/utf8.h"
 
 #include <algorithm>
 #include <charconv>
@@ -9,7 +10,7 @@ namespace strata::webdav {
 
 namespace {
 
-const QLatin1String kDav("DAV:");
+constexpr std::string_view kDav = "DAV:";
 
 // "HTTP/1.1 404 Not Found" -> 404; 0 when unreadable.
 long statusOf(std::string_view line)
@@ -30,39 +31,37 @@ std::string_view trimmed(std::string_view s)
     return s;
 }
 
+// How many bytes the UTF-8 sequence that `lead` starts has; 0 for no lead byte.
+std::size_t sequenceLength(char lead)
+{
+    const auto c = static_cast<unsigned char>(lead);
+    return c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+}
+
 } // namespace
 
 bool Utf8Check::feed(std::string_view bytes)
 {
-    for (const char ch : bytes) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (m_need == 0) {
-            if (c < 0x80)
-                continue;
-            if (c >= 0xC2 && c <= 0xDF) {
-                m_need = 1;
-            } else if (c >= 0xE0 && c <= 0xEF) {
-                m_need = 2;
-                m_low = c == 0xE0 ? 0xA0 : 0x80;  // no overlong forms
-                m_high = c == 0xED ? 0x9F : 0xBF; // no surrogates
-                continue;
-            } else if (c >= 0xF0 && c <= 0xF4) {
-                m_need = 3;
-                m_low = c == 0xF0 ? 0x90 : 0x80;
-                m_high = c == 0xF4 ? 0x8F : 0xBF; // nothing past U+10FFFF
-                continue;
-            } else {
-                return false;
-            }
-            m_low = 0x80;
-            m_high = 0xBF;
+    // A sequence cut at the end of the last piece is completed from this one first.
+    while (!m_cut.empty() && !bytes.empty()) {
+        m_cut += bytes.front();
+        bytes.remove_prefix(1);
+        if (decodeUtf8(m_cut, 0).length == m_cut.size())
+            m_cut.clear();
+        else if (m_cut.size() == sequenceLength(m_cut.front()))
+            return false;
+    }
+    for (std::size_t i = 0; i < bytes.size();) {
+        if (const std::size_t length = decodeUtf8(bytes, i).length) {
+            i += length;
             continue;
         }
-        if (c < m_low || c > m_high)
+        // No code point here: the piece may end inside one, which the next piece completes.
+        const std::size_t want = sequenceLength(bytes[i]);
+        if (want == 0 || i + want <= bytes.size())
             return false;
-        m_low = 0x80;
-        m_high = 0xBF;
-        --m_need;
+        m_cut.assign(bytes.substr(i));
+        break;
     }
     return true;
 }
@@ -74,125 +73,99 @@ MultistatusParser::MultistatusParser(std::function<void(DavResource &&)> onResou
 
 bool MultistatusParser::feed(std::string_view data)
 {
-    if (!m_problem.empty())
+    if (!problem().empty())
         return false;
-    // Every byte is checked here, before the reader and wherever the pieces break: Qt's
-    // reader checks what it holds, which depends on how the answer was cut (and ignores
-    // what comes in later pieces once the root has ended).
+    // Every byte is checked here, wherever the pieces break and past the root's end too, so
+    // that the verdict on an answer does not depend on how it was cut.
     if (!m_utf8.feed(data)) {
-        m_problem = "the answer is not UTF-8 text";
+        m_xml.stop("the answer is not UTF-8 text");
         return false;
     }
-    // Nor a control character XML does not allow (a NUL first): Qt's reader rejects one by
-    // itself only where it happens to look at it whole.
+    // Nor a control character XML does not allow (a NUL first).
     if (std::any_of(data.begin(), data.end(), [](char c) {
             const auto u = static_cast<unsigned char>(c);
             return u < 0x20 && u != '\t' && u != '\n' && u != '\r';
         })) {
-        m_problem = "the answer holds a control character XML does not allow";
+        m_xml.stop("the answer holds a control character XML does not allow");
         return false;
     }
     // Once </D:multistatus> has been read the answer is complete: what a server sends after
-    // it is ignored, whichever piece it comes in (Qt's reader ends its document at the root's
-    // end and never looks at the rest of that piece either).
-    if (m_rootClosed)
+    // it is ignored, whichever piece it comes in.
+    if (m_xml.rootClosed())
         return true;
-    // Bounded whatever the server sends: Qt's reader holds an unfinished token whole.
+    // Bounded whatever the server sends: a parser holds an unfinished token whole.
     m_fed += data.size();
     if (m_fed > kMaxAnswer) {
-        m_problem = "the answer is larger than " + std::to_string(kMaxAnswer >> 20) + " MiB; not read further";
+        m_xml.stop("the answer is larger than " + std::to_string(kMaxAnswer >> 20) + " MiB; not read further");
         return false;
     }
-    m_reader.addData(QByteArray(data.data(), qsizetype(data.size())));
-    return parse();
+    return m_xml.feed(data);
 }
 
 std::string MultistatusParser::finish()
 {
-    if (!m_problem.empty())
-        return m_problem;
-    if (m_depth == 0 && !m_rootClosed)
-        return "the answer is empty";
-    if (!m_rootClosed)
-        return "it ends before </D:multistatus>";
-    return {};
+    if (!problem().empty())
+        return problem();
+    if (m_xml.finish())
+        return {};
+    // Whatever libxml2 says of the cut (it waits for more at a half-read token), ours is plainer.
+    return m_started ? "it ends before </D:multistatus>" : "the answer is empty";
 }
 
-bool MultistatusParser::parse()
-{
-    while (!m_reader.atEnd()) {
-        const auto token = m_reader.readNext();
-        if (token == QXmlStreamReader::Invalid) {
-            if (m_reader.error() == QXmlStreamReader::PrematureEndOfDocumentError || m_rootClosed)
-                return true; // wait for the next piece; or past the root, ignored (see feed())
-            m_problem = m_reader.errorString().toStdString();
-            return false;
-        }
-        if (token == QXmlStreamReader::StartElement)
-            startElement();
-        else if (token == QXmlStreamReader::EndElement)
-            endElement();
-        else if (token == QXmlStreamReader::Characters && m_field != Field::None) {
-            m_text += m_reader.text().toString().toStdString();
-            if (m_text.size() > kMaxField)
-                m_problem = "a property is longer than " + std::to_string(kMaxField >> 10) + " KiB";
-        }
-        if (!m_problem.empty())
-            return false;
-    }
-    return true;
-}
-
-void MultistatusParser::startElement()
+void MultistatusParser::start(std::string_view ns, std::string_view name)
 {
     ++m_depth;
-    const bool dav = m_reader.namespaceUri() == kDav;
-    const auto name = m_reader.name();
+    m_started = true;
+    const bool dav = ns == kDav;
     if (m_depth == 1) {
-        if (!dav || name != QLatin1String("multistatus"))
-            m_problem = "the answer is not a WebDAV multistatus";
+        if (!dav || name != "multistatus")
+            m_xml.stop("the answer is not a WebDAV multistatus");
         return;
     }
     if (!dav)
         return;
     m_field = Field::None;
-    if (m_depth == 2 && name == QLatin1String("response")) {
+    if (m_depth == 2 && name == "response") {
         m_inResponse = true;
         m_resource = DavResource{};
         m_ownStatus = m_propstatOutcome = 0;
     } else if (!m_inResponse) {
         return;
-    } else if (name == QLatin1String("propstat")) {
+    } else if (name == "propstat") {
         m_inPropstat = true;
         m_props = Props{};
-    } else if (name == QLatin1String("resourcetype")) {
+    } else if (name == "resourcetype") {
         m_inResourcetype = true;
-    } else if (name == QLatin1String("collection") && m_inResourcetype) {
+    } else if (name == "collection" && m_inResourcetype) {
         m_props.collection = true;
-    } else if (name == QLatin1String("href") && !m_inPropstat) {
+    } else if (name == "href" && !m_inPropstat) {
         m_field = Field::Href;
-    } else if (name == QLatin1String("status")) {
+    } else if (name == "status") {
         m_field = Field::Status;
-    } else if (name == QLatin1String("getcontentlength")) {
+    } else if (name == "getcontentlength") {
         m_field = Field::Length;
-    } else if (name == QLatin1String("getlastmodified")) {
+    } else if (name == "getlastmodified") {
         m_field = Field::Modified;
-    } else if (name == QLatin1String("getetag")) {
+    } else if (name == "getetag") {
         m_field = Field::Etag;
     }
     m_text.clear();
 }
 
-void MultistatusParser::endElement()
+void MultistatusParser::text(std::string_view text)
+{
+    if (m_field == Field::None)
+        return;
+    m_text += text;
+    if (m_text.size() > kMaxField)
+        m_xml.stop("a property is longer than " + std::to_string(kMaxField >> 10) + " KiB");
+}
+
+void MultistatusParser::end(std::string_view ns, std::string_view name)
 {
     --m_depth;
-    if (m_depth == 0) {
-        m_rootClosed = true;
+    if (m_depth == 0 || ns != kDav || !m_inResponse)
         return;
-    }
-    if (m_reader.namespaceUri() != kDav || !m_inResponse)
-        return;
-    const auto name = m_reader.name();
     const std::string_view text = trimmed(m_text);
     switch (m_field) {
     case Field::Href: m_resource.href = std::string(text); break;
@@ -216,9 +189,9 @@ void MultistatusParser::endElement()
     case Field::None: break;
     }
     m_field = Field::None;
-    if (name == QLatin1String("resourcetype")) {
+    if (name == "resourcetype") {
         m_inResourcetype = false;
-    } else if (name == QLatin1String("propstat")) {
+    } else if (name == "propstat") {
         m_inPropstat = false;
         if (m_propstatOutcome / 100 == 2 || m_propstatOutcome == 0)
             m_propstatOutcome = m_props.status;
@@ -231,7 +204,7 @@ void MultistatusParser::endElement()
             if (!m_props.etag.empty())
                 m_resource.etag = std::move(m_props.etag);
         }
-    } else if (name == QLatin1String("response") && m_depth == 1) {
+    } else if (name == "response" && m_depth == 1) {
         m_inResponse = false;
         m_resource.status = m_ownStatus ? m_ownStatus : m_propstatOutcome;
         m_onResource(std::move(m_resource));

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <QXmlStreamReader>
+#include "backends/http/xml_stream.h"
 
 #include <cstdint>
 #include <functional>
@@ -24,22 +24,22 @@ struct DavResource {
     long status = 0;
 };
 
-// Parses a PROPFIND multistatus as it arrives, in pieces of any size, handing over each
-// resource as soon as its </D:response> is read: a listing of 10 000 entries is never held
-// as text. Properties of a propstat whose status is not 2xx are ignored.
-// A UTF-8 check fed in pieces (a sequence may be cut between two): strict, as Qt's decoder
-// is (no overlong forms, surrogates or code points past U+10FFFF).
+// A UTF-8 check fed in pieces (a sequence may be cut between two), with core's decoder: no
+// overlong forms, surrogates or code points past U+10FFFF.
 class Utf8Check {
 public:
     // False once a byte cannot be UTF-8 where it is.
     bool feed(std::string_view bytes);
 
 private:
-    int m_need = 0; // continuation bytes still expected
-    unsigned char m_low = 0x80, m_high = 0xBF;
+    std::string m_cut; // the start of a sequence the last piece cut
 };
 
-class MultistatusParser {
+// Parses a PROPFIND multistatus as it arrives, in pieces of any size, handing over each
+// resource as soon as its </D:response> is read: a listing of 10 000 entries is never held
+// as text. Properties of a propstat whose status is not 2xx are ignored.
+
+class MultistatusParser : private http::XmlStream::Events {
 public:
     // Limits on what a server may send: an answer is refused past them.
     static constexpr std::size_t kMaxAnswer = std::size_t(512) << 20; // a million entries fit
@@ -51,7 +51,7 @@ public:
     bool feed(std::string_view data);
     // After the last piece: empty when the document was whole and well-formed, else what is wrong.
     std::string finish();
-    const std::string &problem() const { return m_problem; }
+    const std::string &problem() const { return m_xml.problem(); }
 
 private:
     enum class Field : std::uint8_t { None, Href, Status, Length, Modified, Etag };
@@ -65,17 +65,16 @@ private:
     long m_ownStatus = 0;       // the current response's own <D:status>
     long m_propstatOutcome = 0; // 200 once a propstat succeeded, its code once one failed
 
-    bool parse();
-    void startElement();
-    void endElement();
+    void start(std::string_view ns, std::string_view name) override;
+    void end(std::string_view ns, std::string_view name) override;
+    void text(std::string_view text) override;
 
     std::function<void(DavResource &&)> m_onResource;
-    QXmlStreamReader m_reader;
+    http::XmlStream m_xml{*this};
     Utf8Check m_utf8;
-    std::string m_problem;
     std::size_t m_fed = 0;
     int m_depth = 0;
-    bool m_rootClosed = false;
+    bool m_started = false; // the root element began
     bool m_inResponse = false;
     bool m_inPropstat = false;
     bool m_inResourcetype = false;

@@ -10,9 +10,6 @@
 #include <execinfo.h>
 #include <unistd.h>
 
-// Defined by alloc_hooks.cpp, in executables only: whether this process counts at all.
-extern "C" __attribute__((weak)) const bool strata_alloc_hooks_linked;
-
 namespace {
 
 std::atomic<bool> g_on{false};
@@ -30,7 +27,8 @@ bool traceWanted()
     return wanted;
 }
 
-thread_local bool t_tracing = false;
+// Initial-exec: reached from malloc, which a general-dynamic access could call back.
+[[gnu::tls_model("initial-exec")]] thread_local bool t_tracing = false;
 
 } // namespace
 
@@ -70,10 +68,10 @@ AllocCounts allocCounts()
 
 bool allocCountingAvailable()
 {
-#ifdef STRATA_SANITIZED
-    return false;
+#ifdef STRATA_ALLOC_HOOKS
+    return true;
 #else
-    return &strata_alloc_hooks_linked != nullptr;
+    return false;
 #endif
 }
 

@@ -1,6 +1,6 @@
-// The malloc family of the whole process, counting for alloc_counter.cpp. Linked into
-// executables only (strata_alloc_hooks): a module that carried a copy would count its
-// own allocations into counters nobody reads.
+// The malloc family of the whole process, counting for alloc_counter.cpp. In libstrata.so,
+// which the executable (and every test) links, so these come before the C library's in the
+// order symbols are looked up; not built where a sanitizer owns malloc (core/CMakeLists.txt).
 #include "core/bench/alloc_counter.h"
 
 #include <cerrno>
@@ -17,12 +17,9 @@ void __libc_free(void *ptr);
 }
 // NOLINTEND(bugprone-reserved-identifier)
 
-#ifndef STRATA_SANITIZED
 // glibc supports replacing these: its own internal allocations and every shared library's
 // go through them.
 extern "C" {
-
-extern const bool strata_alloc_hooks_linked = true;
 
 void *malloc(std::size_t size)
 {
@@ -84,4 +81,3 @@ void *pvalloc(std::size_t size)
 }
 
 } // extern "C"
-#endif // STRATA_SANITIZED

@@ -88,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     const Parsed pieces = parseInPieces(doc, data, kSizeBytes);
     // Streaming changes nothing: the same verdict as all at once, and on a whole document
     // the same resources. (A broken one may hand over a different number before the
-    // break: Qt checks the encoding of what it has been given so far; the caller then
+    // break: the parser finds a fault when the piece that holds it comes; the caller then
     // fails the listing anyway.)
     const Parsed whole = parseInPieces(doc, nullptr, 0);
     FUZZ_CHECK(pieces.whole == whole.whole);

@@ -6,7 +6,7 @@
 #          (as root, when dpkg is free) installed with dpkg -i and removed with dpkg -r
 #          leaving no file behind
 #   rpm    the RPM: its file list and computed requirements
-#   tgz    the TGZ: unpacked anywhere, strata finds strata-gui.so and strata-http.so relative to itself
+#   tgz    the TGZ: unpacked anywhere, strata finds libstrata.so and strata-gui.so relative to itself
 set -euo pipefail
 mode=$1
 build=$(cd "$2" && pwd)
@@ -19,7 +19,7 @@ check() { "$@" || fail "$*"; }
 
 # The files every package carries, relative to the prefix.
 expected_files=(
-  bin/strata lib/strata/strata-gui.so lib/strata/strata-http.so
+  bin/strata lib/strata/libstrata.so lib/strata/strata-gui.so
   share/applications/$app_id.desktop share/metainfo/$app_id.metainfo.xml
   share/mime/packages/$app_id.xml share/icons/hicolor/scalable/apps/$app_id.svg
   share/man/man1/strata.1.gz share/bash-completion/completions/strata share/doc/strata/copyright
@@ -42,11 +42,17 @@ check_runs() { # check_runs PREFIX
   [[ $out == "strata "[0-9]* ]] || fail "strata --version printed '$out'"
   out=$("$1/bin/strata" ls memory://demo/) || fail "strata ls memory://demo/ failed"
   [ -n "$out" ] || fail "strata ls memory://demo/ printed nothing"
-  # S3 comes from strata-http.so: found and loaded, the command fails on the dead port
-  # (loopback, nothing listens on port 1), not on the module.
+  # S3 (libcurl, libxml2): the command fails on the dead port (loopback, nothing listens on
+  # port 1).
   out=$(AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test "$1/bin/strata" ls "s3://bucket/?endpoint=http://127.0.0.1:1" 2>&1) \
     && fail "strata ls on a dead S3 endpoint succeeded"
-  [[ $out != *strata-http.so* ]] || fail "installed strata did not load strata-http.so: $out"
+  [[ $out == *127.0.0.1* ]] || fail "strata ls on a dead S3 endpoint said: $out"
+  # The command line: libstrata.so from its own lib/strata, and no Qt.
+  local libs
+  libs=$(ldd "$1/bin/strata")
+  [[ $libs == *"$1/lib/strata/libstrata.so"* || $libs == *"$1/bin/../lib/strata/libstrata.so"* ]] \
+    || fail "$1/bin/strata does not load $1/lib/strata/libstrata.so: $libs"
+  ! grep -qi "qt" <<<"$libs" || fail "$1/bin/strata loads Qt: $libs"
   # No display: the window cannot open, but the module must be found and loaded.
   if QT_QPA_PLATFORM=offscreen STRATA_SCREENSHOT="$work/shot.png" STRATA_SECRETS=file XDG_CONFIG_HOME="$work/config" \
     XDG_DATA_HOME="$work/data" STRATA_STATE_DIR="$work/state" timeout 60 "$1/bin/strata" 2>"$work/gui.err"; then
@@ -69,6 +75,15 @@ files)
   root=$work/root
   DESTDIR=$root cmake --install "$build" --prefix /usr >/dev/null
   check_tree "$root/usr"
+  # One copy of core: no strata function or variable (compiler clones of inline code aside)
+  # is defined in more than one of the binaries (installed unstripped here).
+  for bin in bin/strata lib/strata/libstrata.so lib/strata/strata-gui.so; do
+    nm -C --defined-only "$root/usr/$bin" | awk '$2 ~ /^[TtDdBbRr]$/ { $1 = ""; $2 = ""; print substr($0, 3) }' \
+      | grep '^strata::' | grep -v '\[clone ' | sort -u
+  done | sort | uniq -d >"$work/twice"
+  [ ! -s "$work/twice" ] || fail "defined in more than one binary: $(head -5 "$work/twice")"
+  [ "$(nm -C --defined-only "$root/usr/lib/strata/libstrata.so" | grep -c ' T strata::Registry::')" -gt 0 ] \
+    || fail "libstrata.so defines no strata::Registry"
   check desktop-file-validate "$root/usr/share/applications/$app_id.desktop"
   check appstreamcli validate --no-net --pedantic "$root/usr/share/metainfo/$app_id.metainfo.xml"
   check xmllint --noout "$root/usr/share/mime/packages/$app_id.xml"

@@ -1,9 +1,13 @@
 // Writes strata(1) and the bash and zsh completions from the command table that parses
-// the command line (strata::cli::commands()), at build time: the documentation cannot
-// name an option the program does not have, nor miss one it has.
+// the command line (strata::cli::commands()) and the backends' descriptions, at build
+// time: the documentation cannot name an option the program does not have, nor miss one
+// it has.
 // Usage: strata-docs man|bash|zsh OUTPUT
 #include "app/cli/cli.h"
+#include "app/cli/locations_help.h"
 #include "app/version.h"
+#include "backends/builtin_backends.h"
+#include "core/storage/registry.h"
 
 #include <QFile>
 #include <QRegularExpression>
@@ -29,16 +33,9 @@ QString dashed(const QString &name)
     return (name.size() == 1 ? QStringLiteral("-") : QStringLiteral("--")) + name;
 }
 
-// Roff: backslashes escaped, a line never starting with a control character, typographic
-// characters spelled in ASCII for any man formatter.
-QString roff(QString text)
+QString roff(const QString &text)
 {
-    text.replace(QLatin1Char('\\'), QStringLiteral("\\e"));
-    text.replace(QStringLiteral("…"), QStringLiteral("..."));
-    text.replace(QStringLiteral("—"), QStringLiteral("\\(em"));
-    if (text.startsWith(QLatin1Char('.')) || text.startsWith(QLatin1Char('\'')))
-        text.prepend(QStringLiteral("\\&"));
-    return text;
+    return q(strata::cli::roff(text.toStdString()));
 }
 
 QString manOption(const Option &o)
@@ -90,22 +87,12 @@ QString manPage()
         for (const auto &o : c.options)
             t += manOption(o);
     }
-    t += QStringLiteral(
-        ".SH LOCATIONS\n.TP\n\\fBfile:///\\fR\\fIpath\\fR, a plain path\nThe local file system.\n"
-        ".TP\n\\fBmemory://\\fR\\fISTORE/path\\fR\nAn in-memory store; \\fBmemory://demo/\\fR starts with sample "
-        "files.\n"
-        ".TP\n\\fBs3://\\fR\\fIbucket/key\\fR[\\fB?endpoint=\\fR\\fIURL\\fR\\fB&region=\\fR\\fIR\\fR]\n"
-        "S3 and compatible object stores.\n"
-        ".TP\n\\fBwebdav://\\fR\\fIhost:port/path\\fR, \\fBwebdavs://\\fR...\nA WebDAV server.\n"
-        ".TP\n\\fBnbd://\\fR\\fIhost:port/export\\fR, \\fBnbd+unix:///\\fR\\fIexport\\fR\\fB?socket=\\fR\\fIpath\\fR\n"
-        "An NBD export (one object: the image).\n"
-        ".TP\n\\fBsftp://\\fR[\\fIuser\\fR\\fB@\\fR]\\fIhost\\fR[\\fB:\\fR\\fIport\\fR]\\fI/path\\fR, "
-        "\\fIuser\\fR\\fB@\\fR\\fIhost\\fR\\fB:\\fR\\fIpath\\fR\nAn SSH server's files (SFTP); host keys are checked "
-        "against \\fI~/.ssh/known_hosts\\fR.\n"
-        ".TP\n\\fBftp://\\fR[\\fIuser\\fR\\fB@\\fR]\\fIhost\\fR[\\fB:\\fR\\fIport\\fR]\\fI/path\\fR, "
-        "\\fBftps://\\fR...\n"
-        "An FTP server, or FTPS with explicit TLS.\n"
-        ".TP\n\\fBnull:\\fR\nA destination that discards what it is given.\n");
+    {
+        // Every backend registered, as it describes itself.
+        strata::Registry registry;
+        strata::registerBuiltinBackends(registry);
+        t += q(strata::cli::locationsManSection(registry));
+    }
     t += QStringLiteral(
         ".SH ENVIRONMENT\n.TP\n\\fBAWS_ACCESS_KEY_ID\\fR, \\fBAWS_SECRET_ACCESS_KEY\\fR, \\fBAWS_SESSION_TOKEN\\fR, "
         "\\fBAWS_PROFILE\\fR\nS3 credentials (else \\fI~/.aws/credentials\\fR).\n"

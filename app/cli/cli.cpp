@@ -6,6 +6,7 @@
 #include "app/version.h"
 
 #include "app/cli/cli_output.h"
+#include "app/cli/locations_help.h"
 
 #include <algorithm>
 #include <cctype>
@@ -21,7 +22,7 @@ Option jsonOption()
     return {"json", "Print stable, machine-readable JSON."};
 }
 
-std::string globalHelp()
+std::string globalHelp(void (*registerBackends)(Registry &))
 {
     std::string text = "Strata " STRATA_VERSION " — browse, move and measure storage.\n\n"
                        "Usage: strata [COMMAND] [OPTIONS] ARGS…\n"
@@ -31,9 +32,10 @@ std::string globalHelp()
                        "Commands:\n";
     for (const auto &c : commands())
         text += "  " + pad(c.name, -8) + " " + c.summary + "\n";
-    text += "\nLocations: file:///path (or a plain path), memory://STORE/path, sftp://user@host/path (or\n"
-            "user@host:path, as scp takes it), ftp://user@host/path, ftps://, s3://, webdav://, nbd://.\n"
-            "Global options: -v/--verbose, --accept-new-host-key, --version, -h/--help.\n"
+    Registry registry;
+    registerBackends(registry);
+    text += "\n" + locationsHelp(registry) + "\n";
+    text += "Global options: -v/--verbose, --accept-new-host-key, --version, -h/--help.\n"
             "Run 'strata COMMAND --help' for a command's options.\n";
     return text;
 }
@@ -390,20 +392,20 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
             write(out, "strata " STRATA_VERSION "\n");
             return Success;
         } else if (a == "-h" || a == "--help" || a == "help") {
-            write(out, globalHelp());
+            write(out, globalHelp(registerBackends));
             return Success;
         } else {
-            write(err, "strata: unknown option '" + printable(a) + "'\n\n" + globalHelp());
+            write(err, "strata: unknown option '" + printable(a) + "'\n\n" + globalHelp(registerBackends));
             return Usage;
         }
     }
     if (args.size() < 2) {
-        write(err, globalHelp());
+        write(err, globalHelp(registerBackends));
         return Usage;
     }
     const std::string name = args[1];
     if (name == "help") {
-        write(out, globalHelp());
+        write(out, globalHelp(registerBackends));
         return Success;
     }
     const auto &all = commands();
@@ -412,7 +414,7 @@ int run(const std::vector<std::string> &arguments, void (*registerBackends)(Regi
         it != all.end())
         spec = &*it;
     if (!spec) {
-        write(err, "strata: unknown command '" + printable(name) + "'\n\n" + globalHelp());
+        write(err, "strata: unknown command '" + printable(name) + "'\n\n" + globalHelp(registerBackends));
         return Usage;
     }
 

@@ -4,8 +4,18 @@
 
 namespace strata {
 
+BackendDescription FileFactory::describe() const
+{
+    return {"Local folder",
+            {"file:///PATH", "a plain path"},
+            "The local file system.",
+            {{"follow", "", "Follow symbolic links below the folder named (by default a link is itself an entry)."}}};
+}
+
 Result<Target> FileFactory::resolve(const Uri &uri)
 {
+    if (auto known = checkOptions(uri, describe()); !known)
+        return std::move(known).error();
     if (!uri.host().empty() && uri.host() != "localhost")
         return Error(ErrorKind::InvalidInput,
                      "file URIs name local paths; for a remote machine use webdav:// or s3:// instead of host '"

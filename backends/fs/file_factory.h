@@ -9,6 +9,7 @@ class FileFactory final : public BackendFactory {
 public:
     std::string scheme() const override { return "file"; }
     std::string example() const override { return "file:///path"; }
+    BackendDescription describe() const override;
     Result<Target> resolve(const Uri &uri) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
 };

@@ -19,13 +19,6 @@ Result<Config> parseConfig(const Uri &uri)
                      "a password never goes in an " + uri.scheme()
                          + ":// URI; save it with the connection, set STRATA_FTP_PASSWORD "
                            "(with STRATA_FTP_HOST naming the server) or put it in ~/.netrc");
-    for (const auto &[key, value] : uri.query()) {
-        if (key != "insecure" && key != "timeout" && key != "ca" && key != "connections")
-            return Error(ErrorKind::InvalidInput,
-                         "unknown " + uri.scheme() + ":// option '" + key
-                             + "' (known: ca, connections, insecure, timeout)");
-        (void)value;
-    }
     config.insecure = http::truthy(uri.queryValue("insecure"));
     auto timeout = http::timeoutOption(uri, config.timeoutSeconds);
     if (!timeout)

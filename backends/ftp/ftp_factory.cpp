@@ -6,8 +6,22 @@
 
 namespace strata::ftp {
 
+BackendDescription FtpFactory::describe() const
+{
+    return {"FTP / FTPS",
+            {"ftp://[USER@]HOST[:PORT]/PATH", "ftps://… (explicit TLS)"},
+            "An FTP server, or FTPS with explicit TLS; the path is below the login folder. Passwords "
+            "come from a saved connection, STRATA_FTP_PASSWORD or ~/.netrc.",
+            {{"ca", "FILE", "Trust the certificates of this PEM file (FTPS)."},
+             {"connections", "N", "At most N connections to the server at once (default 8, 16 far away)."},
+             insecureOption(),
+             timeoutOption()}};
+}
+
 Result<Target> FtpFactory::resolve(const Uri &uri)
 {
+    if (auto known = checkOptions(uri, describe()); !known)
+        return std::move(known).error();
     auto config = parseConfig(uri);
     if (!config)
         return std::move(config).error();

@@ -11,6 +11,7 @@ public:
     explicit FtpFactory(std::string scheme) : m_scheme(std::move(scheme)) {}
     std::string scheme() const override { return m_scheme; }
     std::string example() const override { return m_scheme + "://user@host[:port]/path"; }
+    BackendDescription describe() const override;
     Result<Target> resolve(const Uri &uri) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target,

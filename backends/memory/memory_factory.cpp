@@ -21,8 +21,18 @@ std::shared_ptr<MemoryBackend> MemoryFactory::store(const std::string &name)
     return slot;
 }
 
+BackendDescription MemoryFactory::describe() const
+{
+    return {"Memory store",
+            {"memory://STORE/PATH"},
+            "An in-memory store, gone when strata ends; memory://demo/ starts with sample files.",
+            {}};
+}
+
 Result<Target> MemoryFactory::resolve(const Uri &uri)
 {
+    if (auto known = checkOptions(uri, describe()); !known)
+        return std::move(known).error();
     if (!uri.hasAuthority() || uri.host().empty())
         return Error(ErrorKind::InvalidInput, "name the store, as in memory://demo/ or memory://scratch/dir");
     if (uri.port() || uri.hasUserInfo())

@@ -68,11 +68,7 @@ Result<Config> parseConfig(const Uri &uri)
             if (key == "socket")
                 haveSocket = !value.empty();
             passOn.push_back({key, value});
-        } else {
-            return Error(ErrorKind::InvalidInput,
-                         "unknown NBD URI option '" + key
-                             + "' (known: socket, tls-*, connections, requests, request-size)");
-        }
+        } // any other: refused by NbdFactory::resolve (checkOptions)
     }
     if (unixSocket && !haveSocket)
         return Error(ErrorKind::InvalidInput,

@@ -16,6 +16,7 @@ public:
         return m_scheme.ends_with("+unix") ? m_scheme + ":///export?socket=/path/to.sock"
                                            : m_scheme + "://host[:port]/export";
     }
+    BackendDescription describe() const override;
     Result<Target> resolve(const Uri &uri) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
 

@@ -86,8 +86,15 @@ public:
 
 } // namespace
 
+BackendDescription NullFactory::describe() const
+{
+    return {"Null destination", {"null:"}, "A destination that discards what it is given.", {}};
+}
+
 Result<Target> NullFactory::resolve(const Uri &uri)
 {
+    if (auto known = checkOptions(uri, describe()); !known)
+        return std::move(known).error();
     std::string path = uri.path().empty() ? std::string("/") : uri.path();
     return Target{"null:", path};
 }

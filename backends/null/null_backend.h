@@ -10,6 +10,7 @@ class NullFactory final : public BackendFactory {
 public:
     std::string scheme() const override { return "null"; }
     std::string example() const override { return "null:"; }
+    BackendDescription describe() const override;
     Result<Target> resolve(const Uri &uri) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
 };

@@ -107,16 +107,6 @@ Result<Config> parseConfig(const Uri &uri)
                      "AWS_SECRET_ACCESS_KEY, or ?profile=NAME");
     if (uri.port())
         return Error(ErrorKind::InvalidInput, "an s3:// URI names a bucket; give the server with ?endpoint=");
-    for (const auto &option : uri.query()) {
-        // Not a structured binding: clang before 16 cannot capture one in a lambda.
-        const std::string &key = option.first;
-        static const char *known[] = {"endpoint",  "region",   "style",   "profile",
-                                      "anonymous", "insecure", "timeout", "versionId"};
-        if (std::none_of(std::begin(known), std::end(known), [&](const char *k) { return key == k; }))
-            return Error(ErrorKind::InvalidInput,
-                         "unknown s3:// option '" + key
-                             + "' (known: endpoint, region, style, profile, anonymous, insecure, timeout, versionId)");
-    }
     if (auto version = uri.queryValue("versionId")) {
         if (version->empty() || version->find_first_of("&#/ ") != std::string::npos)
             return Error(ErrorKind::InvalidInput,

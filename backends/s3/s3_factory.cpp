@@ -6,8 +6,26 @@
 
 namespace strata::s3 {
 
+BackendDescription S3Factory::describe() const
+{
+    return {"S3 object storage",
+            {"s3://BUCKET/KEY"},
+            "S3 and compatible object stores. Credentials come from AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY, ~/.aws/credentials or a saved connection, never from the URI.",
+            {{"endpoint", "URL", "The server (default AWS, or AWS_ENDPOINT_URL_S3)."},
+             {"region", "REGION", "The bucket's region (default AWS_REGION, AWS_DEFAULT_REGION or us-east-1)."},
+             {"style", "path|virtual", "How the bucket is named in requests (default virtual on AWS, path elsewhere)."},
+             {"profile", "NAME", "The profile of ~/.aws/credentials and ~/.aws/config to use."},
+             {"anonymous", "", "Send no credentials (a public bucket)."},
+             insecureOption(),
+             timeoutOption(),
+             {"versionId", "ID", "That version of the object."}}};
+}
+
 Result<Target> S3Factory::resolve(const Uri &uri)
 {
+    if (auto known = checkOptions(uri, describe()); !known)
+        return std::move(known).error();
     auto config = parseConfig(uri);
     if (!config)
         return std::move(config).error();

@@ -4,8 +4,23 @@
 
 namespace strata::sftp {
 
+BackendDescription SftpFactory::describe() const
+{
+    return {"SFTP (SSH)",
+            {"sftp://[USER@]HOST[:PORT]/PATH", "USER@HOST:PATH (as scp takes it)"},
+            "An SSH server's files. /~ is the login folder; ~/.ssh/config, ssh-agent and known_hosts "
+            "are read as OpenSSH reads them.",
+            {{"identity", "FILE", "The private key to log in with."},
+             {"known-hosts", "FILE", "The known_hosts file to check the server's key against."},
+             {"ssh-config", "FILE", "The ssh_config file to read instead of ~/.ssh/config."},
+             {"connections", "N", "Keep up to N connections open for reuse (1 to 64; default 8)."},
+             timeoutOption()}};
+}
+
 Result<Target> SftpFactory::resolve(const Uri &uri)
 {
+    if (auto known = checkOptions(uri, describe()); !known)
+        return std::move(known).error();
     auto config = parseConfig(uri);
     if (!config)
         return std::move(config).error();

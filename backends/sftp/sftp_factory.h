@@ -12,6 +12,7 @@ class SftpFactory final : public BackendFactory {
 public:
     std::string scheme() const override { return "sftp"; }
     std::string example() const override { return "sftp://user@host[:port]/path"; }
+    BackendDescription describe() const override;
     Result<Target> resolve(const Uri &uri) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target,

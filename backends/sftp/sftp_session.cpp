@@ -89,12 +89,7 @@ Result<Config> parseConfig(const Uri &uri)
                 return Error(ErrorKind::InvalidInput, "timeout must be a number of seconds from 1 to 3600");
             config.timeoutMs = int(*n) * 1000;
             config.connectTimeoutMs = std::min(config.timeoutMs, 10000);
-        } else {
-            return Error(ErrorKind::InvalidInput,
-                         "unknown sftp:// option '" + key
-                             + "' (known: identity, known-hosts, ssh-config, connections, "
-                               "timeout)");
-        }
+        } // any other: refused by SftpFactory::resolve (checkOptions)
     }
     const SshConfigContext context{homeFolder(), localUser()};
     const SshHostConfig host = readSshConfig(sshConfig, config.alias, context);

@@ -16,11 +16,6 @@ Result<Config> parseConfig(const Uri &uri)
         return Error(ErrorKind::InvalidInput,
                      "a password never goes in a webdav:// URI; set STRATA_WEBDAV_PASSWORD "
                      "(with STRATA_WEBDAV_HOST naming the server) or put it in ~/.netrc");
-    for (const auto &[key, value] : uri.query()) {
-        if (key != "insecure" && key != "timeout")
-            return Error(ErrorKind::InvalidInput, "unknown webdav:// option '" + key + "' (known: insecure, timeout)");
-        (void)value;
-    }
     config.insecure = http::truthy(uri.queryValue("insecure"));
     auto timeout = http::timeoutOption(uri, config.timeoutSeconds);
     if (!timeout)

@@ -8,8 +8,19 @@
 
 namespace strata::webdav {
 
+BackendDescription WebDavFactory::describe() const
+{
+    return {"WebDAV",
+            {"webdav://HOST[:PORT]/PATH", "webdavs://HOST[:PORT]/PATH (TLS)"},
+            "A WebDAV server. Credentials come from a saved connection, STRATA_WEBDAV_USER and "
+            "STRATA_WEBDAV_PASSWORD, or ~/.netrc.",
+            {insecureOption(), timeoutOption()}};
+}
+
 Result<Target> WebDavFactory::resolve(const Uri &uri)
 {
+    if (auto known = checkOptions(uri, describe()); !known)
+        return std::move(known).error();
     auto config = parseConfig(uri);
     if (!config)
         return std::move(config).error();

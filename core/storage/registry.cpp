@@ -2,6 +2,8 @@
 
 #include "core/storage/path.h"
 
+#include <algorithm>
+
 namespace strata {
 
 Registry::Registry(OperatorOptions options) : m_options(std::move(options)) {}
@@ -11,7 +13,21 @@ void Registry::add(std::unique_ptr<BackendFactory> factory)
     std::lock_guard lock(m_mutex);
     auto scheme = factory->scheme();
     factory->setPrompts(m_prompts);
+    if (!m_factories.count(scheme))
+        m_added.push_back(scheme);
     m_factories[scheme] = std::move(factory);
+}
+
+std::vector<BackendDescription> Registry::descriptions() const
+{
+    std::lock_guard lock(m_mutex);
+    std::vector<BackendDescription> out;
+    for (const std::string &scheme : m_added) {
+        BackendDescription d = m_factories.find(scheme)->second->describe();
+        if (std::none_of(out.begin(), out.end(), [&](const BackendDescription &o) { return o.title == d.title; }))
+            out.push_back(std::move(d));
+    }
+    return out;
 }
 
 void Registry::setPrompts(const ConnectionPrompts &prompts)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/storage/backend_description.h"
 #include "core/storage/operator.h"
 #include "core/storage/uri.h"
 
@@ -62,6 +63,10 @@ public:
     virtual std::string scheme() const = 0;
     // A one-line hint for messages, like "memory://STORE/path".
     virtual std::string example() const = 0;
+    // What it is, how its URIs are written and the options they take (help, man page).
+    // Factories of one backend (webdav://, webdavs://) give the same description, listed
+    // once. By default: the scheme as title, example() as the one form, no option.
+    virtual BackendDescription describe() const { return {scheme(), {example()}, {}, {}}; }
     // Checks the URI and splits it into instance key and path; no I/O.
     virtual Result<Target> resolve(const Uri &uri) = 0;
     // Creates the instance for a key resolve() returned (called once per key).
@@ -99,6 +104,9 @@ public:
     // Factories are added before use and never removed.
     void add(std::unique_ptr<BackendFactory> factory);
     std::vector<std::string> schemes() const;
+    // Each backend's description once (the first factory's of those that give the same
+    // title), in the order they were added.
+    std::vector<BackendDescription> descriptions() const;
 
     Result<Location> open(std::string_view uriText);
     Result<Location> open(const Uri &uri);
@@ -114,6 +122,7 @@ private:
     OperatorOptions m_options;
     mutable std::mutex m_mutex;
     std::map<std::string, std::unique_ptr<BackendFactory>, std::less<>> m_factories;
+    std::vector<std::string> m_added; // schemes, in the order they were added
     std::map<std::string, std::shared_ptr<Operator>, std::less<>> m_operators;
     std::map<std::string, ConnectionSecret, std::less<>> m_secrets; // by instance key
     ConnectionPrompts m_prompts;

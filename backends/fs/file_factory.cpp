@@ -1,6 +1,7 @@
 #include "backends/fs/file_factory.h"
 
 #include "backends/fs/file_backend.h"
+#include "core/storage/path.h"
 
 namespace strata {
 
@@ -9,7 +10,24 @@ BackendDescription FileFactory::describe() const
     return {"Local folder",
             {"file:///PATH", "a plain path"},
             "The local file system.",
-            {{"follow", "", "Follow symbolic links below the folder named (by default a link is itself an entry)."}}};
+            {{"follow", "", "Follow symbolic links below the folder named (by default a link is itself an entry)."}},
+            {{"path", "&Folder:", FormField::Kind::Folder, "an absolute path; ~/ is the home folder", {}}}};
+}
+
+Result<FormConnection> FileFactory::fromForm(const FormAnswers &answers) const
+{
+    auto path = form::localPath(form::answer(answers, "path"), "The folder");
+    if (!path)
+        return std::move(path).error();
+    auto normal = normalizePath(*path);
+    if (!normal)
+        return Error(ErrorKind::InvalidInput, "The folder must be an absolute path, like /home/me/data");
+    return FormConnection{Uri::fromLocalPath(*normal), {}, {}};
+}
+
+FormAnswers FileFactory::toForm(const Uri &uri) const
+{
+    return {{"path", uri.path()}};
 }
 
 Result<Target> FileFactory::resolve(const Uri &uri)

@@ -15,7 +15,55 @@ BackendDescription FtpFactory::describe() const
             {{"ca", "FILE", "Trust the certificates of this PEM file (FTPS)."},
              {"connections", "N", "At most N connections to the server at once (default 8, 16 far away)."},
              insecureOption(),
-             timeoutOption()}};
+             timeoutOption()},
+            {{"ftpHost", "&Host:", FormField::Kind::Text, "ftp.example.org", {}},
+             {"ftpPort", "&Port:", FormField::Kind::Text, "21", {}},
+             {"ftpUser", "&User:", FormField::Kind::Text, "empty: anonymous", {}, true},
+             {"ftpFolder", "&Folder:", FormField::Kind::Text, "empty: the login folder", {}},
+             {"ftpPassword", "Pass&word:", FormField::Kind::Secret, "empty: ~/.netrc", {}},
+             {"ftpTls", "&Encrypt (FTPS, explicit TLS)", FormField::Kind::Flag, {}, "1"},
+             {"ftpCa", "&CA file:", FormField::Kind::Text, "optional: a PEM file to trust", {}},
+             form::timeoutField("ftpTimeout")}};
+}
+
+Result<FormConnection> FtpFactory::fromForm(const FormAnswers &answers) const
+{
+    const bool tls = !form::answer(answers, "ftpTls").empty();
+    std::string user;
+    auto uri = form::server(answers, tls ? "ftps" : "ftp",
+                            {"ftpHost", "ftpPort", "ftpUser", ":/", "Give the server's host name or address"}, user);
+    if (!uri)
+        return std::move(uri).error();
+    const std::string ca = form::answer(answers, "ftpCa");
+    if (!ca.empty() && !tls)
+        return Error(ErrorKind::InvalidInput, "A CA file is for encrypted connections (FTPS)");
+    // The folder is below the login folder, as FTP URLs have it.
+    std::string folder = form::answer(answers, "ftpFolder");
+    folder.erase(0, std::min(folder.find_first_not_of('/'), folder.size()));
+    uri->setPath('/' + folder);
+    std::vector<Uri::QueryItem> query;
+    if (!ca.empty()) {
+        auto file = form::localPath(ca, "The CA file");
+        if (!file)
+            return std::move(file).error();
+        query.emplace_back("ca", *file);
+    }
+    if (auto st = form::timeout(answers, "ftpTimeout", query); !st)
+        return std::move(st).error();
+    if (!query.empty())
+        uri->setQuery(std::move(query));
+    return FormConnection{*uri, user, form::answer(answers, "ftpPassword")};
+}
+
+FormAnswers FtpFactory::toForm(const Uri &uri) const
+{
+    return {{"ftpHost", form::hostOf(uri)},
+            {"ftpPort", form::portOf(uri)},
+            {"ftpUser", form::userOf(uri)},
+            {"ftpFolder", uri.path().empty() ? std::string() : uri.path().substr(1)},
+            {"ftpCa", uri.queryValue("ca").value_or("")},
+            {"ftpTimeout", uri.queryValue("timeout").value_or("")},
+            {"ftpTls", uri.scheme() == "ftps" ? "1" : ""}};
 }
 
 Result<Target> FtpFactory::resolve(const Uri &uri)

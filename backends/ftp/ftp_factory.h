@@ -12,6 +12,8 @@ public:
     std::string scheme() const override { return m_scheme; }
     std::string example() const override { return m_scheme + "://user@host[:port]/path"; }
     BackendDescription describe() const override;
+    Result<FormConnection> fromForm(const FormAnswers &answers) const override;
+    FormAnswers toForm(const Uri &uri) const override;
     Result<Target> resolve(const Uri &uri) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target,

@@ -26,7 +26,25 @@ BackendDescription MemoryFactory::describe() const
     return {"Memory store",
             {"memory://STORE/PATH"},
             "An in-memory store, gone when strata ends; memory://demo/ starts with sample files.",
-            {}};
+            {},
+            {{"store", "&Store:", FormField::Kind::Text, "scratch", {}}}};
+}
+
+Result<FormConnection> MemoryFactory::fromForm(const FormAnswers &answers) const
+{
+    const std::string store = form::answer(answers, "store");
+    if (!isValidName(store))
+        return Error(ErrorKind::InvalidInput, "The store name may use letters, digits, '.', '_' and '-'");
+    Uri uri;
+    uri.setScheme("memory");
+    uri.setHost(store);
+    uri.setPath("/");
+    return FormConnection{uri, {}, {}};
+}
+
+FormAnswers MemoryFactory::toForm(const Uri &uri) const
+{
+    return {{"store", uri.host()}};
 }
 
 Result<Target> MemoryFactory::resolve(const Uri &uri)

@@ -20,6 +20,8 @@ public:
     std::string scheme() const override { return "memory"; }
     std::string example() const override { return "memory://STORE/path"; }
     BackendDescription describe() const override;
+    Result<FormConnection> fromForm(const FormAnswers &answers) const override;
+    FormAnswers toForm(const Uri &uri) const override;
     Result<Target> resolve(const Uri &uri) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
 

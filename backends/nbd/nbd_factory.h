@@ -17,6 +17,8 @@ public:
                                            : m_scheme + "://host[:port]/export";
     }
     BackendDescription describe() const override;
+    Result<FormConnection> fromForm(const FormAnswers &answers) const override;
+    FormAnswers toForm(const Uri &uri) const override;
     Result<Target> resolve(const Uri &uri) override;
     Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
 

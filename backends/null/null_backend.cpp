@@ -88,7 +88,7 @@ public:
 
 BackendDescription NullFactory::describe() const
 {
-    return {"Null destination", {"null:"}, "A destination that discards what it is given.", {}};
+    return {"Null destination", {"null:"}, "A destination that discards what it is given.", {}, {}};
 }
 
 Result<Target> NullFactory::resolve(const Uri &uri)

@@ -14,7 +14,61 @@ BackendDescription SftpFactory::describe() const
              {"known-hosts", "FILE", "The known_hosts file to check the server's key against."},
              {"ssh-config", "FILE", "The ssh_config file to read instead of ~/.ssh/config."},
              {"connections", "N", "Keep up to N connections open for reuse (1 to 64; default 8)."},
-             timeoutOption()}};
+             timeoutOption()},
+            {{"sshHost", "&Host:", FormField::Kind::Text, "server.example.org, or a Host of ~/.ssh/config", {}},
+             {"sshPort", "&Port:", FormField::Kind::Text, "22, or as ~/.ssh/config says", {}},
+             {"sshUser", "&User:", FormField::Kind::Text, "empty: ~/.ssh/config or your login", {}, true},
+             {"sshFolder", "&Folder:", FormField::Kind::Text, "empty: the login folder", {}},
+             {"sshKey",
+              "&Key file:",
+              FormField::Kind::Text,
+              "empty: ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa",
+              {}},
+             {"sshPassword", "Pass&word:", FormField::Kind::Secret, "the password, or the key's passphrase", {}},
+             form::timeoutField("sshTimeout")}};
+}
+
+Result<FormConnection> SftpFactory::fromForm(const FormAnswers &answers) const
+{
+    std::string user;
+    auto uri = form::server(
+        answers, "sftp",
+        {"sshHost", "sshPort", "sshUser", "@:/", "Give the server's host name or address, or a Host of ~/.ssh/config"},
+        user);
+    if (!uri)
+        return std::move(uri).error();
+    // Empty: the login folder; "~/x" and "x" below it; "/x" from the server's root.
+    const std::string folder = form::answer(answers, "sshFolder");
+    uri->setPath(folder.starts_with('/')        ? folder
+                     : folder.starts_with("~/") ? "/" + folder
+                     : folder.empty()           ? "/~"
+                                                : "/~/" + folder);
+    std::vector<Uri::QueryItem> query;
+    if (const std::string key = form::answer(answers, "sshKey"); !key.empty()) {
+        auto file = form::localPath(key, "The key file");
+        if (!file)
+            return std::move(file).error();
+        query.emplace_back("identity", *file);
+    }
+    if (auto st = form::timeout(answers, "sshTimeout", query); !st)
+        return std::move(st).error();
+    if (!query.empty())
+        uri->setQuery(std::move(query));
+    return FormConnection{*uri, user, form::answer(answers, "sshPassword")};
+}
+
+FormAnswers SftpFactory::toForm(const Uri &uri) const
+{
+    const std::string &path = uri.path();
+    return {{"sshHost", form::hostOf(uri)},
+            {"sshPort", form::portOf(uri)},
+            {"sshUser", form::userOf(uri)},
+            {"sshFolder",
+             path == "/~"                  ? std::string()
+                 : path.starts_with("/~/") ? path.substr(3)
+                                           : path},
+            {"sshKey", uri.queryValue("identity").value_or("")},
+            {"sshTimeout", uri.queryValue("timeout").value_or("")}};
 }
 
 Result<Target> SftpFactory::resolve(const Uri &uri)

@@ -14,7 +14,30 @@ BackendDescription WebDavFactory::describe() const
             {"webdav://HOST[:PORT]/PATH", "webdavs://HOST[:PORT]/PATH (TLS)"},
             "A WebDAV server. Credentials come from a saved connection, STRATA_WEBDAV_USER and "
             "STRATA_WEBDAV_PASSWORD, or ~/.netrc.",
-            {insecureOption(), timeoutOption()}};
+            {insecureOption(), timeoutOption()},
+            {{"url", "&URL:", FormField::Kind::Text, "https://cloud.example.com/remote.php/dav/files/me", {}},
+             {"user", "&User:", FormField::Kind::Text, {}, {}, true},
+             {"password", "&Password:", FormField::Kind::Secret, {}, {}}}};
+}
+
+Result<FormConnection> WebDavFactory::fromForm(const FormAnswers &answers) const
+{
+    auto url = form::httpUrl(form::answer(answers, "url"), "The URL");
+    if (!url)
+        return std::move(url).error();
+    if (url->hasUserInfo())
+        return Error(ErrorKind::InvalidInput, "Put the user name in the User field, not in the URL");
+    url->setScheme(url->scheme() == "https" ? "webdavs" : "webdav");
+    // The password as typed: spaces may be part of it.
+    auto password = answers.find("password");
+    return FormConnection{*url, form::answer(answers, "user"), password == answers.end() ? "" : password->second};
+}
+
+FormAnswers WebDavFactory::toForm(const Uri &uri) const
+{
+    Uri http = uri;
+    http.setScheme(uri.scheme() == "webdavs" ? "https" : "http");
+    return {{"url", http.toString()}};
 }
 
 Result<Target> WebDavFactory::resolve(const Uri &uri)

@@ -18,16 +18,35 @@ void Registry::add(std::unique_ptr<BackendFactory> factory)
     m_factories[scheme] = std::move(factory);
 }
 
-std::vector<BackendDescription> Registry::descriptions() const
+std::vector<BackendFactory *> Registry::backends() const
 {
     std::lock_guard lock(m_mutex);
-    std::vector<BackendDescription> out;
+    std::vector<BackendFactory *> out;
+    std::vector<std::string> titles;
     for (const std::string &scheme : m_added) {
-        BackendDescription d = m_factories.find(scheme)->second->describe();
-        if (std::none_of(out.begin(), out.end(), [&](const BackendDescription &o) { return o.title == d.title; }))
-            out.push_back(std::move(d));
+        BackendFactory *f = m_factories.find(scheme)->second.get();
+        std::string title = f->describe().title;
+        if (std::find(titles.begin(), titles.end(), title) == titles.end()) {
+            titles.push_back(std::move(title));
+            out.push_back(f);
+        }
     }
     return out;
+}
+
+std::vector<BackendDescription> Registry::descriptions() const
+{
+    std::vector<BackendDescription> out;
+    for (BackendFactory *f : backends())
+        out.push_back(f->describe());
+    return out;
+}
+
+BackendFactory *Registry::factory(std::string_view scheme) const
+{
+    std::lock_guard lock(m_mutex);
+    auto it = m_factories.find(scheme);
+    return it == m_factories.end() ? nullptr : it->second.get();
 }
 
 void Registry::setPrompts(const ConnectionPrompts &prompts)

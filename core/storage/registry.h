@@ -66,7 +66,21 @@ public:
     // What it is, how its URIs are written and the options they take (help, man page).
     // Factories of one backend (webdav://, webdavs://) give the same description, listed
     // once. By default: the scheme as title, example() as the one form, no option.
-    virtual BackendDescription describe() const { return {scheme(), {example()}, {}, {}}; }
+    virtual BackendDescription describe() const { return {scheme(), {example()}, {}, {}, {}}; }
+    // The connection a filled form makes (describe().form), or what is wrong with it, in a
+    // sentence for the form. Any scheme of the backend's (ftp:// or ftps://).
+    virtual Result<FormConnection> fromForm(const FormAnswers &answers) const
+    {
+        (void)answers;
+        return Error(ErrorKind::Unsupported, "no connection form");
+    }
+    // The answers that make `uri` (a saved connection's; its user and secret are the
+    // caller's to add), for a URI of any of the backend's schemes.
+    virtual FormAnswers toForm(const Uri &uri) const
+    {
+        (void)uri;
+        return {};
+    }
     // Checks the URI and splits it into instance key and path; no I/O.
     virtual Result<Target> resolve(const Uri &uri) = 0;
     // Creates the instance for a key resolve() returned (called once per key).
@@ -107,6 +121,10 @@ public:
     // Each backend's description once (the first factory's of those that give the same
     // title), in the order they were added.
     std::vector<BackendDescription> descriptions() const;
+    // The factory of `scheme` (it lives as long as the registry); null when none.
+    BackendFactory *factory(std::string_view scheme) const;
+    // Each backend's first factory, as descriptions() lists them.
+    std::vector<BackendFactory *> backends() const;
 
     Result<Location> open(std::string_view uriText);
     Result<Location> open(const Uri &uri);

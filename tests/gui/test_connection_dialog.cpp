@@ -4,6 +4,7 @@
 // and reports; saved profiles come back from the settings; secrets go to a file only the
 // user can read when no keychain runs, and never into the settings.
 #include "tests/gui/gui_fixture.h"
+#include "tests/lib/frob_factory.h"
 
 #include "ui/connections/connection_dialog.h"
 #include "ui/connections/connection_profile.h"
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void validation_data();
     void validation();
     void testButtonReports();
+    void aRegisteredBackendBringsItsForm();
     void editingAProfileRestoresItsFields();
     void editingKeepsEveryNameAndOption_data();
     void editingKeepsEveryNameAndOption();
@@ -93,135 +95,133 @@ private:
 
 void TestConnectionDialog::validation_data()
 {
-    QTest::addColumn<int>("kind");
+    QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("fields");
     QTest::addColumn<QString>("uri");     // empty: refused
     QTest::addColumn<QString>("problem"); // part of the sentence shown
     QTest::addColumn<QString>("name");    // the name it is given unless one is typed
 
-    QTest::newRow("folder") << int(ConnectionDialog::LocalFolder) << "path=/srv/data"
+    QTest::newRow("folder") << QStringLiteral("file") << "path=/srv/data"
                             << "file:///srv/data"
                             << "" << QStringLiteral("/srv/data");
-    QTest::newRow("relative folder") << int(ConnectionDialog::LocalFolder) << "path=data"
+    QTest::newRow("relative folder") << QStringLiteral("file") << "path=data"
                                      << ""
                                      << "absolute path" << QString();
-    QTest::newRow("memory") << int(ConnectionDialog::MemoryStore) << "store=scratch"
+    QTest::newRow("memory") << QStringLiteral("memory") << "store=scratch"
                             << "memory://scratch/"
                             << "" << QStringLiteral("scratch (memory)");
-    QTest::newRow("memory bad name") << int(ConnectionDialog::MemoryStore) << "store=a/b"
+    QTest::newRow("memory bad name") << QStringLiteral("memory") << "store=a/b"
                                      << ""
                                      << "store name" << QString();
-    QTest::newRow("s3 local") << int(ConnectionDialog::S3)
-                              << "bucket=photos;endpoint=http://127.0.0.1:9000;region=eu-west-1"
+    QTest::newRow("s3 local") << QStringLiteral("s3") << "bucket=photos;endpoint=http://127.0.0.1:9000;region=eu-west-1"
                               << "s3://photos/?endpoint=http://127.0.0.1:9000&region=eu-west-1"
                               << "" << QStringLiteral("photos on 127.0.0.1:9000");
-    QTest::newRow("s3 prefix anonymous") << int(ConnectionDialog::S3) << "bucket=open-data;prefix=2026/runs;anonymous=1"
+    QTest::newRow("s3 prefix anonymous") << QStringLiteral("s3") << "bucket=open-data;prefix=2026/runs;anonymous=1"
                                          << "s3://open-data/2026/runs?anonymous=1"
                                          << "" << QStringLiteral("open-data/2026/runs on S3");
-    QTest::newRow("s3 profile") << int(ConnectionDialog::S3) << "bucket=team;profile=work"
+    QTest::newRow("s3 profile") << QStringLiteral("s3") << "bucket=team;profile=work"
                                 << "s3://team/?profile=work"
                                 << "" << QStringLiteral("team on S3");
-    QTest::newRow("s3 bad bucket") << int(ConnectionDialog::S3) << "bucket=Bad_Bucket"
+    QTest::newRow("s3 bad bucket") << QStringLiteral("s3") << "bucket=Bad_Bucket"
                                    << ""
                                    << "bucket name" << QString();
-    QTest::newRow("s3 bad endpoint") << int(ConnectionDialog::S3) << "bucket=ok-bucket;endpoint=ftp://host"
+    QTest::newRow("s3 bad endpoint") << QStringLiteral("s3") << "bucket=ok-bucket;endpoint=ftp://host"
                                      << ""
                                      << "endpoint" << QString();
-    QTest::newRow("s3 half keys") << int(ConnectionDialog::S3) << "bucket=ok-bucket;accessKey=AKIA"
+    QTest::newRow("s3 half keys") << QStringLiteral("s3") << "bucket=ok-bucket;accessKey=AKIA"
                                   << ""
                                   << "both" << QString();
-    QTest::newRow("webdav https") << int(ConnectionDialog::WebDav) << "url=https://cloud.example.com/dav/me;user=me"
+    QTest::newRow("webdav https") << QStringLiteral("webdav") << "url=https://cloud.example.com/dav/me;user=me"
                                   << "webdavs://cloud.example.com/dav/me"
                                   << "" << QStringLiteral("dav/me on cloud.example.com");
-    QTest::newRow("webdav user in url") << int(ConnectionDialog::WebDav) << "url=http://me:pw@host/dav"
+    QTest::newRow("webdav user in url") << QStringLiteral("webdav") << "url=http://me:pw@host/dav"
                                         << ""
                                         << "User field" << QString();
-    QTest::newRow("nbd tcp") << int(ConnectionDialog::Nbd) << "host=10.0.0.5;port=10810;export=disk0"
+    QTest::newRow("nbd tcp") << QStringLiteral("nbd") << "host=10.0.0.5;port=10810;export=disk0"
                              << "nbd://10.0.0.5:10810/disk0"
                              << "" << QStringLiteral("disk0 on 10.0.0.5:10810");
-    QTest::newRow("nbd socket") << int(ConnectionDialog::Nbd) << "host=;socket=/run/nbd.sock"
+    QTest::newRow("nbd socket") << QStringLiteral("nbd") << "host=;socket=/run/nbd.sock"
                                 << "nbd+unix:///?socket=/run/nbd.sock"
                                 << "" << QStringLiteral("nbd.sock");
-    QTest::newRow("sftp alias") << int(ConnectionDialog::Sftp) << "sshHost=myserver"
+    QTest::newRow("sftp alias") << QStringLiteral("sftp") << "sshHost=myserver"
                                 << "sftp://myserver/~"
                                 << "" << QStringLiteral("myserver");
-    QTest::newRow("sftp full") << int(ConnectionDialog::Sftp)
+    QTest::newRow("sftp full") << QStringLiteral("sftp")
                                << "sshHost=files.example.org;sshPort=2222;sshUser=ann;sshFolder=/srv/share;"
                                   "sshKey=/home/ann/.ssh/work_ed25519"
                                << "sftp://ann@files.example.org:2222/srv/share?identity=/home/ann/.ssh/work_ed25519"
                                << "" << QStringLiteral("/srv/share on ann@files.example.org:2222");
-    QTest::newRow("sftp below home") << int(ConnectionDialog::Sftp) << "sshHost=10.0.0.7;sshFolder=backups/2026"
+    QTest::newRow("sftp below home") << QStringLiteral("sftp") << "sshHost=10.0.0.7;sshFolder=backups/2026"
                                      << "sftp://10.0.0.7/~/backups/2026"
                                      << "" << QStringLiteral("~/backups/2026 on 10.0.0.7");
-    QTest::newRow("sftp bad host") << int(ConnectionDialog::Sftp) << "sshHost=a/b"
+    QTest::newRow("sftp bad host") << QStringLiteral("sftp") << "sshHost=a/b"
                                    << ""
                                    << "host name" << QString();
-    QTest::newRow("sftp user with @") << int(ConnectionDialog::Sftp) << "sshHost=h;sshUser=me@h"
+    QTest::newRow("sftp user with @") << QStringLiteral("sftp") << "sshHost=h;sshUser=me@h"
                                       << ""
                                       << "user name" << QString();
-    QTest::newRow("sftp relative key") << int(ConnectionDialog::Sftp) << "sshHost=h;sshKey=id_rsa"
+    QTest::newRow("sftp relative key") << QStringLiteral("sftp") << "sshHost=h;sshKey=id_rsa"
                                        << ""
                                        << "key file" << QString();
-    QTest::newRow("ftps") << int(ConnectionDialog::Ftp) << "ftpHost=files.example.org;ftpUser=ann;ftpFolder=/pub/isos"
+    QTest::newRow("ftps") << QStringLiteral("ftp") << "ftpHost=files.example.org;ftpUser=ann;ftpFolder=/pub/isos"
                           << "ftps://ann@files.example.org/pub/isos"
                           << "" << QStringLiteral("pub/isos on ann@files.example.org (FTPS)");
-    QTest::newRow("ftp plain with port") << int(ConnectionDialog::Ftp) << "ftpHost=10.0.0.9;ftpPort=2121;ftpTls=0"
+    QTest::newRow("ftp plain with port") << QStringLiteral("ftp") << "ftpHost=10.0.0.9;ftpPort=2121;ftpTls=0"
                                          << "ftp://10.0.0.9:2121/"
                                          << "" << QStringLiteral("10.0.0.9:2121 (FTP)");
-    QTest::newRow("ftps ca") << int(ConnectionDialog::Ftp) << "ftpHost=h;ftpCa=/etc/ssl/lab.pem"
+    QTest::newRow("ftps ca") << QStringLiteral("ftp") << "ftpHost=h;ftpCa=/etc/ssl/lab.pem"
                              << "ftps://h/?ca=/etc/ssl/lab.pem"
                              << "" << QStringLiteral("h (FTPS)");
-    QTest::newRow("ftp ca without tls") << int(ConnectionDialog::Ftp) << "ftpHost=h;ftpTls=0;ftpCa=/etc/ssl/lab.pem"
+    QTest::newRow("ftp ca without tls") << QStringLiteral("ftp") << "ftpHost=h;ftpTls=0;ftpCa=/etc/ssl/lab.pem"
                                         << ""
                                         << "FTPS" << QString();
-    QTest::newRow("ftp user with :") << int(ConnectionDialog::Ftp) << "ftpHost=h;ftpUser=a:b"
+    QTest::newRow("ftp user with :") << QStringLiteral("ftp") << "ftpHost=h;ftpUser=a:b"
                                      << ""
                                      << "user name" << QString();
     // Names and options as values: '%' before hex digits, '#', '?', '&' and spaces stay
     // part of the prefix, folder or option they are typed in.
-    QTest::newRow("s3 hostile prefix") << int(ConnectionDialog::S3)
+    QTest::newRow("s3 hostile prefix") << QStringLiteral("s3")
                                        << "bucket=b-1;prefix=a b%41#c?d&e;endpoint=http://127.0.0.1:9000"
                                        << "s3://b-1/a%20b%2541%23c%3Fd&e?endpoint=http://127.0.0.1:9000"
                                        << "" << QStringLiteral("b-1/a b%41#c?d&e on 127.0.0.1:9000");
-    QTest::newRow("nbd hostile socket") << int(ConnectionDialog::Nbd) << "host=;socket=/run/a&b #1%41.sock"
+    QTest::newRow("nbd hostile socket") << QStringLiteral("nbd") << "host=;socket=/run/a&b #1%41.sock"
                                         << "nbd+unix:///?socket=/run/a%26b%20%231%2541.sock"
                                         << "" << QStringLiteral("a&b #1%41.sock");
     QTest::newRow("sftp hostile folder and key")
-        << int(ConnectionDialog::Sftp) << "sshHost=h;sshFolder=/srv/50% #1 ?x;sshKey=/k/my key#1&2"
+        << QStringLiteral("sftp") << "sshHost=h;sshFolder=/srv/50% #1 ?x;sshKey=/k/my key#1&2"
         << "sftp://h/srv/50%25%20%231%20%3Fx?identity=/k/my%20key%231%262"
         << "" << QStringLiteral("/srv/50% #1 ?x on h");
     QTest::newRow("webdav hostile url with an option")
-        << int(ConnectionDialog::WebDav) << "url=http://h:8080/dav/100%25 %23 ?timeout=20"
+        << QStringLiteral("webdav") << "url=http://h:8080/dav/100%25 %23 ?timeout=20"
         << "webdav://h:8080/dav/100%25%20%23%20?timeout=20"
         << "" << QStringLiteral("dav/100% #  on h:8080");
     // How long a request may move no byte (issue 43): ?timeout=, as the command line has it.
-    QTest::newRow("sftp timeout") << int(ConnectionDialog::Sftp) << "sshHost=h;sshTimeout=7"
+    QTest::newRow("sftp timeout") << QStringLiteral("sftp") << "sshHost=h;sshTimeout=7"
                                   << "sftp://h/~?timeout=7"
                                   << "" << QStringLiteral("h");
-    QTest::newRow("ftp ca and timeout") << int(ConnectionDialog::Ftp)
-                                        << "ftpHost=h;ftpCa=/etc/ssl/lab.pem;ftpTimeout=90"
+    QTest::newRow("ftp ca and timeout") << QStringLiteral("ftp") << "ftpHost=h;ftpCa=/etc/ssl/lab.pem;ftpTimeout=90"
                                         << "ftps://h/?ca=/etc/ssl/lab.pem&timeout=90"
                                         << "" << QStringLiteral("h (FTPS)");
-    QTest::newRow("s3 timeout") << int(ConnectionDialog::S3) << "bucket=ok-bucket;s3Timeout=5"
+    QTest::newRow("s3 timeout") << QStringLiteral("s3") << "bucket=ok-bucket;s3Timeout=5"
                                 << "s3://ok-bucket/?timeout=5"
                                 << "" << QStringLiteral("ok-bucket on S3");
-    QTest::newRow("s3 bad timeout") << int(ConnectionDialog::S3) << "bucket=ok-bucket;s3Timeout=0"
+    QTest::newRow("s3 bad timeout") << QStringLiteral("s3") << "bucket=ok-bucket;s3Timeout=0"
                                     << ""
                                     << "timeout" << QString();
-    QTest::newRow("nbd bad port") << int(ConnectionDialog::Nbd) << "host=h;port=70000"
+    QTest::newRow("nbd bad port") << QStringLiteral("nbd") << "host=h;port=70000"
                                   << ""
                                   << "port" << QString();
 }
 
 void TestConnectionDialog::validation()
 {
-    QFETCH(int, kind);
+    QFETCH(QString, kind);
     QFETCH(QString, fields);
     QFETCH(QString, uri);
     QFETCH(QString, problem);
     QFETCH(QString, name);
     ConnectionDialog dialog([] { return makeRegistry(); });
-    dialog.setKind(ConnectionDialog::Kind(kind));
+    QVERIFY(dialog.setKind(kind));
     fill(dialog, fields);
     const auto built = dialog.build();
     QCOMPARE(built.uri, uri);
@@ -232,11 +232,50 @@ void TestConnectionDialog::validation()
         QCOMPARE(dialog.profile().name, name); // read like a place, not a URI with options
     // Whatever was typed, the URI never carries the secret.
     fill(dialog,
-         kind == ConnectionDialog::S3         ? QStringLiteral("secretKey=TOPSECRET")
-             : kind == ConnectionDialog::Sftp ? QStringLiteral("sshPassword=TOPSECRET")
-             : kind == ConnectionDialog::Ftp  ? QStringLiteral("ftpPassword=TOPSECRET")
-                                              : QString());
+         kind == QLatin1String("s3")         ? QStringLiteral("secretKey=TOPSECRET")
+             : kind == QLatin1String("sftp") ? QStringLiteral("sshPassword=TOPSECRET")
+             : kind == QLatin1String("ftp")  ? QStringLiteral("ftpPassword=TOPSECRET")
+                                             : QString());
     QVERIFY(!dialog.build().uri.contains(QLatin1String("TOPSECRET")));
+}
+
+void TestConnectionDialog::aRegisteredBackendBringsItsForm()
+{
+    ConnectionDialog dialog([] {
+        auto registry = makeRegistry();
+        registry->add(std::make_unique<test::FrobFactory>());
+        return registry;
+    });
+    QVERIFY2(dialog.kinds().contains(QStringLiteral("Frobnicator box")), qPrintable(dialog.kinds().join(u',')));
+    QCOMPARE(dialog.kinds().count(QStringLiteral("Frobnicator box")), 1);
+    QVERIFY(dialog.setKind(QStringLiteral("frob")));
+    // Its fields as it describes them: the initial answers, the secret hidden.
+    QCOMPARE(qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("box")))->text(), QStringLiteral("crate"));
+    QCOMPARE(qobject_cast<QLineEdit *>(dialog.field(QStringLiteral("token")))->echoMode(), QLineEdit::Password);
+    QVERIFY(qobject_cast<QCheckBox *>(dialog.field(QStringLiteral("gentle")))->isChecked());
+    QCOMPARE(dialog.build().uri, QStringLiteral("frob://crate/?gentle"));
+    fill(dialog, QStringLiteral("box=a/b"));
+    QCOMPARE(dialog.build().problem, QStringLiteral("A box has a name without '/'"));
+    QVERIFY(!okEnabled(dialog));
+    fill(dialog, QStringLiteral("box=shed;owner=ann;token=TOPSECRET;gentle=0"));
+    QCOMPARE(dialog.build().uri, QStringLiteral("frob://shed/"));
+    QCOMPARE(dialog.profile().user, QStringLiteral("ann"));
+    QCOMPARE(dialog.secret(), QStringLiteral("TOPSECRET"));
+    QVERIFY(!dialog.profile().uri.contains(QLatin1String("TOPSECRET")));
+
+    // A saved one comes back into its form.
+    ConnectionDialog again([] {
+        auto registry = makeRegistry();
+        registry->add(std::make_unique<test::FrobFactory>());
+        return registry;
+    });
+    ConnectionProfile saved = dialog.profile();
+    saved.uri = QStringLiteral("frob://barn/?gentle");
+    again.setProfile(saved);
+    QCOMPARE(qobject_cast<QLineEdit *>(again.field(QStringLiteral("box")))->text(), QStringLiteral("barn"));
+    QCOMPARE(qobject_cast<QLineEdit *>(again.field(QStringLiteral("owner")))->text(), QStringLiteral("ann"));
+    QVERIFY(qobject_cast<QCheckBox *>(again.field(QStringLiteral("gentle")))->isChecked());
+    QCOMPARE(again.build().uri, QStringLiteral("frob://barn/?gentle"));
 }
 
 void TestConnectionDialog::testButtonReports()
@@ -244,7 +283,7 @@ void TestConnectionDialog::testButtonReports()
     auto registry = makeRegistry();
     put(*registry, QStringLiteral("memory://probe/a"), "x"); // another registry: Test must not see it
     ConnectionDialog dialog([] { return makeRegistry(); });
-    dialog.setKind(ConnectionDialog::MemoryStore);
+    dialog.setKind(QStringLiteral("memory"));
     fill(dialog, QStringLiteral("store=probe"));
     QSignalSpy done(&dialog, &ConnectionDialog::testFinished);
     pressTest(dialog);
@@ -254,7 +293,7 @@ void TestConnectionDialog::testButtonReports()
     QVERIFY2(done[0][1].toString().contains(QLatin1String("memory://probe/")), qPrintable(done[0][1].toString()));
     QVERIFY(dialog.testResult().startsWith(QStringLiteral("✔")));
 
-    dialog.setKind(ConnectionDialog::LocalFolder);
+    dialog.setKind(QStringLiteral("file"));
     fill(dialog, QStringLiteral("path=/no/such/folder/here"));
     pressTest(dialog);
     QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 5000);
@@ -408,7 +447,7 @@ void TestConnectionDialog::sftpTestAsksAboutAnUnknownHostKey()
         registry->setPrompts(windowPrompts(&dialog));
         return registry;
     });
-    dialog.setKind(ConnectionDialog::Sftp);
+    dialog.setKind(QStringLiteral("sftp"));
     fill(dialog,
          QStringLiteral("sshHost=127.0.0.1;sshPort=%1;sshUser=%2;sshFolder=/upload;sshKey=%3")
              .arg(env[QStringLiteral("STRATA_SFTP_PORT")], env[QStringLiteral("STRATA_SFTP_USER")],
@@ -505,7 +544,7 @@ void TestConnectionDialog::sftpAsksForAKeysPassphrase()
         registry->setPrompts(windowPrompts(&dialog));
         return registry;
     });
-    dialog.setKind(ConnectionDialog::Sftp);
+    dialog.setKind(QStringLiteral("sftp"));
     fill(dialog,
          QStringLiteral("sshHost=127.0.0.1;sshPort=%1;sshUser=%2;sshFolder=/upload;sshKey=%3")
              .arg(env[QStringLiteral("STRATA_SFTP_PORT")], env[QStringLiteral("STRATA_SFTP_USER")], key));
@@ -561,7 +600,7 @@ void TestConnectionDialog::sftpTestUsesThePasswordField()
     qunsetenv("SSH_AUTH_SOCK");
 
     ConnectionDialog dialog([] { return makeRegistry(); });
-    dialog.setKind(ConnectionDialog::Sftp);
+    dialog.setKind(QStringLiteral("sftp"));
     fill(dialog,
          QStringLiteral("sshHost=127.0.0.1;sshPort=%1;sshUser=%2;sshFolder=/upload;sshPassword=%3")
              .arg(env[QStringLiteral("STRATA_SFTP_PORT")], env[QStringLiteral("STRATA_SFTP_USER")], password));
@@ -593,7 +632,7 @@ void TestConnectionDialog::ftpsTestUsesThePasswordField()
     QVERIFY2(!env.isEmpty(), "no FTP fixture (STRATA_FTP_ENVFILE)");
     QVERIFY(qEnvironmentVariableIsEmpty("STRATA_FTP_PASSWORD"));
     ConnectionDialog dialog([] { return makeRegistry(); });
-    dialog.setKind(ConnectionDialog::Ftp);
+    dialog.setKind(QStringLiteral("ftp"));
     fill(dialog,
          QStringLiteral("ftpHost=127.0.0.1;ftpPort=%1;ftpUser=%2;ftpFolder=upload;ftpCa=%3;ftpPassword=%4")
              .arg(env[QStringLiteral("STRATA_FTP_PORT")], env[QStringLiteral("STRATA_FTP_USER")],

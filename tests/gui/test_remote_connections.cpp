@@ -258,7 +258,7 @@ void TestRemoteConnections::webdavDialogAndPane()
     }
 
     ConnectionDialog dialog([] { return makeRegistry(); });
-    dialog.setKind(ConnectionDialog::WebDav);
+    dialog.setKind(QStringLiteral("webdav"));
     fill(dialog, QStringLiteral("url"), dir);
     fill(dialog, QStringLiteral("user"), user);
     const QString wrong = QStringLiteral("not-the-PASSWORD-7b1e");
@@ -293,7 +293,7 @@ void TestRemoteConnections::s3DialogAndPane()
     put(*registry, QStringLiteral("s3://%1/%2/a.txt?endpoint=%3").arg(bucket, prefix, endpoint), "object");
 
     ConnectionDialog dialog([] { return makeRegistry(); });
-    dialog.setKind(ConnectionDialog::S3);
+    dialog.setKind(QStringLiteral("s3"));
     fill(dialog, QStringLiteral("bucket"), bucket);
     fill(dialog, QStringLiteral("prefix"), prefix);
     fill(dialog, QStringLiteral("endpoint"), endpoint);

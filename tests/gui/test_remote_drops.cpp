@@ -100,7 +100,7 @@ private Q_SLOTS:
 private:
     // The connection the dialog makes from `fields`, saved and loaded again as a profile:
     // its URI must come back the same, and is returned.
-    QString savedConnection(ConnectionDialog::Kind kind, const QString &fields);
+    QString savedConnection(const QString &kind, const QString &fields);
     // Drops a plain and a hostile file from a local folder onto `connection` (open in the
     // right pane), then the hostile one again with "Keep both", then copies a third with F6;
     // makes a folder and renames a file there, and drops into that folder. Every file is
@@ -171,7 +171,7 @@ void TestRemoteDrops::cleanup()
     m_check.reset();
 }
 
-QString TestRemoteDrops::savedConnection(ConnectionDialog::Kind kind, const QString &fields)
+QString TestRemoteDrops::savedConnection(const QString &kind, const QString &fields)
 {
     ConnectionDialog dialog([] { return makeRegistry(); });
     dialog.setKind(kind);
@@ -378,7 +378,7 @@ void TestRemoteDrops::dropOntoSftpMadeWithAKeyFile()
         QVERIFY2(made, made ? "" : made.error().message().c_str());
     }
     const QString connection =
-        savedConnection(ConnectionDialog::Sftp,
+        savedConnection(QStringLiteral("sftp"),
                         QStringLiteral("sshHost=127.0.0.1;sshPort=%1;sshUser=%2;sshFolder=%3;sshKey=%4")
                             .arg(env("STRATA_SFTP_PORT"), env("STRATA_SFTP_USER"), dir, env("STRATA_SFTP_KEY")));
     QVERIFY2(connection.contains(QLatin1String("?identity=")), qPrintable(connection));
@@ -406,7 +406,7 @@ void TestRemoteDrops::dropOntoS3WithEndpointAndRegion()
     // rename (a server-side copy) of a key with '#' or '?' finds nothing there, on s3rver only.
     const QString prefix = QStringLiteral("drops 50% é ") + stamp();
     const QString connection =
-        savedConnection(ConnectionDialog::S3,
+        savedConnection(QStringLiteral("s3"),
                         QStringLiteral("bucket=%1;prefix=%2;endpoint=%3;region=eu-west-3;profile=strata-drops")
                             .arg(env("STRATA_S3_BUCKET"), prefix, env("STRATA_S3_ENDPOINT")));
     QVERIFY2(connection.contains(QLatin1String("&region=eu-west-3")), qPrintable(connection));
@@ -420,7 +420,7 @@ void TestRemoteDrops::dropOntoWebDavWithOptions()
     const QString endpoint = env("STRATA_WEBDAV_ENDPOINT");
     const QString folder = QStringLiteral("/open/drops 50%25 %23") + stamp();
     const QString connection =
-        savedConnection(ConnectionDialog::WebDav, QStringLiteral("url=%1%2?timeout=20").arg(endpoint, folder));
+        savedConnection(QStringLiteral("webdav"), QStringLiteral("url=%1%2?timeout=20").arg(endpoint, folder));
     QVERIFY2(connection.endsWith(QLatin1String("?timeout=20")), qPrintable(connection));
     QVERIFY2(connection.contains(QLatin1String("drops%2050%25%20%23")), qPrintable(connection));
     put(*m_check, childOf(connection, QStringLiteral(".keep")), "");

@@ -85,7 +85,7 @@ private Q_SLOTS:
 private:
     // Adds a connection through File > New Connection: fills it, tests it (a wrong secret
     // first when given), and saves it with OK.
-    void addConnection(MainWindow &window, ConnectionDialog::Kind kind, const QList<QPair<QString, QString>> &fields,
+    void addConnection(MainWindow &window, const QString &kind, const QList<QPair<QString, QString>> &fields,
                        const QString &secretField, const QString &wrong, const QString &right);
     void expectNoSecret(const QString &where, const QString &text);
 
@@ -123,7 +123,7 @@ void TestGuiSecrets::expectNoSecret(const QString &where, const QString &text)
     }
 }
 
-void TestGuiSecrets::addConnection(MainWindow &window, ConnectionDialog::Kind kind,
+void TestGuiSecrets::addConnection(MainWindow &window, const QString &kind,
                                    const QList<QPair<QString, QString>> &fields, const QString &secretField,
                                    const QString &wrong, const QString &right)
 {
@@ -190,12 +190,12 @@ void TestGuiSecrets::secretsStayInTheSecretStore()
         window.resize(1000, 700);
         window.show();
         addConnection(
-            window, ConnectionDialog::WebDav,
+            window, QStringLiteral("webdav"),
             {{QStringLiteral("url"), davEndpoint + QStringLiteral("/digest/")}, {QStringLiteral("user"), user}},
             QStringLiteral("password"), wrongPassword, password);
         if (QTest::currentTestFailed())
             return;
-        addConnection(window, ConnectionDialog::S3,
+        addConnection(window, QStringLiteral("s3"),
                       {{QStringLiteral("bucket"), env("STRATA_S3_BUCKET")},
                        {QStringLiteral("endpoint"), env("STRATA_S3_ENDPOINT")},
                        {QStringLiteral("accessKey"), QStringLiteral("S3RVER")}},

@@ -6,6 +6,7 @@
 #include "app/cli/locations_help.h"
 #include "backends/builtin_backends.h"
 #include "core/storage/registry.h"
+#include "tests/lib/frob_factory.h"
 
 #include <QtTest>
 
@@ -16,33 +17,10 @@ using namespace strata;
 
 namespace {
 
-class FrobFactory final : public BackendFactory {
-public:
-    std::string scheme() const override { return "frob"; }
-    std::string example() const override { return "frob://BOX/PATH"; }
-    BackendDescription describe() const override
-    {
-        return {"Frobnicator box",
-                {"frob://BOX/PATH"},
-                "A box that frobnicates.",
-                {{"speed", "N", "Frobnicate N times a second."}, {"gentle", "", "Frobnicate gently."}}};
-    }
-    Result<Target> resolve(const Uri &uri) override
-    {
-        if (auto known = checkOptions(uri, describe()); !known)
-            return std::move(known).error();
-        return Target{"frob://" + uri.host(), uri.path()};
-    }
-    Result<std::shared_ptr<Backend>> create(const Uri &, const Target &) override
-    {
-        return Error(ErrorKind::Unsupported, "a frobnicator cannot be opened");
-    }
-};
-
 void registerWithFrob(Registry &registry)
 {
     registerBuiltinBackends(registry);
-    registry.add(std::make_unique<FrobFactory>());
+    registry.add(std::make_unique<test::FrobFactory>());
 }
 
 // What `strata ARGS…` prints on its output, and its exit code.
@@ -111,10 +89,10 @@ private Q_SLOTS:
         QCOMPARE(known.error().kind(), ErrorKind::Unsupported); // past the check, to create()
 
         // A wildcard stands for any end.
-        BackendDescription tls{"t", {"t://"}, {}, {{"tls-*", "V", "TLS"}}};
+        BackendDescription tls{"t", {"t://"}, {}, {{"tls-*", "V", "TLS"}}, {}};
         QVERIFY(checkOptions(*Uri::parse("t://h/?tls-certificates=x"), tls));
         QVERIFY(!checkOptions(*Uri::parse("t://h/?tlsx=1"), tls));
-        QVERIFY(!checkOptions(*Uri::parse("t://h/?x=1"), BackendDescription{"n", {"n://"}, {}, {}}));
+        QVERIFY(!checkOptions(*Uri::parse("t://h/?x=1"), BackendDescription{"n", {"n://"}, {}, {}, {}}));
     }
 
     void everyBuiltInBackendDescribesItselfAndRefusesWhatItDoesNotList()

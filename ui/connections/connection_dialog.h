@@ -19,14 +19,15 @@ class QStackedWidget;
 
 namespace strata {
 
-// Adds or edits a connection: one form per kind of storage (local folder, memory store,
-// S3, WebDAV, NBD image), checked as the user types (OK stays off while a field is
-// wrong, and the label says which), and a Test button that connects off the GUI thread
-// and reports in one sentence. The secret is returned separately, never in the URI.
+// Adds or edits a connection: one form per kind of storage, as each registered backend
+// describes it (BackendDescription::form; the backend also turns the answers into a URI
+// and a saved URI back into answers: BackendFactory::fromForm, toForm). The dialog names
+// no backend. Checked as the user types (OK stays off while a field is wrong, and the
+// label says which), and a Test button that connects off the GUI thread and reports in one
+// sentence. The secret is returned separately, never in the URI.
 class ConnectionDialog : public QDialog {
     Q_OBJECT
 public:
-    enum Kind { LocalFolder, MemoryStore, S3, WebDav, Nbd, Sftp, Ftp };
     using RegistryMaker = std::function<std::shared_ptr<Registry>()>;
 
     ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent = nullptr);
@@ -43,19 +44,31 @@ public:
     Built build() const;
     QString testResult() const;
 
-    // For tests: the form's widgets by field name ("bucket", "endpoint", …).
+    // For tests: the current form's widgets by field name ("bucket", "endpoint", …).
     QWidget *field(const QString &name) const;
-    void setKind(Kind kind);
+    // Shows the form of the backend that handles URIs of `scheme`; false when none has one.
+    bool setKind(const QString &scheme);
+    // The kinds offered, as the backends call themselves.
+    QStringList kinds() const;
 
 Q_SIGNALS:
     void testFinished(bool ok, const QString &message);
 
 private:
+    struct Form {
+        BackendFactory *factory;
+        BackendDescription description;
+    };
     void validate();
     void runTest();
-    QLineEdit *addLine(QWidget *page, const QString &name, const QString &label, const QString &placeholder);
+    void addField(QWidget *page, const FormField &field);
+    FormAnswers answers() const;
+    Result<FormConnection> connection() const;
+    const Form &current() const;
 
     RegistryMaker m_makeRegistry;
+    std::shared_ptr<Registry> m_registry; // whose factories draw and read the forms
+    std::vector<Form> m_forms;
     QString m_id;
     QComboBox *m_kind;
     QLineEdit *m_name;

@@ -140,8 +140,8 @@ bool XmlStream::finish()
 }
 
 struct XmlReader::Collect : XmlStream::Events {
-    std::vector<Token> &tokens;
-    explicit Collect(std::vector<Token> &t) : tokens(t) {}
+    std::deque<Token> &tokens;
+    explicit Collect(std::deque<Token> &t) : tokens(t) {}
     void start(std::string_view, std::string_view name) override { tokens.push_back({Kind::Start, std::string(name)}); }
     void end(std::string_view, std::string_view name) override { tokens.push_back({Kind::End, std::string(name)}); }
     void text(std::string_view text) override

@@ -6,6 +6,7 @@
 // (entities of the server's own, anything to fetch) is an error, and libxml2's own limits
 // hold (nesting, name and text lengths).
 #include <cstddef>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -86,8 +87,8 @@ private:
     };
     struct Collect;
 
-    std::vector<Token> m_tokens;
-    std::size_t m_at = 0; // one past the current token; 0 before the first
+    std::deque<Token> m_tokens; // grows without moving what it holds
+    std::size_t m_at = 0;       // one past the current token; 0 before the first
     std::string m_problem;
 };
 

@@ -13,6 +13,7 @@
 
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
@@ -247,6 +248,8 @@ void TestConnectionDialog::aRegisteredBackendBringsItsForm()
         return registry;
     });
     QVERIFY2(dialog.kinds().contains(QStringLiteral("Frobnicator box")), qPrintable(dialog.kinds().join(u',')));
+    // A new connection opens on the first kind that logs in with a secret (a server).
+    QCOMPARE(dialog.findChild<QComboBox *>()->currentText(), QStringLiteral("S3 object storage"));
     QCOMPARE(dialog.kinds().count(QStringLiteral("Frobnicator box")), 1);
     QVERIFY(dialog.setKind(QStringLiteral("frob")));
     // Its fields as it describes them: the initial answers, the secret hidden.

@@ -17,6 +17,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
+
 namespace strata {
 
 namespace {
@@ -90,8 +92,15 @@ ConnectionDialog::ConnectionDialog(RegistryMaker makeRegistry, QWidget *parent)
     connect(m_test, &QPushButton::clicked, this, &ConnectionDialog::runTest);
     connect(m_buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(m_buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    if (!m_forms.empty())
-        m_pages->setCurrentIndex(0);
+    // A new connection opens on the first kind that logs in with a secret (a server): a
+    // local folder or a memory store seldom needs a saved connection.
+    const auto server = std::find_if(m_forms.begin(), m_forms.end(), [](const Form &f) {
+        return std::any_of(f.description.form.begin(), f.description.form.end(),
+                           [](const FormField &field) { return field.kind == FormField::Kind::Secret; });
+    });
+    const int first = server == m_forms.end() ? 0 : int(server - m_forms.begin());
+    m_kind->setCurrentIndex(first);
+    m_pages->setCurrentIndex(first);
     validate();
     resize(520, sizeHint().height());
 }

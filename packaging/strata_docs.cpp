@@ -148,6 +148,53 @@ QString valueNames(const std::vector<Option> &options)
     return names.join(QLatin1Char('|'));
 }
 
+// Every registered scheme and the ?options its URIs take, as completion words: "NAME=" for
+// an option with a value, "NAME" for a flag, "tls-" for a family ("tls-*").
+struct SchemeWords {
+    QString scheme;
+    QStringList options;
+};
+
+std::vector<SchemeWords> schemeWords()
+{
+    strata::Registry registry;
+    strata::registerBuiltinBackends(registry);
+    std::vector<SchemeWords> all;
+    for (const std::string &scheme : registry.schemes()) {
+        SchemeWords words{q(scheme), {}};
+        for (const strata::BackendOption &o : registry.factory(scheme)->describe().options) {
+            QString name = q(o.name);
+            if (name.endsWith(QLatin1Char('*')))
+                name.chop(1);
+            else if (!o.value.empty())
+                name += QLatin1Char('=');
+            words.options << name;
+        }
+        all.push_back(std::move(words));
+    }
+    return all;
+}
+
+// The shell function both completions share the shape of: a location is a file, a scheme
+// ("s3://") while no '/' is typed, or after "SCHEME://...?" or "&" one of that scheme's
+// options.
+QString schemeList()
+{
+    QStringList list;
+    for (const SchemeWords &w : schemeWords())
+        list << w.scheme + QStringLiteral("://");
+    return list.join(QLatin1Char(' '));
+}
+
+QString optionCases(const QString &indent)
+{
+    QString cases;
+    for (const SchemeWords &w : schemeWords())
+        if (!w.options.isEmpty())
+            cases += QStringLiteral("%1'%2') opts=(%3) ;;\n").arg(indent, w.scheme, w.options.join(QLatin1Char(' ')));
+    return cases;
+}
+
 QString bashCompletion()
 {
     QStringList names{QStringLiteral("open")};
@@ -182,12 +229,38 @@ QString bashCompletion()
                "  if [[ $cur == -* ]]; then\n"
                "    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
                "  else\n"
-               "    compopt -o filenames 2>/dev/null\n"
-               "    COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+               "    _strata_location\n"
                "  fi\n"
                "}\n"
+               "# A location: a scheme while no '/' is typed (and files), that scheme's ?options after\n"
+               "# '?' or '&', else files. ':' '=' and '&' break bash's words, so the whole word is\n"
+               "# read from the line and the answers given relative to bash's current piece.\n"
+               "_strata_location() {\n"
+               "  local word=$cur\n"
+               "  [[ -n ${COMP_LINE-} ]] && { word=${COMP_LINE:0:COMP_POINT}; word=${word##*[[:space:]]}; }\n"
+               "  local pre=${word%\"$cur\"} c list=() opts=()\n"
+               "  if [[ $word == *://*[?\\&]* ]]; then\n"
+               "    local base=${word%[?&]*}\n"
+               "    local sep=${word:${#base}:1}\n"
+               "    case ${word%%:*} in\n%3"
+               "    esac\n"
+               "    for c in \"${opts[@]}\"; do list+=(\"$base$sep$c\"); done\n"
+               "  elif [[ $word != */* && $word != .* && $word != \\~* ]]; then\n"
+               "    list=(%4)\n"
+               "  fi\n"
+               "  COMPREPLY=()\n"
+               "  for c in \"${list[@]}\"; do [[ $c == \"$word\"* ]] && COMPREPLY+=(\"${c#\"$pre\"}\"); done\n"
+               "  if ((${#COMPREPLY[@]})); then\n"
+               "    compopt -o nospace 2>/dev/null\n"
+               "    [[ $word == *://* ]] && return\n"
+               "  fi\n"
+               "  local files\n"
+               "  mapfile -t files < <(compgen -f -- \"$cur\")\n"
+               "  ((${#files[@]})) && compopt -o filenames +o nospace 2>/dev/null\n"
+               "  COMPREPLY+=(\"${files[@]}\")\n"
+               "}\n"
                "complete -F _strata strata\n")
-        .arg(names.join(QLatin1Char(' ')), cases);
+        .arg(names.join(QLatin1Char(' ')), cases, optionCases(QStringLiteral("      ")), schemeList());
 }
 
 // zsh's _arguments and _describe give ':' '[' ']' and quotes meanings of their own.
@@ -217,11 +290,27 @@ QString zshCompletion()
                 specs += QLatin1Char('\'');
             }
         }
-        cases +=
-            QStringLiteral("    %1)\n      _arguments -s%2 \\\n        '*:location:_files' ;;\n").arg(q(c.name), specs);
+        cases += QStringLiteral("    %1)\n      _arguments -s%2 \\\n        '*:location:_strata_location' ;;\n")
+                     .arg(q(c.name), specs);
     }
     return QStringLiteral("#compdef strata\n"
                           "# zsh completion for strata (generated from its command table)\n"
+                          "# A location: a scheme while no '/' is typed (and files), that scheme's ?options\n"
+                          "# after '?' or '&', else files.\n"
+                          "_strata_location() {\n"
+                          "  local scheme=${PREFIX%%:*}\n"
+                          "  local -a opts\n"
+                          "  if compset -P '*://*[?&]'; then\n"
+                          "    case $scheme in\n%3"
+                          "    esac\n"
+                          "    compadd -S '' -- $opts\n"
+                          "  elif [[ $PREFIX != */* && $PREFIX != .* && $PREFIX != \\~* ]]; then\n"
+                          "    compadd -S '' -- %4\n"
+                          "    _files\n"
+                          "  else\n"
+                          "    _files\n"
+                          "  fi\n"
+                          "}\n"
                           "_strata() {\n"
                           "  local -a commands\n"
                           "  commands=(\n%1  )\n"
@@ -237,7 +326,7 @@ QString zshCompletion()
                           "  esac\n"
                           "}\n"
                           "_strata \"$@\"\n")
-        .arg(describe, cases);
+        .arg(describe, cases, optionCases(QStringLiteral("      ")), schemeList());
 }
 
 } // namespace

@@ -9,8 +9,10 @@
 #include "app/cli/interrupt_watch.h"
 #include "app/version.h"
 #include "core/bench/bench_fleet.h"
+#include "core/storage/backend_description.h"
 #include "core/storage/error.h"
 #include "core/storage/printable.h"
+#include "core/storage/registry.h"
 #include "core/storage/uri.h"
 
 #include <algorithm>
@@ -82,6 +84,12 @@ int runBenchOnHosts(Context &context, const ArgParser &parser)
     // What is printed and kept: no password or secret-looking query value.
     const auto parsedUri = Uri::parse(plan.uri);
     const std::string shown = parsedUri ? parsedUri->redacted() : printable(plan.uri);
+    // The agents run this same version: an option its backend does not take is refused
+    // here, before any host is asked (the message names the option, never its value).
+    if (parsedUri)
+        if (const BackendFactory *factory = context.registry.factory(parsedUri->scheme()))
+            if (auto known = checkOptions(*parsedUri, factory->describe()); !known)
+                return context.fail(known.error());
     auto ssh = splitCommand(parser.isSet("ssh") ? parser.value("ssh") : "ssh");
     if (!ssh || ssh->empty())
         return context.usage("--ssh takes a command, like 'ssh -F ~/.ssh/bench_config'");

@@ -144,6 +144,19 @@ files)
   [ "$got" = ls ] || fail "bash completion of 'strata l' gave '$got'"
   got=$(bash -c 'source "$1"; COMP_WORDS=(strata cp --veri); COMP_CWORD=2; _strata; echo "${COMPREPLY[*]}"' _ "$completion")
   [ "$got" = --verify ] || fail "bash completion of 'strata cp --veri' gave '$got'"
+  # Locations: the registered schemes while no '/' is typed, a scheme's own ?options after
+  # '?' or '&' (bash splits the word at ':' and '=': the line is what counts).
+  got=$(cd "$work" && bash -c 'source "$1"; COMP_WORDS=(strata ls s); COMP_CWORD=2; _strata; echo "${COMPREPLY[*]}"' _ "$completion")
+  [[ " $got " == *" s3:// "* && " $got " == *" sftp:// "* && $got != *memory* ]] \
+    || fail "bash completion of 'strata ls s' gave '$got'"
+  line='strata ls s3://b?region=x&end'
+  got=$(bash -c 'source "$1"; COMP_LINE=$2; COMP_POINT=${#2}; COMP_WORDS=(strata ls s3 : "//b?region" = x "&" end); COMP_CWORD=8; _strata; echo "${COMPREPLY[*]}"' \
+    _ "$completion" "$line")
+  [ "$got" = "endpoint=" ] || fail "bash completion of '$line' gave '$got'"
+  got=$(bash -c 'source "$1"; COMP_WORDS=(strata cp "sftp://h/?con"); COMP_CWORD=2; _strata; echo "${COMPREPLY[*]}"' _ "$completion")
+  [ "$got" = "sftp://h/?connections=" ] || fail "bash completion of 'strata cp sftp://h/?con' gave '$got'"
+  got=$(bash -c 'source "$1"; COMP_WORDS=(strata ls "memory://x?a"); COMP_CWORD=2; _strata; echo "${COMPREPLY[*]}"' _ "$completion")
+  [ -z "$got" ] || fail "bash completion of an option memory:// does not take gave '$got'"
   for zsh_file in "$root"/usr/share/zsh/{vendor-completions,site-functions}/_strata; do
     [ -f "$zsh_file" ] || fail "no $zsh_file"
     if [ -f "$zsh_file" ] && command -v zsh >/dev/null; then check zsh -n "$zsh_file"; fi

@@ -30,10 +30,8 @@ FormAnswers FileFactory::toForm(const Uri &uri) const
     return {{"path", uri.path()}};
 }
 
-Result<Target> FileFactory::resolve(const Uri &uri)
+Result<Target> FileFactory::locate(const Uri &uri)
 {
-    if (auto known = checkOptions(uri, describe()); !known)
-        return std::move(known).error();
     if (!uri.host().empty() && uri.host() != "localhost")
         return Error(ErrorKind::InvalidInput,
                      "file URIs name local paths; for a remote machine use webdav:// or s3:// instead of host '"
@@ -44,14 +42,11 @@ Result<Target> FileFactory::resolve(const Uri &uri)
     return Target{follow ? "file://?follow" : "file://", uri.path()};
 }
 
-Result<std::shared_ptr<Backend>> FileFactory::create(const Uri &uri, const Target &)
+Result<std::shared_ptr<Backend>> FileFactory::create(const Uri &uri, const Target &, const ConnectionSecret &)
 {
     FileBackendOptions options;
     options.followSymlinks = uri.queryValue("follow").has_value();
-    auto backend = FileBackend::open("/", options);
-    if (!backend)
-        return std::move(backend).error();
-    return std::shared_ptr<Backend>(std::move(*backend));
+    return sharedBackend(FileBackend::open("/", options));
 }
 
 } // namespace strata

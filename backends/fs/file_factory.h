@@ -12,8 +12,11 @@ public:
     BackendDescription describe() const override;
     Result<FormConnection> fromForm(const FormAnswers &answers) const override;
     FormAnswers toForm(const Uri &uri) const override;
-    Result<Target> resolve(const Uri &uri) override;
-    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
+    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target,
+                                            const ConnectionSecret &secret) override;
+
+private:
+    Result<Target> locate(const Uri &uri) override;
 };
 
 } // namespace strata

@@ -2,8 +2,6 @@
 
 #include "backends/ftp/ftp_backend.h"
 
-#include <cstdio>
-
 namespace strata::ftp {
 
 BackendDescription FtpFactory::describe() const
@@ -41,17 +39,8 @@ Result<FormConnection> FtpFactory::fromForm(const FormAnswers &answers) const
     std::string folder = form::answer(answers, "ftpFolder");
     folder.erase(0, std::min(folder.find_first_not_of('/'), folder.size()));
     uri->setPath('/' + folder);
-    std::vector<Uri::QueryItem> query;
-    if (!ca.empty()) {
-        auto file = form::localPath(ca, "The CA file");
-        if (!file)
-            return std::move(file).error();
-        query.emplace_back("ca", *file);
-    }
-    if (auto st = form::timeout(answers, "ftpTimeout", query); !st)
+    if (auto st = form::serverOptions(answers, *uri, {"ftpCa", "ca", "The CA file"}, "ftpTimeout"); !st)
         return std::move(st).error();
-    if (!query.empty())
-        uri->setQuery(std::move(query));
     return FormConnection{*uri, user, form::answer(answers, "ftpPassword")};
 }
 
@@ -66,45 +55,24 @@ FormAnswers FtpFactory::toForm(const Uri &uri) const
             {"ftpTls", uri.scheme() == "ftps" ? "1" : ""}};
 }
 
-Result<Target> FtpFactory::resolve(const Uri &uri)
+// One instance per login and options: the same server as another user is another.
+Target FtpFactory::target(const Config &config, const Uri &uri) const
 {
-    if (auto known = checkOptions(uri, describe()); !known)
-        return std::move(known).error();
-    auto config = parseConfig(uri);
-    if (!config)
-        return std::move(config).error();
-    // One instance per login and options: the same server as another user is another.
-    return Target{config->base.toString(), uri.path().empty() ? "/" : uri.path()};
+    return Target{config.base.toString(), uri.path().empty() ? "/" : uri.path()};
 }
 
-Result<std::shared_ptr<Backend>> FtpFactory::create(const Uri &uri, const Target &target)
+Result<std::shared_ptr<Backend>> FtpFactory::open(Config config, const Uri &uri, const ConnectionSecret &secret)
 {
-    return create(uri, target, ConnectionSecret{});
-}
-
-Result<std::shared_ptr<Backend>> FtpFactory::create(const Uri &uri, const Target &, const ConnectionSecret &secret)
-{
-    auto config = parseConfig(uri);
-    if (!config)
-        return std::move(config).error();
     if (!secret.secret.empty())
-        config->password = secret.secret;
+        config.password = secret.secret;
     if (!secret.user.empty() && !uri.hasUserInfo())
-        config->user = secret.user;
-    if (!config->tls && (!config->password.empty() || config->netrc) && !isLoopbackHost(config->host))
-        std::fprintf(stderr,
-                     "strata: warning: the password for %s goes over plain FTP (ftp://); anyone on the path can read "
-                     "it; use ftps:// if the server offers TLS\n",
-                     config->hostPort.c_str());
-    if (config->insecure)
-        std::fprintf(stderr,
-                     "strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can "
-                     "read and change the data\n",
-                     config->hostPort.c_str());
-    auto backend = FtpBackend::open(std::move(*config));
-    if (!backend)
-        return std::move(backend).error();
-    return std::shared_ptr<Backend>(std::move(*backend));
+        config.user = secret.user;
+    if (!config.tls && (!config.password.empty() || config.netrc) && !isLoopbackHost(config.host))
+        warnPlainPassword(config.hostPort, "FTP (ftp://)",
+                          "anyone on the path can read it; use ftps:// if the server offers TLS");
+    if (config.insecure)
+        warnUnverifiedTls(config.hostPort);
+    return sharedBackend(FtpBackend::open(std::move(config)));
 }
 
 } // namespace strata::ftp

@@ -514,6 +514,15 @@ CURLcode Client::Handle::run()
 static_assert(kAuthBasic == long(CURLAUTH_BASIC) && kAuthDigest == long(CURLAUTH_DIGEST));
 constexpr long kAnyScheme = kAuthBasic | kAuthDigest;
 
+ClientOptions ClientOptions::forUri(bool insecure, int timeoutSeconds)
+{
+    ClientOptions options;
+    options.insecure = insecure;
+    options.stallTimeout = std::chrono::seconds(timeoutSeconds);
+    options.connectTimeout = std::chrono::seconds(std::min(timeoutSeconds, 10));
+    return options;
+}
+
 Client::Client(ClientOptions options)
     : m_options(std::move(options)), m_userAgentLine("User-Agent: " + m_options.userAgent), m_authSchemes(kAnyScheme)
 {

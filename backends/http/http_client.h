@@ -109,6 +109,9 @@ struct ClientOptions {
     std::string user;
     std::string password;
     bool netrc = false;
+
+    // A URI's ?insecure and ?timeout=SECONDS (a connection waits at most 10 s of it).
+    static ClientOptions forUri(bool insecure, int timeoutSeconds);
 };
 
 // Initialises libcurl once per process, before the first easy handle (every libcurl user

@@ -47,10 +47,8 @@ FormAnswers MemoryFactory::toForm(const Uri &uri) const
     return {{"store", uri.host()}};
 }
 
-Result<Target> MemoryFactory::resolve(const Uri &uri)
+Result<Target> MemoryFactory::locate(const Uri &uri)
 {
-    if (auto known = checkOptions(uri, describe()); !known)
-        return std::move(known).error();
     if (!uri.hasAuthority() || uri.host().empty())
         return Error(ErrorKind::InvalidInput, "name the store, as in memory://demo/ or memory://scratch/dir");
     if (uri.port() || uri.hasUserInfo())
@@ -60,7 +58,7 @@ Result<Target> MemoryFactory::resolve(const Uri &uri)
     return Target{"memory://" + uri.host(), uri.path()};
 }
 
-Result<std::shared_ptr<Backend>> MemoryFactory::create(const Uri &uri, const Target &)
+Result<std::shared_ptr<Backend>> MemoryFactory::create(const Uri &uri, const Target &, const ConnectionSecret &)
 {
     return std::shared_ptr<Backend>(store(uri.host()));
 }

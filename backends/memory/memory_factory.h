@@ -22,13 +22,15 @@ public:
     BackendDescription describe() const override;
     Result<FormConnection> fromForm(const FormAnswers &answers) const override;
     FormAnswers toForm(const Uri &uri) const override;
-    Result<Target> resolve(const Uri &uri) override;
-    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
+    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target,
+                                            const ConnectionSecret &secret) override;
 
     // The store of that name, created empty on first use.
     std::shared_ptr<MemoryBackend> store(const std::string &name);
 
 private:
+    Result<Target> locate(const Uri &uri) override;
+
     std::mutex m_mutex;
     std::map<std::string, std::shared_ptr<MemoryBackend>> m_stores;
 };

@@ -68,7 +68,7 @@ Result<Config> parseConfig(const Uri &uri)
             if (key == "socket")
                 haveSocket = !value.empty();
             passOn.push_back({key, value});
-        } // any other: refused by NbdFactory::resolve (checkOptions)
+        } // any other: refused by BackendFactory::resolve (checkOptions)
     }
     if (unixSocket && !haveSocket)
         return Error(ErrorKind::InvalidInput,

@@ -54,26 +54,4 @@ FormAnswers NbdFactory::toForm(const Uri &uri) const
             {"socket", uri.queryValue("socket").value_or("")}};
 }
 
-Result<Target> NbdFactory::resolve(const Uri &uri)
-{
-    if (auto known = checkOptions(uri, describe()); !known)
-        return std::move(known).error();
-    auto config = parseConfig(uri);
-    if (!config)
-        return std::move(config).error();
-    // The export is the whole backend: its image is the root object.
-    return Target{uri.toString(), "/"};
-}
-
-Result<std::shared_ptr<Backend>> NbdFactory::create(const Uri &uri, const Target &)
-{
-    auto config = parseConfig(uri);
-    if (!config)
-        return std::move(config).error();
-    auto backend = NbdBackend::open(std::move(*config));
-    if (!backend)
-        return std::move(backend).error();
-    return std::shared_ptr<Backend>(std::move(*backend));
-}
-
 } // namespace strata::nbd

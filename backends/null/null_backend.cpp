@@ -91,15 +91,13 @@ BackendDescription NullFactory::describe() const
     return {"Null destination", {"null:"}, "A destination that discards what it is given.", {}, {}};
 }
 
-Result<Target> NullFactory::resolve(const Uri &uri)
+Result<Target> NullFactory::locate(const Uri &uri)
 {
-    if (auto known = checkOptions(uri, describe()); !known)
-        return std::move(known).error();
     std::string path = uri.path().empty() ? std::string("/") : uri.path();
     return Target{"null:", path};
 }
 
-Result<std::shared_ptr<Backend>> NullFactory::create(const Uri &, const Target &)
+Result<std::shared_ptr<Backend>> NullFactory::create(const Uri &, const Target &, const ConnectionSecret &)
 {
     return std::shared_ptr<Backend>(std::make_shared<NullBackend>());
 }

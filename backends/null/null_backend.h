@@ -11,8 +11,11 @@ public:
     std::string scheme() const override { return "null"; }
     std::string example() const override { return "null:"; }
     BackendDescription describe() const override;
-    Result<Target> resolve(const Uri &uri) override;
-    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) override;
+    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target,
+                                            const ConnectionSecret &secret) override;
+
+private:
+    Result<Target> locate(const Uri &uri) override;
 };
 
 } // namespace strata

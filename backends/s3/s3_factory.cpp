@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 
 namespace strata::s3 {
 
@@ -94,49 +93,28 @@ FormAnswers S3Factory::toForm(const Uri &uri) const
             {"anonymous", uri.queryValue("anonymous") ? "1" : ""}};
 }
 
-Result<Target> S3Factory::resolve(const Uri &uri)
+Target S3Factory::target(const Config &config, const Uri &uri) const
 {
-    if (auto known = checkOptions(uri, describe()); !known)
-        return std::move(known).error();
-    auto config = parseConfig(uri);
-    if (!config)
-        return std::move(config).error();
-    Target target{config->baseUri().toString(), uri.path(), {}};
-    if (!config->versionId.empty()) { // one version of an object: the bucket's connection secret
-        config->versionId.clear();
-        target.secretKey = config->baseUri().toString();
+    Target target{config.baseUri().toString(), uri.path(), {}};
+    if (!config.versionId.empty()) { // one version of an object: the bucket's connection secret
+        Config bucket = config;
+        bucket.versionId.clear();
+        target.secretKey = bucket.baseUri().toString();
     }
     return target;
 }
 
-Result<std::shared_ptr<Backend>> S3Factory::create(const Uri &uri, const Target &target)
+Result<std::shared_ptr<Backend>> S3Factory::open(Config config, const Uri &, const ConnectionSecret &secret)
 {
-    return create(uri, target, ConnectionSecret{});
-}
-
-Result<std::shared_ptr<Backend>> S3Factory::create(const Uri &uri, const Target &, const ConnectionSecret &secret)
-{
-    auto config = parseConfig(uri);
-    if (!config)
-        return std::move(config).error();
-    // Keys a connection profile gives win over the environment and ~/.aws.
-    auto credentials = secret.user.empty() ? loadCredentials(*config)
+    auto credentials = secret.user.empty() ? loadCredentials(config)
                                            : Result<Credentials>(Credentials{secret.user, secret.secret, secret.token});
     if (!credentials)
         return std::move(credentials).error();
-    http::ClientOptions options;
-    options.insecure = config->insecure;
-    options.stallTimeout = std::chrono::seconds(config->timeoutSeconds);
-    options.connectTimeout = std::chrono::seconds(std::min(config->timeoutSeconds, 10));
-    if (config->insecure)
-        std::fprintf(
-            stderr,
-            "strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can read "
-            "and change the data\n",
-            config->endpointHost.c_str());
-    auto client = std::make_shared<http::Client>(options);
+    if (config.insecure)
+        warnUnverifiedTls(config.endpointHost);
+    auto client = std::make_shared<http::Client>(http::ClientOptions::forUri(config.insecure, config.timeoutSeconds));
     return std::shared_ptr<Backend>(
-        std::make_shared<S3Backend>(std::move(*config), std::move(*credentials), std::move(client)));
+        std::make_shared<S3Backend>(std::move(config), std::move(*credentials), std::move(client)));
 }
 
 } // namespace strata::s3

@@ -43,17 +43,8 @@ Result<FormConnection> SftpFactory::fromForm(const FormAnswers &answers) const
                      : folder.starts_with("~/") ? "/" + folder
                      : folder.empty()           ? "/~"
                                                 : "/~/" + folder);
-    std::vector<Uri::QueryItem> query;
-    if (const std::string key = form::answer(answers, "sshKey"); !key.empty()) {
-        auto file = form::localPath(key, "The key file");
-        if (!file)
-            return std::move(file).error();
-        query.emplace_back("identity", *file);
-    }
-    if (auto st = form::timeout(answers, "sshTimeout", query); !st)
+    if (auto st = form::serverOptions(answers, *uri, {"sshKey", "identity", "The key file"}, "sshTimeout"); !st)
         return std::move(st).error();
-    if (!query.empty())
-        uri->setQuery(std::move(query));
     return FormConnection{*uri, user, form::answer(answers, "sshPassword")};
 }
 
@@ -71,44 +62,28 @@ FormAnswers SftpFactory::toForm(const Uri &uri) const
             {"sshTimeout", uri.queryValue("timeout").value_or("")}};
 }
 
-Result<Target> SftpFactory::resolve(const Uri &uri)
+// One instance per login and options: the same server as another user is another.
+Target SftpFactory::target(const Config &config, const Uri &uri) const
 {
-    if (auto known = checkOptions(uri, describe()); !known)
-        return std::move(known).error();
-    auto config = parseConfig(uri);
-    if (!config)
-        return std::move(config).error();
-    // One instance per login and options: the same server as another user is another.
-    Uri key = uri.withPath(config->home ? "/~" : "/");
+    Uri key = uri.withPath(config.home ? "/~" : "/");
     std::string path = uri.path().empty() ? "/" : uri.path();
-    if (config->home)
+    if (config.home)
         path = path.size() > 2 ? path.substr(2) : "/";
     return Target{key.toString(), path};
 }
 
-Result<std::shared_ptr<Backend>> SftpFactory::create(const Uri &uri, const Target &target)
+Result<std::shared_ptr<Backend>> SftpFactory::open(Config config, const Uri &uri, const ConnectionSecret &secret)
 {
-    return create(uri, target, ConnectionSecret{});
-}
-
-Result<std::shared_ptr<Backend>> SftpFactory::create(const Uri &uri, const Target &, const ConnectionSecret &secret)
-{
-    auto config = parseConfig(uri);
-    if (!config)
-        return std::move(config).error();
     if (!secret.secret.empty())
-        config->password = secret.secret;
+        config.password = secret.secret;
     if (!secret.user.empty() && uri.userInfo().empty())
-        config->user = secret.user;
+        config.user = secret.user;
     ConnectionPrompts prompts;
     {
         std::lock_guard lock(m_mutex);
         prompts = m_prompts;
     }
-    auto backend = SftpBackend::open(std::move(*config), std::move(prompts));
-    if (!backend)
-        return std::move(backend).error();
-    return std::shared_ptr<Backend>(std::move(*backend));
+    return sharedBackend(SftpBackend::open(std::move(config), std::move(prompts)));
 }
 
 void SftpFactory::setPrompts(const ConnectionPrompts &prompts)

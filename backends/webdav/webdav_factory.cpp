@@ -4,8 +4,6 @@
 #include "backends/webdav/webdav_backend.h"
 #include "core/storage/uri.h"
 
-#include <cstdio>
-
 namespace strata::webdav {
 
 BackendDescription WebDavFactory::describe() const
@@ -40,53 +38,31 @@ FormAnswers WebDavFactory::toForm(const Uri &uri) const
     return {{"url", http.toString()}};
 }
 
-Result<Target> WebDavFactory::resolve(const Uri &uri)
+Target WebDavFactory::target(const Config &config, const Uri &uri) const
 {
-    if (auto known = checkOptions(uri, describe()); !known)
-        return std::move(known).error();
-    auto config = parseConfig(uri);
-    if (!config)
-        return std::move(config).error();
-    return Target{config->base.toString(), uri.path()};
+    return Target{config.base.toString(), uri.path()};
 }
 
-Result<std::shared_ptr<Backend>> WebDavFactory::create(const Uri &uri, const Target &target)
+Result<std::shared_ptr<Backend>> WebDavFactory::open(Config config, const Uri &, const ConnectionSecret &secret)
 {
-    return create(uri, target, ConnectionSecret{});
-}
-
-Result<std::shared_ptr<Backend>> WebDavFactory::create(const Uri &uri, const Target &, const ConnectionSecret &secret)
-{
-    auto config = parseConfig(uri);
-    if (!config)
-        return std::move(config).error();
     if (!secret.user.empty())
-        config->user = secret.user;
+        config.user = secret.user;
     if (!secret.secret.empty())
-        config->password = secret.secret;
-    http::ClientOptions options;
-    options.insecure = config->insecure;
-    options.stallTimeout = std::chrono::seconds(config->timeoutSeconds);
-    options.connectTimeout = std::chrono::seconds(std::min(config->timeoutSeconds, 10));
-    options.user = config->user;
-    options.password = config->password;
+        config.password = secret.secret;
+    if (config.insecure)
+        warnUnverifiedTls(config.hostPort);
+    auto options = http::ClientOptions::forUri(config.insecure, config.timeoutSeconds);
+    options.user = config.user;
+    options.password = config.password;
     // ~/.netrc fills in what the environment did not, when it names the host ("default"
     // credentials are for no server in particular: never sent).
-    options.netrc = http::netrcNamesHost(config->host);
-    if (config->insecure)
-        std::fprintf(
-            stderr,
-            "strata: warning: TLS certificates of %s are NOT verified (?insecure=1); anyone on the path can read "
-            "and change the data\n",
-            config->hostPort.c_str());
-    if (config->httpScheme == "http" && (!config->password.empty() || options.netrc) && !isLoopbackHost(config->host))
-        std::fprintf(
-            stderr,
-            "strata: warning: the password for %s goes over plain HTTP (webdav://); if the server asks for Basic "
-            "authentication, anyone on the path can read it; use webdavs://\n",
-            config->hostPort.c_str());
+    options.netrc = http::netrcNamesHost(config.host);
+    if (config.httpScheme == "http" && (!config.password.empty() || options.netrc) && !isLoopbackHost(config.host))
+        warnPlainPassword(
+            config.hostPort, "HTTP (webdav://)",
+            "if the server asks for Basic authentication, anyone on the path can read it; use webdavs://");
     auto client = std::make_shared<http::Client>(options);
-    return std::shared_ptr<Backend>(std::make_shared<WebDavBackend>(std::move(*config), std::move(client)));
+    return std::shared_ptr<Backend>(std::make_shared<WebDavBackend>(std::move(config), std::move(client)));
 }
 
 } // namespace strata::webdav

@@ -132,6 +132,22 @@ Status timeout(const FormAnswers &answers, std::string_view name, std::vector<Ur
     return {};
 }
 
+Status serverOptions(const FormAnswers &answers, Uri &uri, const FileOption &file, std::string_view timeoutName)
+{
+    std::vector<Uri::QueryItem> query;
+    if (const std::string given = answer(answers, file.field); !given.empty()) {
+        auto path = localPath(given, std::string(file.what));
+        if (!path)
+            return std::move(path).error();
+        query.emplace_back(std::string(file.option), *path);
+    }
+    if (auto st = timeout(answers, timeoutName, query); !st)
+        return st;
+    if (!query.empty())
+        uri.setQuery(std::move(query));
+    return {};
+}
+
 Result<Uri> httpUrl(const std::string &answer, const std::string &what)
 {
     auto url = Uri::parse(answer);

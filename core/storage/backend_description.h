@@ -80,6 +80,13 @@ Result<Uri> server(const FormAnswers &answers, const std::string &scheme, const 
 FormField timeoutField(std::string name);
 // The answer `name`, when given, as ?timeout= (1 to 3600 seconds).
 Status timeout(const FormAnswers &answers, std::string_view name, std::vector<Uri::QueryItem> &query);
+struct FileOption {
+    std::string_view field, option, what; // "ftpCa", "ca", "The CA file"
+};
+// The options of a server form (FTP's, SFTP's) set as `uri`'s query: a local file (the
+// answer `file.field`, an absolute path, as ?OPTION=) when given, then the timeout (the
+// answer `timeoutName`, see timeout()).
+Status serverOptions(const FormAnswers &answers, Uri &uri, const FileOption &file, std::string_view timeoutName);
 // An http(s)://host[:port][/path] URL, read as the backends read it; `what` names it.
 Result<Uri> httpUrl(const std::string &answer, const std::string &what);
 // An absolute local path, "~/" standing for the home folder; `what` names it.

@@ -6,6 +6,13 @@
 
 namespace strata {
 
+Result<Target> BackendFactory::resolve(const Uri &uri)
+{
+    if (auto known = checkOptions(uri, describe()); !known)
+        return std::move(known).error();
+    return locate(uri);
+}
+
 Registry::Registry(OperatorOptions options) : m_options(std::move(options)) {}
 
 void Registry::add(std::unique_ptr<BackendFactory> factory)
@@ -97,11 +104,11 @@ Result<Location> Registry::open(const Uri &uri)
     // Creating a backend may connect to a server: not under the lock, so other threads
     // (the desktop app's GUI thread setting a secret, say) never wait for the network.
     BackendFactory *maker = factory->second.get(); // factories are never removed
-    std::optional<ConnectionSecret> secret;
+    ConnectionSecret secret;
     if (auto s = m_secrets.find(target->secretKey.empty() ? target->key : target->secretKey); s != m_secrets.end())
         secret = s->second;
     lock.unlock();
-    auto backend = secret ? maker->create(uri, *target, *secret) : maker->create(uri, *target);
+    auto backend = maker->create(uri, *target, secret);
     if (!backend)
         return std::move(backend.error()).withContext("open", uri.redacted());
     auto made = std::make_shared<Operator>(std::move(*backend), m_options);

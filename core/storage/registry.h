@@ -81,21 +81,31 @@ public:
         (void)uri;
         return {};
     }
-    // Checks the URI and splits it into instance key and path; no I/O.
-    virtual Result<Target> resolve(const Uri &uri) = 0;
-    // Creates the instance for a key resolve() returned (called once per key).
-    virtual Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target) = 0;
-    // The same with a secret given by the caller; schemes without secrets ignore it.
+    // Checks the URI, its ?options against describe() (checkOptions) and then the
+    // backend's own rules (locate), and splits it into instance key and path; no I/O.
+    Result<Target> resolve(const Uri &uri);
+    // Creates the instance for a key resolve() returned (called once per key), with the
+    // secret a caller gave, empty when none (schemes without secrets ignore it).
     virtual Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &target,
-                                                    const ConnectionSecret &secret)
-    {
-        (void)secret;
-        return create(uri, target);
-    }
+                                                    const ConnectionSecret &secret) = 0;
     // Who answers what a connection asks (ConnectionPrompts); schemes that ask nothing
     // ignore it.
     virtual void setPrompts(const ConnectionPrompts &prompts) { (void)prompts; }
+
+protected:
+    // The backend's own check of a URI whose options it takes: instance key and path.
+    virtual Result<Target> locate(const Uri &uri) = 0;
 };
+
+// What a factory's create() returns for a backend its open() made (a shared_ptr or a
+// unique_ptr to it), or the error it failed with.
+template <class Pointer>
+Result<std::shared_ptr<Backend>> sharedBackend(Result<Pointer> made)
+{
+    if (!made)
+        return std::move(made).error();
+    return std::shared_ptr<Backend>(std::move(*made));
+}
 
 // Where a URI points: the operator of its backend and the path inside it.
 struct Location {

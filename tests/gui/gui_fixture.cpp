@@ -59,11 +59,11 @@ public:
     explicit SlowFactory(std::chrono::milliseconds delay) : m_delay(delay) {}
     std::string scheme() const override { return "slow"; }
     std::string example() const override { return "slow://STORE/path"; }
-    Result<Target> resolve(const Uri &uri) override
+    Result<Target> locate(const Uri &uri) override
     {
         return Target{"slow://" + uri.host(), uri.path().empty() ? "/" : uri.path()};
     }
-    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &) override
+    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &, const ConnectionSecret &) override
     {
         std::this_thread::sleep_for(2 * m_delay); // connecting takes time too
         return std::shared_ptr<Backend>(
@@ -104,11 +104,11 @@ class HostileFactory final : public BackendFactory {
 public:
     std::string scheme() const override { return "hostile"; }
     std::string example() const override { return "hostile://STORE/path"; }
-    Result<Target> resolve(const Uri &uri) override
+    Result<Target> locate(const Uri &uri) override
     {
         return Target{"hostile://" + uri.host(), uri.path().empty() ? "/" : uri.path()};
     }
-    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &) override
+    Result<std::shared_ptr<Backend>> create(const Uri &uri, const Target &, const ConnectionSecret &) override
     {
         return std::shared_ptr<Backend>(
             std::make_shared<HostileListingLayer>(std::make_shared<MemoryBackend>(uri.host())));

@@ -36,16 +36,13 @@ public:
     {
         return {{"box", uri.host()}, {"gentle", uri.queryValue("gentle") ? "1" : ""}};
     }
-    Result<Target> resolve(const Uri &uri) override
-    {
-        if (auto known = checkOptions(uri, describe()); !known)
-            return std::move(known).error();
-        return Target{"frob://" + uri.host(), uri.path()};
-    }
-    Result<std::shared_ptr<Backend>> create(const Uri &, const Target &) override
+    Result<std::shared_ptr<Backend>> create(const Uri &, const Target &, const ConnectionSecret &) override
     {
         return Error(ErrorKind::Unsupported, "a frobnicator cannot be opened");
     }
+
+private:
+    Result<Target> locate(const Uri &uri) override { return Target{"frob://" + uri.host(), uri.path()}; }
 };
 
 } // namespace strata::test

@@ -114,8 +114,8 @@ public:
     explicit FakeFactory(std::shared_ptr<FakeBackend> backend) : m_backend(std::move(backend)) {}
     std::string scheme() const override { return "fake"; }
     std::string example() const override { return "fake://store/path"; }
-    Result<Target> resolve(const Uri &uri) override { return Target{"fake://store", uri.path()}; }
-    Result<std::shared_ptr<Backend>> create(const Uri &, const Target &) override
+    Result<Target> locate(const Uri &uri) override { return Target{"fake://store", uri.path()}; }
+    Result<std::shared_ptr<Backend>> create(const Uri &, const Target &, const ConnectionSecret &) override
     {
         return std::shared_ptr<Backend>(m_backend);
     }

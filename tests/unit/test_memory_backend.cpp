@@ -156,7 +156,7 @@ void TestMemoryBackend::factoryResolvesStoreNames()
     REQUIRE_OK(target);
     QCOMPARE(target->key, std::string("memory://demo"));
     QCOMPARE(target->path, std::string("/docs/getting-started.md"));
-    auto backend = factory.create(*uri, *target);
+    auto backend = factory.create(*uri, *target, {});
     REQUIRE_OK(backend);
     QCOMPARE(backend->get(), static_cast<Backend *>(factory.store("demo").get()));
     QCOMPARE((*backend)->uriFor("/a b").toString(), std::string("memory://demo/a%20b"));

@@ -502,29 +502,46 @@ Result<std::size_t> Connection::read(const std::string &serverPath, std::uint64_
     if (buffer.empty())
         return std::size_t(0);
     begin(m_config.origin() + urlPath(serverPath));
-    const std::string range = std::to_string(offset) + "-" + std::to_string(offset + buffer.size() - 1);
-    curl_easy_setopt(m_curl, CURLOPT_RANGE, range.c_str());
+    // The file from `offset` on, not the range `buffer` covers: libcurl 7.88 closes the
+    // connection after any range with an end ("partial download completed"), so each such
+    // read would log in again (20 ms of Pure-FTPd's password check on loopback, several
+    // round trips far away). A read that takes the rest of the file leaves the connection
+    // as it was; one that takes less stops the transfer once the buffer is full, and
+    // libcurl closes the connection, as a range would have.
+    if (offset > 0) {
+        const std::string range = std::to_string(offset) + "-";
+        curl_easy_setopt(m_curl, CURLOPT_RANGE, range.c_str()); // copied by libcurl
+    } else {
+        curl_easy_setopt(m_curl, CURLOPT_IGNORE_CONTENT_LENGTH, 1L); // RETR at once, no SIZE
+    }
     struct Sink {
         std::span<std::byte> into;
         std::size_t received = 0;
+        bool more = false; // the file goes on past the buffer
     } sink{buffer};
     curl_easy_setopt(m_curl, CURLOPT_WRITEDATA, &sink);
     curl_easy_setopt(
         m_curl, CURLOPT_WRITEFUNCTION, +[](char *data, std::size_t size, std::size_t count, void *user) -> std::size_t {
             auto *s = static_cast<Sink *>(user);
-            const std::size_t n = std::min(size * count, s->into.size() - s->received);
+            const std::size_t length = size * count;
+            const std::size_t n = std::min(length, s->into.size() - s->received);
             std::memcpy(s->into.data() + s->received, data, n);
             s->received += n;
-            return size * count; // more than asked (a server ignoring REST's end) is dropped
+            if (n == length)
+                return length;
+            s->more = true;
+            return 0; // the buffer is full: the transfer stops here
         });
     auto st = perform(what);
-    // At or past the end (an empty file too), libcurl knows the size (SIZE), sends ABOR
-    // and leaves its reply unread (Pure-FTPd: "226 Since you see this ABOR must've
-    // succeeded"): the connection is out of step and goes.
-    if (st ? sink.received == 0 : m_last == CURLE_BAD_DOWNLOAD_RESUME) {
+    if (sink.more) { // stopped by us: what the buffer holds is the answer
         m_reusable = false;
-        return std::size_t(0);
+        return sink.received;
     }
+    // At the end, libcurl knows from SIZE that nothing is left and asks for nothing ("File
+    // already completely downloaded"): the connection stays. Past it, the request fails,
+    // and a failed request's connection goes (outcome()).
+    if (!st && m_last == CURLE_BAD_DOWNLOAD_RESUME)
+        return std::size_t(0);
     if (!st)
         return std::move(st).error();
     return sink.received;
